@@ -1,0 +1,40 @@
+// Entry point of the `ii` command: builds the commander program from one
+// file per command group and maps errors to exit codes.
+import { Command, CommanderError } from 'commander';
+import { UserError } from '../errors.js';
+
+/** Exit codes (documented in the README). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 3 } as const;
+
+export function buildProgram(): Command {
+  const program = new Command('ii')
+    .description('incrementum: run AI coding agents on todos as jobs, and watch them live.')
+    .version('0.1.0', '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    process.exitCode = exitCodeFor(err);
+  }
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // --help and --version arrive here as "errors" with exit code 0.
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (err instanceof UserError) {
+    process.stderr.write(`ii: ${err.message}\n`);
+    return err.exitCode;
+  }
+  process.stderr.write(
+    `ii: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  return EXIT.internal;
+}

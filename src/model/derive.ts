@@ -1,0 +1,142 @@
+// Derived state: computed from a stored Job, never stored itself.
+import type { Job, JobChange, JobCommit, JobStage, JobStatus, Usage } from './job.js';
+
+/** The change the job is working on: its last one, or null for a job with none. */
+export function currentChange(job: Pick<Job, 'changes'>): JobChange | null {
+  return job.changes.at(-1) ?? null;
+}
+
+/** The latest iteration of the current change, or null. */
+export function currentCommit(job: Pick<Job, 'changes'>): JobCommit | null {
+  return currentChange(job)?.commits.at(-1) ?? null;
+}
+
+/** A change is complete when its last commit's review accepted it. */
+export function isChangeComplete(change: JobChange): boolean {
+  return change.commits.at(-1)?.review?.outcome === 'ACCEPT';
+}
+
+/** Iterations of a change = its commits. */
+export function iterationCount(change: JobChange | null): number {
+  return change?.commits.length ?? 0;
+}
+
+export function isJobFinished(job: Pick<Job, 'status'>): boolean {
+  return job.status !== 'active';
+}
+
+// ─── Kanban columns ────────────────────────────────────────────────────────
+
+export const JOB_COLUMNS = [
+  'Implementing',
+  'Testing',
+  'Reviewing',
+  'Committing',
+  'Completed',
+  'Failed',
+  'Abandoned',
+] as const;
+export type JobColumn = (typeof JOB_COLUMNS)[number];
+
+const STAGE_COLUMN: Record<JobStage, JobColumn> = {
+  implementing: 'Implementing',
+  testing: 'Testing',
+  reviewing: 'Reviewing',
+  committing: 'Committing',
+};
+const STATUS_COLUMN: Record<Exclude<JobStatus, 'active'>, JobColumn> = {
+  completed: 'Completed',
+  failed: 'Failed',
+  abandoned: 'Abandoned',
+};
+
+/** A finished job sits in its status column; an active one in its stage column. */
+export function jobColumn(job: Pick<Job, 'status' | 'stage'>): JobColumn {
+  return job.status === 'active' ? STAGE_COLUMN[job.stage] : STATUS_COLUMN[job.status];
+}
+
+export const CHANGE_COLUMNS = ['Implementing', 'Testing', 'Reviewing', 'Committed', 'Abandoned'] as const;
+export type ChangeColumn = (typeof CHANGE_COLUMNS)[number];
+
+/**
+ * The column of a change, decided by its last commit. The first rule that
+ * matches wins, so a change is in exactly one column:
+ *
+ *  1. last review ACCEPT                         → Committed
+ *  2. last review ABANDON, or the job is no longer
+ *     active (nobody will move the change on)    → Abandoned
+ *  3. no commit yet                              → Implementing
+ *  4. tests failed, or review REQUEST_CHANGES    → Implementing (the agent reworks it)
+ *  5. tests not run yet (tests_passed null)      → Testing
+ *  6. tests passed, no review yet                → Reviewing
+ *
+ * The old rules put a commit with no review in both Implementing and Testing;
+ * rule 5 settles it: a commit exists only after the agent finished its pass,
+ * so an untested commit is waiting on tests, not on the agent.
+ */
+export function changeColumn(change: JobChange, job: Pick<Job, 'status'>): ChangeColumn {
+  const last = change.commits.at(-1);
+  if (last?.review?.outcome === 'ACCEPT') return 'Committed';
+  if (last?.review?.outcome === 'ABANDON' || job.status !== 'active') return 'Abandoned';
+  if (!last) return 'Implementing';
+  if (last.tests_passed === false || last.review?.outcome === 'REQUEST_CHANGES') return 'Implementing';
+  if (last.tests_passed === null) return 'Testing';
+  return 'Reviewing';
+}
+
+export const COMMIT_COLUMNS = ['Draft', 'Testing', 'Reviewing', 'Rejected', 'Accepted'] as const;
+export type CommitColumn = (typeof COMMIT_COLUMNS)[number];
+
+/**
+ * The column of one iteration commit. First match wins:
+ *
+ *  1. review ACCEPT                                   → Accepted
+ *  2. review REQUEST_CHANGES or ABANDON, or tests failed → Rejected
+ *  3. tests not run, and it is the current commit of an
+ *     active job in the testing stage                 → Testing
+ *  4. tests not run otherwise (never tested)          → Draft
+ *  5. tests passed, no review                         → Reviewing
+ */
+export function commitColumn(
+  commit: JobCommit,
+  ctx: { isCurrent: boolean; job: Pick<Job, 'status' | 'stage'> },
+): CommitColumn {
+  const outcome = commit.review?.outcome;
+  if (outcome === 'ACCEPT') return 'Accepted';
+  if (outcome === 'REQUEST_CHANGES' || outcome === 'ABANDON' || commit.tests_passed === false)
+    return 'Rejected';
+  if (commit.tests_passed === null) {
+    return ctx.isCurrent && ctx.job.status === 'active' && ctx.job.stage === 'testing' ? 'Testing' : 'Draft';
+  }
+  return 'Reviewing';
+}
+
+/** Sum of usages; used for job totals and per-stage figures. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cost: Math.round((a.cost + b.cost) * 1e6) / 1e6,
+  };
+}
+
+/** How long without a heartbeat before an active job counts as stale. */
+export const STALE_AFTER_MS = 30_000;
+
+/**
+ * An active job whose runner is gone. `pidAlive` tells whether the runner's
+ * pid is alive when it ran on this host (the caller probes; this stays pure).
+ */
+export function isStale(
+  job: Pick<Job, 'status' | 'heartbeat_at' | 'host' | 'pid' | 'updated_at'>,
+  now: number,
+  probe: { host: string; pidAlive: (pid: number) => boolean },
+): boolean {
+  if (job.status !== 'active') return false;
+  if (job.host === probe.host && job.pid != null) return !probe.pidAlive(job.pid);
+  const beat = Date.parse(job.heartbeat_at ?? job.updated_at);
+  return Number.isFinite(beat) ? now - beat > STALE_AFTER_MS : true;
+}
+
+/** "N/A" for what an old record lacks, so nothing derived ever throws. */
+export const NA = 'N/A';

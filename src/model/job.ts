@@ -1,0 +1,142 @@
+import { z } from 'zod';
+
+/** Where an active job is in its loop (DESIGN.md §4). */
+export const JobStage = z.enum(['implementing', 'testing', 'reviewing', 'committing']);
+export type JobStage = z.infer<typeof JobStage>;
+
+export const JobStatus = z.enum(['active', 'completed', 'failed', 'abandoned']);
+export type JobStatus = z.infer<typeof JobStatus>;
+
+export const ReviewOutcome = z.enum(['ACCEPT', 'REQUEST_CHANGES', 'ABANDON']);
+export type ReviewOutcome = z.infer<typeof ReviewOutcome>;
+
+/** What an agent session was started for. */
+export const AgentPurpose = z.enum(['implement', 'review', 'project-review', 'commit-message']);
+export type AgentPurpose = z.infer<typeof AgentPurpose>;
+
+/** Tokens and cost; every field defaults to 0 so old records stay valid. */
+export const Usage = z.object({
+  input_tokens: z.number().int().nonnegative().default(0),
+  output_tokens: z.number().int().nonnegative().default(0),
+  /** In the agent's currency, normally USD. */
+  cost: z.number().nonnegative().default(0),
+});
+export type Usage = z.infer<typeof Usage>;
+export const ZERO_USAGE: Usage = Object.freeze({ input_tokens: 0, output_tokens: 0, cost: 0 }) as Usage;
+
+export const JobReview = z.object({
+  outcome: ReviewOutcome,
+  comments: z.string().default(''),
+  agent_session_id: z.string().nullable().default(null),
+  reviewed_at: z.string(),
+});
+export type JobReview = z.infer<typeof JobReview>;
+
+/** A file the agent touched in one iteration, relative to the workspace. */
+export const FileChange = z.object({
+  path: z.string(),
+  is_new: z.boolean().default(false),
+  is_deleted: z.boolean().default(false),
+  additions: z.number().int().nonnegative().default(0),
+  deletions: z.number().int().nonnegative().default(0),
+});
+export type FileChange = z.infer<typeof FileChange>;
+
+/** One ACP session the runner opened, and where its transcript lives. */
+export const AgentSessionRef = z.object({
+  purpose: AgentPurpose,
+  id: z.string(),
+  transcript: z.string(),
+  started_at: z.string().optional(),
+  usage: Usage.optional(),
+});
+export type AgentSessionRef = z.infer<typeof AgentSessionRef>;
+
+/** The state of a job around one iteration (the seed ADR's before/after snapshot). */
+export const IterationSnapshot = z.object({
+  stage: JobStage,
+  status: JobStatus,
+  files_created: z.array(z.string()).default([]),
+  files_modified: z.array(z.string()).default([]),
+  files_removed: z.array(z.string()).default([]),
+  usage: Usage.default({ input_tokens: 0, output_tokens: 0, cost: 0 }),
+  artifact_count: z.number().int().nonnegative().default(0),
+  taken_at: z.string(),
+});
+export type IterationSnapshot = z.infer<typeof IterationSnapshot>;
+
+/** One test command's result in a test run. */
+export const TestResult = z.object({
+  command: z.string(),
+  exit_code: z.number().int(),
+  duration_ms: z.number().nonnegative().default(0),
+});
+export type TestResult = z.infer<typeof TestResult>;
+
+/** One iteration of a change: the commit the agent's work produced. */
+export const JobCommit = z.object({
+  commit_id: z.string(),
+  draft_message: z.string().default(''),
+  /** null until the tests ran. */
+  tests_passed: z.boolean().nullable().default(null),
+  test_results: z.array(TestResult).default([]),
+  review: JobReview.nullable().default(null),
+  agent_session_id: z.string().nullable().default(null),
+  created_at: z.string(),
+  files: z.array(FileChange).default([]),
+  usage: Usage.default({ input_tokens: 0, output_tokens: 0, cost: 0 }),
+  /** The feedback (test table or review comments) that started this iteration. */
+  feedback: z.string().nullable().default(null),
+  before: IterationSnapshot.nullable().default(null),
+  after: IterationSnapshot.nullable().default(null),
+});
+export type JobCommit = z.infer<typeof JobCommit>;
+
+/** A change keeps one stable id (a Change-Id trailer) across its iterations. */
+export const JobChange = z.object({
+  change_id: z.string(),
+  commits: z.array(JobCommit).default([]),
+  created_at: z.string(),
+});
+export type JobChange = z.infer<typeof JobChange>;
+
+export const Job = z.object({
+  id: z.string().min(1),
+  repo: z.string(),
+  todo_id: z.string(),
+  session_id: z.string().nullable().default(null),
+  stage: JobStage.default('implementing'),
+  status: JobStatus.default('active'),
+  feedback: z.string().nullable().default(null),
+  agent_sessions: z.array(AgentSessionRef).default([]),
+  /** Legacy jobs have none: everything derived from changes shows N/A for them. */
+  changes: z.array(JobChange).default([]),
+  project_review: JobReview.nullable().default(null),
+  pid: z.number().int().nullable().default(null),
+  host: z.string().nullable().default(null),
+  heartbeat_at: z.string().nullable().default(null),
+  base_rev: z.string().nullable().default(null),
+  workspace_path: z.string().nullable().default(null),
+  auto_commit: z.boolean().default(true),
+  usage: Usage.default({ input_tokens: 0, output_tokens: 0, cost: 0 }),
+  started_at: z.string(),
+  updated_at: z.string(),
+  completed_at: z.string().nullable().default(null),
+  failure_reason: z.string().nullable().default(null),
+  /** The job this one retried, if any. */
+  retried_from: z.string().nullable().default(null),
+});
+export type Job = z.infer<typeof Job>;
+
+/** Requests the dashboard or CLI leave for a runner in another process. */
+export const ControlKind = z.enum(['abandon', 'retry']);
+export type ControlKind = z.infer<typeof ControlKind>;
+export const ControlRequest = z.object({
+  id: z.number().int(),
+  job_id: z.string(),
+  kind: ControlKind,
+  reason: z.string().default(''),
+  created_at: z.string(),
+  handled_at: z.string().nullable().default(null),
+});
+export type ControlRequest = z.infer<typeof ControlRequest>;

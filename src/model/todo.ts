@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/** Kinds of work a todo can describe. */
+export const TodoType = z.enum(['task', 'bug', 'feature', 'chore']);
+export type TodoType = z.infer<typeof TodoType>;
+
+/** open → in_progress (a session took it) → done | open again (failed) ; closed by hand. */
+export const TodoStatus = z.enum(['open', 'in_progress', 'done', 'closed']);
+export type TodoStatus = z.infer<typeof TodoStatus>;
+
+export const Todo = z.object({
+  id: z.string().min(1),
+  repo: z.string(),
+  title: z.string().min(1),
+  description: z.string().default(''),
+  type: TodoType.default('task'),
+  /** 0 is the highest priority, 4 the lowest. */
+  priority: z.number().int().min(0).max(4).default(2),
+  deps: z.array(z.string()).default([]),
+  status: TodoStatus.default('open'),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Todo = z.infer<typeof Todo>;
