@@ -1,0 +1,126 @@
+// The durable store's surface. Everything above src/state talks to this
+// interface, never to SQL, so a PostgreSQL driver later is a new
+// implementation of it, not a rewrite (DESIGN.md §5).
+import type {
+  AgentSessionRef,
+  ControlKind,
+  ControlRequest,
+  FileChange,
+  Job,
+  JobChange,
+  JobCommit,
+  JobReview,
+  JobStage,
+  Session,
+  SessionStatus,
+  TestResult,
+  Todo,
+  TodoStatus,
+  TodoType,
+  Usage,
+  Workspace,
+  IterationSnapshot,
+} from '../model/index.js';
+
+export interface NewTodo {
+  title: string;
+  description?: string;
+  type?: TodoType;
+  priority?: number;
+  deps?: string[];
+}
+
+export interface TodoStore {
+  create(repo: string, input: NewTodo): Todo;
+  list(repo: string, filter?: { status?: TodoStatus }): Todo[];
+  /** Exact id or any unique prefix; throws UserError listing candidates otherwise. */
+  resolve(repo: string, idOrPrefix: string): Todo;
+  get(repo: string, id: string): Todo | null;
+  setStatus(repo: string, id: string, status: TodoStatus): Todo;
+}
+
+export interface NewJob {
+  todo_id: string;
+  session_id?: string | null;
+  base_rev?: string | null;
+  workspace_path?: string | null;
+  auto_commit?: boolean;
+  retried_from?: string | null;
+  pid?: number | null;
+  host?: string | null;
+}
+
+/** Fields of the current commit the runner fills in as an iteration goes on. */
+export interface CommitUpdate {
+  commit_id?: string;
+  draft_message?: string;
+  tests_passed?: boolean | null;
+  test_results?: TestResult[];
+  review?: JobReview | null;
+  files?: FileChange[];
+  usage?: Usage;
+  after?: IterationSnapshot | null;
+}
+
+export interface JobStore {
+  create(repo: string, input: NewJob): Job;
+  get(id: string): Job | null;
+  /** Exact id or any unique prefix within the repo; UserError otherwise. */
+  resolve(repo: string, idOrPrefix: string): Job;
+  /** Jobs of a repo, newest first; `activeOnly` keeps status=active. */
+  list(repo: string, opts?: { activeOnly?: boolean; status?: Job['status'] }): Job[];
+  /** Every job of every repo (dashboard, benchmarks). */
+  listAll(opts?: { activeOnly?: boolean }): Job[];
+  setStage(id: string, stage: JobStage): Job;
+  setFeedback(id: string, feedback: string | null): Job;
+  setSession(id: string, session_id: string, workspace_path: string): Job;
+  addAgentSession(id: string, ref: AgentSessionRef): Job;
+  appendChange(id: string, change_id: string): JobChange;
+  /** Appends an iteration commit to the job's current change. */
+  appendCommit(id: string, commit: Omit<JobCommit, 'created_at'> & { created_at?: string }): JobCommit;
+  updateCurrentCommit(id: string, update: CommitUpdate): JobCommit;
+  setProjectReview(id: string, review: JobReview): Job;
+  addUsage(id: string, usage: Usage): Job;
+  finish(id: string, status: 'completed' | 'failed' | 'abandoned', reason?: string | null): Job;
+  heartbeat(id: string, pid: number, host: string): void;
+  /** A monotonically growing number bumped by every mutation (cheap change detection). */
+  version(): number;
+}
+
+export interface ControlStore {
+  request(job_id: string, kind: ControlKind, reason?: string): ControlRequest;
+  /** Unhandled requests for a job, oldest first. */
+  pending(job_id: string): ControlRequest[];
+  markHandled(id: number): void;
+}
+
+export interface SessionStore {
+  create(repo: string, input: { todo_id: string; workspace_path: string; topic?: string }): Session;
+  get(id: string): Session | null;
+  setStatus(id: string, status: SessionStatus): Session;
+  list(repo: string): Session[];
+}
+
+export interface WorkspaceStore {
+  /**
+   * Atomically claims a free workspace of the repo for a session, or reserves
+   * a new one at `pathFor(n)` (n unique per repo). Two callers never get the
+   * same path, even from two processes at the same instant.
+   */
+  acquire(repo: string, session_id: string, pathFor: (n: number) => string, branchFor: (n: number) => string): { workspace: Workspace; created: boolean };
+  setBaseRev(path: string, base_rev: string): void;
+  release(path: string): void;
+  remove(path: string): void;
+  list(repo?: string): Workspace[];
+}
+
+export interface StateStore {
+  readonly dir: string;
+  readonly dbPath: string;
+  todos: TodoStore;
+  jobs: JobStore;
+  control: ControlStore;
+  sessions: SessionStore;
+  workspaces: WorkspaceStore;
+  close(): void;
+}
