@@ -2,6 +2,8 @@
 // file per command group and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.js';
+import { registerJobCommands } from './job.js';
+import { registerTodoCommands } from './todo.js';
 
 /** Exit codes (documented in the README). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 3 } as const;
@@ -12,6 +14,8 @@ export function buildProgram(): Command {
     .version('0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  registerTodoCommands(program);
+  registerJobCommands(program);
   return program;
 }
 

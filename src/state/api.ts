@@ -50,6 +50,9 @@ export interface NewJob {
   host?: string | null;
 }
 
+/** A new iteration commit: the id is required, everything else has the model's defaults. */
+export type NewCommit = Partial<JobCommit> & { commit_id: string };
+
 /** Fields of the current commit the runner fills in as an iteration goes on. */
 export interface CommitUpdate {
   commit_id?: string;
@@ -77,7 +80,7 @@ export interface JobStore {
   addAgentSession(id: string, ref: AgentSessionRef): Job;
   appendChange(id: string, change_id: string): JobChange;
   /** Appends an iteration commit to the job's current change. */
-  appendCommit(id: string, commit: Omit<JobCommit, 'created_at'> & { created_at?: string }): JobCommit;
+  appendCommit(id: string, commit: NewCommit): JobCommit;
   updateCurrentCommit(id: string, update: CommitUpdate): JobCommit;
   setProjectReview(id: string, review: JobReview): Job;
   addUsage(id: string, usage: Usage): Job;
@@ -107,7 +110,12 @@ export interface WorkspaceStore {
    * a new one at `pathFor(n)` (n unique per repo). Two callers never get the
    * same path, even from two processes at the same instant.
    */
-  acquire(repo: string, session_id: string, pathFor: (n: number) => string, branchFor: (n: number) => string): { workspace: Workspace; created: boolean };
+  acquire(
+    repo: string,
+    session_id: string,
+    pathFor: (n: number) => string,
+    branchFor: (n: number) => string,
+  ): { workspace: Workspace; created: boolean };
   setBaseRev(path: string, base_rev: string): void;
   release(path: string): void;
   remove(path: string): void;

@@ -1,0 +1,109 @@
+// Text renderings of jobs for `ii job list` and `ii job show` (pure).
+import { hostname } from 'node:os';
+import {
+  changeColumn,
+  commitColumn,
+  currentChange,
+  isStale,
+  iterationCount,
+  jobColumn,
+  NA,
+} from '../model/derive.js';
+import type { Job, JobCommit } from '../model/job.js';
+import { shortestUniquePrefix } from '../model/prefix.js';
+import type { Todo } from '../model/todo.js';
+import { age, type Style, table } from './format.js';
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export const staleProbe = { host: hostname(), pidAlive };
+
+const highlight = (st: Style, id: string, all: string[]) => {
+  const n = shortestUniquePrefix(id, all);
+  return st.bold(id.slice(0, n)) + st.dim(id.slice(n));
+};
+
+export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, now = Date.now()): string {
+  const jobIds = jobs.map((j) => j.id);
+  const todoIds = [...todos.keys()];
+  const rows = jobs.map((j) => {
+    const ch = currentChange(j);
+    const stale = isStale(j, now, staleProbe);
+    const status = stale ? st.yellow('stale') : j.status === 'failed' ? st.red(j.status) : j.status;
+    return [
+      highlight(st, j.id, jobIds),
+      highlight(st, j.todo_id, todoIds),
+      j.status === 'active' ? j.stage : '-',
+      status,
+      j.changes.length ? String(j.changes.length) : NA,
+      ch ? String(iterationCount(ch)) : NA,
+      age(j.started_at, now),
+      todos.get(j.todo_id)?.title ?? NA,
+    ];
+  });
+  return table(['JOB', 'TODO', 'STAGE', 'STATUS', 'CHANGES', 'ITERATION', 'AGE', 'TITLE'], rows);
+}
+
+const tests = (c: JobCommit, st: Style) =>
+  c.tests_passed == null ? st.dim('not run') : c.tests_passed ? st.green('passed') : st.red('failed');
+
+const money = (n: number) => `$${n.toFixed(4)}`;
+
+export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now()): string {
+  const out: string[] = [];
+  const stale = isStale(job, now, staleProbe);
+  out.push(
+    `${st.bold(`job ${job.id}`)}  ${job.status}${job.status === 'active' ? ` · ${job.stage}` : ''}${stale ? st.yellow('  (stale: its runner is gone)') : ''}  [${jobColumn(job)}]`,
+  );
+  out.push(`  todo:      ${job.todo_id}  ${todo?.title ?? NA}`);
+  out.push(
+    `  session:   ${job.session_id ?? NA}${job.workspace_path ? `  (workspace ${job.workspace_path})` : ''}`,
+  );
+  out.push(`  base rev:  ${job.base_rev ?? NA}`);
+  out.push(`  started:   ${job.started_at} (${age(job.started_at, now)} ago)`);
+  if (job.completed_at) out.push(`  ended:     ${job.completed_at}`);
+  if (job.failure_reason) out.push(`  reason:    ${job.failure_reason}`);
+  out.push(
+    `  usage:     ${job.usage.input_tokens} in / ${job.usage.output_tokens} out tokens, ${money(job.usage.cost)}`,
+  );
+  out.push(`  auto-commit: ${job.auto_commit ? 'on' : 'off'}`);
+  if (job.feedback) out.push('  feedback:', ...indent(job.feedback, 4));
+  out.push('  agent sessions:');
+  if (job.agent_sessions.length === 0) out.push('    none');
+  for (const a of job.agent_sessions) out.push(`    ${a.purpose.padEnd(15)} ${a.id}`);
+  out.push('  changes:');
+  if (job.changes.length === 0) out.push(`    ${NA} (no changes recorded)`);
+  job.changes.forEach((ch, i) => {
+    const isCurrentChange = i === job.changes.length - 1;
+    const col = changeColumn(ch, job);
+    const inProgress = isCurrentChange && job.status === 'active' && col !== 'Committed';
+    out.push(
+      `    ${i + 1}. ${ch.change_id}  ${col}  (${ch.commits.length} iteration${ch.commits.length === 1 ? '' : 's'})${inProgress ? st.cyan('  ← in progress') : ''}`,
+    );
+    ch.commits.forEach((c, k) => {
+      const isCurrent = isCurrentChange && k === ch.commits.length - 1;
+      const review = c.review ? c.review.outcome : st.dim('no review');
+      out.push(
+        `       iteration ${k + 1}  ${c.commit_id.slice(0, 10)}  ${commitColumn(c, { isCurrent, job })}  tests: ${tests(c, st)}  review: ${review}  files: ${c.files.length}`,
+      );
+      if (c.review?.comments) out.push(...indent(c.review.comments, 10));
+    });
+  });
+  if (job.project_review) {
+    out.push(`  project review: ${job.project_review.outcome}`);
+    if (job.project_review.comments) out.push(...indent(job.project_review.comments, 4));
+  }
+  return out.join('\n');
+}
+
+function indent(text: string, n: number): string[] {
+  const pad = ' '.repeat(n);
+  return text.split('\n').map((l) => pad + l);
+}

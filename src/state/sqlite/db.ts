@@ -1,0 +1,151 @@
+// Opening the database: checks that never modify a file we cannot trust,
+// then forward migrations, WAL and a busy timeout for many processes.
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { UserError } from '../../errors.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+
+const SQLITE_MAGIC = 'SQLite format 3\0';
+const BUSY_TIMEOUT_MS = 10_000;
+
+function fail(path: string, what: string, todo: string): never {
+  throw new UserError(`state database ${path} ${what}.\n${todo}`, 3);
+}
+
+/** Refuse a file that is not SQLite before SQLite gets a chance to touch it. */
+function checkHeader(path: string): void {
+  const size = statSync(path).size;
+  if (size === 0) return; // an empty file is what SQLite itself makes on first open
+  const buf = Buffer.alloc(16);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, buf, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (buf.toString('latin1') !== SQLITE_MAGIC) {
+    fail(
+      path,
+      'is not an SQLite database (its header is wrong)',
+      'It was left untouched. Move it aside (e.g. mv state.db state.db.bad) to start with an empty state, or restore it from a backup.',
+    );
+  }
+}
+
+export interface OpenOptions {
+  /** Run PRAGMA quick_check before use (doctor, and every migration). */
+  integrityCheck?: boolean;
+}
+
+export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const existed = existsSync(path);
+  if (existed) checkHeader(path);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+  } catch (err) {
+    fail(
+      path,
+      `cannot be opened: ${(err as Error).message}`,
+      'Check its permissions and the free disk space.',
+    );
+  }
+  try {
+    if (!existed) chmodSync(path, 0o600);
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const version = userVersion(db, path);
+    if (version > SCHEMA_VERSION) {
+      fail(
+        path,
+        `has schema version ${version}, newer than this build of incrementum knows (${SCHEMA_VERSION})`,
+        'It was left untouched. Upgrade incrementum (git pull && npm install), or point XDG_STATE_HOME elsewhere.',
+      );
+    }
+    if (opts.integrityCheck || (version < SCHEMA_VERSION && existed && version > 0)) quickCheck(db, path);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = OFF');
+    if (version < SCHEMA_VERSION) migrate(db, version);
+    return db;
+  } catch (err) {
+    db.close();
+    if (err instanceof UserError) throw err;
+    return corrupt(path, err);
+  }
+}
+
+function userVersion(db: DatabaseSync, path: string): number {
+  try {
+    const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
+    return row.user_version;
+  } catch (err) {
+    return corrupt(path, err);
+  }
+}
+
+export function quickCheck(db: DatabaseSync, path: string): void {
+  let rows: { quick_check: string }[];
+  try {
+    rows = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+  } catch (err) {
+    return corrupt(path, err);
+  }
+  if (rows.length !== 1 || rows[0]?.quick_check !== 'ok') {
+    fail(
+      path,
+      `failed its integrity check (${rows
+        .slice(0, 3)
+        .map((r) => r.quick_check)
+        .join('; ')})`,
+      'It was left untouched. Restore a backup, or move it aside to start with an empty state.',
+    );
+  }
+}
+
+function corrupt(path: string, err: unknown): never {
+  fail(
+    path,
+    `cannot be read: ${(err as Error).message}`,
+    'It was left untouched. Restore a backup, or move it aside (mv state.db state.db.bad) to start with an empty state.',
+  );
+}
+
+/** Applies the migrations after `from`, each in its own transaction. */
+export function migrate(db: DatabaseSync, from: number, to: number = SCHEMA_VERSION): void {
+  for (let v = from; v < to; v++) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      // Another process may have migrated while we waited for the lock.
+      const now = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+      if (now > v) {
+        db.exec('COMMIT');
+        v = now - 1;
+        continue;
+      }
+      db.exec(MIGRATIONS[v] as string);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+}
+
+/** Runs `fn` in one write transaction; the lock is taken up front so concurrent writers queue instead of failing. */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = fn();
+    db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'version'").run();
+    db.exec('COMMIT');
+    return out;
+  } catch (err) {
+    try {
+      db.exec('ROLLBACK');
+    } catch {}
+    throw err;
+  }
+}

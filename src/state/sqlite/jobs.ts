@@ -1,0 +1,406 @@
+// Jobs and their history (changes → commits → reviews), one transaction per mutation.
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { UserError } from '../../errors.js';
+import type {
+  AgentPurpose,
+  AgentSessionRef,
+  Job,
+  JobChange,
+  JobCommit,
+  JobReview,
+  JobStage,
+  JobStatus,
+  Usage,
+} from '../../model/job.js';
+import { matchPrefix } from '../../model/prefix.js';
+import type { CommitUpdate, JobStore, NewJob } from '../api.js';
+import { nowIso, shortId } from '../ids.js';
+import { transaction } from './db.js';
+
+interface JobRow {
+  id: string;
+  repo: string;
+  todo_id: string;
+  session_id: string | null;
+  stage: string;
+  status: string;
+  feedback: string | null;
+  project_review: string | null;
+  pid: number | null;
+  host: string | null;
+  heartbeat_at: string | null;
+  base_rev: string | null;
+  workspace_path: string | null;
+  auto_commit: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+  started_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  failure_reason: string | null;
+  retried_from: string | null;
+}
+interface CommitRow {
+  job_id: string;
+  change_seq: number;
+  seq: number;
+  commit_id: string;
+  draft_message: string;
+  tests_passed: number | null;
+  test_results: string;
+  agent_session_id: string | null;
+  created_at: string;
+  files: string;
+  usage: string | null;
+  feedback: string | null;
+  before: string | null;
+  after: string | null;
+}
+interface ReviewRow {
+  job_id: string;
+  change_seq: number;
+  commit_seq: number;
+  outcome: string;
+  comments: string;
+  agent_session_id: string | null;
+  reviewed_at: string;
+}
+
+const ZERO: Usage = { input_tokens: 0, output_tokens: 0, cost: 0 };
+const json = <T>(s: string | null, fallback: T): T => (s == null ? fallback : (JSON.parse(s) as T));
+const toReview = (r: ReviewRow): JobReview => ({
+  outcome: r.outcome as JobReview['outcome'],
+  comments: r.comments,
+  agent_session_id: r.agent_session_id,
+  reviewed_at: r.reviewed_at,
+});
+
+export function sqliteJobStore(db: DatabaseSync): JobStore {
+  const jobRow = db.prepare('SELECT * FROM jobs WHERE id = ?');
+
+  /** Loads whole jobs for a WHERE clause on `jobs`, in four queries whatever the count. */
+  function load(where: string, params: SQLInputValue[]): Job[] {
+    const rows = db
+      .prepare(`SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id`)
+      .all(...params) as unknown as JobRow[];
+    if (rows.length === 0) return [];
+    const sub = `job_id IN (SELECT id FROM jobs WHERE ${where})`;
+    const changes = db
+      .prepare(`SELECT * FROM changes WHERE ${sub} ORDER BY job_id, seq`)
+      .all(...params) as unknown as {
+      job_id: string;
+      seq: number;
+      change_id: string;
+      created_at: string;
+    }[];
+    const commits = db
+      .prepare(`SELECT * FROM commits WHERE ${sub} ORDER BY job_id, change_seq, seq`)
+      .all(...params) as unknown as CommitRow[];
+    const reviews = db.prepare(`SELECT * FROM reviews WHERE ${sub}`).all(...params) as unknown as ReviewRow[];
+    const agents = db
+      .prepare(`SELECT * FROM agent_sessions WHERE ${sub} ORDER BY job_id, seq`)
+      .all(...params) as unknown as {
+      job_id: string;
+      purpose: string;
+      id: string;
+      transcript: string;
+      started_at: string | null;
+      usage: string | null;
+    }[];
+
+    const reviewByKey = new Map<string, JobReview>();
+    for (const r of reviews) reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, toReview(r));
+    const changesByJob = new Map<string, Map<number, JobChange>>();
+    for (const c of changes) {
+      let m = changesByJob.get(c.job_id);
+      if (!m) changesByJob.set(c.job_id, (m = new Map()));
+      m.set(c.seq, { change_id: c.change_id, created_at: c.created_at, commits: [] });
+    }
+    for (const c of commits) {
+      const change = changesByJob.get(c.job_id)?.get(c.change_seq);
+      if (!change) continue;
+      change.commits.push({
+        commit_id: c.commit_id,
+        draft_message: c.draft_message,
+        tests_passed: c.tests_passed == null ? null : c.tests_passed === 1,
+        test_results: json(c.test_results, []),
+        review: reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null,
+        agent_session_id: c.agent_session_id,
+        created_at: c.created_at,
+        files: json(c.files, []),
+        usage: json(c.usage, ZERO),
+        feedback: c.feedback,
+        before: json(c.before, null),
+        after: json(c.after, null),
+      });
+    }
+    const agentsByJob = new Map<string, AgentSessionRef[]>();
+    for (const a of agents) {
+      const ref: AgentSessionRef = { purpose: a.purpose as AgentPurpose, id: a.id, transcript: a.transcript };
+      if (a.started_at) ref.started_at = a.started_at;
+      if (a.usage) ref.usage = JSON.parse(a.usage) as Usage;
+      const list = agentsByJob.get(a.job_id);
+      if (list) list.push(ref);
+      else agentsByJob.set(a.job_id, [ref]);
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      repo: r.repo,
+      todo_id: r.todo_id,
+      session_id: r.session_id,
+      stage: r.stage as JobStage,
+      status: r.status as JobStatus,
+      feedback: r.feedback,
+      agent_sessions: agentsByJob.get(r.id) ?? [],
+      changes: [...(changesByJob.get(r.id)?.values() ?? [])],
+      project_review: json(r.project_review, null),
+      pid: r.pid,
+      host: r.host,
+      heartbeat_at: r.heartbeat_at,
+      base_rev: r.base_rev,
+      workspace_path: r.workspace_path,
+      auto_commit: r.auto_commit === 1,
+      usage: { input_tokens: r.input_tokens, output_tokens: r.output_tokens, cost: r.cost },
+      started_at: r.started_at,
+      updated_at: r.updated_at,
+      completed_at: r.completed_at,
+      failure_reason: r.failure_reason,
+      retried_from: r.retried_from,
+    }));
+  }
+
+  function mustGet(id: string): Job {
+    const job = load('id = ?', [id])[0];
+    if (!job) throw new UserError(`no job ${id}`);
+    return job;
+  }
+
+  function touch(id: string, set = '', params: SQLInputValue[] = []): void {
+    const res = db
+      .prepare(`UPDATE jobs SET ${set}${set ? ', ' : ''}updated_at = ? WHERE id = ?`)
+      .run(...params, nowIso(), id);
+    if (res.changes === 0) throw new UserError(`no job ${id}`);
+  }
+
+  function currentSeqs(id: string): { change: number; commit: number } {
+    const ch = db.prepare('SELECT MAX(seq) AS s FROM changes WHERE job_id = ?').get(id) as {
+      s: number | null;
+    };
+    if (ch.s == null) throw new Error(`job ${id} has no change to add a commit to`);
+    const cm = db
+      .prepare('SELECT MAX(seq) AS s FROM commits WHERE job_id = ? AND change_seq = ?')
+      .get(id, ch.s) as {
+      s: number | null;
+    };
+    return { change: ch.s, commit: cm.s ?? 0 };
+  }
+
+  function readCommit(id: string, change: number, seq: number): JobCommit {
+    const job = mustGet(id);
+    const c = job.changes[change - 1]?.commits[seq - 1];
+    if (!c) throw new Error(`job ${id}: commit ${change}/${seq} vanished`);
+    return c;
+  }
+
+  const store: JobStore = {
+    create(repo, input: NewJob) {
+      return transaction(db, () => {
+        let id = shortId(input.todo_id);
+        while (jobRow.get(id)) id = shortId(input.todo_id);
+        const now = nowIso();
+        db.prepare(
+          `INSERT INTO jobs (id, repo, todo_id, session_id, stage, status, base_rev, workspace_path, auto_commit,
+             pid, host, heartbeat_at, started_at, updated_at, retried_from)
+           VALUES (?,?,?,?,'implementing','active',?,?,?,?,?,?,?,?,?)`,
+        ).run(
+          id,
+          repo,
+          input.todo_id,
+          input.session_id ?? null,
+          input.base_rev ?? null,
+          input.workspace_path ?? null,
+          input.auto_commit === false ? 0 : 1,
+          input.pid ?? null,
+          input.host ?? null,
+          input.pid != null ? now : null,
+          now,
+          now,
+          input.retried_from ?? null,
+        );
+        return mustGet(id);
+      });
+    },
+    get: (id) => load('id = ?', [id])[0] ?? null,
+    resolve(repo, prefix) {
+      const ids = db.prepare('SELECT id FROM jobs WHERE repo = ?').all(repo) as { id: string }[];
+      const m = matchPrefix(ids, prefix, (j) => j.id);
+      if (m.kind === 'one') return mustGet(m.item.id);
+      if (m.kind === 'none')
+        throw new UserError(
+          `no job matches "${prefix}" in this repository. List them with: ii job list --all`,
+        );
+      throw new UserError(
+        `"${prefix}" matches ${m.items.length} jobs; type more of the id:\n` +
+          m.items.map((j) => `  ${j.id}`).join('\n'),
+      );
+    },
+    list(repo, opts = {}) {
+      if (opts.status) return load('repo = ? AND status = ?', [repo, opts.status]);
+      return opts.activeOnly ? load("repo = ? AND status = 'active'", [repo]) : load('repo = ?', [repo]);
+    },
+    listAll: (opts = {}) => (opts.activeOnly ? load("status = 'active'", []) : load('1 = 1', [])),
+    setStage: (id, stage) =>
+      transaction(db, () => {
+        touch(id, 'stage = ?', [stage]);
+        return mustGet(id);
+      }),
+    setFeedback: (id, feedback) =>
+      transaction(db, () => {
+        touch(id, 'feedback = ?', [feedback]);
+        return mustGet(id);
+      }),
+    setSession: (id, session_id, workspace_path) =>
+      transaction(db, () => {
+        touch(id, 'session_id = ?, workspace_path = ?', [session_id, workspace_path]);
+        return mustGet(id);
+      }),
+    addAgentSession: (id, ref) =>
+      transaction(db, () => {
+        const s = db
+          .prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM agent_sessions WHERE job_id = ?')
+          .get(id) as { s: number };
+        db.prepare(
+          'INSERT INTO agent_sessions (job_id, seq, purpose, id, transcript, started_at, usage) VALUES (?,?,?,?,?,?,?)',
+        ).run(
+          id,
+          s.s,
+          ref.purpose,
+          ref.id,
+          ref.transcript,
+          ref.started_at ?? nowIso(),
+          ref.usage ? JSON.stringify(ref.usage) : null,
+        );
+        touch(id);
+        return mustGet(id);
+      }),
+    appendChange: (id, change_id) =>
+      transaction(db, () => {
+        const s = db
+          .prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM changes WHERE job_id = ?')
+          .get(id) as { s: number };
+        const now = nowIso();
+        db.prepare('INSERT INTO changes (job_id, seq, change_id, created_at) VALUES (?,?,?,?)').run(
+          id,
+          s.s,
+          change_id,
+          now,
+        );
+        touch(id);
+        return { change_id, created_at: now, commits: [] };
+      }),
+    appendCommit: (id, c) =>
+      transaction(db, () => {
+        const { change, commit } = currentSeqs(id);
+        db.prepare(
+          `INSERT INTO commits (job_id, change_seq, seq, commit_id, draft_message, tests_passed, test_results,
+             agent_session_id, created_at, files, usage, feedback, before, after) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        ).run(
+          id,
+          change,
+          commit + 1,
+          c.commit_id,
+          c.draft_message ?? '',
+          c.tests_passed == null ? null : c.tests_passed ? 1 : 0,
+          JSON.stringify(c.test_results ?? []),
+          c.agent_session_id ?? null,
+          c.created_at ?? nowIso(),
+          JSON.stringify(c.files ?? []),
+          JSON.stringify(c.usage ?? ZERO),
+          c.feedback ?? null,
+          c.before ? JSON.stringify(c.before) : null,
+          c.after ? JSON.stringify(c.after) : null,
+        );
+        if (c.review) writeReview(id, change, commit + 1, c.review);
+        touch(id);
+        return readCommit(id, change, commit + 1);
+      }),
+    updateCurrentCommit: (id, u: CommitUpdate) =>
+      transaction(db, () => {
+        const { change, commit } = currentSeqs(id);
+        if (commit === 0) throw new Error(`job ${id}: the current change has no commit to update`);
+        const sets: string[] = [];
+        const params: SQLInputValue[] = [];
+        const set = (col: string, v: SQLInputValue) => {
+          sets.push(`${col} = ?`);
+          params.push(v);
+        };
+        if (u.commit_id !== undefined) set('commit_id', u.commit_id);
+        if (u.draft_message !== undefined) set('draft_message', u.draft_message);
+        if (u.tests_passed !== undefined)
+          set('tests_passed', u.tests_passed == null ? null : u.tests_passed ? 1 : 0);
+        if (u.test_results !== undefined) set('test_results', JSON.stringify(u.test_results));
+        if (u.files !== undefined) set('files', JSON.stringify(u.files));
+        if (u.usage !== undefined) set('usage', JSON.stringify(u.usage));
+        if (u.after !== undefined) set('after', u.after ? JSON.stringify(u.after) : null);
+        if (sets.length > 0)
+          db.prepare(
+            `UPDATE commits SET ${sets.join(', ')} WHERE job_id = ? AND change_seq = ? AND seq = ?`,
+          ).run(...params, id, change, commit);
+        if (u.review !== undefined) {
+          if (u.review) writeReview(id, change, commit, u.review);
+          else
+            db.prepare('DELETE FROM reviews WHERE job_id = ? AND change_seq = ? AND commit_seq = ?').run(
+              id,
+              change,
+              commit,
+            );
+        }
+        touch(id);
+        return readCommit(id, change, commit);
+      }),
+    setProjectReview: (id, review) =>
+      transaction(db, () => {
+        touch(id, 'project_review = ?', [JSON.stringify(review)]);
+        return mustGet(id);
+      }),
+    addUsage: (id, u) =>
+      transaction(db, () => {
+        touch(id, 'input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cost = cost + ?', [
+          u.input_tokens,
+          u.output_tokens,
+          u.cost,
+        ]);
+        return mustGet(id);
+      }),
+    finish: (id, status, reason = null) =>
+      transaction(db, () => {
+        const now = nowIso();
+        touch(id, 'status = ?, completed_at = ?, failure_reason = ?', [status, now, reason]);
+        return mustGet(id);
+      }),
+    heartbeat(id, pid, host) {
+      transaction(db, () => {
+        const now = nowIso();
+        db.prepare('UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ? WHERE id = ?').run(
+          pid,
+          host,
+          now,
+          id,
+        );
+      });
+    },
+    version: () =>
+      (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
+  };
+
+  function writeReview(id: string, change: number, commit: number, r: JobReview): void {
+    db.prepare(
+      `INSERT INTO reviews (job_id, change_seq, commit_seq, outcome, comments, agent_session_id, reviewed_at) VALUES (?,?,?,?,?,?,?)
+       ON CONFLICT (job_id, change_seq, commit_seq) DO UPDATE SET outcome = excluded.outcome, comments = excluded.comments,
+         agent_session_id = excluded.agent_session_id, reviewed_at = excluded.reviewed_at`,
+    ).run(id, change, commit, r.outcome, r.comments, r.agent_session_id, r.reviewed_at);
+  }
+
+  return store;
+}

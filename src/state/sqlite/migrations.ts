@@ -1,0 +1,66 @@
+// Forward-only schema migrations. The schema version is SQLite's user_version;
+// migration i (1-based) takes a database from version i-1 to i. Never edit a
+// migration that has shipped: add a new one.
+export const MIGRATIONS: readonly string[] = [
+  // 1: todos, sessions, workspaces, jobs and their change history.
+  `
+  CREATE TABLE todos (
+    id TEXT PRIMARY KEY, repo TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',
+    type TEXT NOT NULL DEFAULT 'task', priority INTEGER NOT NULL DEFAULT 2, deps TEXT NOT NULL DEFAULT '[]',
+    status TEXT NOT NULL DEFAULT 'open', created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+  );
+  CREATE INDEX todos_repo ON todos(repo, status);
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, repo TEXT NOT NULL, todo_id TEXT NOT NULL, workspace_path TEXT NOT NULL,
+    topic TEXT NOT NULL DEFAULT '', status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+  );
+  CREATE INDEX sessions_repo ON sessions(repo);
+  CREATE TABLE workspaces (
+    path TEXT PRIMARY KEY, repo TEXT NOT NULL, n INTEGER NOT NULL, branch TEXT NOT NULL, base_rev TEXT,
+    status TEXT NOT NULL, session_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+    UNIQUE (repo, n)
+  );
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY, repo TEXT NOT NULL, todo_id TEXT NOT NULL, session_id TEXT,
+    stage TEXT NOT NULL, status TEXT NOT NULL, feedback TEXT, project_review TEXT,
+    pid INTEGER, host TEXT, base_rev TEXT, workspace_path TEXT, auto_commit INTEGER NOT NULL DEFAULT 1,
+    input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0, cost REAL NOT NULL DEFAULT 0,
+    started_at TEXT NOT NULL, updated_at TEXT NOT NULL, completed_at TEXT, failure_reason TEXT
+  );
+  CREATE INDEX jobs_repo ON jobs(repo, status);
+  CREATE TABLE agent_sessions (
+    job_id TEXT NOT NULL, seq INTEGER NOT NULL, purpose TEXT NOT NULL, id TEXT NOT NULL,
+    transcript TEXT NOT NULL, started_at TEXT, usage TEXT, PRIMARY KEY (job_id, seq)
+  );
+  CREATE TABLE changes (
+    job_id TEXT NOT NULL, seq INTEGER NOT NULL, change_id TEXT NOT NULL, created_at TEXT NOT NULL,
+    PRIMARY KEY (job_id, seq)
+  );
+  CREATE TABLE commits (
+    job_id TEXT NOT NULL, change_seq INTEGER NOT NULL, seq INTEGER NOT NULL, commit_id TEXT NOT NULL,
+    draft_message TEXT NOT NULL DEFAULT '', tests_passed INTEGER, test_results TEXT NOT NULL DEFAULT '[]',
+    agent_session_id TEXT, created_at TEXT NOT NULL, files TEXT NOT NULL DEFAULT '[]', usage TEXT,
+    feedback TEXT, before TEXT, after TEXT,
+    PRIMARY KEY (job_id, change_seq, seq)
+  );
+  CREATE TABLE reviews (
+    job_id TEXT NOT NULL, change_seq INTEGER NOT NULL, commit_seq INTEGER NOT NULL, outcome TEXT NOT NULL,
+    comments TEXT NOT NULL DEFAULT '', agent_session_id TEXT, reviewed_at TEXT NOT NULL,
+    PRIMARY KEY (job_id, change_seq, commit_seq)
+  );
+  `,
+  // 2: runner liveness, retries and the control requests the dashboard leaves for runners.
+  `
+  ALTER TABLE jobs ADD COLUMN heartbeat_at TEXT;
+  ALTER TABLE jobs ADD COLUMN retried_from TEXT;
+  CREATE TABLE control_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT NOT NULL, kind TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, handled_at TEXT
+  );
+  CREATE INDEX control_pending ON control_requests(job_id, handled_at);
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  INSERT INTO meta (key, value) VALUES ('version', 0);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,135 @@
+// Control requests, sessions and workspaces: small tables with small stores.
+import type { DatabaseSync } from 'node:sqlite';
+import { UserError } from '../../errors.js';
+import type { ControlKind, ControlRequest } from '../../model/job.js';
+import type { Session, SessionStatus, Workspace, WorkspaceStatus } from '../../model/session.js';
+import type { ControlStore, SessionStore, WorkspaceStore } from '../api.js';
+import { nowIso, shortId } from '../ids.js';
+import { transaction } from './db.js';
+
+export function sqliteControlStore(db: DatabaseSync): ControlStore {
+  const byId = db.prepare('SELECT * FROM control_requests WHERE id = ?');
+  return {
+    request: (job_id, kind: ControlKind, reason = '') =>
+      transaction(db, () => {
+        const r = db
+          .prepare('INSERT INTO control_requests (job_id, kind, reason, created_at) VALUES (?,?,?,?)')
+          .run(job_id, kind, reason, nowIso());
+        return byId.get(r.lastInsertRowid) as unknown as ControlRequest;
+      }),
+    pending: (job_id) =>
+      db
+        .prepare('SELECT * FROM control_requests WHERE job_id = ? AND handled_at IS NULL ORDER BY id')
+        .all(job_id) as unknown as ControlRequest[],
+    markHandled(id) {
+      transaction(db, () =>
+        db.prepare('UPDATE control_requests SET handled_at = ? WHERE id = ?').run(nowIso(), id),
+      );
+    },
+  };
+}
+
+export function sqliteSessionStore(db: DatabaseSync): SessionStore {
+  const byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
+  const get = (id: string) => (byId.get(id) as unknown as Session | undefined) ?? null;
+  return {
+    create: (repo, input) =>
+      transaction(db, () => {
+        let id = shortId(input.todo_id);
+        while (byId.get(id)) id = shortId(input.todo_id);
+        const now = nowIso();
+        db.prepare(
+          'INSERT INTO sessions (id, repo, todo_id, workspace_path, topic, status, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?)',
+        ).run(id, repo, input.todo_id, input.workspace_path, input.topic ?? '', 'active', now, now);
+        return get(id) as Session;
+      }),
+    get,
+    setStatus: (id, status: SessionStatus) =>
+      transaction(db, () => {
+        const res = db
+          .prepare('UPDATE sessions SET status = ?, updated_at = ? WHERE id = ?')
+          .run(status, nowIso(), id);
+        if (res.changes === 0) throw new UserError(`no session ${id}`);
+        return get(id) as Session;
+      }),
+    list: (repo) =>
+      db
+        .prepare('SELECT * FROM sessions WHERE repo = ? ORDER BY created_at DESC')
+        .all(repo) as unknown as Session[],
+  };
+}
+
+interface WorkspaceRow {
+  path: string;
+  repo: string;
+  n: number;
+  branch: string;
+  base_rev: string | null;
+  status: string;
+  session_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+const toWorkspace = (r: WorkspaceRow): Workspace => ({
+  path: r.path,
+  repo: r.repo,
+  branch: r.branch,
+  base_rev: r.base_rev,
+  status: r.status as WorkspaceStatus,
+  session_id: r.session_id,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
+  const byPath = db.prepare('SELECT * FROM workspaces WHERE path = ?');
+  return {
+    acquire: (repo, session_id, pathFor, branchFor) =>
+      // BEGIN IMMEDIATE serialises claimants across processes: the row is
+      // claimed (or a new n reserved) before anyone else can look.
+      transaction(db, () => {
+        const now = nowIso();
+        const free = db
+          .prepare("SELECT * FROM workspaces WHERE repo = ? AND status = 'free' ORDER BY n LIMIT 1")
+          .get(repo) as unknown as WorkspaceRow | undefined;
+        if (free) {
+          db.prepare(
+            "UPDATE workspaces SET status = 'acquired', session_id = ?, updated_at = ? WHERE path = ?",
+          ).run(session_id, now, free.path);
+          return { workspace: toWorkspace(byPath.get(free.path) as unknown as WorkspaceRow), created: false };
+        }
+        const { n } = db
+          .prepare('SELECT COALESCE(MAX(n), 0) + 1 AS n FROM workspaces WHERE repo = ?')
+          .get(repo) as { n: number };
+        const path = pathFor(n);
+        db.prepare(
+          "INSERT INTO workspaces (path, repo, n, branch, base_rev, status, session_id, created_at, updated_at) VALUES (?,?,?,?,NULL,'acquired',?,?,?)",
+        ).run(path, repo, n, branchFor(n), session_id, now, now);
+        return { workspace: toWorkspace(byPath.get(path) as unknown as WorkspaceRow), created: true };
+      }),
+    setBaseRev(path, base_rev) {
+      transaction(db, () =>
+        db
+          .prepare('UPDATE workspaces SET base_rev = ?, updated_at = ? WHERE path = ?')
+          .run(base_rev, nowIso(), path),
+      );
+    },
+    release(path) {
+      transaction(db, () =>
+        db
+          .prepare("UPDATE workspaces SET status = 'free', session_id = NULL, updated_at = ? WHERE path = ?")
+          .run(nowIso(), path),
+      );
+    },
+    remove(path) {
+      transaction(db, () => db.prepare('DELETE FROM workspaces WHERE path = ?').run(path));
+    },
+    list: (repo) =>
+      (repo
+        ? (db
+            .prepare('SELECT * FROM workspaces WHERE repo = ? ORDER BY n')
+            .all(repo) as unknown as WorkspaceRow[])
+        : (db.prepare('SELECT * FROM workspaces ORDER BY repo, n').all() as unknown as WorkspaceRow[])
+      ).map(toWorkspace),
+  };
+}
