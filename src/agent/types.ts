@@ -1,0 +1,65 @@
+// The agent surface the runner and the dashboard use. The ACP wire, the SDK
+// and process handling stay behind it (src/agent/*), so the runner never sees
+// JSON-RPC and a test can drive a real agent through the same calls.
+import type { FileChange, Usage } from '../model/index.js';
+
+/** An ACP agent to launch over stdio. */
+export interface AgentSpec {
+  /** Preset name or the command's basename, for messages and the dashboard. */
+  name: string;
+  /** argv; argv[0] is resolved on PATH. */
+  command: string[];
+  env: Record<string, string>;
+}
+
+export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';
+
+export interface PromptResult {
+  stopReason: StopReason;
+  /** Usage of this turn (tokens from the prompt response, cost from usage_update). */
+  usage: Usage;
+  /** The agent's message text of this turn, concatenated. */
+  text: string;
+}
+
+/** Something the agent did, as the dashboard's live pane shows it. */
+export type AgentActivity =
+  | { kind: 'message'; text: string }
+  | { kind: 'thought'; text: string }
+  | { kind: 'tool'; id: string; title: string; status: string; toolKind?: string }
+  | { kind: 'plan'; entries: string[] }
+  | { kind: 'usage'; usage: Usage }
+  | { kind: 'warning'; message: string };
+
+export interface AgentSessionOptions {
+  agent: AgentSpec;
+  /** The workspace: session/new's cwd, and the only place files may be touched. */
+  cwd: string;
+  /** JSONL file that receives every message both ways. */
+  transcriptPath: string;
+  /** Per-turn timeout; a turn past it is cancelled and fails with a clear error. */
+  turnTimeoutMs: number;
+  onActivity?: (a: AgentActivity) => void;
+  onFileChange?: (f: FileChange) => void;
+}
+
+/**
+ * One agent process with one ACP session (initialize → session/new). Several
+ * prompts may go to the same session (the auto-commit prompt follows the
+ * implement prompt). close() always leaves no process of the agent's group.
+ */
+export interface AgentSession {
+  /** The ACP session id. */
+  readonly id: string;
+  /** Rejects with an Error whose message says what went wrong (crash, garbage, timeout, hang). */
+  prompt(text: string): Promise<PromptResult>;
+  /** Files modified since the last resetFiles(), from the tracker. */
+  files(): FileChange[];
+  resetFiles(): void;
+  /** Total usage of the session so far. */
+  usage(): Usage;
+  /** session/cancel, answer pending permission requests `cancelled`, end the turn. */
+  cancel(): Promise<void>;
+  /** Close stdin, then SIGTERM, then SIGKILL the process group after grace periods. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,69 @@
+// The version-control surface the rest of incrementum uses. Shaped so jj maps
+// onto it one to one later: a workspace is a jj workspace, a change id is jj's
+// change id, commitIteration is "snapshot the working copy into the change",
+// describe is `jj describe`. Only git is implemented (jj cannot be installed here).
+
+/** The runner's own protocol files: never committed, never in a file list. */
+export const PROTOCOL_FILES = ['.incrementum-feedback', '.incrementum-commit-message'] as const;
+
+export interface FileStat {
+  /** Relative to the workspace root, forward slashes. */
+  path: string;
+  status: 'added' | 'modified' | 'removed';
+  additions: number;
+  deletions: number;
+}
+
+export interface LogEntry {
+  sha: string;
+  /** Committer time, seconds since the epoch. */
+  time: number;
+  subject: string;
+}
+
+export interface IterationCommit {
+  commit_id: string;
+  change_id: string;
+  /** Files of this iteration against the previous iteration (or the base for the first). */
+  files: FileStat[];
+}
+
+export interface Vcs {
+  /** The repository root containing `cwd`; UserError when there is none. */
+  root(cwd: string): Promise<string>;
+  /**
+   * The base revision as a full sha: `rev` when given, else the trunk (the
+   * remote's default branch, else main or master, else the root commit).
+   * UserError for an unknown rev or a repo with no commits.
+   */
+  resolveBase(root: string, rev?: string): Promise<string>;
+
+  /** Creates a worktree at `path` on `branch`, checked out at `baseRev`. */
+  addWorkspace(root: string, path: string, branch: string, baseRev: string): Promise<void>;
+  /** Makes a released workspace clean again and checks out `baseRev` (reuse). */
+  resetWorkspace(path: string, branch: string, baseRev: string): Promise<void>;
+  removeWorkspace(root: string, path: string): Promise<void>;
+
+  head(ws: string): Promise<string>;
+  /** True when the working copy differs from HEAD, protocol files aside. */
+  hasChanges(ws: string): Promise<boolean>;
+  /** Starts a new change on top of HEAD and returns its stable change id. */
+  startChange(ws: string): Promise<string>;
+  /** The change id of the change being worked on, or null before the first. */
+  currentChangeId(ws: string): Promise<string | null>;
+  /**
+   * Records the working copy (protocol files aside) as the change's new
+   * commit, replacing its previous commit on the workspace branch; the
+   * previous iteration stays reachable under refs/incrementum/.
+   */
+  commitIteration(ws: string, message: string): Promise<IterationCommit>;
+  /** Sets the final message of the current change's commit (Change-Id kept); returns the new sha. */
+  describe(ws: string, message: string): Promise<string>;
+
+  /** Files added / modified / removed between two commits, with +/-. */
+  changedFiles(ws: string, from: string, to: string): Promise<FileStat[]>;
+  /** Unified diff between two commits. */
+  diff(ws: string, from: string, to: string): Promise<string>;
+  /** `git log --format=%H|%ct|%s base..head`, oldest first. */
+  log(ws: string, base: string, head: string): Promise<LogEntry[]>;
+}
