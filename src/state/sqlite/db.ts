@@ -2,7 +2,7 @@
 // then forward migrations, WAL and a busy timeout for many processes.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { UserError } from '../../errors.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
@@ -134,12 +134,30 @@ export function migrate(db: DatabaseSync, from: number, to: number = SCHEMA_VERS
   }
 }
 
+const caches = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+
+/**
+ * A prepare() that compiles each SQL text once per connection. Compiling is
+ * most of the cost of a small mutation, and the stores run the same few
+ * statements over and over.
+ */
+export function statements(db: DatabaseSync): (sql: string) => StatementSync {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
+  const c = cache;
+  return (sql) => {
+    let st = c.get(sql);
+    if (!st) c.set(sql, (st = db.prepare(sql)));
+    return st;
+  };
+}
+
 /** Runs `fn` in one write transaction; the lock is taken up front so concurrent writers queue instead of failing. */
 export function transaction<T>(db: DatabaseSync, fn: () => T): T {
   db.exec('BEGIN IMMEDIATE');
   try {
     const out = fn();
-    db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'version'").run();
+    statements(db)("UPDATE meta SET value = value + 1 WHERE key = 'version'").run();
     db.exec('COMMIT');
     return out;
   } catch (err) {

@@ -15,7 +15,7 @@ import type {
 import { matchPrefix } from '../../model/prefix.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
-import { transaction } from './db.js';
+import { statements, transaction } from './db.js';
 
 interface JobRow {
   id: string;
@@ -76,31 +76,47 @@ const toReview = (r: ReviewRow): JobReview => ({
   reviewed_at: r.reviewed_at,
 });
 
+const toCommit = (c: CommitRow, review: JobReview | null): JobCommit => ({
+  commit_id: c.commit_id,
+  draft_message: c.draft_message,
+  tests_passed: c.tests_passed == null ? null : c.tests_passed === 1,
+  test_results: json(c.test_results, []),
+  review,
+  agent_session_id: c.agent_session_id,
+  created_at: c.created_at,
+  files: json(c.files, []),
+  usage: json(c.usage, ZERO),
+  feedback: c.feedback,
+  before: json(c.before, null),
+  after: json(c.after, null),
+});
+
 export function sqliteJobStore(db: DatabaseSync): JobStore {
-  const jobRow = db.prepare('SELECT * FROM jobs WHERE id = ?');
+  const q = statements(db);
+  const jobRow = q('SELECT * FROM jobs WHERE id = ?');
 
   /** Loads whole jobs for a WHERE clause on `jobs`, in four queries whatever the count. */
   function load(where: string, params: SQLInputValue[]): Job[] {
-    const rows = db
-      .prepare(`SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id`)
-      .all(...params) as unknown as JobRow[];
+    const rows = q(`SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id`).all(
+      ...params,
+    ) as unknown as JobRow[];
     if (rows.length === 0) return [];
     const sub = `job_id IN (SELECT id FROM jobs WHERE ${where})`;
-    const changes = db
-      .prepare(`SELECT * FROM changes WHERE ${sub} ORDER BY job_id, seq`)
-      .all(...params) as unknown as {
+    const changes = q(`SELECT * FROM changes WHERE ${sub} ORDER BY job_id, seq`).all(
+      ...params,
+    ) as unknown as {
       job_id: string;
       seq: number;
       change_id: string;
       created_at: string;
     }[];
-    const commits = db
-      .prepare(`SELECT * FROM commits WHERE ${sub} ORDER BY job_id, change_seq, seq`)
-      .all(...params) as unknown as CommitRow[];
-    const reviews = db.prepare(`SELECT * FROM reviews WHERE ${sub}`).all(...params) as unknown as ReviewRow[];
-    const agents = db
-      .prepare(`SELECT * FROM agent_sessions WHERE ${sub} ORDER BY job_id, seq`)
-      .all(...params) as unknown as {
+    const commits = q(`SELECT * FROM commits WHERE ${sub} ORDER BY job_id, change_seq, seq`).all(
+      ...params,
+    ) as unknown as CommitRow[];
+    const reviews = q(`SELECT * FROM reviews WHERE ${sub}`).all(...params) as unknown as ReviewRow[];
+    const agents = q(`SELECT * FROM agent_sessions WHERE ${sub} ORDER BY job_id, seq`).all(
+      ...params,
+    ) as unknown as {
       job_id: string;
       purpose: string;
       id: string;
@@ -120,20 +136,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     for (const c of commits) {
       const change = changesByJob.get(c.job_id)?.get(c.change_seq);
       if (!change) continue;
-      change.commits.push({
-        commit_id: c.commit_id,
-        draft_message: c.draft_message,
-        tests_passed: c.tests_passed == null ? null : c.tests_passed === 1,
-        test_results: json(c.test_results, []),
-        review: reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null,
-        agent_session_id: c.agent_session_id,
-        created_at: c.created_at,
-        files: json(c.files, []),
-        usage: json(c.usage, ZERO),
-        feedback: c.feedback,
-        before: json(c.before, null),
-        after: json(c.after, null),
-      });
+      change.commits.push(toCommit(c, reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null));
     }
     const agentsByJob = new Map<string, AgentSessionRef[]>();
     for (const a of agents) {
@@ -177,30 +180,39 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
   }
 
   function touch(id: string, set = '', params: SQLInputValue[] = []): void {
-    const res = db
-      .prepare(`UPDATE jobs SET ${set}${set ? ', ' : ''}updated_at = ? WHERE id = ?`)
-      .run(...params, nowIso(), id);
+    const res = q(`UPDATE jobs SET ${set}${set ? ', ' : ''}updated_at = ? WHERE id = ?`).run(
+      ...params,
+      nowIso(),
+      id,
+    );
     if (res.changes === 0) throw new UserError(`no job ${id}`);
   }
 
   function currentSeqs(id: string): { change: number; commit: number } {
-    const ch = db.prepare('SELECT MAX(seq) AS s FROM changes WHERE job_id = ?').get(id) as {
+    const ch = q('SELECT MAX(seq) AS s FROM changes WHERE job_id = ?').get(id) as {
       s: number | null;
     };
     if (ch.s == null) throw new Error(`job ${id} has no change to add a commit to`);
-    const cm = db
-      .prepare('SELECT MAX(seq) AS s FROM commits WHERE job_id = ? AND change_seq = ?')
-      .get(id, ch.s) as {
+    const cm = q('SELECT MAX(seq) AS s FROM commits WHERE job_id = ? AND change_seq = ?').get(id, ch.s) as {
       s: number | null;
     };
     return { change: ch.s, commit: cm.s ?? 0 };
   }
 
+  /** One commit and its review, without loading the rest of the job. */
   function readCommit(id: string, change: number, seq: number): JobCommit {
-    const job = mustGet(id);
-    const c = job.changes[change - 1]?.commits[seq - 1];
+    const c = q('SELECT * FROM commits WHERE job_id = ? AND change_seq = ? AND seq = ?').get(
+      id,
+      change,
+      seq,
+    ) as CommitRow | undefined;
     if (!c) throw new Error(`job ${id}: commit ${change}/${seq} vanished`);
-    return c;
+    const r = q('SELECT * FROM reviews WHERE job_id = ? AND change_seq = ? AND commit_seq = ?').get(
+      id,
+      change,
+      seq,
+    ) as ReviewRow | undefined;
+    return toCommit(c, r ? toReview(r) : null);
   }
 
   const store: JobStore = {
@@ -209,7 +221,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         let id = shortId(input.todo_id);
         while (jobRow.get(id)) id = shortId(input.todo_id);
         const now = nowIso();
-        db.prepare(
+        q(
           `INSERT INTO jobs (id, repo, todo_id, session_id, stage, status, base_rev, workspace_path, auto_commit,
              pid, host, heartbeat_at, started_at, updated_at, retried_from)
            VALUES (?,?,?,?,'implementing','active',?,?,?,?,?,?,?,?,?)`,
@@ -233,7 +245,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     },
     get: (id) => load('id = ?', [id])[0] ?? null,
     resolve(repo, prefix) {
-      const ids = db.prepare('SELECT id FROM jobs WHERE repo = ?').all(repo) as { id: string }[];
+      const ids = q('SELECT id FROM jobs WHERE repo = ?').all(repo) as { id: string }[];
       const m = matchPrefix(ids, prefix, (j) => j.id);
       if (m.kind === 'one') return mustGet(m.item.id);
       if (m.kind === 'none')
@@ -267,10 +279,10 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       }),
     addAgentSession: (id, ref) =>
       transaction(db, () => {
-        const s = db
-          .prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM agent_sessions WHERE job_id = ?')
-          .get(id) as { s: number };
-        db.prepare(
+        const s = q('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM agent_sessions WHERE job_id = ?').get(id) as {
+          s: number;
+        };
+        q(
           'INSERT INTO agent_sessions (job_id, seq, purpose, id, transcript, started_at, usage) VALUES (?,?,?,?,?,?,?)',
         ).run(
           id,
@@ -286,11 +298,11 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       }),
     appendChange: (id, change_id) =>
       transaction(db, () => {
-        const s = db
-          .prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM changes WHERE job_id = ?')
-          .get(id) as { s: number };
+        const s = q('SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM changes WHERE job_id = ?').get(id) as {
+          s: number;
+        };
         const now = nowIso();
-        db.prepare('INSERT INTO changes (job_id, seq, change_id, created_at) VALUES (?,?,?,?)').run(
+        q('INSERT INTO changes (job_id, seq, change_id, created_at) VALUES (?,?,?,?)').run(
           id,
           s.s,
           change_id,
@@ -302,7 +314,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     appendCommit: (id, c) =>
       transaction(db, () => {
         const { change, commit } = currentSeqs(id);
-        db.prepare(
+        q(
           `INSERT INTO commits (job_id, change_seq, seq, commit_id, draft_message, tests_passed, test_results,
              agent_session_id, created_at, files, usage, feedback, before, after) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
         ).run(
@@ -344,13 +356,16 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         if (u.usage !== undefined) set('usage', JSON.stringify(u.usage));
         if (u.after !== undefined) set('after', u.after ? JSON.stringify(u.after) : null);
         if (sets.length > 0)
-          db.prepare(
-            `UPDATE commits SET ${sets.join(', ')} WHERE job_id = ? AND change_seq = ? AND seq = ?`,
-          ).run(...params, id, change, commit);
+          q(`UPDATE commits SET ${sets.join(', ')} WHERE job_id = ? AND change_seq = ? AND seq = ?`).run(
+            ...params,
+            id,
+            change,
+            commit,
+          );
         if (u.review !== undefined) {
           if (u.review) writeReview(id, change, commit, u.review);
           else
-            db.prepare('DELETE FROM reviews WHERE job_id = ? AND change_seq = ? AND commit_seq = ?').run(
+            q('DELETE FROM reviews WHERE job_id = ? AND change_seq = ? AND commit_seq = ?').run(
               id,
               change,
               commit,
@@ -382,20 +397,14 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     heartbeat(id, pid, host) {
       transaction(db, () => {
         const now = nowIso();
-        db.prepare('UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ? WHERE id = ?').run(
-          pid,
-          host,
-          now,
-          id,
-        );
+        q('UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ? WHERE id = ?').run(pid, host, now, id);
       });
     },
-    version: () =>
-      (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
+    version: () => (q("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
   };
 
   function writeReview(id: string, change: number, commit: number, r: JobReview): void {
-    db.prepare(
+    q(
       `INSERT INTO reviews (job_id, change_seq, commit_seq, outcome, comments, agent_session_id, reviewed_at) VALUES (?,?,?,?,?,?,?)
        ON CONFLICT (job_id, change_seq, commit_seq) DO UPDATE SET outcome = excluded.outcome, comments = excluded.comments,
          agent_session_id = excluded.agent_session_id, reviewed_at = excluded.reviewed_at`,

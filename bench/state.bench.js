@@ -1,0 +1,112 @@
+// Foundation figures: `ii job list --json` over a state of 1,000 jobs and
+// 10,000 commits, as a ratio to `node -e 0` (process start, the floor any CLI
+// pays); and the latency of one job mutation, as a ratio to an empty write
+// transaction on the same database.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, quantile, round, sample } from './stats.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { openStateStore, repoSlug } = await import(join(root, 'dist', 'src', 'state', 'index.js'));
+
+function seed(stateDir, slug, jobs = 1000, commitsPerJob = 10) {
+  const store = openStateStore({ dir: join(stateDir, 'incrementum') });
+  const todo = store.todos.create(slug, { title: 'benchmark todo' });
+  for (let j = 0; j < jobs; j++) {
+    const job = store.jobs.create(slug, { todo_id: todo.id });
+    store.jobs.appendChange(job.id, `I${j.toString(16).padStart(40, '0')}`);
+    for (let c = 0; c < commitsPerJob; c++) {
+      store.jobs.appendCommit(job.id, {
+        commit_id: `${j}-${c}`.padEnd(40, '0'),
+        draft_message: 'feat: something',
+        files: [{ path: 'src/a.ts', is_new: false, is_deleted: false, additions: 3, deletions: 1 }],
+      });
+      store.jobs.updateCurrentCommit(job.id, { tests_passed: true });
+    }
+    if (j % 3 === 0) store.jobs.finish(job.id, 'completed');
+  }
+  return store;
+}
+
+export async function run() {
+  const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-'));
+  try {
+    const repo = join(tmp, 'repo');
+    execFileSync('git', ['init', '-q', repo]);
+    const stateHome = join(tmp, 'state');
+    const store = seed(stateHome, repoSlug(repo));
+    const env = { ...process.env, XDG_STATE_HOME: stateHome, NO_COLOR: '1' };
+    const ii = join(root, 'bin', 'ii.js');
+    const list = () => {
+      const r = spawnSync(process.execPath, [ii, 'job', 'list', '--json', '--all'], {
+        cwd: repo,
+        env,
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      });
+      if (r.status !== 0) throw new Error(`ii job list failed: ${r.stderr}`);
+    };
+    const floor = () => spawnSync(process.execPath, ['-e', '0']);
+    list(); // warm the page cache
+    const n = 12;
+    const listMs = [];
+    const floorMs = [];
+    // Interleave so both see the same machine load.
+    for (let i = 0; i < n; i++) {
+      listMs.push(...(await sample(1, list)));
+      floorMs.push(...(await sample(1, floor)));
+    }
+
+    const job = store.jobs.create(repoSlug(repo), { todo_id: 'x' });
+    store.jobs.appendChange(job.id, 'Ibench');
+    let i = 0;
+    const mutation = await sample(500, () => store.jobs.appendCommit(job.id, { commit_id: `m${i++}` }));
+    // The floor: the cheapest durable write on the same file, through a second connection.
+    const { DatabaseSync } = await import('node:sqlite');
+    const raw = new DatabaseSync(store.dbPath);
+    raw.exec(
+      'PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL; CREATE TABLE IF NOT EXISTS bench_floor (x INTEGER)',
+    );
+    const tx = await sample(500, () => {
+      raw.exec('BEGIN IMMEDIATE');
+      raw.prepare('INSERT INTO bench_floor VALUES (1)').run();
+      raw.exec('COMMIT');
+    });
+    raw.close();
+    store.close();
+
+    const lm = median(listMs);
+    const fm = median(floorMs);
+    return [
+      {
+        name: 'ii job list --json (1,000 jobs, 10,000 commits) median',
+        value: round(lm),
+        unit: 'ms',
+        floor: round(fm),
+        ratio: round(lm / fm),
+        goal: '≤ 3× node -e 0',
+      },
+      {
+        name: 'job mutation (append commit) median',
+        value: round(median(mutation), 3),
+        unit: 'ms',
+        floor: round(median(tx), 3),
+        ratio: round(median(mutation) / median(tx)),
+        goal: 'report',
+      },
+      {
+        name: 'job mutation (append commit) p95',
+        value: round(quantile(mutation, 0.95), 3),
+        unit: 'ms',
+        floor: round(quantile(tx, 0.95), 3),
+        ratio: round(quantile(mutation, 0.95) / quantile(tx, 0.95)),
+        goal: 'report',
+      },
+    ];
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
