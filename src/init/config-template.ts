@@ -1,0 +1,44 @@
+// The commented incrementum.toml that `ii init` writes. Every key here is one
+// src/job/config.ts accepts (a test parses the output with loadConfig).
+
+const tomlString = (s: string): string => JSON.stringify(s);
+
+export interface InitOptions {
+  testCommands: string[];
+  /** Agent preset to write, e.g. "opencode". */
+  agent?: string;
+}
+
+export function configTemplate(o: InitOptions): string {
+  const tests =
+    o.testCommands.length > 0
+      ? `test-commands = [${o.testCommands.map(tomlString).join(', ')}]`
+      : `# No test command could be guessed: set at least one before \`ii job do\`.\ntest-commands = []`;
+  return `# incrementum configuration for this repository.
+# Keys here win over ~/.config/incrementum/config.toml. Reference: README.md.
+
+[agent]
+# Which ACP agent does the work: a preset (opencode, claude, gemini, codex, scripted) ...
+preset = ${tomlString(o.agent ?? 'opencode')}
+# ... or any agent that speaks ACP over stdio, as an argv array (wins over preset):
+# command = ["opencode", "acp"]
+# Extra environment for the agent process:
+# env = { OPENCODE_LOG = "info" }
+# Longest one prompt turn may take before it is cancelled:
+turn-timeout-seconds = 1800
+
+[job]
+# Run in order through a shell in the job's workspace; a non-zero exit fails the iteration.
+${tests}
+# A change that needs more iterations than this fails the job instead of looping forever.
+max-iterations = 8
+# A job that makes more changes than this fails.
+max-changes = 10
+# Ask the agent to commit its own work at the end of each iteration (the runner commits if it does not).
+auto-commit = true
+
+[workspace]
+# Files git ignores that a job's workspace still needs, copied from this checkout:
+copy = []
+`;
+}
