@@ -59,6 +59,10 @@ export function age(iso: string, now = Date.now()): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+/**
+ * JSON for people on a terminal (indented), compact for programs: piped
+ * output of a big list is half the bytes and half the time to write.
+ */
+export function printJson(value: unknown, stream: NodeJS.WriteStream = process.stdout): void {
+  stream.write(JSON.stringify(value, null, stream.isTTY ? 2 : undefined) + '\n');
 }
