@@ -2,6 +2,7 @@
 // file per command group and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.js';
+import { registerDoctorCommand } from './doctor.js';
 import { registerInitCommand } from './init.js';
 import { registerJobCommands } from './job.js';
 import { registerTodoCommands } from './todo.js';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerTodoCommands(program);
   registerJobCommands(program);
   registerInitCommand(program);
+  registerDoctorCommand(program);
   return program;
 }
 

@@ -1,0 +1,43 @@
+// ii doctor: checks the machine, the state and the configured agent, and says what to fix.
+import { execFileSync } from 'node:child_process';
+import type { Command } from 'commander';
+import { checkConfig, checkGit, checkNode, checkState, type CheckResult } from '../doctor/checks.js';
+import { stateDir } from '../state/index.js';
+import { printJson, style } from './format.js';
+
+function repoRootOrNull(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description('check Node, git, the state dir, the config and the agent, and say what to fix')
+    .option('--json', 'print JSON')
+    .action((o: { json?: boolean }) => {
+      const repoRoot = repoRootOrNull();
+      const results: CheckResult[] = [checkNode(), checkGit(), checkState(stateDir()), checkConfig(repoRoot)];
+      const failed = results.filter((r) => !r.ok).length;
+      if (o.json) printJson(results);
+      else {
+        const s = style();
+        for (const r of results) {
+          process.stdout.write(`${r.ok ? s.green('ok  ') : s.red('FAIL')} ${r.name.padEnd(7)} ${r.detail}\n`);
+          if (!r.ok && r.fix) process.stdout.write(`             → ${r.fix}\n`);
+        }
+        process.stdout.write(
+          failed === 0
+            ? 'Everything looks right.\n'
+            : `${failed} problem${failed === 1 ? '' : 's'} to fix.\n`,
+        );
+      }
+      if (failed > 0) process.exitCode = 1;
+    });
+}
