@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.js';
 import { registerDoctorCommand } from './doctor.js';
+import { registerHelpCommand } from './help.js';
 import { registerInitCommand } from './init.js';
 import { registerJobCommands } from './job.js';
 import { registerTodoCommands } from './todo.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerJobCommands(program);
   registerInitCommand(program);
   registerDoctorCommand(program);
+  registerHelpCommand(program);
   return program;
 }
 

@@ -1,0 +1,143 @@
+// Prompt templates: the shipped ones in templates/, each overridable by a file
+// of the same name in <repo>/.incrementum/templates/. Rendered with liquidjs;
+// an unknown variable or filter is an error (strict), so a typo in an
+// override fails loudly instead of sending the agent a half-empty prompt.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Liquid, type Template } from 'liquidjs';
+import { UserError } from '../errors.js';
+import type { Todo } from '../model/todo.js';
+
+export const TEMPLATE_NAMES = ['implement', 'review', 'project-review', 'commit-message', 'commit'] as const;
+export type TemplateName = (typeof TEMPLATE_NAMES)[number];
+
+export const TEMPLATE_EXT = '.liquid';
+
+/** What each template is for (`ii help templates`). */
+export const TEMPLATE_PURPOSE: Record<TemplateName, string> = {
+  implement: 'the implement prompt: do the todo, or address the feedback of the last attempt',
+  review: 'the review prompt: judge the latest iteration and write .incrementum-feedback',
+  'project-review': 'the final review of all the work, when an implement pass changed nothing',
+  'commit-message': 'asks the agent for the final commit message in .incrementum-commit-message',
+  commit: 'the final commit message itself, built from the agent’s message (Message)',
+};
+
+/** The variables every template sees (`ii help templates`). */
+export const TEMPLATE_VARIABLES: [string, string][] = [
+  ['Todo.ID', 'the todo id'],
+  ['Todo.Title', 'the todo title'],
+  ['Todo.Description', 'the todo description (may be empty)'],
+  ['Todo.Type', 'task, bug, feature or chore'],
+  ['Todo.Priority', '0 (highest) to 4 (lowest)'],
+  ['Feedback', 'the test-failure table or review comments that started this iteration (empty if none)'],
+  ['WorkspacePath', 'the absolute path of the job’s workspace'],
+  ['Message', 'the agent’s commit message (commit template; empty elsewhere)'],
+  ['BaseRev', 'the commit the job started from'],
+];
+
+export interface TemplateVars {
+  Todo: { ID: string; Title: string; Description: string; Type: string; Priority: number };
+  Feedback: string;
+  WorkspacePath: string;
+  Message: string;
+  BaseRev: string;
+}
+
+export function templateVars(
+  todo: Pick<Todo, 'id' | 'title' | 'description' | 'type' | 'priority'>,
+  extra: Partial<Omit<TemplateVars, 'Todo'>> = {},
+): TemplateVars {
+  return {
+    Todo: {
+      ID: todo.id,
+      Title: todo.title,
+      Description: todo.description,
+      Type: todo.type,
+      Priority: todo.priority,
+    },
+    Feedback: extra.Feedback ?? '',
+    WorkspacePath: extra.WorkspacePath ?? '',
+    Message: extra.Message ?? '',
+    BaseRev: extra.BaseRev ?? '',
+  };
+}
+
+/** The package's own templates/ folder, from src/ (tests) or dist/src/ (built). */
+export function shippedTemplatesDir(): string {
+  let dir = import.meta.dirname;
+  for (let i = 0; i < 5; i++) {
+    if (
+      existsSync(join(dir, 'templates', `implement${TEMPLATE_EXT}`)) &&
+      existsSync(join(dir, 'package.json'))
+    )
+      return join(dir, 'templates');
+    dir = dirname(dir);
+  }
+  throw new Error(`incrementum's templates/ folder is missing near ${import.meta.dirname}`);
+}
+
+export const overrideTemplatesDir = (repoRoot: string): string => join(repoRoot, '.incrementum', 'templates');
+
+/** The file a template comes from: the repo's override when present, else the shipped one. */
+export function templateFile(name: TemplateName, repoRoot: string): { path: string; override: boolean } {
+  const own = join(overrideTemplatesDir(repoRoot), name + TEMPLATE_EXT);
+  if (existsSync(own)) return { path: own, override: true };
+  return { path: join(shippedTemplatesDir(), name + TEMPLATE_EXT), override: false };
+}
+
+const engine = new Liquid({ strictVariables: true, strictFilters: true, cache: false });
+
+function templateError(file: string, err: unknown, doing: string): UserError {
+  const e = err as Error & { token?: { getPosition?: () => [number, number] } };
+  const pos = e.token?.getPosition?.();
+  const line = pos ? `line ${pos[0]}` : 'unknown line';
+  const message = (e.message ?? String(err)).replace(/, line:\d+, col:\d+$/, '');
+  return new UserError(
+    `prompt template ${file}, ${line}: ${doing} failed: ${message}\n` +
+      `Fix the template (\`ii help templates\` lists the variables), or delete the override to use the shipped one.`,
+  );
+}
+
+/** Loads and parses the templates a job uses, once; render() then only renders. */
+export class Prompts {
+  private readonly parsed = new Map<TemplateName, { file: string; tpl: Template[] }>();
+
+  constructor(private readonly repoRoot: string) {}
+
+  /** Parses every template now, so a broken override fails before any agent runs. */
+  loadAll(): this {
+    for (const n of TEMPLATE_NAMES) this.load(n);
+    return this;
+  }
+
+  private load(name: TemplateName): { file: string; tpl: Template[] } {
+    const hit = this.parsed.get(name);
+    if (hit) return hit;
+    const { path } = templateFile(name, this.repoRoot);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new UserError(`cannot read prompt template ${path}: ${(err as Error).message}`);
+    }
+    let tpl: Template[];
+    try {
+      tpl = engine.parse(text, path);
+    } catch (err) {
+      throw templateError(path, err, 'parsing');
+    }
+    const entry = { file: path, tpl };
+    this.parsed.set(name, entry);
+    return entry;
+  }
+
+  /** The rendered prompt; a UserError naming the file and line when it cannot be rendered. */
+  async render(name: TemplateName, vars: TemplateVars): Promise<string> {
+    const { file, tpl } = this.load(name);
+    try {
+      return String(await engine.render(tpl, vars)).replace(/\n{3,}/g, '\n\n');
+    } catch (err) {
+      throw templateError(file, err, 'rendering');
+    }
+  }
+}

@@ -1,0 +1,42 @@
+// Process checks for "no process left behind" assertions. A killed process
+// stays a zombie until its (re)parent reaps it, which here can take a second:
+// a zombie runs nothing, so it counts as gone.
+import { readdirSync, readFileSync } from 'node:fs';
+
+interface ProcStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgid: number;
+}
+
+function stat(pid: number): ProcStat | null {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may hold spaces: split after it.
+    const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return { pid, state: rest[0]!, ppid: Number(rest[1]), pgid: Number(rest[2]) };
+  } catch {
+    return null;
+  }
+}
+
+/** True while `pid` exists and is not a zombie. */
+export function isRunning(pid: number): boolean {
+  const s = stat(pid);
+  return s != null && s.state !== 'Z' && s.state !== 'X';
+}
+
+/** Pids of live (non-zombie) processes whose command line contains `needle`. */
+export function runningWith(needle: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    const pid = Number(d);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmd.includes(needle) && isRunning(pid)) out.push(pid);
+    } catch {}
+  }
+  return out;
+}
