@@ -3,9 +3,10 @@
 // an unknown variable or filter is an error (strict), so a typo in an
 // override fails loudly instead of sending the agent a half-empty prompt.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Liquid, type Template } from 'liquidjs';
 import { UserError } from '../errors.js';
+import { packageRoot } from '../package-root.js';
 import type { Todo } from '../model/todo.js';
 
 export const TEMPLATE_NAMES = ['implement', 'review', 'project-review', 'commit-message', 'commit'] as const;
@@ -62,19 +63,8 @@ export function templateVars(
   };
 }
 
-/** The package's own templates/ folder, from src/ (tests) or dist/src/ (built). */
-export function shippedTemplatesDir(): string {
-  let dir = import.meta.dirname;
-  for (let i = 0; i < 5; i++) {
-    if (
-      existsSync(join(dir, 'templates', `implement${TEMPLATE_EXT}`)) &&
-      existsSync(join(dir, 'package.json'))
-    )
-      return join(dir, 'templates');
-    dir = dirname(dir);
-  }
-  throw new Error(`incrementum's templates/ folder is missing near ${import.meta.dirname}`);
-}
+/** The package's own templates/ folder. */
+export const shippedTemplatesDir = (): string => join(packageRoot(), 'templates');
 
 export const overrideTemplatesDir = (repoRoot: string): string => join(repoRoot, '.incrementum', 'templates');
 

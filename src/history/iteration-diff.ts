@@ -1,0 +1,152 @@
+// What changed between one iteration and the one before it: `ii job diff`
+// and the dashboard's iteration view. Pure: git facts (the file list between
+// the two iteration commits) come in as arguments.
+import { UserError } from '../errors.js';
+import type {
+  IterationSnapshot,
+  Job,
+  JobChange,
+  JobCommit,
+  JobStage,
+  JobStatus,
+  Usage,
+} from '../model/job.js';
+import type { FileStat } from '../vcs/vcs.js';
+
+export interface IterationRef {
+  /** 1-based. */
+  change: number;
+  /** 1-based. */
+  iteration: number;
+  changeRecord: JobChange;
+  commit: JobCommit;
+  /** The previous iteration of the same change, or null for the first. */
+  previous: JobCommit | null;
+  /** The commit this iteration is compared with: the previous iteration, the previous change's last commit, or the base. */
+  fromCommit: string | null;
+}
+
+/** Picks an iteration; defaults are the last change and its last iteration. */
+export function locateIteration(job: Job, change?: number, iteration?: number): IterationRef {
+  if (job.changes.length === 0) throw new UserError(`job ${job.id} has no changes yet: nothing to diff.`);
+  const ci = change ?? job.changes.length;
+  const ch = job.changes[ci - 1];
+  if (!Number.isInteger(ci) || !ch)
+    throw new UserError(
+      `job ${job.id} has ${job.changes.length} change(s); --change must be 1 to ${job.changes.length}.`,
+    );
+  if (ch.commits.length === 0) throw new UserError(`change ${ci} of job ${job.id} has no iterations yet.`);
+  const k = iteration ?? ch.commits.length;
+  const commit = ch.commits[k - 1];
+  if (!Number.isInteger(k) || !commit)
+    throw new UserError(
+      `change ${ci} has ${ch.commits.length} iteration(s); --iteration must be 1 to ${ch.commits.length}.`,
+    );
+  const previous = k > 1 ? ch.commits[k - 2]! : null;
+  let fromCommit: string | null = previous?.commit_id ?? null;
+  if (!previous) {
+    const before = job.changes
+      .slice(0, ci - 1)
+      .reverse()
+      .find((c) => c.commits.length > 0);
+    fromCommit = before?.commits.at(-1)?.commit_id ?? job.base_rev;
+  }
+  return { change: ci, iteration: k, changeRecord: ch, commit, previous, fromCommit };
+}
+
+export interface IterationDiff {
+  job_id: string;
+  change: number;
+  change_id: string;
+  iteration: number;
+  from_commit: string | null;
+  to_commit: string;
+  stage: { from: JobStage | null; to: JobStage | null };
+  status: { from: JobStatus | null; to: JobStatus | null };
+  files_added: string[];
+  files_modified: string[];
+  files_removed: string[];
+  /** Tokens and cost this iteration spent. */
+  usage_delta: Usage;
+  tests_passed: boolean | null;
+  review: JobCommit['review'];
+  summary: string;
+}
+
+const ZERO: Usage = { input_tokens: 0, output_tokens: 0, cost: 0 };
+
+function usageDelta(from: IterationSnapshot | null, to: IterationSnapshot | null, fallback: Usage): Usage {
+  if (!from || !to) return fallback;
+  return {
+    input_tokens: to.usage.input_tokens - from.usage.input_tokens,
+    output_tokens: to.usage.output_tokens - from.usage.output_tokens,
+    cost: Math.round((to.usage.cost - from.usage.cost) * 1e6) / 1e6,
+  };
+}
+
+const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+
+function outcome(c: JobCommit | null): string {
+  if (!c) return 'none';
+  if (c.review) return `review ${c.review.outcome}`;
+  if (c.tests_passed === false) return 'tests failed';
+  if (c.tests_passed === true) return 'tests passed, not reviewed';
+  return 'not tested';
+}
+
+/**
+ * The diff of an iteration against the previous one. `files` is the git file
+ * list between the two commits when it could be read; without it the lists
+ * come from the snapshots (the change's files so far, before and after).
+ */
+export function iterationDiff(job: Job, ref: IterationRef, files: FileStat[] | null): IterationDiff {
+  const { commit, previous } = ref;
+  const from = previous?.after ?? commit.before;
+  const to = commit.after;
+  let added: string[];
+  let modified: string[];
+  let removed: string[];
+  if (files) {
+    const pick = (s: FileStat['status']) =>
+      files
+        .filter((f) => f.status === s)
+        .map((f) => f.path)
+        .sort();
+    added = pick('added');
+    modified = pick('modified');
+    removed = pick('removed');
+  } else {
+    const snap = to ?? commit.before;
+    const before = new Set([...(from?.files_created ?? []), ...(from?.files_modified ?? [])]);
+    added = (snap?.files_created ?? []).filter((f) => !before.has(f));
+    modified = [
+      ...(snap?.files_modified ?? []),
+      ...(snap?.files_created ?? []).filter((f) => before.has(f)),
+    ].sort();
+    removed = snap?.files_removed ?? [];
+  }
+  const usage = usageDelta(commit.before, to, commit.usage ?? ZERO);
+  const parts = [
+    `Change ${ref.change}, iteration ${ref.iteration}`,
+    `${plural(added.length, 'file')} added, ${modified.length} modified, ${removed.length} removed`,
+    `+${usage.input_tokens} input / +${usage.output_tokens} output tokens, +$${usage.cost.toFixed(4)}`,
+    `${outcome(commit)} (previous iteration: ${previous ? outcome(previous) : 'none, first of the change'})`,
+  ];
+  return {
+    job_id: job.id,
+    change: ref.change,
+    change_id: ref.changeRecord.change_id,
+    iteration: ref.iteration,
+    from_commit: ref.fromCommit,
+    to_commit: commit.commit_id,
+    stage: { from: from?.stage ?? null, to: to?.stage ?? null },
+    status: { from: from?.status ?? null, to: to?.status ?? null },
+    files_added: added,
+    files_modified: modified,
+    files_removed: removed,
+    usage_delta: usage,
+    tests_passed: commit.tests_passed,
+    review: commit.review,
+    summary: parts.join('; ') + '.',
+  };
+}

@@ -1,0 +1,549 @@
+// The job loop of DESIGN.md §4: implementing → testing → reviewing →
+// committing → implementing, until an implement pass changes nothing and the
+// project review decides. A plain object with callbacks: the CLI prints its
+// events, the dashboard mirrors them, and cancel() stops it from anywhere.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import type { AgentSession } from '../agent/types.js';
+import { UserError } from '../errors.js';
+import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
+import { addUsage, currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
+import type { AgentPurpose, Job, JobReview, Usage } from '../model/job.js';
+import { appendEvent, type JobEventType } from '../state/events.js';
+import { transcriptFile } from '../state/paths.js';
+import { Prompts, templateVars, type TemplateName } from './prompts.js';
+import {
+  clearProtocolFile,
+  COMMIT_MESSAGE_FILE,
+  FEEDBACK_FILE,
+  parseFeedback,
+  takeProtocolFile,
+} from './protocol-files.js';
+import type { FinalStatus, JobRunnerOptions, RunnerEvent, RunnerStage } from './runner-types.js';
+import { runTests, testFailureTable } from './test-runner.js';
+
+/** The loop was stopped from outside (abandon request, signal, cancel()). */
+class Stopped extends Error {
+  constructor(
+    readonly status: FinalStatus,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** A clear reason the job cannot go on. */
+class JobFailure extends Error {}
+
+type End = { end: FinalStatus; reason: string | null };
+type Next = RunnerStage | End;
+const end = (status: FinalStatus, reason: string | null = null): End => ({ end: status, reason });
+
+interface Turn {
+  id: string;
+  usage: Usage;
+}
+
+/** The test commands, or a UserError saying how to configure them. */
+export function requireTestCommands(config: JobRunnerOptions['config']): string[] {
+  const cmds = config.job['test-commands'];
+  if (cmds.length === 0)
+    throw new UserError(
+      'no test commands configured: a job needs at least one.\n' +
+        'Add them to incrementum.toml, e.g.\n  [job]\n  test-commands = ["npm test"]\n(`ii init` writes a commented config with guessed commands.)',
+    );
+  return cmds;
+}
+
+export class JobRunner {
+  private readonly o: JobRunnerOptions;
+  private readonly prompts: Prompts;
+  private readonly testCommands: string[];
+  private readonly abort = new AbortController();
+  private stopRequest: Stopped | null = null;
+  private current: AgentSession | null = null;
+  private stage: RunnerStage | null = null;
+  /** Started in the vcs, recorded on the job once an implement pass changes something. */
+  private pendingChange: string | null = null;
+  /** HEAD when the current change started: its files are diffed against it. */
+  private changeBase: string | null = null;
+  /** Implement passes that changed nothing while the current change was still open. */
+  private emptyPasses = 0;
+  private afterProjectRequest = false;
+  private timers: NodeJS.Timeout[] = [];
+  private running: Promise<Job> | null = null;
+
+  constructor(opts: JobRunnerOptions) {
+    this.o = opts;
+    this.testCommands = requireTestCommands(opts.config);
+    // Parse every template now: a broken override fails before any agent runs.
+    this.prompts = new Prompts(opts.repoRoot).loadAll();
+  }
+
+  get jobId(): string {
+    return this.o.jobId;
+  }
+
+  /** Runs the job to a terminal state and returns the final record. Never rejects for a job failure. */
+  run(): Promise<Job> {
+    this.running ??= this.runOnce();
+    return this.running;
+  }
+
+  /**
+   * Stops the job from any stage: cancels the agent, kills the test process
+   * groups; run() then resolves with the job marked `status` (failed unless
+   * said otherwise). Safe to call more than once: the first call wins.
+   */
+  cancel(opts: { status?: 'failed' | 'abandoned'; reason?: string } = {}): void {
+    if (this.stopRequest) return;
+    const status = opts.status ?? 'failed';
+    this.stopRequest = new Stopped(
+      status,
+      opts.reason ?? (status === 'abandoned' ? 'abandoned' : 'cancelled'),
+    );
+    this.abort.abort();
+    void this.current?.cancel().catch(() => {});
+  }
+
+  // ─── lifecycle ──────────────────────────────────────────────────────────
+
+  private async runOnce(): Promise<Job> {
+    const { store, jobId } = this.o;
+    this.beat();
+    this.timers.push(setInterval(() => this.beat(), this.o.heartbeatMs ?? 5000));
+    this.timers.push(setInterval(() => this.pollControl(), this.o.pollMs ?? 250));
+    for (const t of this.timers) t.unref();
+    let outcome: End;
+    try {
+      outcome = await this.loop();
+    } catch (err) {
+      if (err instanceof Stopped || this.stopRequest) {
+        const s = this.stopRequest ?? (err as Stopped);
+        outcome = end(s.status, s.reason);
+      } else {
+        const msg = err instanceof Error ? err.message : String(err);
+        outcome = end(
+          'failed',
+          err instanceof JobFailure || err instanceof UserError ? msg : `error: ${msg}`,
+        );
+      }
+    }
+    for (const t of this.timers) clearInterval(t);
+    this.abort.abort(); // whatever test process group is left goes now
+    let job = store.jobs.finish(jobId, outcome.end, outcome.reason);
+    await this.closeIteration(job, true).catch((e: unknown) =>
+      this.warn(`could not snapshot the last iteration: ${String(e)}`),
+    );
+    this.log('stage', { status: outcome.end, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+    try {
+      await this.o.finishSession?.(outcome.end === 'completed' ? 'done' : 'failed');
+    } catch (err) {
+      this.warn(`could not release the workspace: ${(err as Error).message}`);
+    }
+    job = store.jobs.get(jobId) ?? job;
+    this.emit({ type: 'finished', job });
+    try {
+      await this.o.onFinished?.(job);
+    } catch (err) {
+      this.warn(`the finish hook failed: ${(err as Error).message}`);
+    }
+    return job;
+  }
+
+  private async loop(): Promise<End> {
+    let next: Next = 'implementing';
+    for (;;) {
+      if (typeof next !== 'string') return next;
+      this.checkStopped();
+      if (next === 'implementing') next = await this.implement();
+      else if (next === 'testing') next = await this.test();
+      else if (next === 'reviewing') next = await this.review();
+      else if (next === 'committing') next = await this.commit();
+      else next = await this.projectReview();
+    }
+  }
+
+  private beat(): void {
+    try {
+      this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostname());
+    } catch {}
+  }
+
+  private pollControl(): void {
+    if (this.stopRequest) return;
+    try {
+      for (const r of this.o.store.control.pending(this.o.jobId)) {
+        if (r.kind !== 'abandon') continue;
+        this.o.store.control.markHandled(r.id);
+        this.cancel({ status: 'abandoned', reason: r.reason || 'abandoned on request' });
+      }
+    } catch {} // a busy database: the next poll tries again
+  }
+
+  // ─── stages ─────────────────────────────────────────────────────────────
+
+  private async implement(): Promise<Next> {
+    const { store, jobId, vcs, workspacePath: ws, config } = this.o;
+    await this.enter('implementing');
+    let job = this.job();
+    const change = currentChange(job);
+    const open = change != null && !isChangeComplete(change);
+    const maxIter = config.job['max-iterations'];
+    if (open && change.commits.length + this.emptyPasses >= maxIter)
+      throw new JobFailure(
+        `change ${job.changes.length} (${change.change_id}) was not accepted after ${maxIter} iterations ([job] max-iterations = ${maxIter}); ` +
+          'raise the cap in incrementum.toml or split the todo.',
+      );
+    if (!open && !this.pendingChange) {
+      this.changeBase = await vcs.head(ws);
+      this.pendingChange = await vcs.startChange(ws);
+      this.emit({ type: 'change_started', change_id: this.pendingChange, number: job.changes.length + 1 });
+    }
+    this.clearFiles();
+    const headBefore = await vcs.head(ws);
+    const before = takeSnapshot(job, open ? await this.changeFiles(headBefore) : []);
+    const feedback = job.feedback;
+    const prompt = await this.render('implement', { Feedback: feedback ?? '' });
+    const turn = await this.agentTurn('implement', prompt, async (session) => {
+      if (!job.auto_commit || !this.o.afterImplement || !(await vcs.hasChanges(ws))) return;
+      try {
+        const r = await this.o.afterImplement({
+          session,
+          workspace: ws,
+          todo: this.o.todo,
+          files: session.files(),
+        });
+        if (r?.warning) this.warn(r.warning);
+      } catch (err) {
+        this.warn(`auto-commit failed: ${(err as Error).message}`);
+      }
+    });
+    job = store.jobs.addUsage(jobId, turn.usage);
+    const changed = (await vcs.hasChanges(ws)) || (await vcs.head(ws)) !== headBefore;
+    if (!changed) {
+      clearProtocolFile(ws, this.o.repoRoot, COMMIT_MESSAGE_FILE);
+      if (open) {
+        this.emptyPasses++;
+        this.warn(
+          `the implement pass changed nothing, but change ${job.changes.length} is still open; trying again with the same feedback`,
+        );
+        return 'implementing';
+      }
+      if (this.afterProjectRequest)
+        throw new JobFailure(
+          'the project review requested changes, but the next implement pass changed nothing',
+        );
+      return 'project-review';
+    }
+    this.afterProjectRequest = false;
+    const draft = takeProtocolFile(ws, this.o.repoRoot, COMMIT_MESSAGE_FILE)?.trim() || this.defaultMessage();
+    if (!open) {
+      const maxChanges = config.job['max-changes'];
+      if (job.changes.length >= maxChanges)
+        throw new JobFailure(
+          `the agent started change ${job.changes.length + 1}, but the job may make only ${maxChanges} ([job] max-changes = ${maxChanges}); ` +
+            'raise the cap in incrementum.toml or split the todo.',
+        );
+      store.jobs.appendChange(jobId, this.pendingChange!);
+      this.pendingChange = null;
+      this.emptyPasses = 0;
+    }
+    const ic = await vcs.commitIteration(ws, draft);
+    const files = statsToFileChanges(ic.files);
+    const commit = store.jobs.appendCommit(jobId, {
+      commit_id: ic.commit_id,
+      draft_message: draft,
+      agent_session_id: turn.id,
+      files,
+      usage: turn.usage,
+      feedback,
+      before,
+    });
+    store.jobs.setFeedback(jobId, null);
+    const now = this.job();
+    this.emit({
+      type: 'iteration',
+      change_id: ic.change_id,
+      iteration: currentChange(now)?.commits.length ?? 1,
+      commit_id: commit.commit_id,
+      files,
+    });
+    return 'testing';
+  }
+
+  private async test(): Promise<Next> {
+    const { store, jobId, workspacePath: ws } = this.o;
+    await this.enter('testing');
+    const run = await runTests({
+      commands: this.testCommands,
+      cwd: ws,
+      env: this.o.testEnv,
+      signal: this.abort.signal,
+      onStart: (command) => {
+        this.log('test_start', { command });
+        this.emit({ type: 'test_start', command });
+      },
+      onOutput: (command, stream, text) => {
+        this.log('test_output', { command, stream, text });
+        this.emit({ type: 'test_output', command, stream, text });
+      },
+      onEnd: (result) => {
+        this.log('test_end', {
+          command: result.command,
+          exit_code: result.exit_code,
+          duration_ms: result.duration_ms,
+        });
+        this.emit({ type: 'test_end', result });
+      },
+    });
+    this.checkStopped();
+    store.jobs.updateCurrentCommit(jobId, { tests_passed: run.passed, test_results: run.results });
+    this.emit({ type: 'tests', passed: run.passed, results: run.results });
+    if (run.passed) return 'reviewing';
+    store.jobs.setFeedback(jobId, testFailureTable(run.results));
+    await this.closeIteration(this.job());
+    return 'implementing';
+  }
+
+  private async review(): Promise<Next> {
+    const { store, jobId } = this.o;
+    await this.enter('reviewing');
+    const review = await this.verdict('review');
+    const usage = addUsage(currentCommit(this.job())?.usage ?? review.usage, review.usage);
+    if (!review.ok) throw new JobFailure(`invalid feedback from the review: ${review.reason}`);
+    store.jobs.updateCurrentCommit(jobId, { review: review.review, usage });
+    this.emit({ type: 'review', project: false, review: review.review });
+    const { outcome, comments } = review.review;
+    if (outcome === 'ACCEPT') return 'committing';
+    if (outcome === 'ABANDON') return end('abandoned', `the review abandoned the todo${firstLine(comments)}`);
+    store.jobs.setFeedback(jobId, comments || 'The reviewer requested changes but gave no details.');
+    await this.closeIteration(this.job());
+    return 'implementing';
+  }
+
+  private async commit(): Promise<Next> {
+    const { store, jobId, vcs, workspacePath: ws, repoRoot } = this.o;
+    await this.enter('committing');
+    clearProtocolFile(ws, repoRoot, COMMIT_MESSAGE_FILE);
+    const turn = await this.agentTurn('commit-message', await this.render('commit-message', {}));
+    store.jobs.addUsage(jobId, turn.usage);
+    const cur = currentCommit(this.job());
+    const agentMessage =
+      takeProtocolFile(ws, repoRoot, COMMIT_MESSAGE_FILE)?.trim() ||
+      cur?.draft_message ||
+      this.defaultMessage();
+    const message = (await this.render('commit', { Message: agentMessage })).trim() + '\n';
+    const sha = await vcs.describe(ws, message);
+    store.jobs.updateCurrentCommit(jobId, { usage: addUsage(cur?.usage ?? turn.usage, turn.usage) });
+    const changeId = currentChange(this.job())?.change_id ?? '';
+    this.log('info', { message: `committed ${sha}`, commit_id: sha, change_id: changeId });
+    this.emit({ type: 'committed', change_id: changeId, commit_id: sha, message });
+    await this.closeIteration(this.job());
+    return 'implementing';
+  }
+
+  private async projectReview(): Promise<Next> {
+    const { store, jobId, config } = this.o;
+    await this.enter('project-review');
+    const review = await this.verdict('project-review');
+    if (!review.ok) throw new JobFailure(`invalid feedback from the project review: ${review.reason}`);
+    store.jobs.setProjectReview(jobId, review.review);
+    this.emit({ type: 'review', project: true, review: review.review });
+    const { outcome, comments } = review.review;
+    if (outcome === 'ACCEPT') return end('completed');
+    if (outcome === 'ABANDON')
+      return end('abandoned', `the project review abandoned the todo${firstLine(comments)}`);
+    const job = this.job();
+    const maxChanges = config.job['max-changes'];
+    if (job.changes.length >= maxChanges)
+      throw new JobFailure(
+        `the project review requested more changes, but the job already made ${job.changes.length} ([job] max-changes = ${maxChanges}); ` +
+          'raise the cap in incrementum.toml or split the todo.',
+      );
+    store.jobs.setFeedback(jobId, comments || 'The project review requested changes but gave no details.');
+    this.afterProjectRequest = true;
+    return 'implementing';
+  }
+
+  // ─── helpers ────────────────────────────────────────────────────────────
+
+  /** Runs a review-like prompt and reads the verdict the agent left in .incrementum-feedback. */
+  private async verdict(
+    purpose: 'review' | 'project-review',
+  ): Promise<{ ok: true; review: JobReview; usage: Usage } | { ok: false; reason: string; usage: Usage }> {
+    const { store, jobId, workspacePath: ws, repoRoot } = this.o;
+    clearProtocolFile(ws, repoRoot, FEEDBACK_FILE);
+    const turn = await this.agentTurn(purpose, await this.render(purpose, {}));
+    store.jobs.addUsage(jobId, turn.usage);
+    const parsed = parseFeedback(takeProtocolFile(ws, repoRoot, FEEDBACK_FILE));
+    if (!parsed.ok) return { ok: false, reason: parsed.reason, usage: turn.usage };
+    return {
+      ok: true,
+      usage: turn.usage,
+      review: {
+        outcome: parsed.outcome,
+        comments: parsed.details,
+        agent_session_id: turn.id,
+        reviewed_at: new Date().toISOString(),
+      },
+    };
+  }
+
+  /**
+   * One agent session for one prompt: start it, record it on the job, send
+   * the prompt, run `after` in the same session, close it. A stop request
+   * interrupts any await here; the session is always closed.
+   */
+  private async agentTurn(
+    purpose: AgentPurpose,
+    prompt: string,
+    after?: (s: AgentSession) => Promise<void>,
+  ): Promise<Turn> {
+    this.checkStopped();
+    const { store, jobId, stateDir, agent, config } = this.o;
+    const id = randomBytes(6).toString('hex');
+    const transcript = transcriptFile(stateDir, jobId, id);
+    mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
+    store.jobs.addAgentSession(jobId, { purpose, id, transcript, started_at: new Date().toISOString() });
+    this.log('agent_start', { purpose, agent_session_id: id });
+    this.emit({ type: 'agent_start', purpose, agent_session_id: id });
+    const starting = this.o.startAgent({
+      agent,
+      cwd: this.o.workspacePath,
+      transcriptPath: transcript,
+      turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
+      onActivity: (activity) => this.emit({ type: 'activity', purpose, activity }),
+      onFileChange: (file) => {
+        this.log('file_change', { ...file });
+        this.emit({ type: 'file_change', file });
+      },
+    });
+    let session: AgentSession;
+    try {
+      session = await this.interruptible(starting);
+    } catch (err) {
+      // If the stop won the race, the session may still come up: close it then.
+      starting.then(
+        (s) => s.close(),
+        () => {},
+      );
+      if (this.stopRequest) throw this.stopRequest;
+      throw new JobFailure(`could not start the ${purpose} agent (${agent.name}): ${(err as Error).message}`);
+    }
+    this.current = session;
+    try {
+      const result = await this.interruptible(session.prompt(prompt));
+      if (result.stopReason === 'cancelled') throw new Error('its turn was cancelled');
+      if (result.stopReason !== 'end_turn') this.warn(`the ${purpose} agent stopped: ${result.stopReason}`);
+      if (after) await this.interruptible(after(session));
+      return { id, usage: session.usage() };
+    } catch (err) {
+      if (this.stopRequest) throw this.stopRequest;
+      throw new JobFailure(`the ${purpose} agent failed: ${(err as Error).message}`);
+    } finally {
+      this.current = null;
+      await session.close().catch((e: unknown) => this.warn(`closing the ${purpose} agent: ${String(e)}`));
+    }
+  }
+
+  /** Resolves like `p`, or rejects as soon as the job is stopped. */
+  private interruptible<T>(p: Promise<T>): Promise<T> {
+    if (this.stopRequest) return Promise.reject(this.stopRequest);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(this.stopRequest ?? new Error('stopped'));
+      this.abort.signal.addEventListener('abort', onAbort, { once: true });
+      p.then(
+        (v) => {
+          this.abort.signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (e: unknown) => {
+          this.abort.signal.removeEventListener('abort', onAbort);
+          reject(e as Error);
+        },
+      );
+    });
+  }
+
+  private checkStopped(): void {
+    if (this.stopRequest) throw this.stopRequest;
+  }
+
+  private async enter(to: RunnerStage): Promise<void> {
+    this.checkStopped();
+    const from = this.stage;
+    if (from === to) return;
+    this.stage = to;
+    const stored = to === 'project-review' ? 'reviewing' : to;
+    this.o.store.jobs.setStage(this.o.jobId, stored);
+    const storedFrom = from === 'project-review' ? 'reviewing' : from;
+    this.log('stage', {
+      from: storedFrom,
+      to: stored,
+      ...(to === 'project-review' ? { project_review: true } : {}),
+    });
+    this.emit({ type: 'stage', from, to });
+  }
+
+  /** Sets the current commit's after-snapshot (on finish: only if the iteration was left open). */
+  private async closeIteration(job: Job, onlyIfOpen = false): Promise<void> {
+    const cur = currentCommit(job);
+    if (!cur || (onlyIfOpen && cur.after)) return;
+    const files = await this.changeFiles(await this.o.vcs.head(this.o.workspacePath));
+    this.o.store.jobs.updateCurrentCommit(this.o.jobId, { after: takeSnapshot(job, files) });
+  }
+
+  /** The files of the current change so far (HEAD against the change's base). */
+  private async changeFiles(head: string): Promise<SnapshotFiles> {
+    if (!this.changeBase || head === this.changeBase) return [];
+    return this.o.vcs.changedFiles(this.o.workspacePath, this.changeBase, head);
+  }
+
+  private clearFiles(): void {
+    clearProtocolFile(this.o.workspacePath, this.o.repoRoot, FEEDBACK_FILE);
+    clearProtocolFile(this.o.workspacePath, this.o.repoRoot, COMMIT_MESSAGE_FILE);
+  }
+
+  private render(name: TemplateName, extra: { Feedback?: string; Message?: string }): Promise<string> {
+    return this.prompts.render(
+      name,
+      templateVars(this.o.todo, { ...extra, WorkspacePath: this.o.workspacePath, BaseRev: this.o.baseRev }),
+    );
+  }
+
+  private defaultMessage(): string {
+    const type = this.o.todo.type === 'bug' ? 'fix' : this.o.todo.type === 'chore' ? 'chore' : 'feat';
+    return `${type}: ${this.o.todo.title}`;
+  }
+
+  private job(): Job {
+    const j = this.o.store.jobs.get(this.o.jobId);
+    if (!j) throw new JobFailure(`job ${this.o.jobId} vanished from the state store`);
+    return j;
+  }
+
+  private log(type: JobEventType, data: Record<string, unknown>): void {
+    try {
+      appendEvent(this.o.stateDir, this.o.jobId, type, data);
+    } catch {} // the event log is a convenience; a full disk must not kill the job
+  }
+
+  private warn(message: string): void {
+    this.log('warning', { message });
+    this.emit({ type: 'warning', message });
+  }
+
+  private emit(e: RunnerEvent): void {
+    try {
+      this.o.onEvent?.(e);
+    } catch {} // a listener's bug is not the job's failure
+  }
+}
+
+const firstLine = (s: string): string => {
+  const l = s.split('\n').find((x) => x.trim());
+  return l ? `: ${l.trim()}` : '';
+};
