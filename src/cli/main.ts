@@ -6,6 +6,7 @@ import { registerDoctorCommand } from './doctor.js';
 import { registerHelpCommand } from './help.js';
 import { registerInitCommand } from './init.js';
 import { registerJobCommands } from './job.js';
+import { registerJournalCommands } from './journal.js';
 import { registerTodoCommands } from './todo.js';
 
 /** Exit codes (documented in the README). */
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerTodoCommands(program);
   registerJobCommands(program);
+  registerJournalCommands(program);
   registerInitCommand(program);
   registerDoctorCommand(program);
   registerHelpCommand(program);

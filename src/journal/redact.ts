@@ -1,0 +1,87 @@
+// Secrets are redacted from anything incrementum shows or writes for people
+// (journals, test-output excerpts, logs in the CLI and the dashboard): test
+// commands and agents print environment dumps, config files and curl lines,
+// and a journal is the kind of file that gets pasted into an issue.
+//
+// The patterns aim at shapes that are secrets with near certainty, so ordinary
+// output (stack traces, code, TypeScript's "Unexpected token") passes through
+// untouched. Each shape has a test in test/unit/redact.test.ts.
+
+/** What a redacted secret is replaced with. */
+export const REDACTED = '[REDACTED]';
+
+interface Rule {
+  name: string;
+  re: RegExp;
+  /** The replacement; the default replaces the whole match. */
+  to?: string | ((...m: string[]) => string);
+}
+
+// Key names whose value is a secret in an assignment (`DB_PASSWORD=...`,
+// `?token=...`, `"api_key": "..."`); a prefix such as GITHUB_ or client_ is allowed.
+const KEY = String.raw`[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)`;
+
+const RULES: Rule[] = [
+  {
+    // A whole PEM block; an unterminated one (output cut mid-key) is redacted to the end.
+    name: 'private key block',
+    re: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$(?![\s\S]))/g,
+    to: `-----BEGIN $1PRIVATE KEY-----\n${REDACTED}\n-----END $1PRIVATE KEY-----`,
+  },
+  // Anthropic before OpenAI: sk-ant-... also starts with sk-.
+  { name: 'anthropic key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+  { name: 'openai key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
+  { name: 'stripe key', re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { name: 'google api key', re: /\bAIza[0-9A-Za-z_-]{35}/g },
+  { name: 'github token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}/g },
+  { name: 'github fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}/g },
+  { name: 'slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { name: 'aws access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
+  {
+    name: 'bearer token',
+    re: /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{12,}/gi,
+    to: (_m, word: string, space: string) => `${word}${space}${REDACTED}`,
+  },
+  {
+    // user:password@host in a URL.
+    name: 'url credentials',
+    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi,
+    to: (_m, head: string, _pw: string, at: string) => `${head}${REDACTED}${at}`,
+  },
+  {
+    // "password": "x" in JSON: the key itself is quoted, so prose such as
+    // "Unexpected token: '}'" never matches.
+    name: 'json assignment',
+    re: new RegExp(String.raw`(["']${KEY}["']\s*:\s*)(["'])(?!\[REDACTED\])[^"'\n]+\2`, 'gi'),
+    to: (_m, head: string, q: string) => `${head}${q}${REDACTED}${q}`,
+  },
+  {
+    // password = "x" (TOML, shell, code) with a quoted value.
+    name: 'quoted assignment',
+    re: new RegExp(String.raw`(\b${KEY}\s*=\s*)(["'])(?!\[REDACTED\])[^"'\n]+\2`, 'gi'),
+    to: (_m, head: string, q: string) => `${head}${q}${REDACTED}${q}`,
+  },
+  {
+    // password=x, --token=x, ?api_key=x&...: no space around '=', so
+    // `const token = getToken()` and `token == x` stay as they are.
+    name: 'assignment',
+    re: new RegExp(String.raw`(\b${KEY}=)(?![=\s"']|\[REDACTED\])[^\s"'&;,)]+`, 'gi'),
+    to: (_m, head: string) => `${head}${REDACTED}`,
+  },
+];
+
+/** `text` with every secret shape above replaced by [REDACTED]. */
+export function redact(text: string): string {
+  let out = text;
+  for (const r of RULES) {
+    r.re.lastIndex = 0;
+    out =
+      typeof r.to === 'function'
+        ? out.replace(r.re, r.to as (...m: string[]) => string)
+        : out.replace(r.re, r.to ?? REDACTED);
+  }
+  return out;
+}
+
+/** The names of the shapes redact() knows (for docs and tests). */
+export const REDACTION_RULES: readonly string[] = RULES.map((r) => r.name);

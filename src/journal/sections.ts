@@ -1,0 +1,353 @@
+// The journal's sections, one pure function each: inputs in, the section (or
+// null), where it came from, and the warnings explaining any gap out.
+import { createHash } from 'node:crypto';
+import { addUsage, isChangeComplete } from '../model/derive.js';
+import { ZERO_USAGE, type AgentPurpose, type Job, type JobCommit, type Usage } from '../model/job.js';
+import type { JobEvent } from '../state/events.js';
+import { eventsFile } from '../state/paths.js';
+import { excerpt } from './excerpt.js';
+import type { Head, JournalInputs } from './inputs.js';
+import { redact } from './redact.js';
+import type {
+  Identity,
+  LastFailure,
+  Milestones,
+  NextAction,
+  Notes,
+  Phase,
+  StageUsage,
+  Status,
+  TerminalState,
+  UsageSection,
+  Verification,
+} from './schema.js';
+import { RECENT_NOTES } from './schema.js';
+import { notesFile } from './files.js';
+
+export interface Section<T> {
+  value: T;
+  source: string;
+  warnings: string[];
+}
+const section = <T>(value: T, source: string, warnings: string[] = []): Section<T> => ({
+  value,
+  source,
+  warnings,
+});
+
+const short = (sha: string): string => sha.slice(0, 12);
+
+const allCommits = (job: Job): JobCommit[] => job.changes.flatMap((c) => c.commits);
+
+/**
+ * The head of the accepted work: the commit the runner's last commit stage
+ * produced (an `info` event with a commit_id), or the base when nothing was
+ * accepted. The job record cannot tell it: describing a commit changes its sha.
+ */
+export function acceptedHead(job: Job, events: JobEvent[] | null): Head {
+  const verified = job.changes.filter(isChangeComplete).length;
+  if (verified === 0) {
+    return job.base_rev
+      ? { sha: job.base_rev, source: 'job record (base: nothing accepted)' }
+      : { unknown: 'the job record has no base revision' };
+  }
+  if (!events)
+    return {
+      unknown: `the job accepted ${verified} change${verified === 1 ? '' : 's'}, but without the event log the commits are unknown`,
+    };
+  const committed = events.filter((e) => e.type === 'info' && typeof e.commit_id === 'string').at(-1);
+  if (!committed)
+    return {
+      unknown: `the job accepted ${verified} change${verified === 1 ? '' : 's'}, but the event log records no commit`,
+    };
+  return { sha: committed.commit_id as string, source: 'events (last commit stage)' };
+}
+
+export function identity(i: JournalInputs): Section<Identity> {
+  const { job, todo } = i;
+  const warnings: string[] = [];
+  if (!todo) warnings.push(`todo ${job.todo_id} is not in the store: its title and description are unknown`);
+  if (!i.repoRoot) warnings.push('the repository root is unknown (not given, and the workspace is gone)');
+  return section(
+    {
+      job_id: job.id,
+      repo: job.repo,
+      repo_root: i.repoRoot,
+      base_commit: job.base_rev,
+      head_commit: 'sha' in i.head ? i.head.sha : null,
+      todo: {
+        id: job.todo_id,
+        title: todo?.title ?? null,
+        description_sha256: todo ? createHash('sha256').update(todo.description).digest('hex') : null,
+      },
+    },
+    'source' in i.head ? `job record + ${i.head.source}` : 'job record',
+    warnings,
+  );
+}
+
+/** The stored stage, or the project review when the last stage event says so. */
+function phase(job: Job, events: JobEvent[] | null): Phase {
+  if (job.stage !== 'reviewing' || !events) return job.stage;
+  const last = events.filter((e) => e.type === 'stage' && typeof e.to === 'string').at(-1);
+  return last?.project_review === true ? 'project-review' : 'reviewing';
+}
+
+export function status(i: JournalInputs): Section<Status> {
+  const { job } = i;
+  const warnings: string[] = [];
+  const events = i.events.state === 'ok' ? i.events.value : null;
+  const stop = i.stop.state === 'ok' ? i.stop.value : null;
+  const terminal: TerminalState =
+    job.status === 'completed'
+      ? 'complete'
+      : job.status === 'active'
+        ? i.stale
+          ? 'unknown'
+          : 'running'
+        : 'stopped';
+  let reason: string | null;
+  if (job.status === 'failed' || job.status === 'abandoned')
+    reason = job.failure_reason ?? stop?.reason ?? (job.status === 'abandoned' ? 'abandoned' : null);
+  else if (terminal === 'unknown')
+    reason =
+      stop?.reason ??
+      `the runner is gone (pid ${job.pid ?? 'N/A'} on ${job.host ?? 'N/A'}, last heartbeat ${job.heartbeat_at ?? 'never'})`;
+  else reason = stop?.reason ?? null;
+  const ended = job.status === 'active' ? null : job.completed_at;
+  if (job.status !== 'active' && !ended)
+    warnings.push(`the job is ${job.status} but its record has no completion time: duration unknown`);
+  const ms = ended ? Date.parse(ended) - Date.parse(job.started_at) : NaN;
+  return section(
+    {
+      phase: phase(job, events),
+      job_status: job.status,
+      terminal_state: terminal,
+      stop_reason: reason === null ? null : redact(reason),
+      started_at: job.started_at,
+      ended_at: ended,
+      duration_seconds: Number.isFinite(ms) && ms >= 0 ? ms / 1000 : null,
+    },
+    stop?.reason && reason === stop.reason ? 'job record + stop file' : 'job record',
+    warnings,
+  );
+}
+
+/**
+ * A job with no changes and no agent session never ran the change loop: a
+ * record from before changes were tracked. One whose agents ran and changed
+ * nothing has honest zeros.
+ */
+export function milestones(job: Job): Section<Milestones | null> {
+  if (job.changes.length === 0 && job.agent_sessions.length === 0 && job.status !== 'active')
+    return section(null, 'none', [
+      'the job record has no changes and no agent sessions (a record from before changes were tracked): milestones are N/A',
+    ]);
+  return section(
+    {
+      changes: {
+        attempted: job.changes.filter((c) => c.commits.length > 0).length,
+        total: job.changes.length,
+        verified: job.changes.filter(isChangeComplete).length,
+      },
+      iterations: allCommits(job).length,
+    },
+    'job record',
+  );
+}
+
+/** Where the output of the failing command of the last failed run is in the event log. */
+function failureOutput(events: JobEvent[], command: string, exitCode: number | null): string | null {
+  let end = -1;
+  for (let k = events.length - 1; k >= 0; k--) {
+    const e = events[k]!;
+    if (
+      e.type === 'test_end' &&
+      e.command === command &&
+      (exitCode === null ? e.exit_code !== 0 : e.exit_code === exitCode)
+    ) {
+      end = k;
+      break;
+    }
+  }
+  if (end < 0) return null;
+  let start = end;
+  while (start > 0 && !(events[start]!.type === 'test_start' && events[start]!.command === command)) start--;
+  return events
+    .slice(start, end)
+    .filter((e) => e.type === 'test_output' && e.command === command && typeof e.text === 'string')
+    .map((e) => e.text as string)
+    .join('');
+}
+
+export function verification(i: JournalInputs): Section<Verification | null> & { failureSource: string } {
+  const { job, stateDir } = i;
+  const tested = allCommits(job).filter((c) => c.tests_passed !== null);
+  const warnings: string[] = [];
+  if (
+    tested.length === 0 &&
+    job.changes.length === 0 &&
+    job.agent_sessions.length === 0 &&
+    job.status !== 'active'
+  )
+    return {
+      ...section(null, 'none', [
+        'the job record has no test runs (a record from before changes were tracked)',
+      ]),
+      failureSource: 'none',
+    };
+  const lastFailed = tested.filter((c) => c.tests_passed === false).at(-1);
+  let last: LastFailure | null = null;
+  let failureSource = 'none';
+  if (lastFailed) {
+    const events = i.events.state === 'ok' ? i.events.value : null;
+    const failing = lastFailed.test_results.find((r) => r.exit_code !== 0);
+    let command = failing?.command ?? null;
+    let exitCode = failing?.exit_code ?? null;
+    if (!command && events) {
+      // An old record without per-command results: the event log still knows.
+      const end = events.filter((e) => e.type === 'test_end' && e.exit_code !== 0).at(-1);
+      if (end && typeof end.command === 'string') {
+        command = end.command;
+        exitCode = typeof end.exit_code === 'number' ? end.exit_code : null;
+      }
+    }
+    if (!command) {
+      warnings.push(
+        'the last test run failed, but neither the job record nor the event log says which command',
+      );
+    } else {
+      const output = events ? failureOutput(events, command, exitCode) : null;
+      if (!events)
+        warnings.push(
+          `no output excerpt for the failing command "${redact(command)}": the event log could not be read`,
+        );
+      else if (output === null)
+        warnings.push(`the event log has no output of the failing command "${redact(command)}"`);
+      last = {
+        command: redact(command),
+        exit_code: exitCode ?? 1,
+        excerpt: output === null ? null : excerpt(output),
+        log_path: events ? eventsFile(stateDir, job.id) : null,
+      };
+      failureSource = output === null ? 'job record' : failing ? 'job record + events' : 'events';
+    }
+  }
+  const passed = tested.filter((c) => c.tests_passed === true).length;
+  return {
+    ...section(
+      {
+        attempts_total: tested.length,
+        passed,
+        failed: tested.length - passed,
+        total_duration_ms: tested.reduce(
+          (n, c) => n + c.test_results.reduce((m, r) => m + r.duration_ms, 0),
+          0,
+        ),
+        last_failure: last,
+      },
+      'job record',
+      warnings,
+    ),
+    failureSource,
+  };
+}
+
+export function nextAction(i: JournalInputs, st: Status, head: Head): Section<NextAction | null> {
+  const { job } = i;
+  if (i.stop.state === 'ok' && i.stop.value.next_action) {
+    const n = i.stop.value.next_action;
+    return section(
+      { title: n.title, command: n.command ? redact(n.command) : null, why: redact(n.why) },
+      'stop file',
+    );
+  }
+  const retry = `ii job retry ${job.id}`;
+  const why = (prefix: string) => (st.stop_reason ? `${prefix}: ${st.stop_reason}` : prefix);
+  let next: NextAction;
+  switch (st.terminal_state) {
+    case 'complete': {
+      const range =
+        job.base_rev && 'sha' in head && head.sha !== job.base_rev
+          ? `git log --stat ${short(job.base_rev)}..${short(head.sha)}`
+          : null;
+      next = {
+        title: range ? 'Review the accepted commits and merge them' : 'Nothing to merge: close the todo',
+        command: range,
+        why: range
+          ? 'the project review accepted the job'
+          : 'the project review accepted the job without any accepted change',
+      };
+      break;
+    }
+    case 'running':
+      next = {
+        title: 'Watch the job',
+        command: `ii job show ${job.id}`,
+        why: `it is still running (${st.phase})`,
+      };
+      break;
+    case 'unknown':
+      next = { title: 'Retry the job', command: retry, why: why('its runner stopped without finishing it') };
+      break;
+    default:
+      next =
+        job.status === 'abandoned'
+          ? {
+              title: 'Decide whether the todo is still wanted, then retry it or close it',
+              command: `ii todo show ${job.todo_id}`,
+              why: why('the job was abandoned'),
+            }
+          : { title: 'Retry the job', command: retry, why: why('the job failed') };
+  }
+  return section(next, 'derived from the status');
+}
+
+export function notes(i: JournalInputs): Section<Notes | null> {
+  const path = notesFile(i.stateDir, i.job.id);
+  if (i.notes.state === 'missing') return section({ count: 0, path, recent: [] }, 'none (no notes yet)');
+  if (i.notes.state === 'error')
+    return section(null, 'none', [`the notes could not be read: ${i.notes.error}`]);
+  const { notes: all, skipped } = i.notes.value;
+  const warnings =
+    skipped > 0
+      ? [
+          `${skipped} line${skipped === 1 ? '' : 's'} of ${path} ${skipped === 1 ? 'is' : 'are'} not a note and ${skipped === 1 ? 'was' : 'were'} skipped`,
+        ]
+      : [];
+  return section(
+    {
+      count: all.length,
+      path,
+      recent: all.slice(-RECENT_NOTES).map((n) => ({ ts: n.ts, text: redact(n.text) })),
+    },
+    'notes file',
+    warnings,
+  );
+}
+
+const sub = (a: Usage, b: Usage): Usage => ({
+  input_tokens: Math.max(0, a.input_tokens - b.input_tokens),
+  output_tokens: Math.max(0, a.output_tokens - b.output_tokens),
+  cost: Math.max(0, Math.round((a.cost - b.cost) * 1e6) / 1e6),
+});
+
+export function usage(job: Job): Section<UsageSection> {
+  const by: Partial<Record<AgentPurpose, StageUsage>> = {};
+  let attributed: Usage = { ...ZERO_USAGE };
+  let withUsage = 0;
+  for (const s of job.agent_sessions) {
+    if (!s.usage) continue;
+    withUsage++;
+    const prev = by[s.purpose] ?? { ...ZERO_USAGE, sessions: 0 };
+    by[s.purpose] = { ...addUsage(prev, s.usage), sessions: prev.sessions + 1 };
+    attributed = addUsage(attributed, s.usage);
+  }
+  const n = job.agent_sessions.length;
+  return section(
+    { by_stage: by, total: job.usage, unattributed: sub(job.usage, attributed) },
+    n === 0
+      ? 'job record'
+      : `job record (${withUsage} of ${n} agent session${n === 1 ? '' : 's'} recorded their own usage)`,
+  );
+}
