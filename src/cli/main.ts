@@ -7,6 +7,7 @@ import { registerHelpCommand } from './help.js';
 import { registerInitCommand } from './init.js';
 import { registerJobCommands } from './job.js';
 import { registerJournalCommands } from './journal.js';
+import { registerJobLogsCommand } from './job-logs.js';
 import { registerTodoCommands } from './todo.js';
 
 /** Exit codes (documented in the README). */
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerTodoCommands(program);
   registerJobCommands(program);
   registerJournalCommands(program);
+  registerJobLogsCommand(program);
   registerInitCommand(program);
   registerDoctorCommand(program);
   registerHelpCommand(program);

@@ -1,0 +1,123 @@
+// Starting a job: the todo's session (a workspace), the job record, and a
+// runner wired to them. Shared by `ii job do`, `ii job retry` and anything
+// else that starts jobs; the concrete collaborators come in as JobDeps.
+import { hostname } from 'node:os';
+import type { AgentSpec } from '../agent/types.js';
+import { UserError } from '../errors.js';
+import { isStale } from '../model/derive.js';
+import type { Job } from '../model/job.js';
+import type { Session } from '../model/session.js';
+import type { Todo } from '../model/todo.js';
+import type { StateStore } from '../state/api.js';
+import type { Vcs } from '../vcs/vcs.js';
+import type { Config } from './config.js';
+import { Prompts } from './prompts.js';
+import { JobRunner, requireTestCommands } from './runner.js';
+import type { AfterImplement, RunnerEvent, StartAgent } from './runner-types.js';
+import { localProbe } from './stale.js';
+
+export interface SessionStart {
+  repoRoot: string;
+  slug: string;
+  todoId: string;
+  rev?: string;
+  stateDir: string;
+  copy?: string[];
+}
+
+/** The concrete collaborators of a job (src/job/wiring.ts has the real ones). */
+export interface JobDeps {
+  vcs: Vcs;
+  startAgent: StartAgent;
+  resolveAgent: (config: Config, override?: string) => AgentSpec;
+  startSession: (
+    store: StateStore,
+    o: SessionStart,
+  ) => Promise<{ session: Session; workspacePath: string; baseRev: string }>;
+  finishSession: (store: StateStore, sessionId: string, outcome: 'done' | 'failed') => Promise<unknown>;
+  afterImplement?: AfterImplement;
+}
+
+export interface LaunchInput {
+  store: StateStore;
+  stateDir: string;
+  repo: { root: string; slug: string };
+  config: Config;
+  todo: Todo;
+  rev?: string;
+  /** --agent: a preset name or a path. */
+  agent?: string;
+  autoCommit?: boolean;
+  retriedFrom?: string;
+  onEvent?: (e: RunnerEvent) => void;
+  onFinished?: (job: Job) => void | Promise<void>;
+}
+
+export interface Launched {
+  job: Job;
+  runner: JobRunner;
+  workspacePath: string;
+  baseRev: string;
+}
+
+/**
+ * Checks everything a user can get wrong before touching anything (test
+ * commands, templates, the agent, a job already running on the todo), then
+ * starts the session and creates the job.
+ */
+export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched> {
+  const { store, repo, todo, config } = i;
+  requireTestCommands(config);
+  new Prompts(repo.root).loadAll();
+  const agent = deps.resolveAgent(config, i.agent);
+  const running = store.jobs
+    .list(repo.slug, { activeOnly: true })
+    .find((j) => j.todo_id === todo.id && !isStale(j, Date.now(), localProbe));
+  if (running)
+    throw new UserError(
+      `todo ${todo.id} already has a running job, ${running.id} (${running.stage}). Watch it with ii job show ${running.id}, or stop it with ii job abandon ${running.id}.`,
+    );
+  const { session, workspacePath, baseRev } = await deps.startSession(store, {
+    repoRoot: repo.root,
+    slug: repo.slug,
+    todoId: todo.id,
+    ...(i.rev ? { rev: i.rev } : {}),
+    stateDir: i.stateDir,
+    copy: config.workspace.copy,
+  });
+  try {
+    const job = store.jobs.create(repo.slug, {
+      todo_id: todo.id,
+      session_id: session.id,
+      base_rev: baseRev,
+      workspace_path: workspacePath,
+      auto_commit: i.autoCommit ?? config.job['auto-commit'],
+      retried_from: i.retriedFrom ?? null,
+      pid: process.pid,
+      host: hostname(),
+    });
+    const runner = new JobRunner({
+      store,
+      stateDir: i.stateDir,
+      vcs: deps.vcs,
+      startAgent: deps.startAgent,
+      agent,
+      config,
+      jobId: job.id,
+      todo: store.todos.get(repo.slug, todo.id) ?? todo,
+      repoRoot: repo.root,
+      workspacePath,
+      baseRev,
+      finishSession: async (outcome) => {
+        await deps.finishSession(store, session.id, outcome);
+      },
+      ...(deps.afterImplement ? { afterImplement: deps.afterImplement } : {}),
+      ...(i.onEvent ? { onEvent: i.onEvent } : {}),
+      ...(i.onFinished ? { onFinished: i.onFinished } : {}),
+    });
+    return { job, runner, workspacePath, baseRev };
+  } catch (err) {
+    await deps.finishSession(store, session.id, 'failed').catch(() => {});
+    throw err;
+  }
+}

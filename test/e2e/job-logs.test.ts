@@ -1,0 +1,118 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStateStore, repoSlug, transcriptFile } from '../../src/state/index.js';
+import { ii } from '../helpers/cli.js';
+import { gitRepo, tempDir } from '../helpers/tmp.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let repo: string;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  tmp = tempDir();
+  mkdirSync(join(tmp.path, 'repo'));
+  repo = gitRepo(join(tmp.path, 'repo'));
+  env = { XDG_STATE_HOME: join(tmp.path, 'state'), HOME: tmp.path };
+});
+afterEach(() => tmp.cleanup());
+
+const rpc = (message: object, dir = 'in') => JSON.stringify({ ts: 't', dir, message });
+
+describe('ii job logs', () => {
+  it('prints every transcript in order under a header; --json gives the raw lines', () => {
+    const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
+    const slug = repoSlug(repo);
+    const todo = store.todos.create(slug, { title: 'x' });
+    const job = store.jobs.create(slug, { todo_id: todo.id });
+    for (const [purpose, id, text] of [
+      ['implement', 'aaa111', 'I wrote hello.txt'],
+      ['review', 'bbb222', 'Looks right.'],
+    ] as const) {
+      const path = transcriptFile(store.dir, job.id, id);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(
+        path,
+        [
+          rpc(
+            {
+              jsonrpc: '2.0',
+              id: 2,
+              method: 'session/prompt',
+              params: { prompt: [{ type: 'text', text: `${purpose} prompt` }] },
+            },
+            'out',
+          ),
+          rpc({
+            jsonrpc: '2.0',
+            method: 'session/update',
+            params: { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } },
+          }),
+          rpc({ jsonrpc: '2.0', id: 2, result: { stopReason: 'end_turn' } }),
+          '{"torn',
+        ].join('\n'),
+      );
+      store.jobs.addAgentSession(job.id, { purpose, id, transcript: path });
+    }
+    store.jobs.addAgentSession(job.id, {
+      purpose: 'commit-message',
+      id: 'ccc333',
+      transcript: join(tmp.path, 'missing.jsonl'),
+    });
+    store.close();
+
+    const r = ii(['job', 'logs', job.id.slice(0, 5)], { cwd: repo, env });
+    expect(r.code).toBe(0);
+    const out = r.stdout;
+    const h1 = out.indexOf('=== 1. implement · agent session aaa111');
+    const h2 = out.indexOf('=== 2. review · agent session bbb222');
+    expect(h1).toBeGreaterThanOrEqual(0);
+    expect(h2).toBeGreaterThan(h1);
+    expect(out.slice(h1, h2)).toContain('>   implement prompt');
+    expect(out.slice(h1, h2)).toContain('  I wrote hello.txt');
+    expect(out.slice(h2)).toContain('  Looks right.');
+    expect(out).toContain('(turn ended: end_turn)');
+    expect(out).toMatch(/=== 3\. commit-message · agent session ccc333.*\n {2}\(no transcript at /);
+
+    const j = ii(['job', 'logs', job.id, '--json'], { cwd: repo, env });
+    const lines = j.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            agent_session_id: string;
+            purpose: string;
+            entry: { message?: { method?: string }; unparsed?: string };
+          },
+      );
+    expect(lines).toHaveLength(8);
+    expect(lines[0]).toMatchObject({
+      agent_session_id: 'aaa111',
+      purpose: 'implement',
+      entry: { message: { method: 'session/prompt' } },
+    });
+    expect(lines[3]).toMatchObject({ entry: { unparsed: '{"torn' } });
+    expect(lines[4]!.agent_session_id).toBe('bbb222');
+  });
+});
+
+describe('ii job list', () => {
+  it('marks a job whose runner is gone as stale', () => {
+    const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
+    const slug = repoSlug(repo);
+    const todo = store.todos.create(slug, { title: 'x' });
+    // A pid that existed and is gone: a child that already exited.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    const gone = store.jobs.create(slug, { todo_id: todo.id, pid: Number(dead.stdout), host: hostname() });
+    const live = store.jobs.create(slug, { todo_id: todo.id, pid: process.pid, host: hostname() });
+    store.close();
+    const out = ii(['job', 'list'], { cwd: repo, env }).stdout;
+    const row = (id: string) => out.split('\n').find((l) => l.startsWith(id.slice(0, 4))) ?? '';
+    expect(row(gone.id)).toMatch(/\bstale\b/);
+    expect(row(live.id)).toMatch(/\bactive\b/);
+  });
+});
