@@ -1,0 +1,73 @@
+// Running git: argv arrays only (no shell), stdin for anything long, a clean
+// environment so a GIT_DIR or GIT_INDEX_FILE inherited from a hook can never
+// point our commands at the user's checkout.
+import { spawn } from 'node:child_process';
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class GitError extends Error {
+  constructor(
+    readonly args: string[],
+    readonly cwd: string,
+    readonly result: GitResult,
+  ) {
+    super(`git ${args.join(' ')} failed in ${cwd}: ${result.stderr.trim() || `exit code ${result.code}`}`);
+    this.name = 'GitError';
+  }
+}
+
+const SCRUBBED = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_COMMON_DIR',
+  'GIT_PREFIX',
+];
+
+function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', ...extra };
+  for (const k of SCRUBBED) delete env[k];
+  return env;
+}
+
+export interface GitOptions {
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Runs git in `cwd` and resolves with its output whatever the exit code. */
+export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['-c', 'core.quotepath=off', '--no-pager', ...args], {
+      cwd,
+      env: gitEnv(o.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', reject);
+    child.stdin.on('error', () => {});
+    child.stdin.end(o.input ?? '');
+    child.on('close', (code) =>
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
+  });
+}
+
+/** Runs git in `cwd`; stdout with the final newline trimmed, GitError on a non-zero exit. */
+export async function git(cwd: string, args: string[], o: GitOptions = {}): Promise<string> {
+  const r = await gitRaw(cwd, args, o);
+  if (r.code !== 0) throw new GitError(args, cwd, r);
+  return r.stdout.replace(/\n$/, '');
+}

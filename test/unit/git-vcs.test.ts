@@ -1,0 +1,264 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
+import { readChangeId, withChangeId } from '../../src/vcs/change-id.js';
+import { changeRef, GitVcs } from '../../src/vcs/git.js';
+import { gitRepo, tempDir } from '../helpers/tmp.js';
+
+const vcs = new GitVcs();
+let tmp: ReturnType<typeof tempDir>;
+let repo: string;
+beforeEach(() => {
+  tmp = tempDir();
+  repo = join(tmp.path, 'repo');
+  mkdirSync(repo);
+  gitRepo(repo, { 'README.md': '# test\n', 'a.txt': 'one\ntwo\n', 'gone.txt': 'bye\n' });
+});
+afterEach(() => tmp.cleanup());
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** A workspace on `incrementum/ws-1` at the repo's base. */
+async function workspace(): Promise<{ ws: string; base: string }> {
+  const base = await vcs.resolveBase(repo);
+  const ws = join(tmp.path, 'state', 'workspaces', 'repo', '1');
+  await vcs.addWorkspace(repo, ws, 'incrementum/ws-1', base);
+  return { ws, base };
+}
+
+describe('change ids', () => {
+  it('adds exactly one trailer, replacing an old one and joining a trailer block', () => {
+    const id = `I${'a'.repeat(40)}`;
+    const old = `I${'b'.repeat(40)}`;
+    expect(withChangeId('Fix it\n', id)).toBe(`Fix it\n\nChange-Id: ${id}\n`);
+    expect(withChangeId(`Fix it\n\nbody\n\nChange-Id: ${old}\n`, id)).toBe(
+      `Fix it\n\nbody\n\nChange-Id: ${id}\n`,
+    );
+    expect(withChangeId('Fix it\n\nSigned-off-by: A <a@b>\n', id)).toBe(
+      `Fix it\n\nSigned-off-by: A <a@b>\nChange-Id: ${id}\n`,
+    );
+    expect(readChangeId(withChangeId('', id))).toBe(id);
+    expect(readChangeId('no trailer')).toBeNull();
+  });
+});
+
+describe('root and base revision', () => {
+  it('finds the root from a subfolder', async () => {
+    mkdirSync(join(repo, 'sub', 'deep'), { recursive: true });
+    expect(await vcs.root(join(repo, 'sub', 'deep'))).toBe(git(repo, 'rev-parse', '--show-toplevel'));
+  });
+
+  it('says clearly when a path is not in a git repository, or does not exist', async () => {
+    const plain = join(tmp.path, 'plain');
+    mkdirSync(plain);
+    const err = await rejection(vcs.root(plain));
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toBe(
+      `${plain} is not inside a git repository (with a working tree): run ii from a git checkout, or create one with git init.`,
+    );
+    const missing = await rejection(vcs.root(join(tmp.path, 'nope')));
+    expect(missing).toBeInstanceOf(UserError);
+    expect(missing.message).toContain('does not exist');
+  });
+
+  it('refuses a repository with no commits', async () => {
+    const empty = join(tmp.path, 'empty');
+    mkdirSync(empty);
+    git(empty, 'init', '-q');
+    const err = await rejection(vcs.resolveBase(empty));
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toMatch(
+      /^the repository at .*empty has no commits yet, so there is no base revision/,
+    );
+    expect(err.message).toContain('make a first commit');
+  });
+
+  it('resolves --rev and refuses an unknown one (even one that looks like an option)', async () => {
+    git(repo, 'tag', 'v1');
+    expect(await vcs.resolveBase(repo, 'v1')).toBe(git(repo, 'rev-parse', 'HEAD'));
+    for (const rev of ['no-such-branch', '--all']) {
+      const err = await rejection(vcs.resolveBase(repo, rev));
+      expect(err).toBeInstanceOf(UserError);
+      expect(err.message).toBe(
+        `unknown revision '${rev}' in ${repo}: pass --rev a branch, tag or commit that exists (git log --oneline --all lists them).`,
+      );
+    }
+  });
+
+  it('takes main, else master, else the root commit', async () => {
+    const first = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', '-b', 'topic');
+    git(repo, 'commit', '-q', '--allow-empty', '-m', 'topic work');
+    expect(await vcs.resolveBase(repo)).toBe(first);
+    git(repo, 'branch', '-q', '-m', 'main', 'master');
+    expect(await vcs.resolveBase(repo)).toBe(first);
+    git(repo, 'branch', '-q', '-m', 'master', 'trunk');
+    git(repo, 'checkout', '-q', 'topic');
+    expect(await vcs.resolveBase(repo)).toBe(first);
+  });
+
+  it("takes the remote's default branch when there is a remote", async () => {
+    const clone = join(tmp.path, 'clone');
+    git(tmp.path, 'clone', '-q', repo, clone);
+    const upstream = git(repo, 'rev-parse', 'HEAD');
+    git(clone, '-c', 'user.name=T', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'local');
+    expect(git(clone, 'rev-parse', 'main')).not.toBe(upstream);
+    expect(await vcs.resolveBase(clone)).toBe(upstream);
+  });
+});
+
+describe('iterations of a change', () => {
+  it('replaces the change commit on the branch, keeps every iteration under refs/incrementum, survives gc', async () => {
+    const { ws, base } = await workspace();
+    expect(await vcs.currentChangeId(ws)).toBeNull();
+    const id = await vcs.startChange(ws);
+    expect(id).toMatch(/^I[0-9a-f]{40}$/);
+    expect(await vcs.currentChangeId(ws)).toBe(id);
+
+    writeFileSync(join(ws, 'a.txt'), 'one\nTWO\nthree\n');
+    writeFileSync(join(ws, 'new.txt'), 'new\n');
+    writeFileSync(join(ws, '.incrementum-feedback'), 'ACCEPT\n');
+    writeFileSync(join(ws, '.incrementum-commit-message'), 'draft\n');
+    expect(await vcs.hasChanges(ws)).toBe(true);
+    const first = await vcs.commitIteration(ws, 'First try');
+    expect(first.change_id).toBe(id);
+    expect(first.files).toEqual([
+      { path: 'a.txt', status: 'modified', additions: 2, deletions: 1 },
+      { path: 'new.txt', status: 'added', additions: 1, deletions: 0 },
+    ]);
+    expect(git(ws, 'rev-parse', 'HEAD^')).toBe(base);
+    expect(readChangeId(git(ws, 'log', '-1', '--format=%B'))).toBe(id);
+    expect(await vcs.hasChanges(ws)).toBe(false);
+
+    rmFile(ws, 'new.txt');
+    rmFile(ws, 'gone.txt');
+    writeFileSync(join(ws, 'b.bin'), Buffer.from([0, 1, 2, 0, 255]));
+    const second = await vcs.commitIteration(ws, 'Second try');
+    expect(second.change_id).toBe(id);
+    // Against the previous iteration, not the base.
+    expect(second.files).toEqual([
+      { path: 'b.bin', status: 'added', additions: 0, deletions: 0 },
+      { path: 'gone.txt', status: 'removed', additions: 0, deletions: 1 },
+      { path: 'new.txt', status: 'removed', additions: 0, deletions: 1 },
+    ]);
+    // One commit on the branch for the change, on the change's parent.
+    expect(git(ws, 'rev-parse', 'HEAD^')).toBe(base);
+    expect(git(repo, 'rev-parse', 'incrementum/ws-1')).toBe(second.commit_id);
+
+    const final = await vcs.describe(ws, 'Add new things\n\nThe long story.\n');
+    const message = git(ws, 'log', '-1', '--format=%B');
+    expect(message).toBe(`Add new things\n\nThe long story.\n\nChange-Id: ${id}`);
+    expect(git(ws, 'rev-parse', 'HEAD^')).toBe(base);
+    expect(git(ws, 'rev-parse', `${final}^{tree}`)).toBe(git(ws, 'rev-parse', `${second.commit_id}^{tree}`));
+
+    // Nothing but the refs keeps iteration 1 alive; the workspace goes too.
+    await vcs.removeWorkspace(repo, ws);
+    expect(existsSync(ws)).toBe(false);
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    for (const sha of [first.commit_id, second.commit_id, final])
+      expect(git(repo, 'cat-file', '-t', sha)).toBe('commit');
+    expect(git(repo, 'rev-parse', changeRef(id, 1))).toBe(first.commit_id);
+    expect(git(repo, 'rev-parse', changeRef(id, 2))).toBe(second.commit_id);
+    expect(git(repo, 'rev-parse', changeRef(id, 'head'))).toBe(final);
+    expect(await vcs.changedFiles(repo, first.commit_id, second.commit_id)).toEqual(second.files);
+    expect(await vcs.diff(repo, first.commit_id, second.commit_id)).toContain('-new');
+    // The protocol files never made it into any commit.
+    for (const sha of [first.commit_id, second.commit_id, final])
+      expect(git(repo, 'ls-tree', '-r', '--name-only', sha)).not.toMatch(/incrementum-/);
+  });
+
+  it('squashes commits the agent made itself, protocol files included, onto the change parent', async () => {
+    const { ws, base } = await workspace();
+    await vcs.startChange(ws);
+    mkdirSync(join(ws, 'sub'));
+    writeFileSync(join(ws, 'sub', '.incrementum-feedback'), 'ACCEPT\n');
+    writeFileSync(join(ws, '.incrementum-commit-message'), 'msg\n');
+    writeFileSync(join(ws, 'c.txt'), 'c\n');
+    git(ws, 'add', '-A');
+    git(ws, 'commit', '-qm', 'agent commit 1');
+    git(ws, 'commit', '-q', '--allow-empty', '-m', 'agent commit 2');
+    writeFileSync(join(ws, 'd.txt'), 'd\n');
+    const it1 = await vcs.commitIteration(ws, 'Iteration');
+    expect(git(ws, 'rev-parse', 'HEAD^')).toBe(base);
+    expect(git(ws, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n').sort()).toEqual([
+      'README.md',
+      'a.txt',
+      'c.txt',
+      'd.txt',
+      'gone.txt',
+    ]);
+    expect(it1.files.map((f) => f.path)).toEqual(['c.txt', 'd.txt']);
+    // The protocol files are still in the working copy for the runner, untracked.
+    expect(readFileSync(join(ws, '.incrementum-commit-message'), 'utf8')).toBe('msg\n');
+    expect(await vcs.hasChanges(ws)).toBe(false);
+  });
+
+  it('a second change builds on the first and gets its own id', async () => {
+    const { ws, base } = await workspace();
+    const one = await vcs.startChange(ws);
+    writeFileSync(join(ws, 'one.txt'), '1\n');
+    await vcs.commitIteration(ws, 'one');
+    const c1 = await vcs.describe(ws, 'Change one');
+    const two = await vcs.startChange(ws);
+    expect(two).not.toBe(one);
+    writeFileSync(join(ws, 'two.txt'), '2\n');
+    const it = await vcs.commitIteration(ws, 'two');
+    expect(git(ws, 'rev-parse', 'HEAD^')).toBe(c1);
+    expect(it.files.map((f) => f.path)).toEqual(['two.txt']);
+    const log = await vcs.log(ws, base, 'HEAD');
+    expect(log.map((e) => e.subject)).toEqual(['Change one', 'two']);
+    expect(log[0]!.sha).toBe(c1);
+    expect(log[0]!.time).toBeGreaterThan(1_600_000_000);
+  });
+
+  it('log keeps a subject with pipes whole, oldest first', async () => {
+    const { ws, base } = await workspace();
+    git(ws, 'commit', '-q', '--allow-empty', '-m', 'a | b | c');
+    git(ws, 'commit', '-q', '--allow-empty', '-m', 'second');
+    const log = await vcs.log(ws, base, 'HEAD');
+    expect(log.map((e) => e.subject)).toEqual(['a | b | c', 'second']);
+    expect(await vcs.log(ws, 'HEAD', 'HEAD')).toEqual([]);
+  });
+});
+
+describe('workspaces', () => {
+  it('reset makes a used workspace clean at the new base and forgets the change', async () => {
+    const { ws, base } = await workspace();
+    await vcs.startChange(ws);
+    writeFileSync(join(ws, 'x.txt'), 'x\n');
+    await vcs.commitIteration(ws, 'x');
+    writeFileSync(join(ws, 'untracked.txt'), 'u\n');
+    writeFileSync(join(ws, '.env'), 'SECRET=1\n');
+    writeFileSync(join(ws, 'a.txt'), 'dirty\n');
+    await vcs.resetWorkspace(ws, 'incrementum/ws-1', base);
+    expect(await vcs.head(ws)).toBe(base);
+    expect(await vcs.currentChangeId(ws)).toBeNull();
+    expect(git(ws, 'status', '--porcelain', '--ignored')).toBe('');
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+  });
+
+  it('hasChanges ignores the protocol files alone', async () => {
+    const { ws } = await workspace();
+    writeFileSync(join(ws, '.incrementum-feedback'), 'ACCEPT\n');
+    expect(await vcs.hasChanges(ws)).toBe(false);
+    writeFileSync(join(ws, 'y.txt'), 'y\n');
+    expect(await vcs.hasChanges(ws)).toBe(true);
+  });
+});
+
+function rmFile(dir: string, name: string) {
+  execFileSync('rm', [join(dir, name)]);
+}
