@@ -98,7 +98,11 @@ export interface ControlStore {
 }
 
 export interface SessionStore {
-  create(repo: string, input: { todo_id: string; workspace_path: string; topic?: string }): Session;
+  /** `id` lets a caller claim a workspace for the session before creating it; generated when absent. */
+  create(
+    repo: string,
+    input: { todo_id: string; workspace_path: string; topic?: string; id?: string },
+  ): Session;
   get(id: string): Session | null;
   setStatus(id: string, status: SessionStatus): Session;
   list(repo: string): Session[];

@@ -25,6 +25,7 @@ const isProtocolFile = (path: string): boolean =>
 export const changeRef = (changeId: string, leaf: string | number): string =>
   `${CHANGE_REFS}/${changeId}/${leaf}`;
 
+const ALL_REFS = ['--branches', '--tags', '--remotes'];
 const FALLBACK_IDENT = { name: 'incrementum', email: 'incrementum@localhost' };
 
 export class GitVcs implements Vcs {
@@ -42,8 +43,7 @@ export class GitVcs implements Vcs {
   }
 
   async resolveBase(root: string, rev?: string): Promise<string> {
-    const any = await run(root, ['rev-list', '-n', '1', '--all']);
-    if (any.code !== 0 || !any.stdout.trim())
+    if (!(await this.hasCommits(root)))
       throw new UserError(
         `the repository at ${root} has no commits yet, so there is no base revision to start from: make a first commit (git add -A && git commit -m initial), then run this again.`,
       );
@@ -69,7 +69,7 @@ export class GitVcs implements Vcs {
     // No trunk by name: the oldest root commit of HEAD (or of anything).
     let roots = await run(root, ['rev-list', '--max-parents=0', 'HEAD']);
     if (roots.code !== 0 || !roots.stdout.trim())
-      roots = await run(root, ['rev-list', '--max-parents=0', '--all']);
+      roots = await run(root, ['rev-list', '--max-parents=0', ...ALL_REFS]);
     return roots.stdout.trim().split('\n').at(-1)!;
   }
 
@@ -225,6 +225,16 @@ export class GitVcs implements Vcs {
     return r.code === 0 ? r.stdout.trim() : null;
   }
 
+  /**
+   * Whether any commit exists. Not `rev-list --all`: that includes the HEAD of
+   * every worktree, and one being added by another process has no valid HEAD yet.
+   */
+  private async hasCommits(root: string): Promise<boolean> {
+    if (await this.commitOf(root, 'HEAD')) return true;
+    const r = await run(root, ['rev-list', '-n', '1', ...ALL_REFS]);
+    return r.code === 0 && r.stdout.trim() !== '';
+  }
+
   /** Iteration numbers recorded for a change, ascending. */
   private async iterations(ws: string, id: string): Promise<number[]> {
     const out = await git(ws, ['for-each-ref', '--format=%(refname)', `${CHANGE_REFS}/${id}/`]);
@@ -282,4 +292,9 @@ async function withLockRetry<T>(fn: () => Promise<T>, tries = 5): Promise<T> {
       await new Promise((r) => setTimeout(r, 50 * i));
     }
   }
+}
+
+/** True when git ignores `path` (relative to `root`); a tracked file never counts as ignored. */
+export async function gitIgnores(root: string, path: string): Promise<boolean> {
+  return (await run(root, ['check-ignore', '-q', '--', path])).code === 0;
 }

@@ -35,7 +35,8 @@ export function sqliteSessionStore(db: DatabaseSync): SessionStore {
   return {
     create: (repo, input) =>
       transaction(db, () => {
-        let id = shortId(input.todo_id);
+        if (input.id && byId.get(input.id)) throw new Error(`session ${input.id} already exists`);
+        let id = input.id ?? shortId(input.todo_id);
         while (byId.get(id)) id = shortId(input.todo_id);
         const now = nowIso();
         db.prepare(

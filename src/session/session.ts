@@ -1,0 +1,134 @@
+// A session: one todo worked on in one workspace. Start claims a workspace
+// (atomically, in the store), makes it a clean checkout of the base
+// revision and moves the todo to in_progress; finish moves the todo to done
+// or back to open and gives the workspace back, clean, for the next session.
+import { existsSync } from 'node:fs';
+import { join, relative, isAbsolute } from 'node:path';
+import { UserError } from '../errors.js';
+import type { Session, Workspace } from '../model/session.js';
+import type { StateStore } from '../state/api.js';
+import { shortId } from '../state/ids.js';
+import { workspacesDir } from '../state/paths.js';
+import { GitVcs } from '../vcs/git.js';
+import type { Vcs } from '../vcs/vcs.js';
+import { checkCopies, copyInto } from './copy.js';
+
+/** What JobDeps.startSession receives (the same shape as src/job/launch.ts's SessionStart). */
+export interface SessionStartInput {
+  repoRoot: string;
+  slug: string;
+  todoId: string;
+  rev?: string;
+  /** The incrementum state dir (`$XDG_STATE_HOME/incrementum`). */
+  stateDir: string;
+  copy?: string[];
+}
+
+export interface StartedSession {
+  session: Session;
+  workspacePath: string;
+  baseRev: string;
+  workspace: Workspace;
+}
+
+export const workspaceBranch = (n: number): string => `incrementum/ws-${n}`;
+export const workspacePathFor = (stateDir: string, slug: string, n: number): string =>
+  join(workspacesDir(stateDir, slug), String(n));
+
+const defaultVcs = new GitVcs();
+
+export async function startSession(
+  store: StateStore,
+  o: SessionStartInput,
+  vcs: Vcs = defaultVcs,
+): Promise<StartedSession> {
+  // Everything the user can get wrong is checked before anything is claimed.
+  const root = await vcs.root(o.repoRoot);
+  const baseRev = await vcs.resolveBase(root, o.rev);
+  const copies = await checkCopies(root, o.copy ?? []);
+  const todo = store.todos.get(o.slug, o.todoId);
+  if (!todo) throw new UserError(`no todo ${o.todoId} in this repository: ii todo list shows them.`);
+
+  const sessionId = shortId(o.todoId);
+  const { workspace, created } = store.workspaces.acquire(
+    o.slug,
+    sessionId,
+    (n) => workspacePathFor(o.stateDir, o.slug, n),
+    workspaceBranch,
+  );
+  const path = workspace.path;
+  try {
+    if (created || !existsSync(path)) {
+      // A directory at a path the store has just handed out is debris from an
+      // earlier crash or a half-done prune: ours to clear, and only ours.
+      // A free workspace whose directory was deleted leaves a stale worktree
+      // registration that would block its branch: removing it prunes that.
+      if (existsSync(path) ? isInside(workspacesDir(o.stateDir, o.slug), path) : !created)
+        await vcs.removeWorkspace(root, path);
+      await vcs.addWorkspace(root, path, workspace.branch, baseRev);
+    } else {
+      try {
+        await vcs.resetWorkspace(path, workspace.branch, baseRev);
+      } catch {
+        // Not a usable worktree any more (deleted .git file, broken admin
+        // dir): make it again.
+        await vcs.removeWorkspace(root, path);
+        await vcs.addWorkspace(root, path, workspace.branch, baseRev);
+      }
+    }
+    copyInto(root, path, copies);
+    store.workspaces.setBaseRev(path, baseRev);
+    const session = store.sessions.create(o.slug, {
+      id: sessionId,
+      todo_id: todo.id,
+      workspace_path: path,
+      topic: todo.title,
+    });
+    store.todos.setStatus(o.slug, todo.id, 'in_progress');
+    return {
+      session,
+      workspacePath: path,
+      baseRev,
+      workspace: store.workspaces.list(o.slug).find((w) => w.path === path) ?? workspace,
+    };
+  } catch (err) {
+    store.workspaces.release(path);
+    throw err;
+  }
+}
+
+/**
+ * Ends a session: 'done' marks the todo done, 'failed' reopens it; both
+ * release the workspace, reset to clean (the change's commits stay under
+ * refs/incrementum). Safe to call twice: a workspace another session has
+ * claimed since is never touched.
+ */
+export async function finishSession(
+  store: StateStore,
+  sessionId: string,
+  outcome: 'done' | 'failed',
+  vcs: Vcs = defaultVcs,
+): Promise<Session> {
+  const session = store.sessions.get(sessionId);
+  if (!session) throw new UserError(`no session ${sessionId}`);
+  const finished = store.sessions.setStatus(sessionId, outcome);
+  if (store.todos.get(session.repo, session.todo_id))
+    store.todos.setStatus(session.repo, session.todo_id, outcome === 'done' ? 'done' : 'open');
+  const ws = store.workspaces
+    .list(session.repo)
+    .find((w) => w.path === session.workspace_path && w.session_id === sessionId);
+  if (ws) {
+    try {
+      if (ws.base_rev && existsSync(ws.path)) await vcs.resetWorkspace(ws.path, ws.branch, ws.base_rev);
+    } catch {
+      // The next session to claim it resets (or re-creates) it anyway.
+    }
+    store.workspaces.release(ws.path);
+  }
+  return finished;
+}
+
+function isInside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
