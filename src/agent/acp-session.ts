@@ -1,0 +1,427 @@
+// An AgentSession over the Agent Client Protocol: one agent process (its own
+// process group) with one ACP session. The SDK does the JSON-RPC; our line
+// stream sees every message first (transcript, tracker, activity), and every
+// way a turn can go wrong ends in an Error, never a hang or an orphan.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import {
+  client,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+  type ClientConnection,
+} from '@agentclientprotocol/sdk';
+import type { FileChange, Usage } from '../model/index.js';
+import { FileTracker } from './file-tracker.js';
+import { lineStream } from './line-stream.js';
+import { decidePermission } from './permission-policy.js';
+import { stopGroup, type StopGrace } from './process-group.js';
+import { TranscriptRecorder } from './transcript-recorder.js';
+import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
+import { WorkspaceRoot } from './workspace-path.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Knobs beyond the contract, for tests and the benchmark. */
+export interface AcpTuning {
+  /** Longest accepted line from the agent (default 32 MiB, the SDK's own limit). */
+  maxMessageBytes?: number;
+  /** Longest initialize + session/new may take (default min(turn timeout, 60 s)). */
+  startTimeoutMs?: number;
+  /** How long a cancelled turn may take to answer before it is abandoned (default 5 s). */
+  cancelGraceMs?: number;
+  /** close(): wait after closing stdin, then after SIGTERM (defaults 2 s, 3 s). */
+  stopGrace?: Partial<StopGrace>;
+}
+
+const STOP_REASONS = new Set<StopReason>([
+  'end_turn',
+  'max_tokens',
+  'max_turn_requests',
+  'refusal',
+  'cancelled',
+]);
+const STDERR_TAIL = 2000;
+
+const usageOf = (u: Usage): Usage => ({
+  input_tokens: u.input_tokens,
+  output_tokens: u.output_tokens,
+  cost: u.cost,
+});
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
+interface Turn {
+  cancelled: boolean;
+  text: string;
+  costAtStart: number;
+  /** Rejects the turn from outside (crash, timeout, close). */
+  fail: (err: Error) => void;
+  settled: Promise<unknown>;
+}
+
+export class AcpSession implements AgentSession {
+  id = '';
+  private readonly ws: WorkspaceRoot;
+  private readonly recorder: TranscriptRecorder;
+  private readonly tracker: FileTracker;
+  private child!: ChildProcess;
+  private conn!: ClientConnection;
+  private stderrTail = '';
+  private fatal: Error | null = null;
+  private onFatal: ((e: Error) => void)[] = [];
+  private turn: Turn | null = null;
+  /** Set by cancel() until the next prompt. */
+  private cancelled = false;
+  private total: Usage = { input_tokens: 0, output_tokens: 0, cost: 0 };
+  /** The agent's cumulative session cost, from its last usage_update. */
+  private cost = 0;
+  private tools = new Map<string, { title: string; kind?: string }>();
+  private closing: Promise<void> | null = null;
+  private readonly grace: StopGrace;
+
+  constructor(
+    private readonly o: AgentSessionOptions,
+    private readonly t: AcpTuning = {},
+  ) {
+    this.ws = new WorkspaceRoot(o.cwd);
+    this.recorder = new TranscriptRecorder(o.transcriptPath);
+    this.tracker = new FileTracker(this.ws, (f) => o.onFileChange?.(f));
+    this.grace = { eofMs: t.stopGrace?.eofMs ?? 2000, termMs: t.stopGrace?.termMs ?? 3000 };
+  }
+
+  private activity(a: AgentActivity): void {
+    try {
+      this.o.onActivity?.(a);
+    } catch {}
+  }
+
+  private warn(message: string): void {
+    this.activity({ kind: 'warning', message });
+  }
+
+  /** Ends the session for good: every wait (start, turn) rejects with `err`. */
+  private die(err: Error): void {
+    if (this.fatal) return;
+    this.fatal = err;
+    for (const f of this.onFatal.splice(0)) f(err);
+    this.turn?.fail(err);
+  }
+
+  private whenFatal(): Promise<never> {
+    return new Promise((_, reject) => {
+      if (this.fatal) reject(this.fatal);
+      else this.onFatal.push(reject);
+    });
+  }
+
+  /** The agent's pid, which leads its process group (for tests and diagnostics). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async start(): Promise<this> {
+    const { agent, cwd } = this.o;
+    const [cmd, ...args] = agent.command;
+    if (!cmd) throw new Error(`agent ${agent.name} has an empty command`);
+    this.child = spawn(cmd, args, {
+      cwd,
+      env: { ...process.env, ...agent.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true, // its own process group, so close() reaches all it started
+    });
+    const child = this.child;
+    child.on('error', (err) => {
+      const e = err as NodeJS.ErrnoException;
+      this.die(
+        new Error(
+          e.code === 'ENOENT'
+            ? `cannot start agent ${agent.name}: ${cmd} was not found`
+            : `cannot start agent ${agent.name} (${cmd}): ${e.message}`,
+        ),
+      );
+    });
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (s: string) => {
+      this.stderrTail = (this.stderrTail + s).slice(-STDERR_TAIL);
+    });
+    let stderrEnded = false;
+    child.stderr!.on('end', () => (stderrEnded = true));
+    child.on('exit', (code, signal) => {
+      if (this.closing) return;
+      const during = this.turn !== null;
+      const report = () => {
+        if (this.closing) return;
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        const tail = this.stderrTail.trim();
+        const msg = `the agent (${agent.name}) ${how}${during ? ' during its turn' : ''}${tail ? `; its last output on stderr:\n${tail}` : ''}`;
+        this.recorder.warning(msg);
+        this.die(new Error(msg));
+      };
+      // What it said on stderr just before dying may still be in the pipe.
+      if (stderrEnded) report();
+      else {
+        const t = setTimeout(report, 200);
+        child.stderr!.once('end', () => {
+          clearTimeout(t);
+          report();
+        });
+      }
+    });
+
+    const stream = lineStream(
+      child.stdout!,
+      child.stdin!,
+      this.recorder,
+      {
+        onUpdate: (p) => this.update(p),
+        onPromptResult: (r) => this.promptResult(r),
+        onWarning: (m) => this.warn(m),
+        onFatal: (m) => this.die(new Error(m)),
+      },
+      this.t.maxMessageBytes ?? 32 * 1024 * 1024,
+    );
+
+    const app = client({ name: 'incrementum' })
+      .onRequest(methods.client.session.requestPermission, ({ params }) => {
+        // After session/cancel every request is answered `cancelled` (ACP asks so).
+        if (this.cancelled) return { outcome: { outcome: 'cancelled' as const } };
+        const d = decidePermission(this.ws, params.toolCall, params.options);
+        this.recorder.warning(`permission ${d.allowed ? 'allowed' : 'rejected'}: ${d.reason}`);
+        if (!d.allowed) this.warn(`refused the agent a permission: ${d.reason}`);
+        return { outcome: d.answer };
+      })
+      .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
+        const p = this.confined(params.path);
+        let content: string;
+        try {
+          content = await readFile(p, 'utf8');
+        } catch (err) {
+          throw RequestError.invalidParams({ path: p }, (err as Error).message);
+        }
+        if (params.line != null || params.limit != null) {
+          const lines = content.split('\n');
+          const from = Math.max(0, (params.line ?? 1) - 1);
+          content = lines.slice(from, params.limit != null ? from + params.limit : undefined).join('\n');
+        }
+        return { content };
+      })
+      .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
+        const p = this.confined(params.path);
+        await mkdir(dirname(p), { recursive: true });
+        await writeFile(p, params.content);
+        return {};
+      });
+    this.conn = app.connect(stream);
+
+    const startMs = this.t.startTimeoutMs ?? Math.min(this.o.turnTimeoutMs, 60_000);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new Error(`the agent (${agent.name}) did not finish starting within ${seconds(startMs)}`)),
+        startMs,
+      );
+    });
+    try {
+      await Promise.race([
+        (async () => {
+          await this.conn.agent.request(methods.agent.initialize, {
+            protocolVersion: PROTOCOL_VERSION,
+            clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+            clientInfo: { name: 'incrementum', version: '0' },
+          });
+          const s = await this.conn.agent.request(methods.agent.session.new, {
+            cwd: this.ws.path,
+            mcpServers: [],
+          });
+          this.id = s.sessionId;
+        })(),
+        this.whenFatal(),
+        timeout,
+      ]);
+    } catch (err) {
+      await this.close();
+      throw this.fatal ?? err;
+    } finally {
+      clearTimeout(timer);
+    }
+    return this;
+  }
+
+  /** An absolute path inside the workspace for the fs/* methods, or a refusal. */
+  private confined(path: string): string {
+    const p = this.ws.resolveInside(path);
+    if (p === null) {
+      const msg = `refused the agent access to ${path}: outside the workspace ${this.ws.path}`;
+      this.recorder.warning(msg);
+      this.warn(msg);
+      throw RequestError.invalidParams({ path }, msg);
+    }
+    return p;
+  }
+
+  private update(params: Obj): void {
+    const u = params.update;
+    if (!isObj(u)) return;
+    switch (u.sessionUpdate) {
+      case 'agent_message_chunk':
+      case 'agent_thought_chunk': {
+        const c = u.content;
+        const text = isObj(c) && typeof c.text === 'string' ? c.text : '';
+        if (!text) return;
+        if (u.sessionUpdate === 'agent_message_chunk') {
+          if (this.turn) this.turn.text += text;
+          this.activity({ kind: 'message', text });
+        } else this.activity({ kind: 'thought', text });
+        return;
+      }
+      case 'tool_call':
+      case 'tool_call_update': {
+        this.tracker.ingest(u);
+        const id = typeof u.toolCallId === 'string' ? u.toolCallId : '';
+        const known = this.tools.get(id) ?? { title: '' };
+        if (typeof u.title === 'string' && u.title) known.title = u.title;
+        if (typeof u.kind === 'string') known.kind = u.kind;
+        this.tools.set(id, known);
+        const status =
+          typeof u.status === 'string' ? u.status : u.sessionUpdate === 'tool_call' ? 'pending' : '';
+        this.activity({
+          kind: 'tool',
+          id,
+          title: known.title || id,
+          status,
+          ...(known.kind ? { toolKind: known.kind } : {}),
+        });
+        if (status === 'completed' || status === 'failed') this.tools.delete(id);
+        return;
+      }
+      case 'plan':
+        if (Array.isArray(u.entries))
+          this.activity({
+            kind: 'plan',
+            entries: u.entries.map((e) => (isObj(e) ? String(e.content ?? '') : String(e))),
+          });
+        return;
+      case 'usage_update': {
+        const cost = isObj(u.cost) && typeof u.cost.amount === 'number' ? u.cost.amount : undefined;
+        if (cost !== undefined && cost >= 0) {
+          this.total.cost += Math.max(0, cost - this.cost);
+          this.cost = cost;
+          this.activity({ kind: 'usage', usage: usageOf(this.total) });
+        }
+        return;
+      }
+      default:
+        // Other kinds (modes, commands, user echoes, ones newer than us) carry nothing we use.
+        return;
+    }
+  }
+
+  /** Token counts from the prompt response (an unstable ACP field many agents send). */
+  private lastTurnTokens: { input: number; output: number } | null = null;
+  private promptResult(r: Obj): void {
+    const u = r.usage;
+    if (!isObj(u)) return;
+    const n = (v: unknown) => (typeof v === 'number' && v >= 0 ? Math.floor(v) : 0);
+    this.lastTurnTokens = { input: n(u.inputTokens), output: n(u.outputTokens) };
+  }
+
+  async prompt(text: string): Promise<PromptResult> {
+    if (this.fatal) throw this.fatal;
+    if (this.closing) throw new Error('the agent session is closed');
+    if (this.turn) throw new Error('a prompt is already running in this agent session');
+    let fail!: (e: Error) => void;
+    const failed = new Promise<never>((_, reject) => (fail = reject));
+    const turn: Turn = { cancelled: false, text: '', costAtStart: this.total.cost, fail, settled: failed };
+    this.turn = turn;
+    this.cancelled = false;
+    this.lastTurnTokens = null;
+    const limit = this.o.turnTimeoutMs;
+    const timer = setTimeout(() => {
+      // Ask the agent to stop (answering what it still asks `cancelled`), but
+      // the turn fails now: a turn past its limit is an error either way.
+      void this.cancel();
+      fail(
+        new Error(
+          `the agent's turn took longer than ${seconds(limit)} ([agent] turn-timeout-seconds) and was cancelled`,
+        ),
+      );
+    }, limit);
+    const request = this.conn.agent.request(methods.agent.session.prompt, {
+      sessionId: this.id,
+      prompt: [{ type: 'text', text }],
+    });
+    turn.settled = request.catch(() => {});
+    try {
+      const res = await Promise.race([request, failed]);
+      const stopReason: StopReason = STOP_REASONS.has(res.stopReason) ? res.stopReason : 'end_turn';
+      const tokens = this.lastTurnTokens ?? { input: 0, output: 0 };
+      this.total.input_tokens += tokens.input;
+      this.total.output_tokens += tokens.output;
+      const usage: Usage = {
+        input_tokens: tokens.input,
+        output_tokens: tokens.output,
+        cost: Math.max(0, this.total.cost - turn.costAtStart),
+      };
+      if (this.lastTurnTokens) this.activity({ kind: 'usage', usage: usageOf(this.total) });
+      return { stopReason, usage, text: turn.text };
+    } catch (err) {
+      // The connection closing is the symptom; the agent's exit (reported
+      // moments later) is the cause worth telling.
+      if (!this.fatal && !this.closing && /connection closed/i.test(String((err as Error)?.message)))
+        await Promise.race([this.whenFatal().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+      if (this.fatal) throw this.fatal;
+      throw err instanceof Error ? err : new Error(String(err));
+    } finally {
+      clearTimeout(timer);
+      this.turn = null;
+      this.recorder.flush();
+    }
+  }
+
+  files(): FileChange[] {
+    return this.tracker.files();
+  }
+
+  resetFiles(): void {
+    this.tracker.reset();
+  }
+
+  usage(): Usage {
+    return usageOf(this.total);
+  }
+
+  async cancel(): Promise<void> {
+    const turn = this.turn;
+    if (!turn || turn.cancelled) return;
+    turn.cancelled = true;
+    this.cancelled = true;
+    await this.conn.agent.notify(methods.agent.session.cancel, { sessionId: this.id }).catch(() => {});
+    const grace = this.t.cancelGraceMs ?? 5000;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), grace)));
+    const r = await Promise.race([turn.settled.then(() => 'done' as const), late]);
+    clearTimeout(timer);
+    if (r === 'late')
+      turn.fail(new Error(`the agent did not end its turn within ${seconds(grace)} of session/cancel`));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.turn?.fail(new Error('the agent session was closed during the turn'));
+      if (this.child) await stopGroup(this.child, this.grace);
+      try {
+        this.conn?.close();
+      } catch {}
+      this.recorder.flush();
+    })();
+    return this.closing;
+  }
+}
+
+/** StartAgent: launches the agent and opens its ACP session in the workspace. */
+export function startAgent(opts: AgentSessionOptions & AcpTuning): Promise<AcpSession> {
+  return new AcpSession(opts, opts).start();
+}

@@ -1,0 +1,75 @@
+// An agent runs in its own process group (spawned detached), so stopping it
+// reaches everything it started: language servers, shells, MCP helpers. Agents
+// in the field ignore EOF and sometimes SIGTERM, hence the escalation.
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Sends `sig` to the whole group led by `pid`; false when the group is gone. */
+export function signalGroup(pid: number, sig: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True while a live process of the group led by `pid` exists. A zombie runs
+ * nothing, so it does not count (where /proc exists to tell them apart).
+ */
+export function groupAlive(pid: number): boolean {
+  if (!signalGroup(pid, 0)) return false;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const d of entries) {
+    if (d.charCodeAt(0) > 57) continue; // not a pid
+    try {
+      const s = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      if (Number(rest[2]) === pid && rest[0] !== 'Z' && rest[0] !== 'X') return true;
+    } catch {}
+  }
+  return false;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function waitGone(pid: number, child: ChildProcess, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  // The leader must have exited (and been reaped by us) and nothing else of
+  // its group may remain; poll because children of the leader are not ours.
+  while (Date.now() < end) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      if (!groupAlive(pid)) return true;
+    }
+    await sleep(20);
+  }
+  return (child.exitCode !== null || child.signalCode !== null) && !groupAlive(pid);
+}
+
+export interface StopGrace {
+  /** Time to exit on its own after stdin closes. */
+  eofMs: number;
+  /** Time between SIGTERM and SIGKILL. */
+  termMs: number;
+}
+
+/**
+ * Close stdin, wait, SIGTERM the group, wait, SIGKILL the group. Resolves when
+ * no process of the group remains (or after SIGKILL, which cannot be refused).
+ */
+export async function stopGroup(child: ChildProcess, grace: StopGrace): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  child.stdin?.end();
+  if (await waitGone(pid, child, grace.eofMs)) return;
+  signalGroup(pid, 'SIGTERM');
+  if (await waitGone(pid, child, grace.termMs)) return;
+  signalGroup(pid, 'SIGKILL');
+  await waitGone(pid, child, 2000);
+}

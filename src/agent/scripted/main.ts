@@ -1,0 +1,391 @@
+#!/usr/bin/env node
+// The scripted agent: a real ACP agent over stdio (the SDK's agent side) that
+// plays a scenario (scenario.ts) instead of thinking. `ii demo` and the tests
+// run it; its messages are shaped like real agents' (AGENTS-ACP.md).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION, type AgentContext } from '@agentclientprotocol/sdk';
+import { loadScenario, nextTurn, promptKind, type Action, type PromptKind, type Turn } from './scenario.js';
+
+const scenarioPath = process.env.II_SCRIPTED_SCENARIO;
+const statePath = process.env.II_SCRIPTED_STATE || (scenarioPath ? `${scenarioPath}.state` : '');
+
+interface Session {
+  cwd: string;
+  cancelled: boolean;
+}
+const sessions = new Map<string, Session>();
+let stubborn = false;
+let cost = 0;
+let callSeq = 0;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function becomeStubborn(): void {
+  stubborn = true;
+  process.on('SIGTERM', () => {});
+  process.on('SIGHUP', () => {});
+  setInterval(() => {}, 1 << 30); // stays alive after stdin closes
+}
+
+function defaultTurn(kind: PromptKind, prompt: string): Turn {
+  const turn = (actions: Action[]): Turn => ({ actions, stop_reason: 'end_turn' });
+  switch (kind) {
+    case 'review':
+    case 'project-review':
+      return turn([{ type: 'feedback', verdict: 'ACCEPT', text: '' }]);
+    case 'commit-message':
+      return turn([{ type: 'commit_message', text: 'Make the change the todo asks for' }]);
+    case 'auto-commit': {
+      // Commit exactly the files the prompt lists, as a well-behaved agent would.
+      const files = [...prompt.matchAll(/^- (.+) \((?:new file|deleted|\+\d+\/-\d+)\)$/gm)].map((m) => m[1]!);
+      if (!files.length) return turn([]);
+      return turn([
+        { type: 'message', text: `committing ${files.join(', ')}` },
+        { type: 'git_commit', files, message: 'chore: work of this iteration' },
+      ]);
+    }
+    default:
+      return turn([]);
+  }
+}
+
+async function run(
+  cx: AgentContext,
+  sessionId: string,
+  s: Session,
+  prompt: string,
+): Promise<Turn['stop_reason']> {
+  const kind = promptKind(prompt);
+  const scenario = scenarioPath ? loadScenario(scenarioPath) : null;
+  const turn = (scenario && nextTurn(scenario, kind, statePath)) || defaultTurn(kind, prompt);
+  const update = (u: Record<string, unknown>) =>
+    cx.notify(methods.client.session.update, { sessionId, update: u } as never);
+  for (const a of turn.actions) {
+    if (s.cancelled && !stubborn) return 'cancelled';
+    await perform(cx, sessionId, s, a, update);
+  }
+  if (s.cancelled && !stubborn) return 'cancelled';
+  lastUsage.set(sessionId, turn.usage);
+  if (turn.usage) {
+    cost += turn.usage.cost;
+    await update({
+      sessionUpdate: 'usage_update',
+      used: turn.usage.input_tokens + turn.usage.output_tokens,
+      size: 200_000,
+      cost: { amount: cost, currency: 'USD' },
+    });
+  }
+  return turn.stop_reason;
+}
+
+const lastUsage = new Map<string, Turn['usage']>();
+
+async function perform(
+  cx: AgentContext,
+  sessionId: string,
+  s: Session,
+  a: Action,
+  update: (u: Record<string, unknown>) => Promise<void>,
+): Promise<void> {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(s.cwd, p));
+  const id = () => `call_${++callSeq}`;
+  switch (a.type) {
+    case 'message':
+    case 'thought':
+      return update({
+        sessionUpdate: a.type === 'message' ? 'agent_message_chunk' : 'agent_thought_chunk',
+        content: { type: 'text', text: a.text },
+      });
+    case 'plan':
+      return update({
+        sessionUpdate: 'plan',
+        entries: a.entries.map((content) => ({ content, priority: 'medium', status: 'pending' })),
+      });
+    case 'write':
+    case 'edit': {
+      const path = abs(a.path);
+      const existed = existsSync(path);
+      const before = existed ? readFileSync(path, 'utf8') : null;
+      let after: string;
+      if (a.type === 'write') after = a.content;
+      else {
+        if (before === null || !before.includes(a.old)) {
+          const tc = id();
+          await update({
+            sessionUpdate: 'tool_call',
+            toolCallId: tc,
+            title: `edit ${a.path}`,
+            kind: 'edit',
+            status: 'pending',
+            locations: [{ path }],
+          });
+          return update({
+            sessionUpdate: 'tool_call_update',
+            toolCallId: tc,
+            status: 'failed',
+            content: [
+              { type: 'content', content: { type: 'text', text: `old text not found in ${a.path}` } },
+            ],
+          });
+        }
+        after = before.replace(a.old, a.new);
+      }
+      const tc = id();
+      if (a.style === 'opencode') {
+        await update({
+          sessionUpdate: 'tool_call',
+          toolCallId: tc,
+          title: a.type,
+          kind: 'edit',
+          status: 'pending',
+          rawInput: {},
+        });
+        const rawInput =
+          a.type === 'write'
+            ? { filePath: path, content: a.content }
+            : { filePath: path, oldString: a.old, newString: a.new };
+        await update({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: tc,
+          status: 'in_progress',
+          kind: 'edit',
+          title: a.type,
+          locations: [{ path }],
+          rawInput,
+        });
+        writeFile(path, after);
+        if (a.type === 'write')
+          return update({
+            sessionUpdate: 'tool_call_update',
+            toolCallId: tc,
+            status: 'completed',
+            title: a.path,
+            content: [{ type: 'content', content: { type: 'text', text: 'Wrote file successfully.' } }],
+            rawOutput: { output: 'Wrote file successfully.', metadata: { filepath: path, exists: existed } },
+          });
+        const adds = a.new.split('\n').length;
+        const dels = a.old.split('\n').length;
+        return update({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: tc,
+          status: 'completed',
+          title: a.path,
+          content: [{ type: 'diff', path: '', oldText: a.old, newText: a.new }],
+          rawOutput: {
+            output: '',
+            metadata: { filediff: { file: path, before, after, additions: adds, deletions: dels } },
+          },
+        });
+      }
+      await update({
+        sessionUpdate: 'tool_call',
+        toolCallId: tc,
+        title: `${a.type} ${a.path}`,
+        kind: 'edit',
+        status: 'pending',
+        locations: [{ path }],
+      });
+      if (a.style === 'fs')
+        await cx.request(methods.client.fs.writeTextFile, { sessionId, path, content: after });
+      else writeFile(path, after);
+      return update({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: tc,
+        status: 'completed',
+        content: [{ type: 'diff', path, oldText: before, newText: after }],
+      });
+    }
+    case 'delete': {
+      const path = abs(a.path);
+      const tc = id();
+      await update({
+        sessionUpdate: 'tool_call',
+        toolCallId: tc,
+        title: `delete ${a.path}`,
+        kind: 'delete',
+        status: 'in_progress',
+        locations: [{ path }],
+      });
+      rmSync(path, { force: true });
+      return update({ sessionUpdate: 'tool_call_update', toolCallId: tc, status: 'completed' });
+    }
+    case 'feedback':
+      writeFile(join(s.cwd, '.incrementum-feedback'), `${a.verdict}\n\n${a.text}\n`);
+      return;
+    case 'commit_message':
+      writeFile(join(s.cwd, '.incrementum-commit-message'), a.text + '\n');
+      return;
+    case 'shell': {
+      const tc = id();
+      await update({
+        sessionUpdate: 'tool_call',
+        toolCallId: tc,
+        title: 'bash',
+        kind: 'execute',
+        status: 'in_progress',
+        rawInput: { command: a.command },
+      });
+      const ok = spawnSync('sh', ['-c', a.command], { cwd: s.cwd, stdio: 'ignore' }).status === 0;
+      return update({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: tc,
+        status: ok ? 'completed' : 'failed',
+      });
+    }
+    case 'git_commit': {
+      const tc = id();
+      const files = a.files ?? [];
+      await update({
+        sessionUpdate: 'tool_call',
+        toolCallId: tc,
+        title: 'git commit',
+        kind: 'execute',
+        status: 'in_progress',
+      });
+      let ok = true;
+      try {
+        execFileSync('git', ['add', '-A', '--', ...(files.length ? files : ['.'])], {
+          cwd: s.cwd,
+          stdio: 'pipe',
+        });
+        execFileSync('git', ['commit', '-q', '-m', a.message, ...(files.length ? ['--', ...files] : [])], {
+          cwd: s.cwd,
+          stdio: 'pipe',
+        });
+      } catch {
+        ok = false;
+      }
+      return update({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: tc,
+        status: ok ? 'completed' : 'failed',
+      });
+    }
+    case 'delay':
+      await sleep(a.ms);
+      return;
+    case 'read': {
+      let text: string;
+      try {
+        const r = await cx.request(methods.client.fs.readTextFile, { sessionId, path: abs(a.path) });
+        text = `read ok: ${r.content}`;
+      } catch (err) {
+        text = `read refused: ${(err as Error).message}`;
+      }
+      return update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+    }
+    case 'permission': {
+      const path = abs(a.path ?? join(dirname(s.cwd), 'outside-the-workspace.txt'));
+      const tc = id();
+      await update({
+        sessionUpdate: 'tool_call',
+        toolCallId: tc,
+        title: `edit ${path}`,
+        kind: 'edit',
+        status: 'pending',
+        locations: [{ path }],
+      });
+      const r = await cx.request(methods.client.session.requestPermission, {
+        sessionId,
+        toolCall: {
+          toolCallId: tc,
+          title: `edit ${path}`,
+          kind: 'edit',
+          locations: [{ path }],
+          rawInput: { filePath: path },
+        },
+        options: [
+          { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+        ],
+      });
+      const answer = r.outcome.outcome === 'selected' ? `selected ${r.outcome.optionId}` : r.outcome.outcome;
+      await update({ sessionUpdate: 'tool_call_update', toolCallId: tc, status: 'failed' });
+      return update({
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: `permission: ${answer}` },
+      });
+    }
+    case 'unknown_update':
+      return update({ sessionUpdate: 'some_future_kind', payload: { x: 1 } });
+    case 'garbage':
+      process.stdout.write(a.text + '\n');
+      return;
+    case 'oversized': {
+      const text = 'x'.repeat(a.bytes);
+      process.stdout.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: {
+            sessionId,
+            update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
+          },
+        }) + '\n',
+      );
+      return;
+    }
+    case 'crash':
+      process.stderr.write(`scripted agent: crashing on purpose (exit ${a.code})\n`);
+      process.exit(a.code);
+    // eslint-disable-next-line no-fallthrough
+    case 'hang':
+      becomeStubborn();
+      await new Promise(() => {});
+      return;
+    case 'stubborn':
+      becomeStubborn();
+      return;
+  }
+}
+
+function writeFile(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+const app = agent({ name: 'incrementum-scripted' })
+  .onRequest(methods.agent.initialize, () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: false },
+    agentInfo: { name: 'incrementum-scripted', version: '1' },
+  }))
+  .onRequest(methods.agent.session.new, ({ params }) => {
+    const sessionId = `scripted-${process.pid}-${sessions.size + 1}`;
+    sessions.set(sessionId, { cwd: params.cwd, cancelled: false });
+    return { sessionId };
+  })
+  .onRequest(methods.agent.session.prompt, async ({ params, client: cx }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw new Error(`unknown session ${params.sessionId}`);
+    s.cancelled = false;
+    const text = params.prompt.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    const stopReason = await run(cx, params.sessionId, s, text);
+    const u = lastUsage.get(params.sessionId);
+    return {
+      stopReason,
+      ...(u
+        ? {
+            usage: {
+              inputTokens: u.input_tokens,
+              outputTokens: u.output_tokens,
+              totalTokens: u.input_tokens + u.output_tokens,
+            },
+          }
+        : {}),
+    } as { stopReason: typeof stopReason };
+  })
+  .onNotification(methods.agent.session.cancel, ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (s) s.cancelled = true;
+  });
+
+const conn = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
+);
+void conn.closed.then(() => {
+  if (!stubborn) process.exit(0);
+});

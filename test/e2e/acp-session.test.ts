@@ -1,0 +1,385 @@
+// The ACP client against the real scripted agent over stdio: the happy path,
+// every misbehaviour, the permission policy, fs confinement and the
+// transcript; after each, no process of the agent's group may remain.
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAgent, type AcpSession, type AcpTuning } from '../../src/agent/acp-session.js';
+import { groupAlive } from '../../src/agent/process-group.js';
+import type { AgentActivity, AgentSessionOptions } from '../../src/agent/types.js';
+import { transcriptText } from '../../src/job/transcript-text.js';
+import { ROOT } from '../helpers/cli.js';
+import { runningWith } from '../helpers/procs.js';
+import { tempDir, waitFor } from '../helpers/tmp.js';
+
+const SCRIPTED = join(ROOT, 'dist', 'src', 'agent', 'scripted', 'main.js');
+const IMPLEMENT = 'You are working on one todo in a git workspace at /somewhere.';
+
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+interface Setup {
+  dir: string;
+  ws: string;
+  transcript: string;
+  activity: AgentActivity[];
+  start: (extra?: Partial<AgentSessionOptions> & AcpTuning) => Promise<AcpSession>;
+}
+
+function setup(scenario: unknown): Setup {
+  const t = tempDir('ii-acp-');
+  cleanups.push(t.cleanup);
+  const ws = join(t.path, 'ws');
+  mkdirSync(ws);
+  const scenarioPath = join(t.path, 'scenario.json');
+  writeFileSync(scenarioPath, JSON.stringify(scenario));
+  const transcript = join(t.path, 'transcripts', 'a.jsonl');
+  const activity: AgentActivity[] = [];
+  return {
+    dir: t.path,
+    ws,
+    transcript,
+    activity,
+    start: async (extra = {}) => {
+      const s = await startAgent({
+        agent: {
+          name: 'scripted',
+          command: [process.execPath, SCRIPTED],
+          env: { II_SCRIPTED_SCENARIO: scenarioPath },
+        },
+        cwd: ws,
+        transcriptPath: transcript,
+        turnTimeoutMs: 30_000,
+        onActivity: (a) => activity.push(a),
+        stopGrace: { eofMs: 500, termMs: 500 },
+        ...extra,
+      });
+      const pid = s.pid!;
+      cleanups.push(async () => {
+        await s.close();
+        expect(groupAlive(pid)).toBe(false);
+      });
+      return s;
+    },
+  };
+}
+
+const entries = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+async function closedCleanly(s: AcpSession): Promise<void> {
+  const pid = s.pid!;
+  expect(groupAlive(pid)).toBe(true);
+  await s.close();
+  expect(groupAlive(pid)).toBe(false);
+}
+
+describe('ACP session with the scripted agent', () => {
+  it('runs a turn: text, files, usage, transcript both ways, nothing left running', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'message', text: 'Working on it.' },
+            { type: 'write', path: 'new.txt', content: 'a\nb\n' },
+            { type: 'edit', path: 'old.txt', old: 'two', new: 'TWO\nthree', style: 'opencode' },
+            { type: 'plan', entries: ['write new.txt'] },
+          ],
+          usage: { input_tokens: 120, output_tokens: 30, cost: 0.5 },
+        },
+      ],
+    });
+    writeFileSync(join(env.ws, 'old.txt'), 'one\ntwo\n');
+    const changes: string[] = [];
+    const s = await env.start({ onFileChange: (f) => changes.push(f.path) });
+    expect(s.id).toMatch(/^scripted-/);
+    const r = await s.prompt(IMPLEMENT);
+    expect(r).toEqual({
+      stopReason: 'end_turn',
+      text: 'Working on it.',
+      usage: { input_tokens: 120, output_tokens: 30, cost: 0.5 },
+    });
+    expect(s.files()).toEqual([
+      { path: 'new.txt', is_new: true, is_deleted: false, additions: 2, deletions: 0 },
+      { path: 'old.txt', is_new: false, is_deleted: false, additions: 2, deletions: 1 },
+    ]);
+    expect(changes).toEqual(['new.txt', 'old.txt']);
+    expect(readFileSync(join(env.ws, 'old.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
+    expect(s.usage()).toEqual({ input_tokens: 120, output_tokens: 30, cost: 0.5 });
+    expect(env.activity).toContainEqual({ kind: 'plan', entries: ['write new.txt'] });
+    s.resetFiles();
+    expect(s.files()).toEqual([]);
+    await closedCleanly(s);
+
+    const lines = entries(env.transcript);
+    const methods = lines.map(
+      (l) => `${String(l.dir)} ${String((l.message as Record<string, unknown>).method ?? 'response')}`,
+    );
+    expect(methods.slice(0, 5)).toEqual([
+      'out initialize',
+      'in response',
+      'out session/new',
+      'in response',
+      'out session/prompt',
+    ]);
+    expect(methods).toContain('in session/update');
+    expect(methods.at(-1)).toBe('in response');
+    const text = transcriptText(lines).join('\n');
+    expect(text).toContain('> prompt:');
+    expect(text).toContain('Working on it.');
+    expect(text).toContain('[edit]');
+    expect(text).toContain('(turn ended: end_turn)');
+  });
+
+  it('keeps a second prompt in the same session, and counts usage across both', async () => {
+    const env = setup({
+      implement: [{ actions: [], usage: { input_tokens: 1, output_tokens: 2, cost: 0.1 } }],
+      'auto-commit': [
+        {
+          actions: [{ type: 'message', text: 'ok' }],
+          usage: { input_tokens: 3, output_tokens: 4, cost: 0.2 },
+        },
+      ],
+    });
+    const s = await env.start();
+    await s.prompt(IMPLEMENT);
+    const r = await s.prompt('Commit the work of this iteration now.');
+    expect(r.text).toBe('ok');
+    expect(r.usage.input_tokens).toBe(3);
+    expect(r.usage.cost).toBeCloseTo(0.2);
+    expect(s.usage().input_tokens).toBe(4);
+    expect(s.usage().cost).toBeCloseTo(0.3);
+    await closedCleanly(s);
+  });
+
+  it('ends the turn with a clear error when the agent crashes', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'message', text: 'about to' },
+            { type: 'crash', code: 7 },
+          ],
+        },
+      ],
+    });
+    const s = await env.start();
+    const pid = s.pid!;
+    await expect(s.prompt(IMPLEMENT)).rejects.toThrow(
+      /exited with code 7 during its turn[\s\S]*crashing on purpose/,
+    );
+    await s.close();
+    expect(groupAlive(pid)).toBe(false);
+    await expect(s.prompt(IMPLEMENT)).rejects.toThrow(/exited with code 7/);
+  });
+
+  it('skips a non-JSON line with a warning in the transcript', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'garbage', text: 'DEBUG: hello there' },
+            { type: 'message', text: 'still here' },
+          ],
+        },
+      ],
+    });
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    expect(r.text).toBe('still here');
+    await closedCleanly(s);
+    const warnings = entries(env.transcript).filter((e) => e.type === 'warning');
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringContaining('not JSON; skipped: "DEBUG: hello there"'),
+    ]);
+    expect(env.activity).toContainEqual({ kind: 'warning', message: expect.stringContaining('not JSON') });
+    expect(transcriptText(entries(env.transcript)).join('\n')).toContain(
+      '! the agent wrote a line that is not JSON',
+    );
+  });
+
+  it('skips session updates of unknown kinds', async () => {
+    const env = setup({
+      implement: [{ actions: [{ type: 'unknown_update' }, { type: 'message', text: 'after' }] }],
+    });
+    const s = await env.start();
+    expect((await s.prompt(IMPLEMENT)).text).toBe('after');
+    await closedCleanly(s);
+  });
+
+  it('ends the session when a message is larger than the limit', async () => {
+    const env = setup({ implement: [{ actions: [{ type: 'oversized', bytes: 300_000 }] }] });
+    const s = await env.start({ maxMessageBytes: 100_000 });
+    const pid = s.pid!;
+    await expect(s.prompt(IMPLEMENT)).rejects.toThrow(/larger than 100000 bytes/);
+    await s.close();
+    expect(groupAlive(pid)).toBe(false);
+  });
+
+  it('times out a hung turn, then kills an agent that ignores EOF and SIGTERM', async () => {
+    const env = setup({
+      implement: [{ actions: [{ type: 'message', text: 'thinking' }, { type: 'hang' }] }],
+    });
+    const s = await env.start({ turnTimeoutMs: 1000, cancelGraceMs: 300 });
+    const pid = s.pid!;
+    await expect(s.prompt(IMPLEMENT)).rejects.toThrow(/took longer than 1 s .*and was cancelled/);
+    await s.close();
+    expect(groupAlive(pid)).toBe(false);
+    expect(transcriptText(entries(env.transcript)).join('\n')).toContain('(cancelled by incrementum)');
+  });
+
+  it('fails to start an agent that never answers initialize', async () => {
+    const env = setup({});
+    await expect(
+      startAgent({
+        agent: { name: 'mute', command: ['sleep', '61.2345'], env: {} },
+        cwd: env.ws,
+        transcriptPath: env.transcript,
+        turnTimeoutMs: 10_000,
+        startTimeoutMs: 500,
+        stopGrace: { eofMs: 200, termMs: 200 },
+      }),
+    ).rejects.toThrow(/did not finish starting within 500 ms/);
+    expect(runningWith('sleep 61.2345')).toEqual([]);
+  });
+
+  it('says so when the agent binary does not exist', async () => {
+    const env = setup({});
+    await expect(
+      startAgent({
+        agent: { name: 'ghost', command: [join(env.dir, 'no-such-agent')], env: {} },
+        cwd: env.ws,
+        transcriptPath: env.transcript,
+        turnTimeoutMs: 10_000,
+      }),
+    ).rejects.toThrow(/cannot start agent ghost: .*no-such-agent was not found/);
+  });
+
+  it('kills what the agent started in its group, even when it refuses to stop', async () => {
+    const env = setup({
+      implement: [
+        { actions: [{ type: 'shell', command: 'sleep 60 & echo $! > bg.pid' }, { type: 'stubborn' }] },
+      ],
+    });
+    const s = await env.start();
+    await s.prompt(IMPLEMENT);
+    const bg = Number(readFileSync(join(env.ws, 'bg.pid'), 'utf8'));
+    expect(bg).toBeGreaterThan(0);
+    await closedCleanly(s);
+    await waitFor(() => !alive(bg), 'the background sleep to be killed', 3000);
+  });
+
+  it('answers permissions by policy: allow inside the workspace, reject outside', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'permission', path: 'inside.txt' },
+            { type: 'message', text: '|' },
+            { type: 'permission' },
+            { type: 'message', text: '|' },
+            { type: 'permission', path: 'link/escape.txt' },
+          ],
+        },
+      ],
+    });
+    symlinkSync(env.dir, join(env.ws, 'link'));
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    expect(r.text).toBe('permission: selected allow|permission: selected reject|permission: selected reject');
+    await closedCleanly(s);
+  });
+
+  it('answers permission requests after a cancel with cancelled', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'stubborn' },
+            { type: 'message', text: 'ready' },
+            { type: 'delay', ms: 400 },
+            { type: 'permission', path: 'inside.txt' },
+          ],
+        },
+      ],
+    });
+    const s = await env.start();
+    const turn = s.prompt(IMPLEMENT);
+    await waitFor(
+      () => env.activity.some((a) => a.kind === 'message' && a.text === 'ready'),
+      'the agent to start',
+    );
+    await s.cancel();
+    const r = await turn;
+    expect(r.text).toBe('readypermission: cancelled');
+    await closedCleanly(s);
+  });
+
+  it('ends a cancelled turn with stopReason cancelled', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'message', text: 'go' },
+            { type: 'delay', ms: 500 },
+            { type: 'write', path: 'late.txt', content: 'x' },
+          ],
+        },
+      ],
+    });
+    const s = await env.start();
+    const turn = s.prompt(IMPLEMENT);
+    await waitFor(() => env.activity.some((a) => a.kind === 'message'), 'the agent to start');
+    await s.cancel();
+    expect((await turn).stopReason).toBe('cancelled');
+    expect(s.files()).toEqual([]);
+    await closedCleanly(s);
+  });
+
+  it('serves fs/read_text_file and fs/write_text_file only inside the workspace', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'read', path: 'mine.txt' },
+            { type: 'message', text: '|' },
+            { type: 'read', path: '../secret.txt' },
+            { type: 'message', text: '|' },
+            { type: 'read', path: 'link/secret.txt' },
+            { type: 'write', path: 'via-fs.txt', content: 'through the client\n', style: 'fs' },
+          ],
+        },
+      ],
+    });
+    writeFileSync(join(env.ws, 'mine.txt'), 'hello');
+    writeFileSync(join(env.dir, 'secret.txt'), 'top secret');
+    symlinkSync(env.dir, join(env.ws, 'link'));
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    const [mine, up, link] = r.text.split('|');
+    expect(mine).toBe('read ok: hello');
+    expect(up).toMatch(/^read refused: .*outside the workspace/);
+    expect(link).toMatch(/^read refused: .*outside the workspace/);
+    expect(r.text).not.toContain('top secret');
+    expect(readFileSync(join(env.ws, 'via-fs.txt'), 'utf8')).toBe('through the client\n');
+    expect(s.files()).toEqual([
+      { path: 'via-fs.txt', is_new: true, is_deleted: false, additions: 1, deletions: 0 },
+    ]);
+    await closedCleanly(s);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = st.slice(st.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
