@@ -2,6 +2,7 @@
 // file per command group and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.js';
+import { defaultArgv, registerDashboardCommand } from './dashboard.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerHelpCommand } from './help.js';
 import { registerInitCommand } from './init.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerJournalCommands(program);
   registerJobLogsCommand(program);
   registerInitCommand(program);
+  registerDashboardCommand(program);
   registerDoctorCommand(program);
   registerHelpCommand(program);
   return program;
@@ -32,7 +34,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(defaultArgv(argv));
   } catch (err) {
     process.exitCode = exitCodeFor(err);
   }

@@ -1,0 +1,35 @@
+import { Box, Text } from 'ink';
+import { changeColumn } from '../src/model/derive.js';
+import type { Job } from '../src/model/job.js';
+
+export interface ChangeHistoryProps {
+  job: Job;
+  /** 0-based. */
+  change: number;
+  width: number;
+}
+
+export const CHANGE_HISTORY_HEIGHT = 2;
+
+/** The change's header above its iteration history (the commits board). */
+export function ChangeHistory({ job, change, width }: ChangeHistoryProps) {
+  const ch = job.changes[change];
+  if (!ch)
+    return (
+      <Box height={CHANGE_HISTORY_HEIGHT}>
+        <Text>change {change + 1}: gone</Text>
+      </Box>
+    );
+  const cost = ch.commits.reduce((n, c) => n + c.usage.cost, 0);
+  return (
+    <Box flexDirection="column" width={width} height={CHANGE_HISTORY_HEIGHT}>
+      <Text bold wrap="truncate-end">
+        job {job.id.slice(0, 7)} › change {change + 1} ({ch.change_id})
+      </Text>
+      <Text wrap="truncate-end">
+        {changeColumn(ch, job)} · {ch.commits.length} iterations · ${cost.toFixed(4)} · started{' '}
+        {ch.created_at}
+      </Text>
+    </Box>
+  );
+}

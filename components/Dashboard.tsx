@@ -1,0 +1,244 @@
+import { Box, Text, useInput, useWindowSize } from 'ink';
+import { useMemo } from 'react';
+import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
+import { iterationDiff, locateIteration } from '../src/history/iteration-diff.js';
+import type { Actions } from '../src/live/actions.js';
+import { diffTarget } from '../src/live/actions.js';
+import { boardColumns, cursor, drilledJob, jobCounts, selectedJob } from '../src/live/board.js';
+import { keyHints, modeOf } from '../src/live/keymap.js';
+import { diffKey } from '../src/live/state.js';
+import type { DashboardStore } from '../src/live/store.js';
+import { currentCommit } from '../src/model/derive.js';
+import { Board } from './Board.js';
+import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
+import { CommitDetail } from './CommitDetail.js';
+import { Confirm } from './Confirm.js';
+import { FileList } from './FileList.js';
+import { HelpOverlay } from './HelpOverlay.js';
+import { diffLineColor, iterationDiffLines } from './IterationDiff.js';
+import { JobDetail, JOB_DETAIL_HEIGHT } from './JobDetail.js';
+import { Lines } from './Lines.js';
+import { LogPane } from './LogPane.js';
+import { StatusBar, STATUS_HEIGHT } from './StatusBar.js';
+
+export interface DashboardProps {
+  store: DashboardStore;
+  actions: Actions;
+  /** Fixed size (tests); otherwise the terminal's, following resizes. */
+  size?: { columns: number; rows: number };
+}
+
+/** The whole screen: header, the board of the current level (or an overlay), and the status bar. */
+export function Dashboard({ store, actions, size }: DashboardProps) {
+  const win = useWindowSize();
+  const width = size?.columns ?? win.columns;
+  const height = size?.rows ?? win.rows;
+  const nav = useStore(store, (s) => s.nav);
+  const color = useStore(store, (s) => s.color);
+  const mode = useStore(store, modeOf);
+  useInput((input, key) => actions.key(input, key));
+
+  const confirmH = nav.confirm ? 3 : 0;
+  const bodyH = Math.max(3, height - 1 - STATUS_HEIGHT - confirmH);
+  return (
+    <Box flexDirection="column" width={width} height={height}>
+      <Header store={store} width={width} />
+      <Box height={bodyH} width={width} flexDirection="column">
+        {nav.overlay ? (
+          <OverlayBody store={store} width={width} height={bodyH} />
+        ) : (
+          <LevelBody store={store} width={width} height={bodyH} />
+        )}
+      </Box>
+      {nav.confirm ? <Confirm prompt={nav.confirm.prompt} width={width} color={color} /> : null}
+      <Status store={store} width={width} hints={keyHints(mode === 'overlay' ? 'overlay' : mode)} />
+    </Box>
+  );
+}
+
+function Header({ store, width }: { store: DashboardStore; width: number }) {
+  const crumbs = useStore(
+    store,
+    useShallow((s) => {
+      const out = ['Jobs'];
+      if (s.nav.jobId) out.push(`job ${s.nav.jobId.slice(0, 7)}`);
+      if (s.nav.change != null) out.push(`change ${s.nav.change + 1}`);
+      if (s.nav.iteration != null) out.push(`iteration ${s.nav.iteration + 1}`);
+      if (s.nav.overlay) out.push(s.nav.overlay);
+      return out;
+    }),
+  );
+  return (
+    <Text bold wrap="truncate-end">
+      {`incrementum · ${crumbs.join(' › ')}`.padEnd(Math.max(0, width - 8))}? help
+    </Text>
+  );
+}
+
+function LevelBody({ store, width, height }: { store: DashboardStore; width: number; height: number }) {
+  const level = useStore(store, (s) => s.nav.level);
+  const columns = useStore(store, boardColumns);
+  const cur = useStore(store, useShallow(cursor));
+  const color = useStore(store, (s) => s.color);
+  const job = useStore(store, (s) => (s.nav.level === 'jobs' ? selectedJob(s) : drilledJob(s)));
+  const title = useStore(store, (s) => (job ? (s.todoTitles[job.todo_id] ?? job.todo_id) : ''));
+  const stale = useStore(store, (s) => (job ? s.stale[job.id] === true : false));
+  const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
+  const nav = useStore(store, (s) => s.nav);
+  const code = useStore(store, (s) =>
+    s.nav.jobId && s.nav.change != null && s.nav.iteration != null
+      ? s.diffs[diffKey(s.nav.jobId, s.nav.change + 1, s.nav.iteration + 1)]
+      : undefined,
+  );
+
+  if (level === 'detail' && job && nav.change != null && nav.iteration != null)
+    return (
+      <CommitDetail
+        job={job}
+        change={nav.change}
+        iteration={nav.iteration}
+        code={code}
+        width={width}
+        height={height}
+        scroll={nav.scroll}
+        color={color}
+      />
+    );
+  if (level === 'changes' && job)
+    return (
+      <Box flexDirection="column">
+        <JobDetail job={job} title={title} stale={stale} width={width} />
+        <Board
+          columns={columns}
+          cursor={cur}
+          width={width}
+          height={height - JOB_DETAIL_HEIGHT}
+          color={color}
+        />
+      </Box>
+    );
+  if (level === 'commits' && job && nav.change != null)
+    return (
+      <Box flexDirection="column">
+        <ChangeHistory job={job} change={nav.change} width={width} />
+        <Board
+          columns={columns}
+          cursor={cur}
+          width={width}
+          height={height - CHANGE_HISTORY_HEIGHT}
+          color={color}
+        />
+      </Box>
+    );
+  // The jobs board, with the live pane of the selected active job when there is room.
+  const pane = job && job.status === 'active' && height >= 14 ? Math.min(8, Math.floor(height / 3)) : 0;
+  return (
+    <Box flexDirection="column">
+      <Board columns={columns} cursor={cur} width={width} height={height - pane} color={color} />
+      {pane && job ? (
+        <LogPane
+          title={`── live: ${job.id.slice(0, 7)} ${title} (l for the full log)`}
+          lines={live ?? []}
+          width={width}
+          height={pane}
+        />
+      ) : null}
+    </Box>
+  );
+}
+
+function OverlayBody({ store, width, height }: { store: DashboardStore; width: number; height: number }) {
+  const overlay = useStore(store, (s) => s.nav.overlay);
+  const scroll = useStore(store, (s) => s.nav.scroll);
+  const color = useStore(store, (s) => s.color);
+  const job = useStore(store, selectedJob);
+  const files = useStore(store, (s) => (job ? s.files[job.id] : undefined));
+  const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
+  const target = useStore(
+    store,
+    useShallow((s) => {
+      const t = diffTarget(s);
+      return t
+        ? { job: t.job, change: t.change, iteration: t.iteration }
+        : { job: null, change: 0, iteration: 0 };
+    }),
+  );
+  const code = useStore(store, (s) =>
+    target.job ? s.diffs[diffKey(target.job.id, target.change, target.iteration)] : undefined,
+  );
+  const diffLines = useMemo(() => {
+    if (overlay !== 'diff' || !target.job) return [];
+    try {
+      const ref = locateIteration(target.job, target.change, target.iteration);
+      return iterationDiffLines(iterationDiff(target.job, ref, null), code);
+    } catch (err) {
+      return [err instanceof Error ? err.message : String(err)];
+    }
+  }, [overlay, target.job, target.change, target.iteration, code]);
+
+  if (overlay === 'help') return <HelpOverlay width={width} height={height} scroll={scroll} />;
+  if (overlay === 'files' && job)
+    return <FileList jobId={job.id} files={files ?? []} width={width} height={height} scroll={scroll} />;
+  if (overlay === 'logs' && job)
+    return (
+      <LogPane
+        title={`Log of job ${job.id.slice(0, 7)} (${job.status}) · esc closes · j/k scroll`}
+        lines={live ?? []}
+        width={width}
+        height={height}
+        scroll={scroll}
+      />
+    );
+  if (overlay === 'diff' && target.job)
+    return (
+      <Box flexDirection="column">
+        <Text bold wrap="truncate-end">
+          Iteration diff · job {target.job.id.slice(0, 7)} · esc closes
+        </Text>
+        <Lines
+          lines={diffLines}
+          width={width}
+          height={height - 1}
+          scroll={scroll}
+          color={color ? diffLineColor : undefined}
+        />
+      </Box>
+    );
+  return <Text dimColor>(nothing to show: esc closes)</Text>;
+}
+
+function Status({ store, width, hints }: { store: DashboardStore; width: number; hints: string }) {
+  const repo = useStore(store, (s) => s.repoLabel);
+  const counts = useStore(
+    store,
+    useShallow((s) => jobCounts(s.jobs, s.stale)),
+  );
+  const job = useStore(store, (s) => (s.nav.level === 'jobs' ? selectedJob(s) : drilledJob(s)));
+  const files = useStore(store, (s) => (job ? (s.files[job.id]?.length ?? 0) : null));
+  const nav = useStore(store, (s) => s.nav);
+  const message = useStore(store, (s) => s.message);
+  const color = useStore(store, (s) => s.color);
+  const last = job ? currentCommit(job) : null;
+  const lastCommit = last
+    ? last.review?.outcome === 'ACCEPT'
+      ? `last ${last.commit_id.slice(0, 7)} accepted`
+      : `last ${last.commit_id.slice(0, 7)} ${last.review ? last.review.outcome : last.tests_passed === false ? 'tests failed' : 'pending'}`
+    : null;
+  return (
+    <StatusBar
+      repo={repo}
+      counts={counts}
+      files={files}
+      autoCommit={job ? job.auto_commit : null}
+      lastCommit={lastCommit}
+      filter={nav.filter}
+      filtering={nav.filtering}
+      showFinished={nav.showFinished}
+      message={message}
+      hints={hints}
+      width={width}
+      color={color}
+    />
+  );
+}

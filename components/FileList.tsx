@@ -1,0 +1,30 @@
+import { Box, Text } from 'ink';
+import type { FileChange } from '../src/model/job.js';
+import { Lines } from './Lines.js';
+
+export interface FileListProps {
+  jobId: string;
+  files: FileChange[];
+  width: number;
+  height: number;
+  scroll: number;
+}
+
+/** The files the job's agent modified, live from the file tracker. */
+export function FileList({ jobId, files, width, height, scroll }: FileListProps) {
+  const lines = files.map(
+    (f) => `  ${f.is_new ? 'A' : f.is_deleted ? 'D' : 'M'} ${f.path}  +${f.additions} -${f.deletions}`,
+  );
+  return (
+    <Box flexDirection="column" width={width} height={height}>
+      <Text bold wrap="truncate-end">
+        Modified files of job {jobId.slice(0, 7)} ({files.length}) · esc closes
+      </Text>
+      {lines.length ? (
+        <Lines lines={lines} width={width} height={height - 1} scroll={scroll} />
+      ) : (
+        <Text dimColor>(no files modified yet)</Text>
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,30 @@
+import type { IterationDiff as Diff } from '../src/history/iteration-diff.js';
+import type { CodeDiff } from '../src/live/state.js';
+
+/** The iteration diff (files, tokens, cost, summary) then the code diff, as lines. */
+export function iterationDiffLines(d: Diff, code: CodeDiff | undefined): string[] {
+  const out = [
+    `iteration ${d.iteration} of change ${d.change}: ${d.from_commit?.slice(0, 10) ?? 'N/A'} → ${d.to_commit.slice(0, 10)}`,
+    `files: ${d.files_added.length} added, ${d.files_modified.length} modified, ${d.files_removed.length} removed`,
+    ...d.files_added.map((f) => `  A ${f}`),
+    ...d.files_modified.map((f) => `  M ${f}`),
+    ...d.files_removed.map((f) => `  D ${f}`),
+    `tokens: +${d.usage_delta.input_tokens} in, +${d.usage_delta.output_tokens} out · cost +$${d.usage_delta.cost.toFixed(4)}`,
+    `summary: ${d.summary}`,
+    '',
+  ];
+  if (!code) out.push('(loading code diff…)');
+  else if (code.error) out.push(`(code diff unavailable: ${code.error})`);
+  else if (!code.text?.trim()) out.push('(no code changes between the two iterations)');
+  else out.push(...code.text.replace(/\n$/, '').split('\n'));
+  return out;
+}
+
+/** Colours a unified diff line. */
+export function diffLineColor(l: string): string | undefined {
+  if (l.startsWith('+++') || l.startsWith('---')) return undefined;
+  if (l.startsWith('+') || l.startsWith('  A ')) return 'green';
+  if (l.startsWith('-') || l.startsWith('  D ')) return 'red';
+  if (l.startsWith('@@') || l.startsWith('  M ')) return 'cyan';
+  return undefined;
+}

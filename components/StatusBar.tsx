@@ -1,0 +1,52 @@
+import { Box, Text } from 'ink';
+import { paint } from './tone.js';
+
+export interface StatusBarProps {
+  repo: string;
+  counts: { active: number; stale: number; completed: number; failed: number; abandoned: number };
+  /** The selected job's modified files (live from the tracker), or null with no job selected. */
+  files: number | null;
+  autoCommit: boolean | null;
+  /** The selected job's last commit outcome, for the auto-commit state. */
+  lastCommit: string | null;
+  filter: string;
+  filtering: boolean;
+  showFinished: boolean;
+  message: string | null;
+  hints: string;
+  width: number;
+  color: boolean;
+}
+
+export const STATUS_HEIGHT = 2;
+
+/** Two lines: the repo, counts and the selected job's files and auto-commit; then the message or key hints. */
+export function StatusBar(p: StatusBarProps) {
+  const c = p.counts;
+  const parts = [
+    p.repo,
+    `${c.active} active${c.stale ? `, ${c.stale} stale` : ''}, ${c.completed} done, ${c.failed} failed, ${c.abandoned} abandoned`,
+    p.files == null ? null : `${p.files} modified files (f)`,
+    p.autoCommit == null
+      ? null
+      : `auto-commit ${p.autoCommit ? 'on' : 'off'}${p.lastCommit ? `: ${p.lastCommit}` : ''}`,
+    p.showFinished ? null : 'finished hidden (s)',
+  ].filter(Boolean);
+  const second = p.filtering
+    ? `filter: ${p.filter}▏ (enter apply, esc clear)`
+    : (p.message ?? (p.filter ? `filter "${p.filter}" (esc clears) · ${p.hints}` : p.hints));
+  return (
+    <Box flexDirection="column" width={p.width} height={STATUS_HEIGHT}>
+      <Text inverse wrap="truncate-end">
+        {parts.join(' │ ').padEnd(p.width)}
+      </Text>
+      <Text
+        wrap="truncate-end"
+        color={p.message ? paint(p.color, 'yellow') : undefined}
+        dimColor={!p.message && !p.filtering}
+      >
+        {second}
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,248 @@
+// What the dashboard's keys do beyond moving: abandon, retry, loading a code
+// diff, and the dispatcher that maps a key press through the keymap.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { UserError } from '../errors.js';
+import { isStale } from '../model/derive.js';
+import { locateIteration } from '../history/iteration-diff.js';
+import { abandonJob, type StaleProbe } from '../job/abandon.js';
+import { assertRetryable, spawnDetachedRetry } from '../job/retry.js';
+import { localProbe } from '../job/stale.js';
+import type { Job } from '../model/job.js';
+import type { StateStore } from '../state/api.js';
+import { drilledJob, selectedJob } from './board.js';
+import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from './keymap.js';
+import { diffKey, type DashboardState } from './state.js';
+import type { DashboardStore } from './store.js';
+
+const run = promisify(execFile);
+
+export interface ActionDeps {
+  state: StateStore;
+  dash: DashboardStore;
+  /** The repository the dashboard runs in (retries start there); null outside one. */
+  repoRoot: string | null;
+  probe?: StaleProbe;
+  /** Releases a stale job's session (workspace freed, todo reopened). */
+  finishSession?: (sessionId: string) => Promise<void>;
+  /** Starts a retry in the background; defaults to a detached `ii job retry`. */
+  spawnRetry?: (jobId: string, repoRoot: string, stateDir: string) => { pid: number; log: string };
+  /** Called after something the sync should pick up at once (the store changed in this process). */
+  onChanged?: () => void;
+  quit: () => void;
+}
+
+export interface Actions {
+  abandon(jobId: string): Promise<void>;
+  retry(jobId: string): void;
+  loadDiff(jobId: string, change: number, iteration: number): Promise<void>;
+  /** Runs what a key press means in the current mode. */
+  key(input: string, key: KeyPress): void;
+}
+
+const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The default session release of a stale job: session failed, workspace freed, todo reopened. */
+export function releaseSession(state: StateStore): (sessionId: string) => Promise<void> {
+  return async (sessionId) => {
+    const s = state.sessions.get(sessionId);
+    if (!s) return;
+    if (s.status === 'active') state.sessions.setStatus(sessionId, 'failed');
+    try {
+      state.workspaces.release(s.workspace_path);
+    } catch {}
+    if (state.todos.get(s.repo, s.todo_id)?.status === 'in_progress')
+      state.todos.setStatus(s.repo, s.todo_id, 'open');
+  };
+}
+
+/** The iteration the `d` key and the commit detail are about (1-based change and iteration). */
+export function diffTarget(s: DashboardState): { job: Job; change: number; iteration: number } | null {
+  const job = s.nav.level === 'jobs' ? selectedJob(s) : drilledJob(s);
+  if (!job || job.changes.length === 0) return null;
+  let change = job.changes.length;
+  let iteration: number | null = null;
+  if (s.nav.change != null) change = s.nav.change + 1;
+  if (s.nav.iteration != null) iteration = s.nav.iteration + 1;
+  else if (s.nav.level === 'commits') {
+    const key = s.nav.sel.commits.key;
+    if (key != null) iteration = Number(key) + 1;
+  } else if (s.nav.level === 'changes') {
+    const key = s.nav.sel.changes.key;
+    if (key != null) change = Number(key) + 1;
+  }
+  const ch = job.changes[change - 1];
+  if (!ch || ch.commits.length === 0) return null;
+  return { job, change, iteration: iteration ?? ch.commits.length };
+}
+
+export function createActions(d: ActionDeps): Actions {
+  const probe = d.probe ?? localProbe;
+  const dash = d.dash;
+  const say = (m: string) => dash.getState().setMessage(m);
+
+  const actions: Actions = {
+    async abandon(jobId) {
+      const job = d.state.jobs.get(jobId);
+      if (!job) return say(`job ${jobId} is gone`);
+      try {
+        const r = await abandonJob(d.state, d.state.dir, job, {
+          reason: 'abandoned from the dashboard',
+          probe,
+          finishSession: d.finishSession ?? releaseSession(d.state),
+        });
+        say(
+          r.kind === 'requested'
+            ? `abandon requested for ${jobId.slice(0, 7)}; its runner stops it`
+            : `abandoned stale job ${jobId.slice(0, 7)}; workspace released, todo reopened`,
+        );
+      } catch (err) {
+        say(errText(err));
+      }
+      d.onChanged?.();
+    },
+    retry(jobId) {
+      const job = d.state.jobs.get(jobId);
+      if (!job) return say(`job ${jobId} is gone`);
+      try {
+        assertRetryable(job, isStale(job, Date.now(), probe));
+        if (!d.repoRoot) throw new UserError('retry needs the dashboard to run inside the job’s repository');
+        const r = (d.spawnRetry ?? spawnDetachedRetry)(jobId, d.repoRoot, d.state.dir);
+        say(
+          `retrying ${jobId.slice(0, 7)} in the background (pid ${r.pid}); its card appears when it starts`,
+        );
+      } catch (err) {
+        say(errText(err));
+      }
+    },
+    async loadDiff(jobId, change, iteration) {
+      const key = diffKey(jobId, change, iteration);
+      if (dash.getState().diffs[key]) return;
+      const job = d.state.jobs.get(jobId);
+      if (!job) return;
+      let text: string | null = null;
+      let error: string | null = null;
+      try {
+        const ref = locateIteration(job, change, iteration);
+        if (!ref.fromCommit) throw new Error('no earlier commit to compare with');
+        const cwd = [job.workspace_path, d.repoRoot].filter((p): p is string => !!p);
+        let lastErr: unknown = new Error('no repository to read the diff from');
+        for (const dir of cwd) {
+          try {
+            const r = await run('git', ['diff', '--no-color', ref.fromCommit, ref.commit.commit_id], {
+              cwd: dir,
+              maxBuffer: 64 << 20,
+            });
+            text = r.stdout;
+            break;
+          } catch (err) {
+            lastErr = err;
+          }
+        }
+        if (text == null) throw lastErr;
+      } catch (err) {
+        error = errText(err).split('\n')[0] ?? 'unavailable';
+      }
+      dash.getState().setDiff(key, { text, error });
+    },
+    key(input, key) {
+      const s = dash.getState();
+      // A message stays until the next key, then the key hints come back.
+      if (s.message) s.setMessage(null);
+      const mode = modeOf(s);
+      const b = bindingFor(mode, keyName(input, key));
+      if (!b) {
+        if (mode === 'filter' && input && !key.ctrl && !key.meta)
+          s.dispatch({ type: 'filterInput', text: input });
+        return;
+      }
+      perform(b.action);
+    },
+  };
+
+  function perform(a: ActionName): void {
+    const s = dash.getState();
+    const page = 10;
+    switch (a) {
+      case 'up':
+      case 'down':
+      case 'left':
+      case 'right':
+        return s.dispatch({ type: 'move', dir: a });
+      case 'drill': {
+        s.dispatch({ type: 'drill' });
+        const next = dash.getState();
+        if (next.nav.level === 'detail') {
+          const t = diffTarget(next);
+          if (t) void actions.loadDiff(t.job.id, t.change, t.iteration);
+        }
+        return;
+      }
+      case 'back':
+        return s.dispatch({ type: 'back' });
+      case 'abandon': {
+        const job = selectedJob(s);
+        if (!job) return s.setMessage('no job selected');
+        if (job.status !== 'active')
+          return s.setMessage(`job ${job.id.slice(0, 7)} is already ${job.status}`);
+        const stale = s.stale[job.id] ? ' (its runner is gone: it is cleaned up here)' : '';
+        return s.dispatch({
+          type: 'confirm',
+          confirm: { kind: 'abandon', jobId: job.id, prompt: `Abandon job ${job.id.slice(0, 7)}${stale}?` },
+        });
+      }
+      case 'yes': {
+        const c = s.nav.confirm;
+        s.dispatch({ type: 'closeConfirm' });
+        if (c?.kind === 'abandon') void actions.abandon(c.jobId);
+        return;
+      }
+      case 'no':
+        s.dispatch({ type: 'closeConfirm' });
+        return s.setMessage('nothing abandoned');
+      case 'retry': {
+        const job = selectedJob(s);
+        if (!job) return s.setMessage('no job selected');
+        return actions.retry(job.id);
+      }
+      case 'logs':
+        if (!selectedJob(s)) return s.setMessage('no job selected');
+        return s.dispatch({ type: 'overlay', overlay: 'logs' });
+      case 'files':
+        if (!selectedJob(s)) return s.setMessage('no job selected');
+        return s.dispatch({ type: 'overlay', overlay: 'files' });
+      case 'diff': {
+        const t = diffTarget(s);
+        if (!t) return s.setMessage('no iteration to diff yet');
+        void actions.loadDiff(t.job.id, t.change, t.iteration);
+        return s.dispatch({ type: 'overlay', overlay: 'diff' });
+      }
+      case 'help':
+        return s.dispatch({ type: 'overlay', overlay: 'help' });
+      case 'close':
+        return s.dispatch({ type: 'closeOverlay' });
+      case 'filter':
+        return s.dispatch({ type: 'filterStart' });
+      case 'filterAccept':
+        return s.dispatch({ type: 'filterAccept' });
+      case 'filterCancel':
+        return s.dispatch({ type: 'filterCancel' });
+      case 'filterBackspace':
+        return s.dispatch({ type: 'filterBackspace' });
+      case 'finished':
+        return s.dispatch({ type: 'toggleFinished' });
+      case 'scrollUp':
+        return s.dispatch({ type: 'scroll', delta: -1 });
+      case 'scrollDown':
+        return s.dispatch({ type: 'scroll', delta: 1 });
+      case 'pageUp':
+        return s.dispatch({ type: 'scroll', delta: -page });
+      case 'pageDown':
+        return s.dispatch({ type: 'scroll', delta: page });
+      case 'quit':
+        return d.quit();
+    }
+  }
+
+  return actions;
+}

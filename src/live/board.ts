@@ -1,0 +1,237 @@
+// The three kanban boards as plain data (columns of cards), derived from the
+// store's state with src/model/derive.ts. Pure and memoized on the inputs'
+// identity, so a frame that changes nothing on the board rebuilds nothing.
+import {
+  CHANGE_COLUMNS,
+  COMMIT_COLUMNS,
+  changeColumn,
+  commitColumn,
+  currentChange,
+  iterationCount,
+  JOB_COLUMNS,
+  jobColumn,
+} from '../model/derive.js';
+import type { Job, JobChange, JobCommit } from '../model/job.js';
+import type { BoardLevel, DashboardState } from './state.js';
+
+export type Tone = 'ok' | 'bad' | 'warn' | 'dim' | 'active' | null;
+
+export interface CardData {
+  key: string;
+  title: string;
+  detail: string;
+  tone: Tone;
+  stale: boolean;
+  /** Changes whenever what the card shows changes (the memo key of the card). */
+  version: string;
+}
+
+export interface ColumnData {
+  title: string;
+  cards: CardData[];
+}
+
+const FINISHED = new Set(['Completed', 'Failed', 'Abandoned']);
+
+const money = (c: number) => (c > 0 ? ` $${c.toFixed(2)}` : '');
+
+function commitOutcome(c: JobCommit | undefined): string {
+  if (!c) return 'no iteration yet';
+  if (c.review) return `review ${c.review.outcome}`;
+  if (c.tests_passed === false) return 'tests failed';
+  if (c.tests_passed === true) return 'tests passed';
+  return 'not tested';
+}
+
+/** Whether a job matches the filter text (id, todo, title, stage, status). */
+export function jobMatches(job: Job, title: string, filter: string): boolean {
+  if (!filter) return true;
+  const f = filter.toLowerCase();
+  return [job.id, job.todo_id, title, job.stage, job.status, job.failure_reason ?? ''].some((s) =>
+    s.toLowerCase().includes(f),
+  );
+}
+
+export function jobCard(job: Job, title: string, stale: boolean): CardData {
+  const ch = currentChange(job);
+  const where =
+    job.status === 'active'
+      ? `${job.stage}${ch ? ` · c${job.changes.length} i${iterationCount(ch)}` : ''}`
+      : job.status === 'failed'
+        ? (job.failure_reason ?? 'failed')
+        : `${job.changes.length} change${job.changes.length === 1 ? '' : 's'}`;
+  const tone: Tone = stale
+    ? 'warn'
+    : job.status === 'failed'
+      ? 'bad'
+      : job.status === 'completed'
+        ? 'ok'
+        : job.status === 'abandoned'
+          ? 'dim'
+          : 'active';
+  return {
+    key: job.id,
+    title: `${stale ? '⚠ STALE ' : ''}${job.id.slice(0, 7)} ${title}`,
+    detail: `${where}${money(job.usage.cost)}`,
+    tone,
+    stale,
+    version: `${job.updated_at}|${stale}|${title}`,
+  };
+}
+
+function buildJobs(s: DashboardState): ColumnData[] {
+  const cols = new Map<string, CardData[]>(JOB_COLUMNS.map((c) => [c, []]));
+  for (const job of s.jobs) {
+    const title = s.todoTitles[job.todo_id] ?? job.todo_id;
+    if (!jobMatches(job, title, s.nav.filter)) continue;
+    const col = jobColumn(job);
+    if (!s.nav.showFinished && FINISHED.has(col)) continue;
+    cols.get(col)!.push(jobCard(job, title, s.stale[job.id] === true));
+  }
+  return JOB_COLUMNS.filter((c) => s.nav.showFinished || !FINISHED.has(c)).map((title) => ({
+    title,
+    cards: cols.get(title)!,
+  }));
+}
+
+export function changeCard(job: Job, change: JobChange, index: number): CardData {
+  const last = change.commits.at(-1);
+  const col = changeColumn(change, job);
+  return {
+    key: String(index),
+    title: `#${index + 1} ${change.change_id.slice(0, 9)}`,
+    detail: `${change.commits.length} iter · ${commitOutcome(last)}`,
+    tone: col === 'Committed' ? 'ok' : col === 'Abandoned' ? 'dim' : 'active',
+    stale: false,
+    version: `${job.updated_at}|${job.status}`,
+  };
+}
+
+function buildChanges(job: Job | undefined): ColumnData[] {
+  const cols = new Map<string, CardData[]>(CHANGE_COLUMNS.map((c) => [c, []]));
+  job?.changes.forEach((ch, i) => cols.get(changeColumn(ch, job))!.push(changeCard(job, ch, i)));
+  return CHANGE_COLUMNS.map((title) => ({ title, cards: cols.get(title)! }));
+}
+
+export function commitCard(commit: JobCommit, index: number, version: string): CardData {
+  const subject = commit.draft_message.split('\n')[0] || '(no message yet)';
+  const adds = commit.files.reduce((n, f) => n + f.additions, 0);
+  const dels = commit.files.reduce((n, f) => n + f.deletions, 0);
+  return {
+    key: String(index),
+    title: `i${index + 1} ${commit.commit_id.slice(0, 7)} ${subject}`,
+    detail: `${commit.files.length} files +${adds} -${dels} · ${commitOutcome(commit)}`,
+    tone:
+      commit.review?.outcome === 'ACCEPT'
+        ? 'ok'
+        : commit.review || commit.tests_passed === false
+          ? 'bad'
+          : 'active',
+    stale: false,
+    version,
+  };
+}
+
+function buildCommits(job: Job | undefined, changeIndex: number | null): ColumnData[] {
+  const cols = new Map<string, CardData[]>(COMMIT_COLUMNS.map((c) => [c, []]));
+  const change = job && changeIndex != null ? job.changes[changeIndex] : undefined;
+  if (job && change) {
+    const n = change.commits.length;
+    change.commits.forEach((c, i) =>
+      cols
+        .get(commitColumn(c, { isCurrent: i === n - 1 && changeIndex === job.changes.length - 1, job }))!
+        .push(commitCard(c, i, `${job.updated_at}|${job.status}|${job.stage}`)),
+    );
+  }
+  return COMMIT_COLUMNS.map((title) => ({ title, cards: cols.get(title)! }));
+}
+
+/** The job a level is about: the drilled-into one. */
+export const drilledJob = (s: DashboardState): Job | undefined =>
+  s.nav.jobId ? s.jobs.find((j) => j.id === s.nav.jobId) : undefined;
+
+let memo: { key: unknown[]; value: ColumnData[] } | null = null;
+
+/** The columns of the board shown at the current level (the commits board under the detail level). */
+export function boardColumns(s: DashboardState): ColumnData[] {
+  const level = boardLevel(s);
+  const key = [
+    level,
+    s.jobs,
+    s.stale,
+    s.todoTitles,
+    s.nav.filter,
+    s.nav.showFinished,
+    s.nav.jobId,
+    s.nav.change,
+  ];
+  if (memo && memo.key.length === key.length && memo.key.every((v, i) => v === key[i])) return memo.value;
+  const value =
+    level === 'jobs'
+      ? buildJobs(s)
+      : level === 'changes'
+        ? buildChanges(drilledJob(s))
+        : buildCommits(drilledJob(s), s.nav.change);
+  memo = { key, value };
+  return value;
+}
+
+export const boardLevel = (s: DashboardState): BoardLevel =>
+  s.nav.level === 'detail' ? 'commits' : s.nav.level;
+
+/**
+ * Where the cursor is on the current board: on its card wherever that card
+ * moved (a job going from Testing to Reviewing keeps the cursor), else at the
+ * same place, clamped to what exists.
+ */
+export function cursor(s: DashboardState): { col: number; row: number } {
+  const cols = boardColumns(s);
+  const sel = s.nav.sel[boardLevel(s)];
+  if (sel.key != null) {
+    const here = cols[sel.col]?.cards.findIndex((c) => c.key === sel.key) ?? -1;
+    if (here >= 0) return { col: sel.col, row: here };
+    for (let c = 0; c < cols.length; c++) {
+      const r = cols[c]!.cards.findIndex((card) => card.key === sel.key);
+      if (r >= 0) return { col: c, row: r };
+    }
+  }
+  let col = Math.max(0, Math.min(sel.col, cols.length - 1));
+  // An empty column holds no cursor: go to the nearest column with cards.
+  if (!cols[col]?.cards.length) {
+    for (let d = 1; d < cols.length; d++) {
+      if (cols[col + d]?.cards.length) {
+        col += d;
+        break;
+      }
+      if (cols[col - d]?.cards.length) {
+        col -= d;
+        break;
+      }
+    }
+  }
+  const n = cols[col]?.cards.length ?? 0;
+  return { col, row: Math.max(0, Math.min(sel.row, n - 1)) };
+}
+
+/** The card under the cursor of the current board, if any. */
+export function selectedCard(s: DashboardState): CardData | undefined {
+  const { col, row } = cursor(s);
+  return boardColumns(s)[col]?.cards[row];
+}
+
+/** The job the keys act on: the drilled-into job, else the selected job card. */
+export function selectedJob(s: DashboardState): Job | undefined {
+  if (s.nav.level !== 'jobs') return drilledJob(s);
+  const key = selectedCard(s)?.key;
+  return key ? s.jobs.find((j) => j.id === key) : undefined;
+}
+
+/** Job counts per status, for the status bar. */
+export function jobCounts(jobs: Job[], stale: Record<string, boolean>) {
+  const c = { active: 0, stale: 0, completed: 0, failed: 0, abandoned: 0 };
+  for (const j of jobs) {
+    if (j.status === 'active' && stale[j.id]) c.stale++;
+    else c[j.status]++;
+  }
+  return c;
+}

@@ -1,0 +1,115 @@
+// Screen state as a pure reducer: the key handlers only dispatch these
+// actions, so selection, drilling and scrolling are tested without a screen.
+import { boardColumns, boardLevel, cursor, drilledJob, selectedCard } from './board.js';
+import type { Confirm, DashboardState, Nav, Overlay } from './state.js';
+
+export type NavAction =
+  | { type: 'move'; dir: 'up' | 'down' | 'left' | 'right' }
+  | { type: 'drill' }
+  | { type: 'back' }
+  | { type: 'overlay'; overlay: Exclude<Overlay, null> }
+  | { type: 'closeOverlay' }
+  | { type: 'confirm'; confirm: Confirm }
+  | { type: 'closeConfirm' }
+  | { type: 'filterStart' }
+  | { type: 'filterInput'; text: string }
+  | { type: 'filterBackspace' }
+  | { type: 'filterAccept' }
+  | { type: 'filterCancel' }
+  | { type: 'toggleFinished' }
+  | { type: 'scroll'; delta: number };
+
+function moveCursor(s: DashboardState, dir: 'up' | 'down' | 'left' | 'right'): Nav {
+  const cols = boardColumns(s);
+  const level = boardLevel(s);
+  let { col, row } = cursor(s);
+  if (dir === 'up') row = Math.max(0, row - 1);
+  else if (dir === 'down') row = Math.min(Math.max(0, (cols[col]?.cards.length ?? 0) - 1), row + 1);
+  else {
+    // Skip empty columns, so a step always lands on a card when there is one that way.
+    const step = dir === 'left' ? -1 : 1;
+    let c = col + step;
+    while (c >= 0 && c < cols.length && cols[c]!.cards.length === 0) c += step;
+    if (c < 0 || c >= cols.length) c = Math.max(0, Math.min(cols.length - 1, col + step));
+    col = c;
+    row = Math.min(row, Math.max(0, (cols[col]?.cards.length ?? 0) - 1));
+  }
+  const key = cols[col]?.cards[row]?.key ?? null;
+  return { ...s.nav, sel: { ...s.nav.sel, [level]: { col, row, key } } };
+}
+
+/** The next screen state. Unknown or impossible moves return the state unchanged. */
+export function reduceNav(s: DashboardState, a: NavAction): Nav {
+  const nav = s.nav;
+  switch (a.type) {
+    case 'move':
+      return moveCursor(s, a.dir);
+    case 'drill': {
+      const card = selectedCard(s);
+      if (nav.level === 'jobs') {
+        if (!card) return nav;
+        return {
+          ...nav,
+          level: 'changes',
+          jobId: card.key,
+          change: null,
+          iteration: null,
+          sel: { ...nav.sel, changes: { col: 0, row: 0, key: null } },
+          scroll: 0,
+        };
+      }
+      if (nav.level === 'changes') {
+        if (!card) return nav;
+        return {
+          ...nav,
+          level: 'commits',
+          change: Number(card.key),
+          iteration: null,
+          sel: { ...nav.sel, commits: { col: 0, row: 0, key: null } },
+          scroll: 0,
+        };
+      }
+      if (nav.level === 'commits') {
+        if (!card) return nav;
+        return { ...nav, level: 'detail', iteration: Number(card.key), scroll: 0 };
+      }
+      return nav;
+    }
+    case 'back':
+      if (nav.level === 'detail') return { ...nav, level: 'commits', iteration: null, scroll: 0 };
+      if (nav.level === 'commits') return { ...nav, level: 'changes', change: null, scroll: 0 };
+      if (nav.level === 'changes') return { ...nav, level: 'jobs', jobId: null, scroll: 0 };
+      if (nav.filter) return { ...nav, filter: '' };
+      return nav;
+    case 'overlay':
+      return nav.overlay === a.overlay
+        ? { ...nav, overlay: null, scroll: 0 }
+        : { ...nav, overlay: a.overlay, scroll: 0 };
+    case 'closeOverlay':
+      return { ...nav, overlay: null, scroll: 0 };
+    case 'confirm':
+      return { ...nav, confirm: a.confirm };
+    case 'closeConfirm':
+      return { ...nav, confirm: null };
+    case 'filterStart':
+      return { ...nav, filtering: true };
+    case 'filterInput':
+      return { ...nav, filter: nav.filter + a.text };
+    case 'filterBackspace':
+      return { ...nav, filter: nav.filter.slice(0, -1) };
+    case 'filterAccept':
+      return { ...nav, filtering: false };
+    case 'filterCancel':
+      return { ...nav, filtering: false, filter: '' };
+    case 'toggleFinished':
+      return { ...nav, showFinished: !nav.showFinished };
+    case 'scroll':
+      return { ...nav, scroll: Math.max(0, nav.scroll + a.delta) };
+  }
+}
+
+/** A drilled-into job that disappeared (deleted state) sends the view back to the jobs board. */
+export function sanitizeNav(s: DashboardState): Nav {
+  if (s.nav.level !== 'jobs' && !drilledJob(s)) return { ...s.nav, level: 'jobs', jobId: null };
+  return s.nav;
+}

@@ -1,0 +1,85 @@
+// The dashboard's state: what the store holds. Plain data, no React; the
+// watcher, an in-process runner and the key handlers all write it through
+// the store's actions (src/live/store.ts).
+import type { FileChange, Job } from '../model/job.js';
+
+export type Level = 'jobs' | 'changes' | 'commits' | 'detail';
+export type BoardLevel = Exclude<Level, 'detail'>;
+export type Overlay = 'help' | 'files' | 'logs' | 'diff' | null;
+
+/** The cursor on one board: a column, a row, and the key of the card it is on (to follow a card that moves). */
+export interface Selection {
+  col: number;
+  row: number;
+  key: string | null;
+}
+
+export interface Confirm {
+  kind: 'abandon';
+  jobId: string;
+  prompt: string;
+}
+
+export interface Nav {
+  level: Level;
+  /** What is drilled into: the job, then the change (0-based), then the iteration (0-based). */
+  jobId: string | null;
+  change: number | null;
+  iteration: number | null;
+  sel: Record<BoardLevel, Selection>;
+  filter: string;
+  /** The filter box is open and takes the keys. */
+  filtering: boolean;
+  showFinished: boolean;
+  overlay: Overlay;
+  confirm: Confirm | null;
+  /** Scroll offset of the open overlay or of the commit detail. */
+  scroll: number;
+}
+
+/** A code diff between two iterations, loaded on demand. */
+export interface CodeDiff {
+  text: string | null;
+  error: string | null;
+}
+
+export interface DashboardState {
+  /** The repository's slug, or null for every repository. */
+  repo: string | null;
+  repoLabel: string;
+  /** Newest first; unchanged jobs keep their object identity across reloads (memoized cards). */
+  jobs: Job[];
+  todoTitles: Record<string, string>;
+  stale: Record<string, boolean>;
+  /** The live pane of each job: its agent's latest messages and tool calls, and its events. */
+  live: Record<string, string[]>;
+  /** The tracker's modified files of each job, latest state per path. */
+  files: Record<string, FileChange[]>;
+  /** Code diffs keyed by `${jobId}:${change}:${iteration}` (1-based, as ii job diff). */
+  diffs: Record<string, CodeDiff>;
+  nav: Nav;
+  /** The last action's outcome, shown in the status bar. */
+  message: string | null;
+  color: boolean;
+}
+
+export const initialNav = (): Nav => ({
+  level: 'jobs',
+  jobId: null,
+  change: null,
+  iteration: null,
+  sel: {
+    jobs: { col: 0, row: 0, key: null },
+    changes: { col: 0, row: 0, key: null },
+    commits: { col: 0, row: 0, key: null },
+  },
+  filter: '',
+  filtering: false,
+  showFinished: true,
+  overlay: null,
+  confirm: null,
+  scroll: 0,
+});
+
+export const diffKey = (jobId: string, change: number, iteration: number): string =>
+  `${jobId}:${change}:${iteration}`;

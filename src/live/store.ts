@@ -1,0 +1,136 @@
+// The dashboard's one store (zustand vanilla): usable from the watcher, an
+// in-process runner and the components alike. Actions live here, next to the
+// state they change; components bind with useStore(store, selector).
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { FileChange, Job } from '../model/job.js';
+import { reduceNav, sanitizeNav, type NavAction } from './nav.js';
+import { initialNav, type CodeDiff, type DashboardState } from './state.js';
+
+/** Lines kept per job in the live pane (the pane shows the last ones). */
+export const LIVE_LINES = 500;
+
+export interface DashboardActions {
+  /** Replaces the job list, keeping the identity of every job whose record did not change. */
+  setJobs(jobs: Job[]): void;
+  /** Merges reloaded jobs into the list (new ones first), leaving the others as they are. */
+  mergeJobs(jobs: Job[]): void;
+  setStale(stale: Record<string, boolean>): void;
+  setTitles(titles: Record<string, string>): void;
+  setLive(jobId: string, lines: string[]): void;
+  appendLive(jobId: string, lines: string[]): void;
+  setFiles(jobId: string, files: FileChange[]): void;
+  /** One tracker report: replaces the file's previous entry. */
+  trackFile(jobId: string, file: FileChange): void;
+  setDiff(key: string, diff: CodeDiff): void;
+  dispatch(action: NavAction): void;
+  setMessage(message: string | null): void;
+}
+
+export type DashboardStore = StoreApi<DashboardState & DashboardActions>;
+
+export interface StoreInit {
+  repo: string | null;
+  repoLabel: string;
+  color?: boolean;
+  jobs?: Job[];
+}
+
+const same = (a: Job, b: Job) =>
+  a.updated_at === b.updated_at &&
+  a.status === b.status &&
+  a.stage === b.stage &&
+  a.heartbeat_at === b.heartbeat_at;
+
+export function createDashboardStore(init: StoreInit): DashboardStore {
+  return createStore<DashboardState & DashboardActions>()((set, get) => {
+    const withNav = (patch: Partial<DashboardState>) => {
+      const next = { ...get(), ...patch };
+      const nav = sanitizeNav(next);
+      return nav === next.nav ? patch : { ...patch, nav };
+    };
+    return {
+      repo: init.repo,
+      repoLabel: init.repoLabel,
+      jobs: init.jobs ?? [],
+      todoTitles: {},
+      stale: {},
+      live: {},
+      files: {},
+      diffs: {},
+      nav: initialNav(),
+      message: null,
+      color: init.color ?? true,
+
+      setJobs(jobs) {
+        const old = new Map(get().jobs.map((j) => [j.id, j]));
+        let changed = jobs.length !== old.size;
+        const next = jobs.map((j, i) => {
+          const prev = old.get(j.id);
+          if (prev && same(prev, j)) {
+            if (get().jobs[i] !== prev) changed = true;
+            return prev;
+          }
+          changed = true;
+          return j;
+        });
+        if (changed) set(withNav({ jobs: next }));
+      },
+      mergeJobs(jobs) {
+        if (jobs.length === 0) return;
+        const cur = get().jobs;
+        const byId = new Map(jobs.map((j) => [j.id, j]));
+        let changed = false;
+        const next = cur.map((j) => {
+          const n = byId.get(j.id);
+          byId.delete(j.id);
+          if (!n || same(n, j)) return j;
+          changed = true;
+          return n;
+        });
+        const added = [...byId.values()];
+        if (added.length) {
+          changed = true;
+          next.unshift(...added);
+          next.sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0));
+        }
+        if (changed) set(withNav({ jobs: next }));
+      },
+      setStale(stale) {
+        const cur = get().stale;
+        const keys = Object.keys(stale);
+        if (keys.length === Object.keys(cur).length && keys.every((k) => cur[k] === stale[k])) return;
+        set({ stale });
+      },
+      setTitles(titles) {
+        set({ todoTitles: { ...get().todoTitles, ...titles } });
+      },
+      setLive(jobId, lines) {
+        set({ live: { ...get().live, [jobId]: lines.slice(-LIVE_LINES) } });
+      },
+      appendLive(jobId, lines) {
+        if (lines.length === 0) return;
+        const cur = get().live[jobId] ?? [];
+        set({ live: { ...get().live, [jobId]: [...cur, ...lines].slice(-LIVE_LINES) } });
+      },
+      setFiles(jobId, files) {
+        set({ files: { ...get().files, [jobId]: files } });
+      },
+      trackFile(jobId, file) {
+        const cur = (get().files[jobId] ?? []).filter((f) => f.path !== file.path);
+        set({
+          files: { ...get().files, [jobId]: [...cur, file].sort((a, b) => a.path.localeCompare(b.path)) },
+        });
+      },
+      setDiff(key, diff) {
+        set({ diffs: { ...get().diffs, [key]: diff } });
+      },
+      dispatch(action) {
+        const nav = reduceNav(get(), action);
+        if (nav !== get().nav) set({ nav });
+      },
+      setMessage(message) {
+        set({ message });
+      },
+    };
+  });
+}

@@ -1,0 +1,252 @@
+// Keeps the dashboard store in step with the state dir: a chokidar watcher on
+// the database and on the active jobs' event logs and transcripts, for
+// runners in other processes, plus feedRunnerEvent for a runner in this
+// process. Only what changed is read again: the database's version number
+// says whether to reload, and only active jobs (and those that just finished)
+// are reloaded; logs are read from where the last read stopped.
+import { join, relative, sep } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { isStale } from '../model/derive.js';
+import type { Job } from '../model/job.js';
+import type { RunnerEvent } from '../job/runner-types.js';
+import { localProbe } from '../job/stale.js';
+import { transcriptText } from '../job/transcript-text.js';
+import type { StateStore } from '../state/api.js';
+import type { JobEvent } from '../state/events.js';
+import { eventsFile } from '../state/paths.js';
+import { eventLine, fileOfEvent, runnerEventLines } from './live-lines.js';
+import type { DashboardStore } from './store.js';
+import { LineTail, parseLines } from './tail.js';
+
+/** Entries of a transcript kept for re-rendering (message chunks join across entries). */
+const TRANSCRIPT_ENTRIES = 4000;
+
+interface JobLogs {
+  events: LineTail;
+  eventLines: string[];
+  transcriptPath: string | null;
+  transcript: LineTail | null;
+  entries: unknown[];
+}
+
+export interface SyncOptions {
+  state: StateStore;
+  dash: DashboardStore;
+  /** Debounce of file events, ms. */
+  debounceMs?: number;
+  /** The fallback poll (stale checks, missed file events), ms. */
+  pollMs?: number;
+  probe?: { host: string; pidAlive: (pid: number) => boolean };
+}
+
+export class DashboardSync {
+  private readonly state: StateStore;
+  private readonly dash: DashboardStore;
+  private readonly probe: { host: string; pidAlive: (pid: number) => boolean };
+  private readonly logs = new Map<string, JobLogs>();
+  private watcher: FSWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  private version = -1;
+  private pendingDb = false;
+  private readonly pendingJobs = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly o: SyncOptions) {
+    this.state = o.state;
+    this.dash = o.dash;
+    this.probe = o.probe ?? localProbe;
+  }
+
+  /** The first full load: every job of the scope, titles, staleness and the active jobs' logs. */
+  loadAll(): void {
+    this.version = this.state.jobs.version();
+    const { repo } = this.dash.getState();
+    const jobs = repo ? this.state.jobs.list(repo) : this.state.jobs.listAll();
+    this.dash.getState().setJobs(jobs);
+    this.loadTitles(jobs);
+    this.checkStale();
+    for (const j of jobs) if (j.status === 'active') this.readLogs(j);
+  }
+
+  /** Starts watching (and the fallback poll). */
+  start(): void {
+    const dir = this.state.dir;
+    const allowed = (p: string) => {
+      const rel = relative(dir, p).split(sep).join('/');
+      if (rel === '' || rel.startsWith('state.db')) return true;
+      return /^jobs(\/[^/]+(\/events\.jsonl|\/transcripts(\/[^/]+\.jsonl)?)?)?$/.test(rel);
+    };
+    this.watcher = watch(dir, {
+      ignoreInitial: true,
+      depth: 3,
+      ignored: (p: string) => !allowed(p),
+    });
+    this.watcher.on('all', (_event, path) => this.onPath(path));
+    this.watcher.on('error', () => {});
+    this.poll = setInterval(() => this.tick(), this.o.pollMs ?? 1000);
+    this.poll.unref();
+  }
+
+  /** Resolves once the watcher has scanned the state dir (events before that may be missed). */
+  ready(): Promise<void> {
+    const w = this.watcher;
+    if (!w) return Promise.resolve();
+    return new Promise((resolve) => w.once('ready', () => resolve()));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.poll) clearInterval(this.poll);
+    await this.watcher?.close();
+    this.watcher = null;
+  }
+
+  /** Feeds an event from a runner in this process: shown at once, then confirmed from the files. */
+  feedRunnerEvent(jobId: string, e: RunnerEvent): void {
+    const s = this.dash.getState();
+    if (e.type === 'file_change') s.trackFile(jobId, e.file);
+    else s.appendLive(jobId, runnerEventLines(e));
+    if (e.type !== 'activity' && e.type !== 'test_output') {
+      this.pendingDb = true;
+      this.pendingJobs.add(jobId);
+      this.schedule();
+    }
+  }
+
+  private onPath(path: string): void {
+    const rel = relative(this.state.dir, path).split(sep);
+    if (rel[0]?.startsWith('state.db')) this.pendingDb = true;
+    else if (rel[0] === 'jobs' && rel[1]) this.pendingJobs.add(rel[1]);
+    else return;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, this.o.debounceMs ?? 20);
+  }
+
+  /** Applies everything pending now (tests and the benchmark call it to skip the debounce). */
+  flush(): void {
+    if (this.closed) return;
+    if (this.pendingDb) {
+      this.pendingDb = false;
+      this.refreshJobs();
+    }
+    const ids = [...this.pendingJobs];
+    this.pendingJobs.clear();
+    const byId = new Map(this.dash.getState().jobs.map((j) => [j.id, j]));
+    for (const id of ids) {
+      const job = byId.get(id);
+      if (job) this.readLogs(job);
+    }
+  }
+
+  /** Reloads the active jobs and those that stopped being active, when the database changed. */
+  refreshJobs(): void {
+    const v = this.state.jobs.version();
+    if (v === this.version) return;
+    this.version = v;
+    const { repo, jobs: known } = this.dash.getState();
+    const active = repo
+      ? this.state.jobs.list(repo, { activeOnly: true })
+      : this.state.jobs.listAll({ activeOnly: true });
+    const nowActive = new Set(active.map((j) => j.id));
+    const finished: Job[] = [];
+    for (const j of known) {
+      if (j.status !== 'active' || nowActive.has(j.id)) continue;
+      const fresh = this.state.jobs.get(j.id);
+      if (fresh) finished.push(fresh);
+    }
+    this.dash.getState().mergeJobs([...active, ...finished]);
+    this.loadTitles(active);
+    this.checkStale();
+    for (const j of active) this.readLogs(j);
+    for (const j of finished) this.readLogs(j);
+  }
+
+  private tick(): void {
+    this.refreshJobs();
+    this.checkStale();
+    // Catch file events the watcher missed (a job dir created after its watch was set up).
+    for (const j of this.dash.getState().jobs) if (j.status === 'active') this.readLogs(j);
+  }
+
+  private checkStale(): void {
+    const now = Date.now();
+    const stale: Record<string, boolean> = {};
+    for (const j of this.dash.getState().jobs)
+      if (j.status === 'active' && isStale(j, now, this.probe)) stale[j.id] = true;
+    this.dash.getState().setStale(stale);
+  }
+
+  private loadTitles(jobs: Job[]): void {
+    const known = this.dash.getState().todoTitles;
+    const titles: Record<string, string> = {};
+    for (const j of jobs) {
+      if (known[j.todo_id] || titles[j.todo_id]) continue;
+      const t = this.state.todos.get(j.repo, j.todo_id);
+      if (t) titles[j.todo_id] = t.title;
+    }
+    if (Object.keys(titles).length) this.dash.getState().setTitles(titles);
+  }
+
+  /** Reads what was appended to a job's event log and latest transcript, and updates its pane and files. */
+  private readLogs(job: Job): void {
+    let logs = this.logs.get(job.id);
+    if (!logs) {
+      logs = {
+        events: new LineTail(eventsFile(this.state.dir, job.id)),
+        eventLines: [],
+        transcriptPath: null,
+        transcript: null,
+        entries: [],
+      };
+      this.logs.set(job.id, logs);
+    }
+    let changed = false;
+    const events = parseLines(logs.events.read()) as JobEvent[];
+    const s = this.dash.getState();
+    for (const e of events) {
+      const f = fileOfEvent(e);
+      if (f) s.trackFile(job.id, f);
+      if (e.type === 'agent_start') logs.eventLines = [];
+      const line = eventLine(e);
+      if (line) {
+        logs.eventLines.push(line);
+        changed = true;
+      }
+    }
+    if (logs.eventLines.length > 200) logs.eventLines = logs.eventLines.slice(-200);
+    const latest = job.agent_sessions.at(-1);
+    const path = latest
+      ? latest.transcript.startsWith('/')
+        ? latest.transcript
+        : join(this.state.dir, latest.transcript)
+      : null;
+    if (path !== logs.transcriptPath) {
+      logs.transcriptPath = path;
+      logs.transcript = path ? new LineTail(path) : null;
+      logs.entries = [];
+      changed = true;
+    }
+    if (logs.transcript) {
+      const entries = parseLines(logs.transcript.read());
+      if (entries.length) {
+        logs.entries.push(...entries);
+        if (logs.entries.length > TRANSCRIPT_ENTRIES) logs.entries = logs.entries.slice(-TRANSCRIPT_ENTRIES);
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    const header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
+    const body = transcriptText(logs.entries).filter((l) => !l.startsWith('>'));
+    const after = logs.eventLines.filter((l) => !l.startsWith('● agent'));
+    s.setLive(job.id, [...header, ...body, ...after]);
+  }
+}

@@ -1,0 +1,125 @@
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Dashboard } from '../../components/Dashboard.js';
+import {
+  dashFixture,
+  frameWith,
+  frameWithout,
+  inputReady,
+  KEY,
+  makeJob,
+  type DashFixture,
+} from '../helpers/dash-fixture.js';
+
+let fx: DashFixture | null = null;
+let app: ReturnType<typeof render> | null = null;
+afterEach(async () => {
+  app?.unmount();
+  app = null;
+  await fx?.cleanup();
+  fx = null;
+});
+
+async function open(f: DashFixture, size = { columns: 160, rows: 30 }) {
+  f.sync.loadAll();
+  app = render(<Dashboard store={f.dash} actions={f.actions} size={size} />);
+  await inputReady(app);
+  return app;
+}
+
+describe('jobs board', () => {
+  it('puts jobs in columns by stage and status, and marks a stale job', async () => {
+    fx = dashFixture({ dead: [999] });
+    makeJob(fx.state, { title: 'implementing one' });
+    makeJob(fx.state, { title: 'in review', stage: 'reviewing', changes: 1, tested: true });
+    makeJob(fx.state, { title: 'done one', changes: 1, review: 'ACCEPT', finish: 'completed' });
+    makeJob(fx.state, { title: 'broke', finish: 'failed' });
+    makeJob(fx.state, { title: 'ghost', pid: 999 });
+    const { lastFrame } = await open(fx);
+    const f = await frameWith(
+      lastFrame,
+      'Implementing (2)',
+      'Reviewing (1)',
+      'Completed (1)',
+      'Failed (1)',
+      'STALE',
+    );
+    expect(f).toContain('1 stale');
+    expect(f).toContain('/src/demo');
+  });
+
+  it('moves with arrows and hjkl, following the selection', async () => {
+    fx = dashFixture();
+    makeJob(fx.state, { title: 'alpha' });
+    makeJob(fx.state, { title: 'beta' });
+    const c = makeJob(fx.state, { title: 'gamma', stage: 'testing' });
+    const { lastFrame, stdin } = await open(fx);
+    await frameWith(lastFrame, 'Implementing (2)');
+    const [top, second] = fx.dash.getState().jobs.filter((j) => j.stage === 'implementing');
+    const at = (id: string) => frameWith(lastFrame, `live: ${id.slice(0, 7)}`);
+    await at(top!.id);
+    stdin.write('j');
+    await at(second!.id);
+    stdin.write('k');
+    await at(top!.id);
+    stdin.write(KEY.down);
+    await at(second!.id);
+    stdin.write(KEY.up);
+    await at(top!.id);
+    stdin.write(KEY.right);
+    await at(c.id);
+    stdin.write('h');
+    await at(top!.id);
+    stdin.write('L');
+    await at(c.id);
+    stdin.write(KEY.left);
+    await at(top!.id);
+  });
+
+  it('drills job → changes → iterations → detail with enter, and back with esc', async () => {
+    fx = dashFixture();
+    const job = makeJob(fx.state, {
+      title: 'drill me',
+      changes: 2,
+      iterations: 2,
+      tested: true,
+      review: 'ACCEPT',
+    });
+    const { lastFrame, stdin } = await open(fx);
+    await frameWith(lastFrame, 'drill me');
+    stdin.write(KEY.enter);
+    await frameWith(lastFrame, `job ${job.id} · drill me`, 'Committed (2)', '#2 I00000001');
+    stdin.write(KEY.enter);
+    await frameWith(lastFrame, 'change 1 (', 'Rejected (1)', 'Accepted (1)');
+    stdin.write(KEY.enter);
+    const f = await frameWith(
+      lastFrame,
+      'iteration 1',
+      'draft message:',
+      'review: REQUEST_CHANGES',
+      'please fix',
+    );
+    expect(f).toContain('src/f0.ts');
+    stdin.write(KEY.esc);
+    await frameWith(lastFrame, 'Rejected (1)');
+    stdin.write(KEY.esc);
+    await frameWith(lastFrame, 'Committed (2)');
+    stdin.write(KEY.esc);
+    await frameWith(lastFrame, 'Implementing (1)', 'live:');
+  });
+
+  it('q quits', async () => {
+    fx = dashFixture();
+    const { lastFrame, stdin } = await open(fx);
+    await frameWith(lastFrame, 'Jobs');
+    stdin.write('q');
+    await waitUntil(() => fx!.quits === 1);
+  });
+});
+
+async function waitUntil(cond: () => boolean) {
+  const { waitFor } = await import('../helpers/tmp.js');
+  await waitFor(() => cond(), 'condition', 5000, 10);
+}
+
+void frameWithout;

@@ -1,0 +1,161 @@
+// A dashboard over a real state store in a temp XDG_STATE_HOME, for the
+// component tests: jobs are written with the store's own API.
+import { join } from 'node:path';
+import { createActions, type Actions, type ActionDeps } from '../../src/live/actions.js';
+import { createDashboardStore, type DashboardStore } from '../../src/live/store.js';
+import { DashboardSync } from '../../src/live/sync.js';
+import type { Job } from '../../src/model/job.js';
+import { openStateStore, type StateStore } from '../../src/state/index.js';
+import { tempDir, waitFor } from './tmp.js';
+
+export const REPO = 'demo-12345678';
+
+/** A probe for which every runner is alive (jobs are not stale) unless its pid is listed as dead. */
+export const probe = (dead: number[] = []) => ({
+  host: 'here',
+  pidAlive: (pid: number) => !dead.includes(pid),
+});
+
+export interface DashFixture {
+  dir: string;
+  state: StateStore;
+  dash: DashboardStore;
+  sync: DashboardSync;
+  actions: Actions;
+  quits: number;
+  retries: string[];
+  cleanup: () => Promise<void>;
+}
+
+export function dashFixture(opts: { deps?: Partial<ActionDeps>; dead?: number[] } = {}): DashFixture {
+  const tmp = tempDir('ii-dash-');
+  const state = openStateStore({ dir: join(tmp.path, 'incrementum') });
+  const dash = createDashboardStore({ repo: REPO, repoLabel: '/src/demo', color: false });
+  const sync = new DashboardSync({ state, dash, probe: probe(opts.dead) });
+  const fx: DashFixture = {
+    dir: tmp.path,
+    state,
+    dash,
+    sync,
+    quits: 0,
+    retries: [],
+    actions: null as unknown as Actions,
+    cleanup: async () => {
+      await sync.close();
+      state.close();
+      tmp.cleanup();
+    },
+  };
+  fx.actions = createActions({
+    state,
+    dash,
+    repoRoot: tmp.path,
+    probe: probe(opts.dead),
+    onChanged: () => sync.refreshJobs(),
+    spawnRetry: (jobId) => {
+      fx.retries.push(jobId);
+      return { pid: 1, log: 'retry.log' };
+    },
+    quit: () => {
+      fx.quits++;
+    },
+    ...opts.deps,
+  });
+  return fx;
+}
+
+let n = 0;
+/** A job with `changes` changes of `iterations` commits each; the last commit as given. */
+export function makeJob(
+  state: StateStore,
+  o: {
+    title?: string;
+    stage?: Job['stage'];
+    finish?: 'completed' | 'failed' | 'abandoned';
+    changes?: number;
+    iterations?: number;
+    tested?: boolean | null;
+    review?: 'ACCEPT' | 'REQUEST_CHANGES' | 'ABANDON';
+    pid?: number;
+  } = {},
+): Job {
+  const todo = state.todos.create(REPO, { title: o.title ?? `todo ${++n}` });
+  const job = state.jobs.create(REPO, { todo_id: todo.id, pid: o.pid ?? 4242, host: 'here' });
+  for (let c = 0; c < (o.changes ?? 0); c++) {
+    state.jobs.appendChange(job.id, `I${String(c).padStart(8, '0')}${job.id}`);
+    for (let i = 0; i < (o.iterations ?? 1); i++) {
+      state.jobs.appendCommit(job.id, {
+        commit_id: `${c}${i}`.padEnd(40, 'f'),
+        draft_message: `feat: change ${c + 1} iteration ${i + 1}\n\nbody`,
+        files: [{ path: `src/f${c}.ts`, is_new: i === 0, is_deleted: false, additions: 5 + i, deletions: i }],
+      });
+      const last = i === (o.iterations ?? 1) - 1;
+      if (!last) {
+        state.jobs.updateCurrentCommit(job.id, {
+          tests_passed: true,
+          review: {
+            outcome: 'REQUEST_CHANGES',
+            comments: 'please fix',
+            agent_session_id: null,
+            reviewed_at: new Date().toISOString(),
+          },
+        });
+      } else {
+        if (o.tested !== undefined) state.jobs.updateCurrentCommit(job.id, { tests_passed: o.tested });
+        if (o.review)
+          state.jobs.updateCurrentCommit(job.id, {
+            review: {
+              outcome: o.review,
+              comments: 'looks right',
+              agent_session_id: null,
+              reviewed_at: new Date().toISOString(),
+            },
+          });
+      }
+    }
+  }
+  if (o.stage) state.jobs.setStage(job.id, o.stage);
+  if (o.finish) state.jobs.finish(job.id, o.finish, o.finish === 'failed' ? 'agent crashed' : null);
+  return state.jobs.get(job.id)!;
+}
+
+/** Waits until the last frame contains every text given; returns the frame. */
+export async function frameWith(lastFrame: () => string | undefined, ...texts: string[]): Promise<string> {
+  return waitFor(
+    () => {
+      const f = lastFrame() ?? '';
+      return texts.every((t) => f.includes(t)) ? f : null;
+    },
+    `a frame containing ${texts.map((t) => JSON.stringify(t)).join(', ')}\nlast frame:\n${lastFrame() ?? ''}`,
+    5000,
+    10,
+  );
+}
+
+/** Waits until the last frame no longer contains a text. */
+export async function frameWithout(lastFrame: () => string | undefined, text: string): Promise<string> {
+  return waitFor(
+    () => {
+      const f = lastFrame() ?? '';
+      return f.includes(text) ? null : f;
+    },
+    `a frame without ${JSON.stringify(text)}`,
+    5000,
+    10,
+  );
+}
+
+export const KEY = {
+  up: '\u001B[A',
+  down: '\u001B[B',
+  right: '\u001B[C',
+  left: '\u001B[D',
+  enter: '\r',
+  esc: '\u001B',
+  backspace: '\u007F',
+};
+
+/** Waits until Ink listens to stdin (its input effect runs after the first frame), so no key is lost. */
+export async function inputReady(app: { stdin: { listenerCount(e: string): number } }): Promise<void> {
+  await waitFor(() => app.stdin.listenerCount('readable') > 0, 'Ink to listen for keys', 5000, 5);
+}
