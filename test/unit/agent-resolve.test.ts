@@ -1,0 +1,70 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveAgent } from '../../src/agent/resolve.js';
+import { UserError } from '../../src/errors.js';
+import { Config } from '../../src/job/config.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const bin = tempDir('ii-resolve-');
+afterAll(bin.cleanup);
+for (const name of ['opencode', 'gemini', 'my-agent']) {
+  writeFileSync(join(bin.path, name), '#!/bin/sh\n');
+  chmodSync(join(bin.path, name), 0o755);
+}
+const env = { PATH: bin.path };
+const config = (agent: Record<string, unknown> = {}) => Config.parse({ agent });
+
+describe('resolveAgent', () => {
+  it('defaults to opencode acp', () => {
+    expect(resolveAgent(config(), undefined, env)).toEqual({
+      name: 'opencode',
+      command: ['opencode', 'acp'],
+      env: {},
+    });
+  });
+
+  it('takes a preset from config, and --agent over it', () => {
+    expect(resolveAgent(config({ preset: 'gemini' }), undefined, env).command).toEqual(['gemini', '--acp']);
+    expect(resolveAgent(config({ preset: 'gemini' }), 'opencode', env).name).toBe('opencode');
+  });
+
+  it('takes [agent] command and env from config', () => {
+    const spec = resolveAgent(
+      config({ command: ['my-agent', '--stdio'], env: { KEY: 'v' } }),
+      undefined,
+      env,
+    );
+    expect(spec).toEqual({ name: 'my-agent', command: ['my-agent', '--stdio'], env: { KEY: 'v' } });
+  });
+
+  it('accepts a path or a command on PATH for --agent', () => {
+    const p = join(bin.path, 'my-agent');
+    expect(resolveAgent(config(), p, env)).toEqual({ name: 'my-agent', command: [p], env: {} });
+    expect(resolveAgent(config(), 'my-agent', env).command).toEqual(['my-agent']);
+  });
+
+  it('resolves the built-in scripted agent to node and its script', () => {
+    const spec = resolveAgent(config(), 'scripted', env);
+    expect(spec.command[0]).toBe(process.execPath);
+    expect(spec.command[1]).toMatch(/dist\/src\/agent\/scripted\/main\.js$/);
+  });
+
+  it('says how to install an agent, and points at ii demo, when the binary is missing', () => {
+    const err = (() => {
+      try {
+        resolveAgent(config({ preset: 'claude' }), undefined, env);
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err).toBeInstanceOf(UserError);
+    expect(err?.message).toContain('npm install -g @agentclientprotocol/claude-agent-acp');
+    expect(err?.message).toContain('ii demo');
+    expect(() => resolveAgent(config(), '/nowhere/agent', env)).toThrow(/not found or is not executable/);
+    expect(() => resolveAgent(config(), 'nonesuch', env)).toThrow(/unknown agent "nonesuch"/);
+    expect(() => resolveAgent(config({ preset: 'nonesuch' }), undefined, env)).toThrow(
+      /unknown agent preset/,
+    );
+  });
+});
