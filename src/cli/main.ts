@@ -10,6 +10,7 @@ import { registerJobCommands } from './job.js';
 import { registerJournalCommands } from './journal.js';
 import { registerJobLogsCommand } from './job-logs.js';
 import { registerTodoCommands } from './todo.js';
+import { registerWorkspaceCommands } from './workspace.js';
 
 /** Exit codes (documented in the README). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 3 } as const;
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerJobCommands(program);
   registerJournalCommands(program);
   registerJobLogsCommand(program);
+  registerWorkspaceCommands(program);
   registerInitCommand(program);
   registerDashboardCommand(program);
   registerDoctorCommand(program);

@@ -3,7 +3,6 @@
 // revision and moves the todo to in_progress; finish moves the todo to done
 // or back to open and gives the workspace back, clean, for the next session.
 import { existsSync } from 'node:fs';
-import { join, relative, isAbsolute } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Session, Workspace } from '../model/session.js';
 import type { StateStore } from '../state/api.js';
@@ -12,6 +11,7 @@ import { workspacesDir } from '../state/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { checkCopies, copyInto } from './copy.js';
+import { isInside, workspaceBranch, workspacePathFor } from './paths.js';
 
 /** What JobDeps.startSession receives (the same shape as src/job/launch.ts's SessionStart). */
 export interface SessionStartInput {
@@ -30,10 +30,6 @@ export interface StartedSession {
   baseRev: string;
   workspace: Workspace;
 }
-
-export const workspaceBranch = (n: number): string => `incrementum/ws-${n}`;
-export const workspacePathFor = (stateDir: string, slug: string, n: number): string =>
-  join(workspacesDir(stateDir, slug), String(n));
 
 const defaultVcs = new GitVcs();
 
@@ -126,9 +122,4 @@ export async function finishSession(
     store.workspaces.release(ws.path);
   }
   return finished;
-}
-
-function isInside(dir: string, path: string): boolean {
-  const rel = relative(dir, path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }

@@ -123,6 +123,8 @@ export interface WorkspaceStore {
   setBaseRev(path: string, base_rev: string): void;
   release(path: string): void;
   remove(path: string): void;
+  /** Deletes the record only while it is free (atomically); false when someone claimed it. */
+  removeIfFree(path: string): boolean;
   list(repo?: string): Workspace[];
 }
 

@@ -8,7 +8,7 @@ import type { JobDeps } from '../../src/job/launch.js';
 import { finishSession, startSession } from '../../src/session/index.js';
 import { openStateStore, repoSlug, type StateStore } from '../../src/state/index.js';
 import { GitVcs } from '../../src/vcs/git.js';
-import { ROOT } from '../helpers/cli.js';
+import { ii, ROOT } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 // The session functions are exactly what the job launcher expects.
@@ -217,5 +217,75 @@ describe('workspaces and sessions', () => {
     expect(s3.workspacePath).toBe(debris);
     expect(existsSync(join(debris, 'junk'))).toBe(false);
     expect(readFileSync(join(debris, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+
+  it('ii workspace list shows them; prune removes finished and orphaned ones, keeping the rest', async () => {
+    const env = { XDG_STATE_HOME: join(tmp.path, 'state'), HOME: tmp.path };
+    const todo = (title: string) => store.todos.create(slug, { title }).id;
+    writeFileSync(join(repo, 'a.txt'), 'user edit\n');
+    writeFileSync(join(repo, 'untracked.txt'), 'mine\n');
+    const before = checkoutSnapshot(repo);
+
+    const done = await start(todo('finished'));
+    const active = await start(todo('active'));
+    const crashed = await start(todo('crashed'));
+    const vanished = await start(todo('vanished'));
+    await vcs.startChange(done.workspacePath);
+    writeFileSync(join(done.workspacePath, 'x.txt'), 'x\n');
+    const it1 = await vcs.commitIteration(done.workspacePath, 'x');
+    await deps.finishSession(store, done.session.id, 'done');
+    store.sessions.setStatus(crashed.session.id, 'failed'); // ended without releasing
+    await deps.finishSession(store, vanished.session.id, 'failed');
+    execFileSync('rm', ['-rf', vanished.workspacePath]);
+    const orphan = join(store.dir, 'workspaces', slug, '99');
+    await vcs.addWorkspace(repo, orphan, 'incrementum/ws-99', done.baseRev);
+
+    const listed = ii(['workspace', 'list', '--json'], { cwd: repo, env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = JSON.parse(listed.stdout) as {
+      path: string;
+      status: string;
+      exists: boolean;
+      todo_id: string | null;
+    }[];
+    expect(rows.map((r) => [r.path, r.status, r.exists])).toEqual([
+      [done.workspacePath, 'free', true],
+      [active.workspacePath, 'acquired', true],
+      [crashed.workspacePath, 'acquired', true],
+      [vanished.workspacePath, 'free', false],
+    ]);
+    expect(rows[1]!.todo_id).toBe(active.session.todo_id);
+    const text = ii(['workspace', 'list'], { cwd: join(repo), env });
+    expect(text.stdout).toMatch(/incrementum\/ws-2\s+in use/);
+    expect(text.stdout).toMatch(/incrementum\/ws-4\s+missing/);
+
+    const pruned = ii(['workspace', 'prune'], { cwd: repo, env });
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).toBe(
+      [
+        `removed ${done.workspacePath} (free)`,
+        `removed ${crashed.workspacePath} (finished session)`,
+        `removed ${vanished.workspacePath} (missing directory)`,
+        `removed ${orphan} (no record)`,
+        'Pruned 4 workspaces.',
+        '',
+      ].join('\n'),
+    );
+    for (const p of [done.workspacePath, crashed.workspacePath, orphan]) expect(existsSync(p)).toBe(false);
+    expect(store.workspaces.list(slug).map((w) => w.path)).toEqual([active.workspacePath]);
+    expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
+    expect(git(repo, 'branch', '--list', 'incrementum/*')).toBe('+ incrementum/ws-2');
+    expect(git(active.workspacePath, 'rev-parse', 'HEAD')).toBe(active.baseRev);
+    git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    git(repo, 'gc', '-q', '--prune=now');
+    expect(git(repo, 'cat-file', '-t', it1.commit_id)).toBe('commit');
+    expect(checkoutSnapshot(repo)).toEqual(before);
+
+    expect(ii(['workspace', 'prune'], { cwd: repo, env }).stdout).toBe('Nothing to prune.\n');
+    const plain = join(tmp.path, 'plain');
+    mkdirSync(plain);
+    const outside = ii(['workspace', 'list'], { cwd: plain, env });
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('not inside a git repository');
   });
 });

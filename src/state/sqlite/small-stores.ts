@@ -125,6 +125,11 @@ export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
     remove(path) {
       transaction(db, () => db.prepare('DELETE FROM workspaces WHERE path = ?').run(path));
     },
+    removeIfFree: (path) =>
+      transaction(
+        db,
+        () => db.prepare("DELETE FROM workspaces WHERE path = ? AND status = 'free'").run(path).changes > 0,
+      ),
     list: (repo) =>
       (repo
         ? (db

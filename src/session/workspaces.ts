@@ -1,0 +1,91 @@
+// What `ii workspace list` shows and what `ii workspace prune` removes. Prune
+// works only under the repo's workspaces dir in the state dir, so the user's
+// own checkout is out of its reach, and it never touches refs/incrementum:
+// every iteration commit stays.
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { SessionStatus, Workspace } from '../model/session.js';
+import type { StateStore } from '../state/api.js';
+import { workspacesDir } from '../state/paths.js';
+import { GitVcs } from '../vcs/git.js';
+import { git } from '../vcs/git-run.js';
+import type { Vcs } from '../vcs/vcs.js';
+import { isInside } from './paths.js';
+
+export interface WorkspaceInfo extends Workspace {
+  /** False when the directory is gone (prune drops the record). */
+  exists: boolean;
+  todo_id: string | null;
+  session_status: SessionStatus | null;
+}
+
+export function listWorkspaces(store: StateStore, slug: string): WorkspaceInfo[] {
+  return store.workspaces.list(slug).map((w) => {
+    const s = w.session_id ? store.sessions.get(w.session_id) : null;
+    return {
+      ...w,
+      exists: existsSync(w.path),
+      todo_id: s?.todo_id ?? null,
+      session_status: s?.status ?? null,
+    };
+  });
+}
+
+export interface Pruned {
+  path: string;
+  reason: 'free' | 'finished session' | 'missing directory' | 'no record';
+}
+
+export interface PruneTarget {
+  root: string;
+  slug: string;
+  stateDir: string;
+}
+
+/**
+ * Removes free workspaces, workspaces still claimed by a session that has
+ * ended, records whose directory is gone and directories with no record.
+ * Workspaces of active sessions stay.
+ */
+export async function pruneWorkspaces(
+  store: StateStore,
+  t: PruneTarget,
+  vcs: Vcs = new GitVcs(),
+): Promise<Pruned[]> {
+  const dir = workspacesDir(t.stateDir, t.slug);
+  const mine = (path: string) => isInside(dir, path) && resolve(path) !== resolve(t.root);
+  const pruned: Pruned[] = [];
+  const known = new Set<string>();
+  for (const w of store.workspaces.list(t.slug)) {
+    known.add(resolve(w.path));
+    const session = w.session_id ? store.sessions.get(w.session_id) : null;
+    let reason: Pruned['reason'];
+    if (w.status === 'free') {
+      // Delete the record first, and only while it is still free: a session
+      // starting right now either got it before (we skip it) or cannot get it.
+      if (!store.workspaces.removeIfFree(w.path)) continue;
+      reason = existsSync(w.path) ? 'free' : 'missing directory';
+    } else if (session && session.status !== 'active') {
+      store.workspaces.remove(w.path);
+      reason = 'finished session';
+    } else continue;
+    if (mine(w.path)) await vcs.removeWorkspace(t.root, w.path);
+    await deleteBranch(t.root, w.branch);
+    pruned.push({ path: w.path, reason });
+  }
+  if (existsSync(dir)) {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (known.has(resolve(path)) || !mine(path)) continue;
+      await vcs.removeWorkspace(t.root, path);
+      pruned.push({ path, reason: 'no record' });
+    }
+  }
+  return pruned;
+}
+
+/** A workspace branch of ours, unless a worktree still has it checked out (git refuses then). */
+async function deleteBranch(root: string, branch: string): Promise<void> {
+  if (!branch.startsWith('incrementum/ws-')) return;
+  await git(root, ['branch', '-q', '-D', branch]).catch(() => {});
+}
