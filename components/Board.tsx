@@ -17,9 +17,10 @@ export interface BoardProps {
 export function columnWidths(counts: number[], width: number): number[] {
   const n = Math.max(1, counts.length);
   const even = Math.floor(width / n);
-  const narrow = Math.min(even, 12);
   const full = counts.filter((c) => c > 0).length;
   if (full === 0 || full === n) return counts.map(() => even);
+  // Empty columns share at most ~45% of the width, 8 to 12 columns each.
+  const narrow = Math.min(even, Math.max(8, Math.min(12, Math.floor((width * 0.45) / (n - full)))));
   const wide = Math.floor((width - narrow * (n - full)) / full);
   return counts.map((c) => (c > 0 ? wide : narrow));
 }

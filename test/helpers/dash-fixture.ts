@@ -27,11 +27,13 @@ export interface DashFixture {
   cleanup: () => Promise<void>;
 }
 
-export function dashFixture(opts: { deps?: Partial<ActionDeps>; dead?: number[] } = {}): DashFixture {
+export function dashFixture(
+  opts: { deps?: Partial<ActionDeps>; dead?: number[]; pollMs?: number } = {},
+): DashFixture {
   const tmp = tempDir('ii-dash-');
   const state = openStateStore({ dir: join(tmp.path, 'incrementum') });
   const dash = createDashboardStore({ repo: REPO, repoLabel: '/src/demo', color: false });
-  const sync = new DashboardSync({ state, dash, probe: probe(opts.dead) });
+  const sync = new DashboardSync({ state, dash, probe: probe(opts.dead), pollMs: opts.pollMs });
   const fx: DashFixture = {
     dir: tmp.path,
     state,

@@ -1,0 +1,80 @@
+// Views at the terminal sizes people use, and with many jobs.
+import { render } from 'ink-testing-library';
+import { afterEach, expect, it } from 'vitest';
+import { Board, columnWidths } from '../../components/Board.js';
+import { Card } from '../../components/Card.js';
+import { columnTitle, windowStart } from '../../components/Column.js';
+import { Dashboard } from '../../components/Dashboard.js';
+import { jobCard } from '../../src/live/board.js';
+import {
+  dashFixture,
+  frameWith,
+  inputReady,
+  KEY,
+  makeJob,
+  type DashFixture,
+} from '../helpers/dash-fixture.js';
+
+let fx: DashFixture | null = null;
+let app: ReturnType<typeof render> | null = null;
+afterEach(async () => {
+  app?.unmount();
+  app = null;
+  await fx?.cleanup();
+  fx = null;
+});
+
+it('fits 80×24 with 1,000 jobs: only the visible cards, and a count of the rest', async () => {
+  fx = dashFixture();
+  const first = makeJob(fx.state, { title: 'first job' });
+  for (let i = 0; i < 999; i++)
+    fx.state.jobs.create(first.repo, { todo_id: first.todo_id, pid: 4242, host: 'here' });
+  fx.sync.loadAll();
+  app = render(<Dashboard store={fx.dash} actions={fx.actions} size={{ columns: 80, rows: 24 }} />);
+  await inputReady(app);
+  const f = await frameWith(app.lastFrame, 'Implementing (1000)', 'more');
+  const lines = f.split('\n');
+  expect(lines.length).toBeLessThanOrEqual(24);
+  expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+  // Moving down a long way keeps the cursor's card on screen.
+  for (let i = 0; i < 30; i++) app.stdin.write(KEY.down);
+  const sel = await frameWith(app.lastFrame, '↑');
+  const key = fx.dash.getState().nav.sel.jobs.key!;
+  expect(sel).toContain(key.slice(0, 7));
+});
+
+it('windows a column around the selected card', () => {
+  expect(windowStart(5, 10, 3)).toBe(0);
+  expect(windowStart(100, 10, 0)).toBe(0);
+  expect(windowStart(100, 10, 50)).toBe(45);
+  expect(windowStart(100, 10, 99)).toBe(90);
+});
+
+it('shortens a title, never the count; gives empty columns little room', () => {
+  expect(columnTitle('Implementing', 3, 40)).toBe('Implementing (3)');
+  expect(columnTitle('Implementing', 3, 10)).toBe('Imple… (3)');
+  expect(columnWidths([0, 5, 0], 80)).toEqual([12, 56, 12]);
+  expect(columnWidths([1, 1], 80)).toEqual([40, 40]);
+});
+
+it('renders a board and a card alone', async () => {
+  fx = dashFixture();
+  const job = makeJob(fx.state, { title: 'lonely card', changes: 1 });
+  const card = jobCard(job, 'lonely card', true);
+  app = render(<Card card={card} selected width={40} color={false} />);
+  await frameWith(app.lastFrame, 'STALE', 'lonely card');
+  app.unmount();
+  app = render(
+    <Board
+      columns={[
+        { title: 'Left', cards: [card] },
+        { title: 'Right', cards: [] },
+      ]}
+      cursor={{ col: 0, row: 0 }}
+      width={60}
+      height={10}
+      color={false}
+    />,
+  );
+  await frameWith(app.lastFrame, 'Left (1)', 'Right (0)', 'lonely card');
+});
