@@ -1,0 +1,81 @@
+// The real `opencode acp`, offline against a scripted model server: it writes
+// one new file and edits an existing one through its own tools, and the
+// tracker reports exactly those two. opencode-ai is installed into a cache
+// folder on first run; without network that install fails and the test is
+// skipped, except in CI where it must run.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startAgent } from '../../src/agent/acp-session.js';
+import { groupAlive } from '../../src/agent/process-group.js';
+import { transcriptText } from '../../src/job/transcript-text.js';
+import { ensureOpencode, opencodeConfig, scriptedModel } from '../helpers/opencode.js';
+import { gitRepo, tempDir } from '../helpers/tmp.js';
+
+const oc = ensureOpencode();
+if ('error' in oc && process.env.CI) throw new Error(oc.error);
+const tmp = tempDir('ii-opencode-');
+afterAll(tmp.cleanup);
+
+describe.skipIf('error' in oc)('opencode acp (real agent, scripted model)', () => {
+  it('reports the new file and the edited one, with is_new right', { timeout: 180_000 }, async () => {
+    const ws = join(tmp.path, 'ws');
+    mkdirSync(ws);
+    gitRepo(ws, { 'existing.txt': 'first line\nold line\nlast line\n' });
+    const model = await scriptedModel([
+      { tool: 'write', args: { filePath: join(ws, 'new.txt'), content: 'brand new\nfile\n' } },
+      {
+        tool: 'edit',
+        args: { filePath: join(ws, 'existing.txt'), oldString: 'old line', newString: 'new line' },
+      },
+      { text: 'Done.' },
+    ]);
+    const home = join(tmp.path, 'home');
+    const config = join(home, '.config');
+    mkdirSync(join(config, 'opencode'), { recursive: true });
+    writeFileSync(join(config, 'opencode', 'opencode.json'), opencodeConfig(model.url));
+    const transcript = join(tmp.path, 'opencode.jsonl');
+    const s = await startAgent({
+      agent: {
+        name: 'opencode',
+        command: [(oc as { bin: string }).bin, 'acp'],
+        env: {
+          HOME: home,
+          XDG_CONFIG_HOME: config,
+          XDG_DATA_HOME: join(home, '.local', 'share'),
+          XDG_STATE_HOME: join(home, '.local', 'state'),
+          XDG_CACHE_HOME: join(home, '.cache'),
+          OPENCODE_DISABLE_AUTOUPDATE: '1',
+        },
+      },
+      cwd: ws,
+      transcriptPath: transcript,
+      turnTimeoutMs: 120_000,
+      startTimeoutMs: 120_000,
+      stopGrace: { eofMs: 1000, termMs: 2000 },
+    });
+    const pid = s.pid!;
+    try {
+      const r = await s.prompt('Create new.txt, then change "old line" to "new line" in existing.txt.');
+      expect(r.stopReason).toBe('end_turn');
+      expect(readFileSync(join(ws, 'new.txt'), 'utf8')).toBe('brand new\nfile\n');
+      expect(readFileSync(join(ws, 'existing.txt'), 'utf8')).toBe('first line\nnew line\nlast line\n');
+      const files = s.files().sort((a, b) => a.path.localeCompare(b.path));
+      expect(files.map((f) => [f.path, f.is_new, f.is_deleted])).toEqual([
+        ['existing.txt', false, false],
+        ['new.txt', true, false],
+      ]);
+      expect(files[0]).toMatchObject({ additions: 1, deletions: 1 });
+      expect(model.requests).toBeGreaterThanOrEqual(3);
+      const lines = readFileSync(transcript, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as unknown);
+      expect(transcriptText(lines).join('\n')).toContain('(turn ended: end_turn)');
+    } finally {
+      await s.close();
+      await model.close();
+    }
+    expect(groupAlive(pid)).toBe(false);
+  });
+});
