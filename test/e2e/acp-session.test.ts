@@ -233,6 +233,17 @@ describe('ACP session with the scripted agent', () => {
     expect(transcriptText(entries(env.transcript)).join('\n')).toContain('(cancelled by incrementum)');
   });
 
+  it('ends the turn of an agent that ignores session/cancel', async () => {
+    const env = setup({ implement: [{ actions: [{ type: 'message', text: 'busy' }, { type: 'hang' }] }] });
+    const s = await env.start({ cancelGraceMs: 300 });
+    const turn = s.prompt(IMPLEMENT);
+    const failed = expect(turn).rejects.toThrow(/did not end its turn within 300 ms of session\/cancel/);
+    await waitFor(() => env.activity.some((a) => a.kind === 'message'), 'the agent to start');
+    await s.cancel();
+    await failed;
+    await closedCleanly(s);
+  });
+
   it('fails to start an agent that never answers initialize', async () => {
     const env = setup({});
     await expect(
