@@ -92,5 +92,8 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     process.stdout.write(RESTORE);
     await sync.close();
     state.close();
+    // Nothing of the dashboard may keep the process alive once it has quit.
+    process.stdin.pause();
+    process.stdin.unref?.();
   }
 }
