@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import type { Command } from 'commander';
 import { checkConfig, checkGit, checkNode, checkState, type CheckResult } from '../doctor/checks.js';
+import { loadConfig } from '../job/config.js';
 import { stateDir } from '../state/index.js';
 import { printJson, style } from './format.js';
 
@@ -21,9 +22,12 @@ export function registerDoctorCommand(program: Command): void {
     .command('doctor')
     .description('check Node, git, the state dir, the config and the agent, and say what to fix')
     .option('--json', 'print JSON')
-    .action((o: { json?: boolean }) => {
+    .option('--agent <name|path>', 'check this agent instead of the configured one')
+    .action(async (o: { json?: boolean; agent?: string }) => {
       const repoRoot = repoRootOrNull();
-      const results: CheckResult[] = [checkNode(), checkGit(), checkState(stateDir()), checkConfig(repoRoot)];
+      const config = checkConfig(repoRoot);
+      const results: CheckResult[] = [checkNode(), checkGit(), checkState(stateDir()), config];
+      results.push(...(await agentChecks(repoRoot, o.agent)));
       const failed = results.filter((r) => !r.ok).length;
       if (o.json) printJson(results);
       else {
@@ -40,4 +44,18 @@ export function registerDoctorCommand(program: Command): void {
       }
       if (failed > 0) process.exitCode = 1;
     });
+}
+
+/** The agent's binary and an ACP handshake with it; the config's agent unless --agent names one. */
+async function agentChecks(repoRoot: string | null, override?: string): Promise<CheckResult[]> {
+  let config;
+  try {
+    config = loadConfig(repoRoot ?? process.cwd());
+  } catch {
+    // An invalid config is reported by the config check; the agent check uses the defaults.
+    const { Config } = await import('../job/config.js');
+    config = Config.parse({});
+  }
+  const { checkAgent } = await import('../doctor/agent-check.js');
+  return checkAgent(config, override);
 }

@@ -32,15 +32,20 @@ export function progressPrinter(
   err: (line: string) => void = (l) => process.stderr.write(l + '\n'),
 ): { onEvent: (e: RunnerEvent) => void; state: ProgressState } {
   const state: ProgressState = { finalCommit: null };
+  let pendingChange: string | null = null;
   const onEvent = (e: RunnerEvent) => {
     switch (e.type) {
       case 'stage':
         progress.stage(st.cyan(`→ ${STAGE_LABEL[e.to]}`));
         break;
       case 'change_started':
-        progress.line(`change ${e.number}: ${e.change_id}`);
+        // Printed with its first iteration: a change the agent leaves empty
+        // (the pass that leads to the project review) is never recorded.
+        pendingChange = `change ${e.number}: ${e.change_id}`;
         break;
       case 'iteration':
+        if (pendingChange) progress.line(pendingChange);
+        pendingChange = null;
         progress.line(
           `  iteration ${e.iteration}: commit ${short(e.commit_id)} (${e.files.length} file${e.files.length === 1 ? '' : 's'}: ${e.files
             .slice(0, 5)

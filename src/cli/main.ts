@@ -9,6 +9,8 @@ import { registerInitCommand } from './init.js';
 import { registerJobCommands } from './job.js';
 import { registerJournalCommands } from './journal.js';
 import { registerJobLogsCommand } from './job-logs.js';
+import { registerJobRunCommands } from './job-run.js';
+import { registerDemoCommand } from './demo.js';
 import { registerTodoCommands } from './todo.js';
 import { registerWorkspaceCommands } from './workspace.js';
 
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   registerJournalCommands(program);
   registerJobLogsCommand(program);
   registerWorkspaceCommands(program);
+  registerJobRunCommands(program);
+  registerDemoCommand(program);
   registerInitCommand(program);
   registerDashboardCommand(program);
   registerDoctorCommand(program);

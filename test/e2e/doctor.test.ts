@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ii } from '../helpers/cli.js';
+import { runningWith } from '../helpers/procs.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -18,8 +19,13 @@ afterEach(() => tmp.cleanup());
 
 describe('ii doctor', () => {
   it('passes on a healthy setup and exits 0', () => {
-    writeFileSync(join(repo, 'incrementum.toml'), '[job]\ntest-commands = ["true"]\n');
+    writeFileSync(
+      join(repo, 'incrementum.toml'),
+      '[agent]\npreset = "scripted"\n[job]\ntest-commands = ["true"]\n',
+    );
     const r = ii(['doctor'], { cwd: repo, env });
+    expect(r.stdout).toMatch(/ok\s+agent\s+scripted/);
+    expect(r.stdout).toMatch(/ok\s+acp\s+handshake ok/);
     expect(r.stdout).toMatch(/ok\s+node\s+v2\d/);
     expect(r.stdout).toMatch(/ok\s+git\s+git version/);
     expect(r.stdout).toMatch(/ok\s+state\s+.*database ok/);
@@ -55,5 +61,36 @@ describe('ii doctor', () => {
     const r = ii(['doctor'], { cwd: repo, env: { ...env, PATH: dirname(process.execPath) } });
     expect(r.stdout).toMatch(/FAIL git\s+not found on PATH/);
     expect(r.code).toBe(1);
+  });
+
+  it('a missing agent: says how to install one and points at ii demo', () => {
+    writeFileSync(
+      join(repo, 'incrementum.toml'),
+      '[agent]\ncommand = ["ii-no-such-agent", "acp"]\n[job]\ntest-commands = ["true"]\n',
+    );
+    const r = ii(['doctor'], { cwd: repo, env });
+    expect(r.stdout).toMatch(/FAIL agent .*ii-no-such-agent/);
+    expect(r.stdout).toMatch(/ii demo/);
+    expect(r.code).toBe(1);
+    // The default agent (opencode) is checked when none is configured, and --agent overrides.
+    const o = ii(['doctor', '--agent', 'scripted'], { cwd: repo, env });
+    expect(o.stdout).toMatch(/ok\s+acp\s+handshake ok/);
+  });
+
+  it('a broken agent (prints garbage and never answers): the handshake fails with a fix, no process left', () => {
+    const fake = join(tmp.path, 'broken-agent.sh');
+    writeFileSync(fake, '#!/bin/sh\necho "Welcome to BrokenAgent 1.0"\nexec sleep 300\n', { mode: 0o755 });
+    writeFileSync(
+      join(repo, 'incrementum.toml'),
+      `[agent]\ncommand = [${JSON.stringify(fake)}]\n[job]\ntest-commands = ["true"]\n`,
+    );
+    const r = ii(['doctor', '--json'], { cwd: repo, env: { ...env, II_DOCTOR_HANDSHAKE_MS: '2000' } });
+    const acp = (JSON.parse(r.stdout) as { name: string; ok: boolean; detail: string; fix?: string }[]).find(
+      (c) => c.name === 'acp',
+    );
+    expect(acp?.ok).toBe(false);
+    expect(acp?.fix).toMatch(/ACP agent on stdio/);
+    expect(r.code).toBe(1);
+    expect(runningWith(fake)).toEqual([]);
   });
 });

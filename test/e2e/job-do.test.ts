@@ -1,0 +1,268 @@
+// `ii job do` end to end: the built CLI, a real git repo, the real scripted
+// ACP agent as a child process, real test commands. Each test follows one path
+// of the loop and checks what was recorded, not only the exit code.
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { II, ii } from '../helpers/cli.js';
+import { runningWith } from '../helpers/procs.js';
+import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+
+interface JobJson {
+  id: string;
+  status: string;
+  stage: string;
+  failure_reason: string | null;
+  retried_from: string | null;
+  workspace_path: string | null;
+  changes: {
+    change_id: string;
+    commits: {
+      commit_id: string;
+      tests_passed: boolean | null;
+      review: { outcome: string; comments: string } | null;
+      files: { path: string }[];
+      feedback: string | null;
+    }[];
+  }[];
+  project_review: { outcome: string } | null;
+  agent_sessions: { purpose: string; transcript: string }[];
+}
+
+let tmp: ReturnType<typeof tempDir>;
+let repo: string;
+let env: NodeJS.ProcessEnv;
+
+const CONFIG = (tests: string[], extra = '') =>
+  `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ${JSON.stringify(tests)}\nauto-commit = false\n${extra}`;
+
+function setup(tests = ['test -f README.md'], extra = '') {
+  repo = join(tmp.path, 'repo');
+  execFileSync('mkdir', ['-p', repo]);
+  gitRepo(repo, { 'README.md': '# r\n', 'incrementum.toml': CONFIG(tests, extra) });
+}
+
+function scenario(name: string, s: unknown): string {
+  const p = join(tmp.path, `${name}.json`);
+  writeFileSync(p, JSON.stringify(s));
+  return p;
+}
+
+const run = (args: string[], scenarioPath?: string) =>
+  ii(args, { cwd: repo, env: { ...env, ...(scenarioPath ? { II_SCRIPTED_SCENARIO: scenarioPath } : {}) } });
+
+const show = (id: string): JobJson => JSON.parse(run(['job', 'show', id, '--json']).stdout) as JobJson;
+const jobIdFrom = (stderr: string) => /job ([0-9a-f]+) for todo/.exec(stderr)?.[1] ?? '';
+
+const write = (path: string, content: string) => ({ type: 'write', path, content });
+const verdict = (v: string, text: string) => ({ actions: [{ type: 'feedback', verdict: v, text }] });
+
+beforeEach(() => {
+  tmp = tempDir('ii-jobdo-');
+  env = {
+    XDG_STATE_HOME: join(tmp.path, 'state'),
+    XDG_CONFIG_HOME: join(tmp.path, 'config'),
+    HOME: tmp.path,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@example.com',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@example.com',
+  };
+});
+afterEach(() => tmp.cleanup());
+
+describe('ii job do', () => {
+  it('accepted the first time: one change, one iteration, committed, project review accepts, todo done', () => {
+    setup();
+    const s = scenario('accept', {
+      implement: [{ actions: [write('hello.txt', 'hi\n')] }],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Add hello.txt' }] }],
+    });
+    const r = run(['job', 'do', '--title', 'say hello'], s);
+    expect(r.stderr).toContain('completed');
+    expect(r.code).toBe(0);
+    const job = show(jobIdFrom(r.stderr));
+    expect(job.status).toBe('completed');
+    expect(job.changes).toHaveLength(1);
+    const c = job.changes[0]!.commits;
+    expect(c).toHaveLength(1);
+    expect(c[0]!.tests_passed).toBe(true);
+    expect(c[0]!.review?.outcome).toBe('ACCEPT');
+    expect(c[0]!.files.map((f) => f.path)).toEqual(['hello.txt']);
+    expect(job.project_review?.outcome).toBe('ACCEPT');
+    // The final commit carries the commit template's message and the change id.
+    const finalSha = r.stdout.trim();
+    const msg = execFileSync('git', ['log', '-1', '--format=%B', finalSha], { cwd: repo, encoding: 'utf8' });
+    expect(msg).toContain('Add hello.txt');
+    expect(msg).toMatch(/Todo: [0-9a-f]+/);
+    expect(msg).toContain(`Change-Id: ${job.changes[0]!.change_id}`);
+    // Protocol files never committed; the user's checkout untouched.
+    const tree = execFileSync('git', ['ls-tree', '-r', '--name-only', finalSha], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+    expect(tree).not.toContain('.incrementum-');
+    expect(existsSync(join(repo, 'hello.txt'))).toBe(false);
+    const todos = JSON.parse(run(['todo', 'list', '--json', '--status', 'done']).stdout) as unknown[];
+    expect(todos).toHaveLength(1);
+    // Every agent session has a transcript, and the journal was written.
+    expect(job.agent_sessions.map((a) => a.purpose)).toEqual([
+      'implement',
+      'review',
+      'commit-message',
+      'implement',
+      'project-review',
+    ]);
+    for (const a of job.agent_sessions)
+      expect(readFileSync(a.transcript, 'utf8')).toContain('session/prompt');
+    expect(existsSync(join(tmp.path, 'state', 'incrementum', 'jobs', job.id, 'journal.md'))).toBe(true);
+  });
+
+  it('changes requested: the feedback drives a second iteration, both kept and diffable', () => {
+    setup();
+    const s = scenario('changes', {
+      implement: [{ actions: [write('a.txt', 'one\n')] }, { actions: [write('a.txt', 'one\ntwo\n')] }],
+      review: [
+        verdict('REQUEST_CHANGES', 'Needs a second line.\n\nAdd "two" to a.txt.'),
+        verdict('ACCEPT', 'ok'),
+      ],
+    });
+    const r = run(['job', 'do', '--title', 'two lines'], s);
+    expect(r.code).toBe(0);
+    const job = show(jobIdFrom(r.stderr));
+    const commits = job.changes[0]!.commits;
+    expect(commits).toHaveLength(2);
+    expect(commits[0]!.review?.outcome).toBe('REQUEST_CHANGES');
+    expect(commits[1]!.feedback).toContain('Add "two" to a.txt.');
+    // The first iteration survives gc and diffs against the second.
+    execFileSync('git', ['gc', '--prune=now', '-q'], { cwd: repo });
+    const d = run(['job', 'diff', job.id, '--iteration', '2']);
+    expect(d.code).toBe(0);
+    expect(d.stdout).toContain('+two');
+    expect(d.stdout).toContain('REQUEST_CHANGES');
+  });
+
+  it('tests failing then fixed: the failure table is the next feedback', () => {
+    setup(['grep -q fixed a.txt']);
+    const s = scenario('tests', {
+      implement: [{ actions: [write('a.txt', 'broken\n')] }, { actions: [write('a.txt', 'fixed\n')] }],
+    });
+    const r = run(['job', 'do', '--title', 'fix it'], s);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('tests failed');
+    const commits = show(jobIdFrom(r.stderr)).changes[0]!.commits;
+    expect(commits.map((c) => c.tests_passed)).toEqual([false, true]);
+    expect(commits[1]!.feedback).toMatch(/\| *`?grep -q fixed a\.txt`? *\| *1 *\|/);
+  });
+
+  it('abandoned by the reviewer: exit 1, reason on stderr, todo reopened', () => {
+    setup();
+    const s = scenario('abandon', {
+      implement: [{ actions: [write('x.txt', 'x\n')] }],
+      review: [verdict('ABANDON', 'Out of scope.')],
+    });
+    const r = run(['job', 'do', '--title', 'nope'], s);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('abandoned');
+    expect(show(jobIdFrom(r.stderr)).status).toBe('abandoned');
+    const open = JSON.parse(run(['todo', 'list', '--json', '--status', 'open']).stdout) as unknown[];
+    expect(open).toHaveLength(1);
+  });
+
+  it('invalid feedback fails the job with a clear reason', () => {
+    setup();
+    const s = scenario('invalid', {
+      implement: [{ actions: [write('x.txt', 'x\n')] }],
+      review: [
+        { actions: [{ type: 'shell', command: 'printf "MAYBE\\n\\nhmm\\n" > .incrementum-feedback' }] },
+      ],
+    });
+    const r = run(['job', 'do', '--title', 'x'], s);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/invalid feedback/);
+  });
+
+  it('the iteration cap ends a job that never passes its tests', () => {
+    setup(['false'], 'max-iterations = 2\n');
+    const s = scenario('cap', {
+      implement: [
+        { actions: [write('a.txt', '1\n')] },
+        { actions: [write('a.txt', '2\n')] },
+        { actions: [write('a.txt', '3\n')] },
+      ],
+    });
+    const r = run(['job', 'do', '--title', 'never'], s);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/iteration/);
+    expect(show(jobIdFrom(r.stderr)).status).toBe('failed');
+  });
+
+  it('no test commands is a usage error before anything starts', () => {
+    setup();
+    writeFileSync(join(repo, 'incrementum.toml'), '[agent]\npreset = "scripted"\n');
+    const r = run(['job', 'do', '--title', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/test-commands/);
+    expect(JSON.parse(run(['job', 'list', '--json', '--all']).stdout)).toEqual([]);
+  });
+
+  it('no todo and no terminal: a clear error', () => {
+    setup();
+    const r = run(['job', 'do']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--title/);
+  });
+
+  it('Ctrl-C mid-implement: job failed, workspace released, todo reopened, no agent left', async () => {
+    setup();
+    const s = scenario('slow', { implement: [{ actions: [{ type: 'delay', ms: 60_000 }] }] });
+    const child = spawn(process.execPath, [II, 'job', 'do', '--title', 'slow'], {
+      cwd: repo,
+      env: { ...process.env, NO_COLOR: '1', ...env, II_SCRIPTED_SCENARIO: s },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    await waitFor(
+      () => runningWith(s).length > 0 || runningWith('scripted/main.js').length > 0,
+      'the agent to start',
+    );
+    await waitFor(() => stderr.includes('implementing'), 'the implementing stage');
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((res) => child.on('close', res));
+    expect(code).toBe(1);
+    const job = show(jobIdFrom(stderr));
+    expect(job.status).toBe('failed');
+    expect(job.failure_reason).toMatch(/SIGINT/);
+    await waitFor(() => runningWith(join(tmp.path, 'state')).length === 0, 'no process of the job left');
+    const open = JSON.parse(run(['todo', 'list', '--json', '--status', 'open']).stdout) as unknown[];
+    expect(open).toHaveLength(1);
+  });
+
+  it('ii job abandon stops a running job within seconds; ii job retry runs a new one linked to it', async () => {
+    setup();
+    const slow = scenario('slow2', { implement: [{ actions: [{ type: 'delay', ms: 60_000 }] }] });
+    const child = spawn(process.execPath, [II, 'job', 'do', '--title', 'slow'], {
+      cwd: repo,
+      env: { ...process.env, NO_COLOR: '1', ...env, II_SCRIPTED_SCENARIO: slow },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    await waitFor(() => stderr.includes('implementing'), 'the implementing stage');
+    const id = jobIdFrom(stderr);
+    const a = run(['job', 'abandon', id, '--wait']);
+    expect(a.stdout).toContain('abandoned');
+    expect(await new Promise<number | null>((res) => child.on('close', res))).toBe(1);
+    expect(show(id).status).toBe('abandoned');
+
+    const quick = scenario('quick', { implement: [{ actions: [write('q.txt', 'q\n')] }] });
+    const r = run(['job', 'retry', id.slice(0, 6)], quick);
+    expect(r.code).toBe(0);
+    const retried = show(jobIdFrom(r.stderr));
+    expect(retried.retried_from).toBe(id);
+    expect(retried.status).toBe('completed');
+  });
+});
