@@ -156,7 +156,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       out.write(
         `${j.status === j.todo.expected ? '✓' : '✗'} [${i + 1}] ${j.todo.title}: ${j.status}` +
           ` (${j.todo.path}${j.status === j.todo.expected ? '' : `; expected ${j.todo.expected}`})` +
-          (j.jobId ? `  ii job show ${j.jobId}` : '') +
+          (j.jobId && o.keep ? `  ii job show ${j.jobId}` : '') +
           '\n',
       );
     return { dir, jobs: jobs.map(({ scenario: _s, ...rest }) => rest), ok };
@@ -166,8 +166,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     stopAll();
     if (o.keep) {
       out.write(
-        `\nkept in ${dir}\nlook around:  cd ${join(dir, 'textkit')} && XDG_STATE_HOME=${join(dir, 'state')} ii job list --all\n` +
-          `remove it:    rm -rf ${dir}\n`,
+        `\nkept in ${dir}\n` +
+          `look around:  cd ${join(dir, 'textkit')} && export XDG_STATE_HOME=${join(dir, 'state')}\n` +
+          `              node ${iiBin()} dashboard    (or job list --all, job show <id>, job diff <id>)\n` +
+          `remove it:    rm -rf ${dir}  (its worktrees live inside it)\n`,
       );
     } else {
       rmSync(dir, { recursive: true, force: true });
