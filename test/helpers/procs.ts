@@ -1,7 +1,7 @@
 // Process checks for "no process left behind" assertions. A killed process
 // stays a zombie until its (re)parent reaps it, which here can take a second:
 // a zombie runs nothing, so it counts as gone.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 interface ProcStat {
   pid: number;
@@ -36,6 +36,24 @@ export function runningWith(needle: string): number[] {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
       if (cmd.includes(needle) && isRunning(pid)) out.push(pid);
+    } catch {}
+  }
+  return out;
+}
+
+/**
+ * Pids of live processes working in `dir` or below it (their cwd). An agent
+ * and the test commands run in the job's workspace, whatever their command
+ * line says, so this finds what a job left behind.
+ */
+export function runningIn(dir: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    const pid = Number(d);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if ((cwd === dir || cwd.startsWith(dir + '/')) && isRunning(pid)) out.push(pid);
     } catch {}
   }
   return out;
