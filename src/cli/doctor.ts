@@ -1,21 +1,5 @@
 // ii doctor: checks the machine, the state and the configured agent, and says what to fix.
-import { execFileSync } from 'node:child_process';
 import type { Command } from 'commander';
-import { checkConfig, checkGit, checkNode, checkState, type CheckResult } from '../doctor/checks.js';
-import { loadConfig } from '../job/config.js';
-import { stateDir } from '../state/index.js';
-import { printJson, style } from './format.js';
-
-function repoRootOrNull(): string | null {
-  try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return null;
-  }
-}
 
 export function registerDoctorCommand(program: Command): void {
   program
@@ -23,39 +7,5 @@ export function registerDoctorCommand(program: Command): void {
     .description('check Node, git, the state dir, the config and the agent, and say what to fix')
     .option('--json', 'print JSON')
     .option('--agent <name|path>', 'check this agent instead of the configured one')
-    .action(async (o: { json?: boolean; agent?: string }) => {
-      const repoRoot = repoRootOrNull();
-      const config = checkConfig(repoRoot);
-      const results: CheckResult[] = [checkNode(), checkGit(), checkState(stateDir()), config];
-      results.push(...(await agentChecks(repoRoot, o.agent)));
-      const failed = results.filter((r) => !r.ok).length;
-      if (o.json) printJson(results);
-      else {
-        const s = style();
-        for (const r of results) {
-          process.stdout.write(`${r.ok ? s.green('ok  ') : s.red('FAIL')} ${r.name.padEnd(7)} ${r.detail}\n`);
-          if (!r.ok && r.fix) process.stdout.write(`             → ${r.fix}\n`);
-        }
-        process.stdout.write(
-          failed === 0
-            ? 'Everything looks right.\n'
-            : `${failed} problem${failed === 1 ? '' : 's'} to fix.\n`,
-        );
-      }
-      if (failed > 0) process.exitCode = 1;
-    });
-}
-
-/** The agent's binary and an ACP handshake with it; the config's agent unless --agent names one. */
-async function agentChecks(repoRoot: string | null, override?: string): Promise<CheckResult[]> {
-  let config;
-  try {
-    config = loadConfig(repoRoot ?? process.cwd());
-  } catch {
-    // An invalid config is reported by the config check; the agent check uses the defaults.
-    const { Config } = await import('../job/config.js');
-    config = Config.parse({});
-  }
-  const { checkAgent } = await import('../doctor/agent-check.js');
-  return checkAgent(config, override);
+    .action(async (o: { json?: boolean; agent?: string }) => (await import('./doctor-actions.js')).doctor(o));
 }

@@ -1,11 +1,7 @@
 // ii job logs: every agent transcript of a job, in the order the sessions
-// started, each under a header naming its purpose and id.
-import { readFileSync } from 'node:fs';
+// started, each under a header naming its purpose and id. The body is in
+// job-logs-actions.ts, imported when the command runs.
 import type { Command } from 'commander';
-import { transcriptText } from '../job/transcript-text.js';
-import type { Job } from '../model/job.js';
-import { currentRepo, withStore } from './context.js';
-import { style, type Style } from './format.js';
 import { jobCommand } from './job.js';
 
 export function registerJobLogsCommand(program: Command): void {
@@ -14,62 +10,7 @@ export function registerJobLogsCommand(program: Command): void {
     .description('every agent transcript of a job in order, with a header per agent session')
     .argument('<job>', 'job id or any unique prefix')
     .option('--json', 'raw: each recorded transcript line as JSON, tagged with its agent session')
-    .action(async (id: string, o: { json?: boolean }) => {
-      const repo = currentRepo();
-      const j = await withStore((s) => s.jobs.resolve(repo.slug, id));
-      printJobLogs(j, { json: Boolean(o.json), st: style() });
-    });
-}
-
-/** The transcript's lines, parsed; a torn last line (a killed writer) is skipped. */
-function readLines(path: string): { raw: string[]; parsed: unknown[] } | null {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
-  const raw = text.split('\n').filter((l) => l.trim());
-  const parsed: unknown[] = [];
-  for (const l of raw) {
-    try {
-      parsed.push(JSON.parse(l));
-    } catch {}
-  }
-  return { raw, parsed };
-}
-
-export function printJobLogs(job: Job, o: { json: boolean; st: Style }, out = process.stdout): void {
-  if (job.agent_sessions.length === 0) {
-    if (!o.json) out.write(`job ${job.id} has no agent sessions yet.\n`);
-    return;
-  }
-  job.agent_sessions.forEach((a, i) => {
-    const t = readLines(a.transcript);
-    if (o.json) {
-      // Raw: each transcript line as it was recorded, tagged with its session.
-      for (const l of t?.raw ?? []) {
-        let entry: unknown;
-        try {
-          entry = JSON.parse(l);
-        } catch {
-          entry = { unparsed: l };
-        }
-        out.write(JSON.stringify({ agent_session_id: a.id, purpose: a.purpose, entry }) + '\n');
-      }
-      return;
-    }
-    if (i > 0) out.write('\n');
-    out.write(
-      o.st.bold(
-        `=== ${i + 1}. ${a.purpose} · agent session ${a.id}${a.started_at ? ` · ${a.started_at}` : ''} ===`,
-      ) + '\n',
+    .action(async (id: string, o: { json?: boolean }) =>
+      (await import('./job-logs-actions.js')).jobLogs(id, o),
     );
-    if (!t) {
-      out.write(o.st.dim(`  (no transcript at ${a.transcript})`) + '\n');
-      return;
-    }
-    const lines = transcriptText(t.parsed);
-    out.write((lines.length ? lines.join('\n') : o.st.dim('  (empty transcript)')) + '\n');
-  });
 }

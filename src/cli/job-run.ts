@@ -1,28 +1,13 @@
 // ii job do | retry | abandon | diff: the commands that start, stop and
-// compare jobs. Thin: resolve the todo or job, hand the work to src/job, print.
+// compare jobs. Definitions only: the bodies (and the agent, git and template
+// code they need) live in job-run-actions.ts and load when one runs.
 import { Command, Option } from 'commander';
-import { UserError } from '../errors.js';
-import { iterationDiff, locateIteration } from '../history/iteration-diff.js';
-import { abandonJob } from '../job/abandon.js';
-import { loadConfig } from '../job/config.js';
-import { launchJob, type JobDeps } from '../job/launch.js';
-import { assertRetryable } from '../job/retry.js';
-import { localProbe } from '../job/stale.js';
-import { isStale } from '../model/derive.js';
-import type { Job } from '../model/job.js';
-import { TodoType, type Todo } from '../model/todo.js';
-import type { NewTodo, StateStore } from '../state/api.js';
-import { parseTodoTemplate, todoTemplate } from '../todo/edit-template.js';
-import { currentRepo, withStore, type RepoContext } from './context.js';
-import { editText } from './editor.js';
-import { printJson, style } from './format.js';
-import { renderIterationDiff } from './job-diff-view.js';
-import { progressPrinter } from './job-progress.js';
+import { TODO_TYPES } from '../model/enums.js';
+import type { Todo } from '../model/todo.js';
 import { jobCommand } from './job.js';
 import { parseList, parsePriority } from './todo.js';
-import { createProgress } from './progress.js';
 
-interface DoOptions {
+export interface DoOptions {
   title?: string;
   type: Todo['type'];
   priority: number;
@@ -34,21 +19,9 @@ interface DoOptions {
   autoCommit?: boolean | string;
 }
 
-/** The real collaborators, loaded only by the commands that run jobs. */
-async function realDeps(): Promise<JobDeps> {
-  const { realJobDeps } = await import('../job/wiring.js');
-  return realJobDeps();
-}
-
-const autoCommitFlag = (v: string | undefined): boolean | undefined => {
-  if (v === undefined) return undefined;
-  if (/^(true|yes|on|1)$/i.test(v)) return true;
-  if (/^(false|no|off|0)$/i.test(v)) return false;
-  throw new UserError(`--auto-commit takes true or false, not "${v}".`);
-};
-
 export function registerJobRunCommands(program: Command): void {
   const job = jobCommand(program);
+  const actions = () => import('./job-run-actions.js');
 
   job
     .command('do')
@@ -57,7 +30,7 @@ export function registerJobRunCommands(program: Command): void {
     )
     .argument('[todo]', 'todo id or any unique prefix (omit it to create one with --title or in $EDITOR)')
     .option('--title <title>', 'create a new todo with this title and run it')
-    .addOption(new Option('--type <type>', 'type of the new todo').choices(TodoType.options).default('task'))
+    .addOption(new Option('--type <type>', 'type of the new todo').choices(TODO_TYPES).default('task'))
     .option('--priority <0-4>', 'priority of the new todo, 0 highest', parsePriority, 2)
     .option('--description, --desc <text>', 'description of the new todo')
     .option('--deps <ids>', 'comma-separated ids the new todo depends on', parseList, [])
@@ -75,20 +48,7 @@ export function registerJobRunCommands(program: Command): void {
       '--auto-commit [bool]',
       'ask the agent to commit its own work after each implement pass (true|false)',
     )
-    .action(async (id: string | undefined, o: DoOptions) => {
-      const repo = currentRepo();
-      const config = loadConfig(repo.root);
-      const deps = await realDeps();
-      const code = await withStore(async (store) => {
-        const todo = resolveOrCreateTodo(store, repo, id, o);
-        return runJob(deps, store, repo, config, todo, {
-          ...(o.rev ? { rev: o.rev } : {}),
-          ...(o.agent ? { agent: o.agent } : {}),
-          autoCommit: autoCommitFlag(o.autoCommit === true ? 'true' : (o.autoCommit as string | undefined)),
-        });
-      });
-      process.exitCode = code;
-    });
+    .action(async (id: string | undefined, o: DoOptions) => (await actions()).jobDo(id, o));
 
   job
     .command('retry')
@@ -98,26 +58,7 @@ export function registerJobRunCommands(program: Command): void {
     .argument('<job>', 'job id or any unique prefix')
     .option('--agent <name|path>', 'agent preset or command path for the new job')
     .option('--rev <rev>', 'base revision for the new workspace (default: the trunk)')
-    .action(async (id: string, o: { agent?: string; rev?: string }) => {
-      const repo = currentRepo();
-      const config = loadConfig(repo.root);
-      const deps = await realDeps();
-      const code = await withStore(async (store) => {
-        const old = store.jobs.resolve(repo.slug, id);
-        assertRetryable(old, isStale(old, Date.now(), localProbe));
-        const todo = store.todos.get(repo.slug, old.todo_id);
-        if (!todo) throw new UserError(`the todo of job ${old.id} (${old.todo_id}) no longer exists.`);
-        if (todo.status === 'done')
-          process.stderr.write(`note: todo ${todo.id} is done; retrying reopens it while the job runs.\n`);
-        return runJob(deps, store, repo, config, todo, {
-          ...(o.rev ? { rev: o.rev } : {}),
-          ...(o.agent ? { agent: o.agent } : {}),
-          autoCommit: old.auto_commit,
-          retriedFrom: old.id,
-        });
-      });
-      process.exitCode = code;
-    });
+    .action(async (id: string, o: { agent?: string; rev?: string }) => (await actions()).jobRetry(id, o));
 
   job
     .command('abandon')
@@ -127,39 +68,9 @@ export function registerJobRunCommands(program: Command): void {
     .argument('<job>', 'job id or any unique prefix')
     .option('--reason <text>', 'why (recorded on the job)')
     .option('--wait', 'wait until the runner has stopped the job')
-    .action(async (id: string, o: { reason?: string; wait?: boolean }) => {
-      const repo = currentRepo();
-      const deps = await realDeps();
-      await withStore(async (store) => {
-        const job = store.jobs.resolve(repo.slug, id);
-        const r = await abandonJob(store, store.dir, job, {
-          ...(o.reason ? { reason: o.reason } : {}),
-          probe: localProbe,
-          finishSession: (sessionId) => deps.finishSession(store, sessionId, 'failed').then(() => {}),
-        });
-        if (r.kind === 'cleaned') {
-          process.stdout.write(
-            `job ${job.id} abandoned (its runner was gone; workspace released, todo reopened).\n`,
-          );
-          return;
-        }
-        process.stdout.write(`asked the runner of job ${job.id} (pid ${job.pid ?? '?'}) to abandon it.\n`);
-        if (!o.wait) return;
-        const end = Date.now() + 30_000;
-        while (Date.now() < end) {
-          const now = store.jobs.get(job.id);
-          if (now && now.status !== 'active') {
-            process.stdout.write(`job ${job.id} is ${now.status}.\n`);
-            return;
-          }
-          await new Promise((res) => setTimeout(res, 200));
-        }
-        throw new UserError(
-          `job ${job.id} is still running after 30 s; is its runner (pid ${job.pid}) stuck?`,
-          1,
-        );
-      });
-    });
+    .action(async (id: string, o: { reason?: string; wait?: boolean }) =>
+      (await actions()).jobAbandon(id, o),
+    );
 
   job
     .command('diff')
@@ -170,134 +81,7 @@ export function registerJobRunCommands(program: Command): void {
     .option('--change <n>', 'which change, 1-based (default: the last)', (v) => Number(v))
     .option('--iteration <k>', 'which iteration of the change, 1-based (default: the last)', (v) => Number(v))
     .option('--json', 'the iteration diff as JSON (with the code diff as a string)')
-    .action(async (id: string, o: { change?: number; iteration?: number; json?: boolean }) => {
-      const repo = currentRepo();
-      const job = await withStore((s) => s.jobs.resolve(repo.slug, id));
-      const ref = locateIteration(job, o.change, o.iteration);
-      const { GitVcs } = await import('../vcs/git.js');
-      const vcs = new GitVcs();
-      let files = null;
-      let diff = '';
-      let diffError: string | null = null;
-      if (ref.fromCommit) {
-        try {
-          files = await vcs.changedFiles(repo.root, ref.fromCommit, ref.commit.commit_id);
-          diff = await vcs.diff(repo.root, ref.fromCommit, ref.commit.commit_id);
-        } catch (err) {
-          diffError = (err as Error).message;
-        }
-      }
-      const d = iterationDiff(job, ref, files);
-      if (o.json) return printJson({ ...d, diff, diff_error: diffError });
-      process.stdout.write(renderIterationDiff(d, diff, diffError, style()) + '\n');
-    });
-}
-
-function resolveOrCreateTodo(
-  store: StateStore,
-  repo: RepoContext,
-  id: string | undefined,
-  o: DoOptions,
-): Todo {
-  if (id) {
-    if (o.title) throw new UserError('give either a todo id or --title, not both.');
-    return store.todos.resolve(repo.slug, id);
-  }
-  const given: NewTodo = {
-    title: o.title ?? '',
-    description: o.desc ?? '',
-    type: o.type,
-    priority: o.priority,
-    deps: o.deps,
-  };
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  const wantEditor = o.edit === true || (o.edit !== false && !o.title);
-  if (wantEditor) {
-    if (!interactive)
-      throw new UserError(
-        'no todo given: pass a todo id, or --title "..." to create one (the editor opens only on a terminal).',
-      );
-    return store.todos.create(repo.slug, parseTodoTemplate(editText(todoTemplate(given))));
-  }
-  if (!given.title) throw new UserError('no todo given: pass a todo id, or --title "..." to create one.');
-  return store.todos.create(repo.slug, given);
-}
-
-/** Runs one job in the foreground with progress on stderr; returns the exit code. */
-async function runJob(
-  deps: JobDeps,
-  store: StateStore,
-  repo: RepoContext,
-  config: ReturnType<typeof loadConfig>,
-  todo: Todo,
-  o: { rev?: string; agent?: string; autoCommit?: boolean | undefined; retriedFrom?: string },
-): Promise<number> {
-  const st = style(process.stderr.isTTY === true && !process.env.NO_COLOR);
-  const progress = createProgress(process.stderr);
-  const printer = progressPrinter(progress, st);
-  const { writeJournal } = await import('../journal/index.js');
-  const launched = await launchJob(deps, {
-    store,
-    stateDir: store.dir,
-    repo,
-    config,
-    todo,
-    ...(o.rev ? { rev: o.rev } : {}),
-    ...(o.agent ? { agent: o.agent } : {}),
-    ...(o.autoCommit !== undefined ? { autoCommit: o.autoCommit } : {}),
-    ...(o.retriedFrom ? { retriedFrom: o.retriedFrom } : {}),
-    onEvent: printer.onEvent,
-    onFinished: async (job) => {
-      await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });
-    },
-  });
-  const { job, runner, workspacePath, baseRev } = launched;
-  progress.line(st.bold(`job ${job.id}`) + ` for todo ${todo.id}: ${todo.title}`);
-  progress.line(`workspace ${workspacePath} at ${baseRev.slice(0, 10)}`);
-  if (o.retriedFrom) progress.line(`retrying job ${o.retriedFrom}`);
-
-  // Ctrl-C / SIGTERM in any stage: the runner cancels the agent and the tests,
-  // marks the job failed and releases the workspace; a second Ctrl-C is ignored
-  // so that cleanup is never cut short.
-  const onSignal = (sig: NodeJS.Signals) => {
-    progress.line(st.yellow(`${sig}: stopping the job (cancelling the agent, releasing the workspace)…`));
-    runner.cancel({ status: 'failed', reason: `interrupted (${sig})` });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  let final: Job;
-  try {
-    final = await runner.run();
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    progress.done();
-  }
-  return report(final, printer.state.finalCommit, st);
-}
-
-function report(job: Job, finalCommit: string | null, st: ReturnType<typeof style>): number {
-  const changes = job.changes.length;
-  if (job.status === 'completed') {
-    const last = finalCommit ?? job.changes.at(-1)?.commits.at(-1)?.commit_id ?? null;
-    process.stderr.write(
-      st.green(`job ${job.id} completed`) +
-        ` · ${changes} change${changes === 1 ? '' : 's'}` +
-        (last ? ` · final commit ${last}` : ' · no code changes were needed') +
-        '\n',
+    .action(async (id: string, o: { change?: number; iteration?: number; json?: boolean }) =>
+      (await actions()).jobDiff(id, o),
     );
-    if (last) {
-      process.stderr.write(
-        `bring it into your branch: git merge --ff-only ${last}  (or: git cherry-pick ${(job.base_rev ?? '').slice(0, 10)}..${last.slice(0, 10)})\n`,
-      );
-      process.stdout.write(`${last}\n`);
-    }
-    return 0;
-  }
-  process.stderr.write(
-    st.red(`job ${job.id} ${job.status}`) +
-      `: ${job.failure_reason ?? 'no reason recorded'}\n` +
-      `see: ii job show ${job.id} · ii job logs ${job.id} · retry: ii job retry ${job.id}\n`,
-  );
-  return 1;
 }

@@ -2,3 +2,4 @@ export * from './todo.js';
 export * from './session.js';
 export * from './job.js';
 export * from './derive.js';
+export * from './enums.js';

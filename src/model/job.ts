@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { JOB_STAGES, JOB_STATUSES } from './enums.js';
 
 /** Where an active job is in its loop (DESIGN.md §4). */
-export const JobStage = z.enum(['implementing', 'testing', 'reviewing', 'committing']);
+export const JobStage = z.enum(JOB_STAGES);
 export type JobStage = z.infer<typeof JobStage>;
 
-export const JobStatus = z.enum(['active', 'completed', 'failed', 'abandoned']);
+export const JobStatus = z.enum(JOB_STATUSES);
 export type JobStatus = z.infer<typeof JobStatus>;
 
 export const ReviewOutcome = z.enum(['ACCEPT', 'REQUEST_CHANGES', 'ABANDON']);

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { TODO_STATUSES, TODO_TYPES } from './enums.js';
 
 /** Kinds of work a todo can describe. */
-export const TodoType = z.enum(['task', 'bug', 'feature', 'chore']);
+export const TodoType = z.enum(TODO_TYPES);
 export type TodoType = z.infer<typeof TodoType>;
 
 /** open → in_progress (a session took it) → done | open again (failed) ; closed by hand. */
-export const TodoStatus = z.enum(['open', 'in_progress', 'done', 'closed']);
+export const TodoStatus = z.enum(TODO_STATUSES);
 export type TodoStatus = z.infer<typeof TodoStatus>;
 
 export const Todo = z.object({

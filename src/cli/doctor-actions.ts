@@ -1,0 +1,51 @@
+// The body of ii doctor (definition in doctor.ts).
+import { execFileSync } from 'node:child_process';
+import { checkConfig, checkGit, checkNode, checkState, type CheckResult } from '../doctor/checks.js';
+import { loadConfig } from '../job/config.js';
+import { stateDir } from '../state/index.js';
+import { printJson, style } from './format.js';
+
+function repoRootOrNull(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+export async function doctor(o: { json?: boolean; agent?: string }): Promise<void> {
+  const repoRoot = repoRootOrNull();
+  const config = checkConfig(repoRoot);
+  const results: CheckResult[] = [checkNode(), checkGit(), checkState(stateDir()), config];
+  results.push(...(await agentChecks(repoRoot, o.agent)));
+  const failed = results.filter((r) => !r.ok).length;
+  if (o.json) printJson(results);
+  else {
+    const s = style();
+    for (const r of results) {
+      process.stdout.write(`${r.ok ? s.green('ok  ') : s.red('FAIL')} ${r.name.padEnd(7)} ${r.detail}\n`);
+      if (!r.ok && r.fix) process.stdout.write(`             → ${r.fix}\n`);
+    }
+    process.stdout.write(
+      failed === 0 ? 'Everything looks right.\n' : `${failed} problem${failed === 1 ? '' : 's'} to fix.\n`,
+    );
+  }
+  if (failed > 0) process.exitCode = 1;
+}
+
+/** The agent's binary and an ACP handshake with it; the config's agent unless --agent names one. */
+async function agentChecks(repoRoot: string | null, override?: string): Promise<CheckResult[]> {
+  let config;
+  try {
+    config = loadConfig(repoRoot ?? process.cwd());
+  } catch {
+    // An invalid config is reported by the config check; the agent check uses the defaults.
+    const { Config } = await import('../job/config.js');
+    config = Config.parse({});
+  }
+  const { checkAgent } = await import('../doctor/agent-check.js');
+  return checkAgent(config, override);
+}

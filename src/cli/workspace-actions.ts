@@ -1,0 +1,40 @@
+// The bodies of ii workspace list | prune (definitions in workspace.ts).
+import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../session/workspaces.js';
+import { currentRepo, withStore } from './context.js';
+import { age, printJson, style, table, type Style } from './format.js';
+
+export async function workspaceList(o: { json?: boolean }): Promise<void> {
+  const { slug } = currentRepo();
+  const rows = await withStore((s) => listWorkspaces(s, slug));
+  if (o.json) return printJson(rows);
+  if (rows.length === 0) {
+    process.stdout.write('No workspaces yet: ii job do makes one.\n');
+    return;
+  }
+  process.stdout.write(workspaceTable(rows, style()) + '\n');
+}
+
+export async function workspacePrune(): Promise<void> {
+  const { root, slug } = currentRepo();
+  const pruned = await withStore((s) => pruneWorkspaces(s, { root, slug, stateDir: s.dir }));
+  if (pruned.length === 0) {
+    process.stdout.write('Nothing to prune.\n');
+    return;
+  }
+  for (const p of pruned) process.stdout.write(`removed ${p.path} (${p.reason})\n`);
+  process.stdout.write(`Pruned ${pruned.length} workspace${pruned.length === 1 ? '' : 's'}.\n`);
+}
+
+function workspaceTable(rows: WorkspaceInfo[], st: Style, now = Date.now()): string {
+  return table(
+    ['BRANCH', 'STATUS', 'TODO', 'BASE', 'UPDATED', 'PATH'],
+    rows.map((w) => [
+      w.branch,
+      !w.exists ? st.yellow('missing') : w.status === 'acquired' ? st.green('in use') : 'free',
+      w.todo_id ?? '',
+      w.base_rev ? w.base_rev.slice(0, 10) : 'N/A',
+      age(w.updated_at, now),
+      w.path,
+    ]),
+  );
+}

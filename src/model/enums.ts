@@ -1,0 +1,11 @@
+// The model's enumerations as plain constants. The zod schemas are built from
+// these, and command definitions (help text, --type choices) read them here so
+// that printing help or listing jobs never has to load zod.
+
+/** Kinds of work a todo can describe. */
+export const TODO_TYPES = ['task', 'bug', 'feature', 'chore'] as const;
+/** open → in_progress (a session took it) → done | open again (failed) ; closed by hand. */
+export const TODO_STATUSES = ['open', 'in_progress', 'done', 'closed'] as const;
+/** Where an active job is in its loop (DESIGN.md §4). */
+export const JOB_STAGES = ['implementing', 'testing', 'reviewing', 'committing'] as const;
+export const JOB_STATUSES = ['active', 'completed', 'failed', 'abandoned'] as const;
