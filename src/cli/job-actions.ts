@@ -14,6 +14,14 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     if (!status) throw new UserError(`unknown status "${o.status}": use one of ${JOB_STATUSES.join(', ')}`);
   }
   const { slug } = currentRepo();
+  const filter = status ? { status } : { activeOnly: !o.all };
+  if (o.json) {
+    // The store writes the JSON text itself: no Job objects for thousands of jobs.
+    const text = await withStore((s) => s.jobs.listJson(slug, filter));
+    if (process.stdout.isTTY) return printJson(JSON.parse(text));
+    process.stdout.write(text + '\n');
+    return;
+  }
   const { jobs, total, todos } = await withStore((s) => {
     const all = s.jobs.list(slug);
     const jobs = status
@@ -23,7 +31,6 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
         : all.filter((j) => j.status === 'active');
     return { jobs, total: all.length, todos: new Map(s.todos.list(slug).map((t) => [t.id, t])) };
   });
-  if (o.json) return printJson(jobs);
   if (jobs.length === 0) {
     const hint =
       total > 0 && !o.all ? ` (${total} finished job${total === 1 ? '' : 's'}: ii job list --all)` : '';

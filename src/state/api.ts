@@ -72,6 +72,11 @@ export interface JobStore {
   resolve(repo: string, idOrPrefix: string): Job;
   /** Jobs of a repo, newest first; `activeOnly` keeps status=active. */
   list(repo: string, opts?: { activeOnly?: boolean; status?: Job['status'] }): Job[];
+  /**
+   * The JSON text of list(repo, opts), byte for byte JSON.stringify(list(repo, opts)),
+   * written without making the Job objects (`ii job list --json` on thousands of jobs).
+   */
+  listJson(repo: string, opts?: { activeOnly?: boolean; status?: Job['status'] }): string;
   /** Every job of every repo (dashboard, benchmarks). */
   listAll(opts?: { activeOnly?: boolean }): Job[];
   setStage(id: string, stage: JobStage): Job;

@@ -130,6 +130,30 @@ describe('ii job list / show', () => {
     const j = Job.parse(JSON.parse(run(['job', 'show', active.id, '--json']).stdout));
     expect(j.changes[0]!.commits).toHaveLength(2);
   });
+  it("list --json is the store's jobs, the same records job show --json prints", () => {
+    const { active, done } = seed();
+    const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
+    const all = store.jobs.list(repoSlug(repo));
+    store.close();
+    const r = run(['job', 'list', '--json', '--all']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(JSON.stringify(all) + '\n');
+    const listed = (JSON.parse(r.stdout) as unknown[]).map((j) => Job.parse(j));
+    for (const id of [active.id, done.id]) {
+      const shown = Job.parse(JSON.parse(run(['job', 'show', id, '--json']).stdout));
+      expect(listed.find((j) => j.id === id)).toStrictEqual(shown);
+    }
+    const active1 = JSON.parse(run(['job', 'list', '--json']).stdout) as { id: string }[];
+    expect(active1.map((j) => j.id).sort()).toEqual(
+      all
+        .filter((j) => j.status === 'active')
+        .map((j) => j.id)
+        .sort(),
+    );
+    expect(JSON.parse(run(['job', 'list', '--json', '--status', 'Completed']).stdout)).toEqual([
+      expect.objectContaining({ id: done.id }),
+    ]);
+  });
   it('--help tells the truth for each command', () => {
     for (const args of [
       ['--help'],

@@ -16,6 +16,7 @@ import { matchPrefix } from '../../model/prefix.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import { statements, transaction } from './db.js';
+import { jobsJson } from './job-json.js';
 
 interface JobRow {
   id: string;
@@ -95,7 +96,10 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
   const q = statements(db);
   const jobRow = q('SELECT * FROM jobs WHERE id = ?');
 
-  /** Loads whole jobs for a WHERE clause on `jobs`, in four queries whatever the count. */
+  /**
+   * Loads whole jobs for a WHERE clause on `jobs`, in five queries whatever the count.
+   * job-json.ts writes the same jobs as JSON text: change the two together.
+   */
   function load(where: string, params: SQLInputValue[]): Job[] {
     const rows = q(`SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id`).all(
       ...params,
@@ -171,6 +175,14 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       failure_reason: r.failure_reason,
       retried_from: r.retried_from,
     }));
+  }
+
+  function listWhere(
+    repo: string,
+    opts: { activeOnly?: boolean; status?: JobStatus },
+  ): [string, SQLInputValue[]] {
+    if (opts.status) return ['repo = ? AND status = ?', [repo, opts.status]];
+    return opts.activeOnly ? ["repo = ? AND status = 'active'", [repo]] : ['repo = ?', [repo]];
   }
 
   function mustGet(id: string): Job {
@@ -257,10 +269,8 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           m.items.map((j) => `  ${j.id}`).join('\n'),
       );
     },
-    list(repo, opts = {}) {
-      if (opts.status) return load('repo = ? AND status = ?', [repo, opts.status]);
-      return opts.activeOnly ? load("repo = ? AND status = 'active'", [repo]) : load('repo = ?', [repo]);
-    },
+    list: (repo, opts = {}) => load(...listWhere(repo, opts)),
+    listJson: (repo, opts = {}) => jobsJson(db, ...listWhere(repo, opts)),
     listAll: (opts = {}) => (opts.activeOnly ? load("status = 'active'", []) : load('1 = 1', [])),
     setStage: (id, stage) =>
       transaction(db, () => {

@@ -1,0 +1,190 @@
+// listJson (SQLite writes the JSON text) against list (Job objects), on jobs
+// that use every field of the model, legacy rows included.
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Job, type IterationSnapshot, type JobReview } from '../../src/model/index.js';
+import type { StateStore } from '../../src/state/api.js';
+import { openStateStore } from '../../src/state/index.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const T = '2026-11-22T00:00:00.000Z';
+/** Everything JSON.stringify escapes, and what it does not. */
+const NASTY =
+  'quote " backslash \\ slash / nl \n tab \t nul \u0000 esc \u001b del \u007f é 😀 \u2028 \u2029 \ufeff';
+
+let tmp: ReturnType<typeof tempDir>;
+let store: StateStore;
+beforeEach(() => {
+  tmp = tempDir();
+  store = openStateStore({ dir: join(tmp.path, 'incrementum') });
+});
+afterEach(() => {
+  store.close();
+  tmp.cleanup();
+});
+
+const review = (outcome: JobReview['outcome'], comments: string, agent: string | null): JobReview => ({
+  outcome,
+  comments,
+  agent_session_id: agent,
+  reviewed_at: T,
+});
+const snapshot = (stage: IterationSnapshot['stage']): IterationSnapshot => ({
+  stage,
+  status: 'active',
+  files_created: ['a.ts'],
+  files_modified: [],
+  files_removed: ['gone.ts'],
+  usage: { input_tokens: 5, output_tokens: 7, cost: 0.1 + 0.2 },
+  artifact_count: 2,
+  taken_at: T,
+});
+
+/** A repo whose jobs cover every field, status, optional key and legacy shape. */
+function seed(repo: string): void {
+  const s = store.jobs;
+  // Legacy: no changes, no agent sessions, nothing but the defaults.
+  s.create(repo, { todo_id: 'legacy' });
+
+  const full = s.create(repo, {
+    todo_id: 'full',
+    session_id: 'sess',
+    base_rev: 'abc123',
+    workspace_path: '/ws/1',
+    auto_commit: false,
+    retried_from: 'older',
+    pid: 4242,
+    host: 'box',
+  });
+  s.setFeedback(full.id, NASTY);
+  s.setStage(full.id, 'reviewing');
+  s.addAgentSession(full.id, { purpose: 'implement', id: 'ag1', transcript: '/t/1.jsonl', started_at: T });
+  s.addAgentSession(full.id, {
+    purpose: 'review',
+    id: 'ag2',
+    transcript: '/t/2.jsonl',
+    usage: { input_tokens: 1, output_tokens: 2, cost: 1 / 3 },
+  });
+  s.appendChange(full.id, 'Ione');
+  s.appendCommit(full.id, {
+    commit_id: 'c1',
+    draft_message: `feat: ${NASTY}`,
+    files: [{ path: 'src/a.ts', is_new: true, is_deleted: false, additions: 10, deletions: 0 }],
+    usage: { input_tokens: 100, output_tokens: 50, cost: 0.0123 },
+    feedback: '| command | exit |',
+    before: snapshot('implementing'),
+    agent_session_id: 'ag1',
+    created_at: T,
+  });
+  s.updateCurrentCommit(full.id, {
+    tests_passed: false,
+    test_results: [{ command: 'npm test', exit_code: 1, duration_ms: 12.5 }],
+    after: snapshot('testing'),
+  });
+  s.appendCommit(full.id, { commit_id: 'c2', review: review('REQUEST_CHANGES', NASTY, 'ag2') });
+  s.updateCurrentCommit(full.id, { tests_passed: true });
+  s.appendCommit(full.id, { commit_id: 'c3' }); // tests not run yet: null
+  s.updateCurrentCommit(full.id, { review: review('ACCEPT', '', null) });
+  s.appendChange(full.id, 'Itwo'); // a change with no commit yet
+  s.setProjectReview(full.id, review('ACCEPT', 'fine', 'ag2'));
+  s.addUsage(full.id, { input_tokens: 3, output_tokens: 4, cost: 0.1 });
+  s.addUsage(full.id, { input_tokens: 0, output_tokens: 0, cost: 0.2 });
+
+  // Costs SQLite would print differently from JavaScript.
+  for (const [i, cost] of [1 / 3, 1e21, 5e-324, 123456.789, 2].entries()) {
+    const j = s.create(repo, { todo_id: `cost${i}` });
+    s.addUsage(j.id, { input_tokens: i, output_tokens: 0, cost });
+    s.finish(j.id, i % 2 ? 'completed' : 'abandoned');
+  }
+  const failed = s.create(repo, { todo_id: 'failed' });
+  s.finish(failed.id, 'failed', `crashed: ${NASTY}`);
+}
+
+/** Rows as an older build (or a hand edit) may have left them: NULLs where the columns allow. */
+function seedLegacyRows(repo: string): void {
+  const db = new DatabaseSync(store.dbPath);
+  db.exec('PRAGMA busy_timeout = 5000');
+  const insertJob = db.prepare(
+    `INSERT INTO jobs (id, repo, todo_id, stage, status, started_at, updated_at) VALUES (?, ?, 'old', 'testing', 'active', ?, ?)`,
+  );
+  insertJob.run('legacyrow', repo, '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z');
+  db.prepare(
+    `INSERT INTO changes (job_id, seq, change_id, created_at) VALUES ('legacyrow', 1, 'Iold', ?)`,
+  ).run(T);
+  db.prepare(
+    `INSERT INTO commits (job_id, change_seq, seq, commit_id, created_at) VALUES ('legacyrow', 1, 1, 'old1', ?)`,
+  ).run(T);
+  // A commit whose change row is missing is not shown (as load() skips it).
+  db.prepare(
+    `INSERT INTO commits (job_id, change_seq, seq, commit_id, created_at) VALUES ('legacyrow', 9, 1, 'orphan', ?)`,
+  ).run(T);
+  db.prepare(
+    `INSERT INTO agent_sessions (job_id, seq, purpose, id, transcript, started_at, usage) VALUES ('legacyrow', 1, 'implement', 'a', '/t', '', NULL)`,
+  ).run();
+  db.close();
+}
+
+describe('jobs.listJson', () => {
+  it('is byte for byte JSON.stringify(jobs.list) for every filter, legacy rows included', () => {
+    seed('r');
+    seedLegacyRows('r');
+    seed('other');
+    for (const opts of [
+      {},
+      { activeOnly: true },
+      { status: 'failed' as const },
+      { status: 'completed' as const },
+    ]) {
+      const jobs = store.jobs.list('r', opts);
+      expect(jobs.length, JSON.stringify(opts)).toBeGreaterThan(0);
+      expect(store.jobs.listJson('r', opts), JSON.stringify(opts)).toBe(JSON.stringify(jobs));
+    }
+    expect(store.jobs.listJson('nobody')).toBe('[]');
+  });
+
+  it('has every field of the model, with the values job show has', () => {
+    seed('r');
+    seedLegacyRows('r');
+    const listed = JSON.parse(store.jobs.listJson('r')) as unknown[];
+    // Parsing fills in nothing: every key is there. A field added to the model
+    // (with its default) but not to job-json.ts fails here.
+    const parsed = listed.map((j) => Job.parse(j));
+    expect(listed).toStrictEqual(parsed);
+    for (const j of parsed) expect(j).toStrictEqual(Job.parse(store.jobs.get(j.id)));
+    const full = parsed.find((j) => j.todo_id === 'full')!;
+    expect(
+      full.changes.map((c) => c.commits.map((k) => [k.commit_id, k.tests_passed, k.review?.outcome ?? null])),
+    ).toEqual([
+      [
+        ['c1', false, null],
+        ['c2', true, 'REQUEST_CHANGES'],
+        ['c3', null, 'ACCEPT'],
+      ],
+      [],
+    ]);
+    expect(full.usage.cost).toBe(0.1 + 0.2);
+    expect(full.agent_sessions.map((a) => Object.keys(a))).toEqual([
+      ['purpose', 'id', 'transcript', 'started_at'],
+      ['purpose', 'id', 'transcript', 'started_at', 'usage'],
+    ]);
+  });
+
+  it('escapes every code point as JSON.stringify does', () => {
+    let all = '';
+    for (let cp = 0; cp <= 0x10ffff; cp += cp < 0x3000 ? 1 : 61) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue; // lone surrogates cannot be stored as UTF-8
+      all += String.fromCodePoint(cp);
+    }
+    const j = store.jobs.create('r', { todo_id: 't' });
+    store.jobs.setFeedback(j.id, all);
+    const fast = store.jobs.listJson('r');
+    const model = JSON.stringify(store.jobs.list('r'));
+    // Compare around the first difference: the whole text is too long to read in a diff.
+    let i = 0;
+    while (i < fast.length && fast[i] === model[i]) i++;
+    expect(fast.slice(i - 20, i + 20)).toBe(model.slice(i - 20, i + 20));
+    expect(fast.length).toBe(model.length);
+    expect((JSON.parse(fast) as { feedback: string }[])[0]!.feedback).toBe(all);
+  });
+});
