@@ -3,13 +3,13 @@
 // tracker reports exactly those two. opencode-ai is installed into a cache
 // folder on first run; without network that install fails and the test is
 // skipped, except in CI where it must run.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../../src/agent/acp-session.js';
 import { groupAlive } from '../../src/agent/process-group.js';
 import { transcriptText } from '../../src/job/transcript-text.js';
-import { ensureOpencode, opencodeConfig, scriptedModel } from '../helpers/opencode.js';
+import { ensureOpencode, opencodeHome, scriptedModel } from '../helpers/opencode.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 const oc = ensureOpencode();
@@ -30,23 +30,12 @@ describe.skipIf('error' in oc)('opencode acp (real agent, scripted model)', () =
       },
       { text: 'Done.' },
     ]);
-    const home = join(tmp.path, 'home');
-    const config = join(home, '.config');
-    mkdirSync(join(config, 'opencode'), { recursive: true });
-    writeFileSync(join(config, 'opencode', 'opencode.json'), opencodeConfig(model.url));
     const transcript = join(tmp.path, 'opencode.jsonl');
     const s = await startAgent({
       agent: {
         name: 'opencode',
         command: [(oc as { bin: string }).bin, 'acp'],
-        env: {
-          HOME: home,
-          XDG_CONFIG_HOME: config,
-          XDG_DATA_HOME: join(home, '.local', 'share'),
-          XDG_STATE_HOME: join(home, '.local', 'state'),
-          XDG_CACHE_HOME: join(home, '.cache'),
-          OPENCODE_DISABLE_AUTOUPDATE: '1',
-        },
+        env: opencodeHome(join(tmp.path, 'home'), model.url),
       },
       cwd: ws,
       transcriptPath: transcript,

@@ -109,6 +109,13 @@ export class JobFixture {
     return { child, stderr: () => err, stdout: () => out, exit };
   }
 
+  /** `run` without blocking this process (needed when the test itself serves the agent's model). */
+  async runAsync(args: string[], scenarioPath?: string): Promise<RunResult> {
+    const j = this.spawn(args, scenarioPath);
+    const code = await j.exit;
+    return { code: code ?? -1, stdout: j.stdout(), stderr: j.stderr() };
+  }
+
   show(id: string): JobJson {
     return JSON.parse(this.run(['job', 'show', id, '--json']).stdout) as JobJson;
   }

@@ -1,0 +1,139 @@
+// `ii job do` with the real `opencode acp` as its agent, offline: a scripted
+// model server plays the model, and opencode's own write and edit tools make
+// the change, leave the review's verdict in .incrementum-feedback and the
+// commit message in .incrementum-commit-message. Skipped like
+// opencode.test.ts when opencode-ai cannot be installed, except in CI.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JobFixture, jobIdFrom, promptsSent } from '../helpers/job.js';
+import { ensureOpencode, jobModel, opencodeHome, type ModelServer, type Step } from '../helpers/opencode.js';
+import { runningIn } from '../helpers/procs.js';
+import { waitFor } from '../helpers/tmp.js';
+
+const oc = ensureOpencode();
+if ('error' in oc && process.env.CI) throw new Error(oc.error);
+
+const writeFile = (path: string, content: string): Step => ({
+  tool: 'write',
+  args: { filePath: `$WS/${path}`, content },
+});
+const feedback = (text: string): Step[] => [writeFile('.incrementum-feedback', text), { text: 'Reviewed.' }];
+const commitMessage = (text: string): Step[] => [
+  writeFile('.incrementum-commit-message', text),
+  { text: 'Written.' },
+];
+
+let f: JobFixture | null = null;
+let model: ModelServer | null = null;
+afterEach(async () => {
+  await model?.close();
+  f?.cleanup();
+  f = model = null;
+});
+
+/** A repo whose agent is opencode pointed at `m`. */
+function setup(fx: JobFixture, m: ModelServer, tests: string[]): void {
+  const env = opencodeHome(join(fx.tmp.path, 'oc-home'), m.url);
+  fx.setup(tests, {
+    agent:
+      `command = ${JSON.stringify([(oc as { bin: string }).bin, 'acp'])}\n` +
+      'turn-timeout-seconds = 120\n' +
+      `env = { ${Object.entries(env)
+        .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+        .join(', ')} }\n`,
+  });
+}
+
+describe.skipIf('error' in oc)('ii job do with the real opencode acp (scripted model)', () => {
+  it(
+    'accepted the first time: the change, the review verdict and the commit message all come through opencode',
+    { timeout: 300_000 },
+    async () => {
+      const fx = (f = new JobFixture('ii-ocjob-'));
+      const m = await jobModel({
+        implement: [[writeFile('hello.txt', 'hi\n'), { text: 'Created hello.txt.' }]],
+        review: [feedback('ACCEPT\n\nLooks right.\n')],
+        'commit-message': [commitMessage('feat: say hello\n\nThe todo asks for a greeting file.\n')],
+        'project-review': [feedback('ACCEPT\n')],
+      });
+      model = m;
+      setup(fx, m, ['grep -q hi hello.txt']);
+      const r = await fx.runAsync(['job', 'do', '--title', 'say hello']);
+      expect(r.stderr).toContain('completed');
+      expect(r.code).toBe(0);
+      const job = fx.show(jobIdFrom(r.stderr));
+      expect(job.status).toBe('completed');
+      expect(job.changes).toHaveLength(1);
+      const [c] = job.changes[0]!.commits;
+      expect(c!.files.map((x) => x.path)).toEqual(['hello.txt']);
+      expect(c!.tests_passed).toBe(true);
+      expect(c!.review).toMatchObject({ outcome: 'ACCEPT', comments: 'Looks right.' });
+      expect(job.project_review?.outcome).toBe('ACCEPT');
+      expect(job.agent_sessions.map((a) => a.purpose)).toEqual([
+        'implement',
+        'review',
+        'commit-message',
+        'implement',
+        'project-review',
+      ]);
+      expect(m.sessions).toEqual({ implement: 2, review: 1, 'commit-message': 1, 'project-review': 1 });
+      const sha = r.stdout.trim();
+      const msg = fx.git('log', '-1', '--format=%B', sha);
+      expect(msg).toContain('feat: say hello');
+      expect(msg).toContain('The todo asks for a greeting file.');
+      expect(msg).toContain(`Change-Id: ${job.changes[0]!.change_id}`);
+      expect(fx.git('show', `${sha}:hello.txt`)).toBe('hi\n');
+      expect(fx.git('ls-tree', '-r', '--name-only', sha)).not.toContain('.incrementum-');
+      await waitFor(() => runningIn(fx.tmp.path).length === 0, 'no opencode left');
+    },
+  );
+
+  it(
+    'changes requested: opencode edits the file in a second iteration with the review comments',
+    { timeout: 300_000 },
+    async () => {
+      const fx = (f = new JobFixture('ii-ocjob-'));
+      const m = await jobModel({
+        implement: [
+          [writeFile('a.txt', 'one\n'), { text: 'Wrote a.txt.' }],
+          [
+            { tool: 'edit', args: { filePath: '$WS/a.txt', oldString: 'one', newString: 'one\ntwo' } },
+            { text: 'Added the second line.' },
+          ],
+        ],
+        review: [
+          feedback('REQUEST_CHANGES\n\nNeeds a second line.\n\nAdd "two" to a.txt.\n'),
+          feedback('ACCEPT\n\nGood now.\n'),
+        ],
+        'commit-message': [commitMessage('feat: two lines in a.txt\n')],
+        'project-review': [feedback('ACCEPT\n')],
+      });
+      model = m;
+      setup(fx, m, ['test -f a.txt']);
+      const r = await fx.runAsync(['job', 'do', '--title', 'two lines']);
+      expect(r.code).toBe(0);
+      const job = fx.show(jobIdFrom(r.stderr));
+      expect(job.changes).toHaveLength(1);
+      const commits = job.changes[0]!.commits;
+      expect(commits).toHaveLength(2);
+      expect(commits[0]!.review).toMatchObject({
+        outcome: 'REQUEST_CHANGES',
+        comments: 'Needs a second line.\n\nAdd "two" to a.txt.',
+      });
+      expect(commits[1]!.feedback).toContain('Add "two" to a.txt.');
+      expect(commits[1]!.files.map((x) => x.path)).toEqual(['a.txt']);
+      expect(commits[1]!.review?.outcome).toBe('ACCEPT');
+      // opencode was given the comments in its second implement prompt.
+      const implement = job.agent_sessions.filter((a) => a.purpose === 'implement');
+      expect(promptsSent(implement[1]!.transcript).join('\n')).toContain('Add "two" to a.txt.');
+      expect(readFileSync(implement[1]!.transcript, 'utf8')).toContain('a.txt');
+      const sha = r.stdout.trim();
+      expect(fx.git('show', `${sha}:a.txt`)).toBe('one\ntwo\n');
+      expect(fx.git('log', '-1', '--format=%B', sha)).toContain('feat: two lines in a.txt');
+      const d = fx.run(['job', 'diff', job.id, '--iteration', '2']);
+      expect(d.stdout).toContain('+two');
+      await waitFor(() => runningIn(fx.tmp.path).length === 0, 'no opencode left');
+    },
+  );
+});
