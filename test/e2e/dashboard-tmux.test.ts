@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { repoSlug } from '../../src/state/paths.js';
 import { II } from '../helpers/cli.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';
-import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 const WRITER = join(import.meta.dirname, '..', 'fixtures', 'dash-writer.mjs');
 const cleanups: (() => void)[] = [];
@@ -88,15 +88,7 @@ it.skipIf(!hasTmux)('follows a job written by another process, drills in, and qu
   void first;
 
   t.send('q');
-  const status = await waitFor(
-    () => (t.get('#{pane_dead}') === '1' ? t.get('#{pane_dead_status}|#{pane_dead_signal}') : ''),
-    'the dashboard to exit',
-  ).catch((err: Error) => {
-    throw new Error(
-      `${err.message}; ${t.get('#{pane_dead}|#{pane_dead_status}|#{pane_pid}')}\n${t.capture()}`,
-    );
-  });
-  expect(status).toBe('0|');
+  expect(await t.exitStatus()).toBe(0);
   expect(t.get('#{alternate_on}')).toBe('0');
   expect(t.capture()).not.toContain('incrementum · Jobs');
   // The last word on the cursor is "show", and the alternate screen was left.

@@ -2,7 +2,7 @@
 // socket), a pane of a fixed size, screen captures polled until they show
 // what is expected.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from './tmp.js';
 
@@ -22,12 +22,21 @@ export class Tmux {
     return execFileSync('tmux', ['-L', this.socket, '-f', this.conf, ...args], { encoding: 'utf8' });
   }
 
-  /** Starts argv (no shell) in a new session of the given size, in cwd, with extra env. */
+  private exitFile: string | null = null;
+
+  /**
+   * Starts argv in a new session of the given size, in cwd, with extra env.
+   * argv runs under a small sh that writes its exit status to a file once it
+   * ends: tmux's own #{pane_dead_status} proved unreliable here (the pane is
+   * marked dead while the process stays an unreaped zombie). argv reaches sh
+   * as positional parameters, never as shell text.
+   */
   start(
     argv: string[],
     o: { cwd: string; env: Record<string, string>; columns?: number; rows?: number },
   ): void {
     const env = Object.entries(o.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    this.exitFile = `${this.conf}.exit`;
     this.tmux(
       'new-session',
       '-d',
@@ -40,8 +49,28 @@ export class Tmux {
       '-c',
       o.cwd,
       ...env,
+      'sh',
+      '-c',
+      '"$@"; echo "$?" > "$0.tmp" && mv "$0.tmp" "$0"',
+      this.exitFile,
       ...argv,
     );
+  }
+
+  /** The program's exit status, once it has ended (128+N when a signal N ended it). */
+  async exitStatus(): Promise<number> {
+    const file = this.exitFile;
+    if (!file) throw new Error('nothing started');
+    // The text, not the number: waitFor treats a 0 as "not yet".
+    const text = await waitFor(
+      () => (existsSync(file) ? readFileSync(file, 'utf8').trim() : null),
+      'the program in tmux to exit',
+      20_000,
+      50,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\nlast screen:\n${this.capture()}`);
+    });
+    return Number(text);
   }
 
   /** Records everything the program writes from now on into `file` (to check the escape sequences it leaves with). */
