@@ -1,5 +1,7 @@
 // What every command needs: the repository it runs in and the open store.
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
 import { openStateStore, repoSlug, type StateStore } from '../state/index.js';
 
@@ -8,8 +10,48 @@ export interface RepoContext {
   slug: string;
 }
 
+/** Environment that changes how git finds a repository: with any of it set, only git answers. */
+const GIT_DISCOVERY_ENV = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_CEILING_DIRECTORIES',
+  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+];
+
+/**
+ * The top of the work tree holding `cwd`, found as git finds it in the plain
+ * case: the nearest folder with a `.git` directory (holding HEAD) or a
+ * `.git` file (a linked worktree's `gitdir:` pointer). null when unsure, to
+ * ask git. Spawning git is a fifth of a short command's time (ii job list).
+ */
+function findWorkTree(cwd: string): string | null {
+  if (GIT_DISCOVERY_ENV.some((k) => process.env[k])) return null;
+  let dir: string;
+  try {
+    dir = realpathSync(cwd);
+  } catch {
+    return null;
+  }
+  for (;;) {
+    const dotGit = join(dir, '.git');
+    try {
+      const st = statSync(dotGit);
+      if (st.isDirectory()) return existsSync(join(dotGit, 'HEAD')) ? dir : null;
+      if (st.isFile()) return readFileSync(dotGit, 'utf8').startsWith('gitdir:') ? dir : null;
+      return null;
+    } catch {
+      // no .git here: look further up
+    }
+    const up = dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
+}
+
 /** The git repository containing `cwd`: the same root (and slug) from any subfolder. */
 export function currentRepo(cwd = process.cwd()): RepoContext {
+  const found = findWorkTree(cwd);
+  if (found) return { root: found, slug: repoSlug(found) };
   let root: string;
   try {
     root = execFileSync('git', ['rev-parse', '--show-toplevel'], {

@@ -90,6 +90,7 @@ function seed(repo: string): void {
   s.setProjectReview(full.id, review('ACCEPT', 'fine', 'ag2'));
   s.addUsage(full.id, { input_tokens: 3, output_tokens: 4, cost: 0.1 });
   s.addUsage(full.id, { input_tokens: 0, output_tokens: 0, cost: 0.2 });
+  s.heartbeat(full.id, 4343, 'other-box');
 
   // Costs SQLite would print differently from JavaScript.
   for (const [i, cost] of [1 / 3, 1e21, 5e-324, 123456.789, 2].entries()) {
@@ -141,6 +142,28 @@ describe('jobs.listJson', () => {
       expect(store.jobs.listJson('r', opts), JSON.stringify(opts)).toBe(JSON.stringify(jobs));
     }
     expect(store.jobs.listJson('nobody')).toBe('[]');
+  });
+
+  it('lists from the texts the writers keep, which agree with building them afresh', () => {
+    seed('r');
+    const kept = store.jobs.listJson('r');
+    const db = new DatabaseSync(store.dbPath);
+    const texts = db.prepare('SELECT count(*) AS n FROM jobs WHERE list_json IS NOT NULL').get() as {
+      n: number;
+    };
+    const commitTexts = db.prepare('SELECT count(*) AS n, count(list_json) AS kept FROM commits').get() as {
+      n: number;
+      kept: number;
+    };
+    // Every job and commit written through the store has its text (so listing does not rebuild it)...
+    expect(texts.n).toBe(store.jobs.list('r').length);
+    expect(commitTexts.kept).toBe(commitTexts.n);
+    expect(commitTexts.n).toBeGreaterThan(0);
+    // ...and a database whose rows have none (an older build's) lists the same.
+    db.exec('UPDATE jobs SET list_json = NULL; UPDATE commits SET list_json = NULL');
+    db.close();
+    expect(store.jobs.listJson('r')).toBe(kept);
+    expect(kept).toBe(JSON.stringify(store.jobs.list('r')));
   });
 
   it('has every field of the model, with the values job show has', () => {

@@ -1,7 +1,15 @@
-// The JSON text of a job list, built by SQLite in one query. `ii job list
-// --json` on thousands of jobs spent most of its time making Job objects
-// (tens of thousands of rows, a JSON.parse per stored JSON column) only to
-// stringify them again; here SQLite writes the text directly.
+// The JSON text of a job list, built by SQLite. `ii job list --json` on
+// thousands of jobs spent most of its time making Job objects (tens of
+// thousands of rows, a JSON.parse per stored JSON column) only to stringify
+// them again; here SQLite writes the text directly, and each job's and each
+// commit's text is kept in list_json by the writers, in the transaction of
+// every mutation (refreshJobJson, refreshCommitJson), so a listing only joins
+// stored texts. A row an older build wrote, with no text yet, is built on the
+// fly.
+//
+// A stored text is only right for the build that wrote it: a change to what
+// a job's or a commit's text holds must come with a migration that clears
+// list_json in both tables (UPDATE ... SET list_json = NULL).
 //
 // The output must stay byte-identical to JSON.stringify of what `load` in
 // jobs.ts returns (same keys, same order, same values): test/unit/job-json.test.ts
@@ -84,7 +92,16 @@ const commit = object([
 const change = object([
   ['change_id', str('ch.change_id')],
   ['created_at', str('ch.created_at')],
-  ['commits', array(commit, 'commits', 'c', 'job_id = ch.job_id AND change_seq = ch.seq', 'seq')],
+  [
+    'commits',
+    array(
+      `COALESCE(c.list_json, ${commit})`,
+      'commits',
+      'c',
+      'job_id = ch.job_id AND change_seq = ch.seq',
+      'seq',
+    ),
+  ],
 ]);
 
 const agentSession = object([
@@ -128,15 +145,44 @@ const job = object([
   ['retried_from', str('j.retried_from')],
 ]);
 
+function register(db: DatabaseSync): void {
+  if (registered.has(db)) return;
+  db.function(NUMBER_FN, { deterministic: true }, (x) => JSON.stringify(x));
+  registered.add(db);
+}
+
 /**
  * JSON.stringify(load(where, params)) without making the objects: the jobs
  * matching `where` (a condition on `jobs`), newest first.
  */
 export function jobsJson(db: DatabaseSync, where: string, params: SQLInputValue[]): string {
-  if (!registered.has(db)) {
-    db.function(NUMBER_FN, { deterministic: true }, (x) => JSON.stringify(x));
-    registered.add(db);
-  }
-  const sql = `SELECT ${array(job, 'jobs', 'j', where, 'started_at DESC, id')} AS json`;
+  // Usually every job has its stored text: join those, in a small statement
+  // (preparing the one that builds texts costs a CLI call several ms).
+  const kept = statements(db)(
+    `SELECT count(*) - count(list_json) AS missing, '[' || COALESCE(group_concat(list_json, ','), '') || ']' AS json
+     FROM (SELECT list_json FROM jobs WHERE ${where} ORDER BY started_at DESC, id)`,
+  ).get(...params) as { missing: number; json: string };
+  if (kept.missing === 0) return kept.json;
+  register(db);
+  const sql = `SELECT '[' || COALESCE(group_concat(COALESCE(j.list_json, ${job}), ','), '') || ']' AS json
+    FROM (SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id) j`;
   return (statements(db)(sql).get(...params) as { json: string }).json;
+}
+
+/**
+ * Stores a commit's text (with its review) in commits.list_json; call it after
+ * writing the commit or its review, before refreshJobJson. Keeping commit texts
+ * makes a job's text a copy of stored pieces, so a mutation of a job with
+ * hundreds of iterations does not rebuild every iteration's text.
+ */
+export function refreshCommitJson(db: DatabaseSync, jobId: string, changeSeq: number, seq: number): void {
+  statements(db)(
+    `UPDATE commits AS c SET list_json = ${commit} WHERE c.job_id = ? AND c.change_seq = ? AND c.seq = ?`,
+  ).run(jobId, changeSeq, seq);
+}
+
+/** Stores job `id`'s text in jobs.list_json; call it last in every transaction that changes the job. */
+export function refreshJobJson(db: DatabaseSync, id: string): void {
+  register(db);
+  statements(db)(`UPDATE jobs AS j SET list_json = ${job} WHERE j.id = ?`).run(id);
 }

@@ -16,7 +16,7 @@ import { matchPrefix } from '../../model/prefix.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import { statements, transaction } from './db.js';
-import { jobsJson } from './job-json.js';
+import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
 
 interface JobRow {
   id: string;
@@ -92,16 +92,25 @@ const toCommit = (c: CommitRow, review: JobReview | null): JobCommit => ({
   after: json(c.after, null),
 });
 
+/** The columns a Job is made of: not list_json, the job's text for listings (job-json.ts). */
+const JOB_COLUMNS = `id, repo, todo_id, session_id, stage, status, feedback, project_review, pid, host,
+  base_rev, workspace_path, auto_commit, input_tokens, output_tokens, cost, started_at, updated_at,
+  completed_at, failure_reason, heartbeat_at, retried_from`;
+
+/** The columns a JobCommit is made of: not list_json, the commit's text for listings. */
+const COMMIT_COLUMNS = `job_id, change_seq, seq, commit_id, draft_message, tests_passed, test_results,
+  agent_session_id, created_at, files, usage, feedback, before, after`;
+
 export function sqliteJobStore(db: DatabaseSync): JobStore {
   const q = statements(db);
-  const jobRow = q('SELECT * FROM jobs WHERE id = ?');
+  const jobRow = q('SELECT id FROM jobs WHERE id = ?');
 
   /**
    * Loads whole jobs for a WHERE clause on `jobs`, in five queries whatever the count.
    * job-json.ts writes the same jobs as JSON text: change the two together.
    */
   function load(where: string, params: SQLInputValue[]): Job[] {
-    const rows = q(`SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id`).all(
+    const rows = q(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY started_at DESC, id`).all(
       ...params,
     ) as unknown as JobRow[];
     if (rows.length === 0) return [];
@@ -114,9 +123,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       change_id: string;
       created_at: string;
     }[];
-    const commits = q(`SELECT * FROM commits WHERE ${sub} ORDER BY job_id, change_seq, seq`).all(
-      ...params,
-    ) as unknown as CommitRow[];
+    const commits = q(
+      `SELECT ${COMMIT_COLUMNS} FROM commits WHERE ${sub} ORDER BY job_id, change_seq, seq`,
+    ).all(...params) as unknown as CommitRow[];
     const reviews = q(`SELECT * FROM reviews WHERE ${sub}`).all(...params) as unknown as ReviewRow[];
     const agents = q(`SELECT * FROM agent_sessions WHERE ${sub} ORDER BY job_id, seq`).all(
       ...params,
@@ -198,6 +207,8 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       id,
     );
     if (res.changes === 0) throw new UserError(`no job ${id}`);
+    // touch is every mutation's last write: the job's listing text follows it.
+    refreshJobJson(db, id);
   }
 
   function currentSeqs(id: string): { change: number; commit: number } {
@@ -213,7 +224,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
 
   /** One commit and its review, without loading the rest of the job. */
   function readCommit(id: string, change: number, seq: number): JobCommit {
-    const c = q('SELECT * FROM commits WHERE job_id = ? AND change_seq = ? AND seq = ?').get(
+    const c = q(`SELECT ${COMMIT_COLUMNS} FROM commits WHERE job_id = ? AND change_seq = ? AND seq = ?`).get(
       id,
       change,
       seq,
@@ -252,6 +263,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           now,
           input.retried_from ?? null,
         );
+        refreshJobJson(db, id);
         return mustGet(id);
       });
     },
@@ -344,6 +356,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           c.after ? JSON.stringify(c.after) : null,
         );
         if (c.review) writeReview(id, change, commit + 1, c.review);
+        refreshCommitJson(db, id, change, commit + 1);
         touch(id);
         return readCommit(id, change, commit + 1);
       }),
@@ -381,6 +394,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
               commit,
             );
         }
+        refreshCommitJson(db, id, change, commit);
         touch(id);
         return readCommit(id, change, commit);
       }),
@@ -408,6 +422,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       transaction(db, () => {
         const now = nowIso();
         q('UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ? WHERE id = ?').run(pid, host, now, id);
+        refreshJobJson(db, id);
       });
     },
     version: () => (q("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,

@@ -61,6 +61,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
   INSERT INTO meta (key, value) VALUES ('version', 0);
   `,
+  // 3: each job's and each commit's JSON text, kept by the writers, and an index
+  // in listing order, so that listing thousands of jobs joins stored texts (job-json.ts).
+  `
+  ALTER TABLE jobs ADD COLUMN list_json TEXT;
+  ALTER TABLE commits ADD COLUMN list_json TEXT;
+  CREATE INDEX jobs_listing ON jobs(repo, started_at DESC, id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
