@@ -3,8 +3,8 @@
 // terminal. Every demo job must reach the final state its scenario is for,
 // and the demo must leave nothing behind outside its temp dir.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
@@ -57,7 +57,10 @@ describe('the README quick start in a fresh clone', () => {
   });
 
   it('installs and runs the demo to the expected final states, leaving nothing behind', () => {
-    const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith('ii-demo-')));
+    // The demo's temp dirs go to a private TMPDIR: other test runs on this
+    // machine make ii-demo-* dirs in the shared one while this one runs.
+    const demoTmp = join(tmp.path, 'tmp');
+    mkdirSync(demoTmp);
     const [install] = quickStartCommands();
     const i = spawnSync('sh', ['-c', `${install} --prefer-offline`], {
       cwd: clone,
@@ -68,7 +71,12 @@ describe('the README quick start in a fresh clone', () => {
     expect(i.status, i.stderr).toBe(0);
     expect(existsSync(join(clone, 'dist', 'src', 'cli', 'main.js'))).toBe(true);
 
-    const d = spawnSync('npx', ['ii', 'demo'], { cwd: clone, env, encoding: 'utf8', timeout: 240_000 });
+    const d = spawnSync('npx', ['ii', 'demo'], {
+      cwd: clone,
+      env: { ...env, TMPDIR: demoTmp },
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
     const out = d.stdout + d.stderr;
     expect(out).toContain('scripted agent');
     expect(out).toMatch(/✓ \[1\] .*: completed/);
@@ -78,8 +86,7 @@ describe('the README quick start in a fresh clone', () => {
     expect(out).toContain('tests failed');
     expect(out).toContain('REQUEST_CHANGES');
     expect(d.status, out).toBe(0);
-    const after = readdirSync(tmpdir()).filter((n) => n.startsWith('ii-demo-') && !before.has(n));
-    expect(after).toEqual([]);
+    expect(readdirSync(demoTmp).filter((n) => n.startsWith('ii-'))).toEqual([]);
     // Nothing written to the user's own state or config.
     expect(existsSync(join(env.HOME!, '.local', 'state', 'incrementum'))).toBe(false);
   }, 600_000);
