@@ -15,6 +15,7 @@ import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
 import { CommitDetail } from './CommitDetail.js';
 import { Confirm } from './Confirm.js';
 import { FileList } from './FileList.js';
+import { Header } from './Header.js';
 import { HelpOverlay } from './HelpOverlay.js';
 import { diffLineColor, iterationDiffLines } from './IterationDiff.js';
 import { JobDetail, JOB_DETAIL_HEIGHT } from './JobDetail.js';
@@ -43,7 +44,7 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
   const bodyH = Math.max(3, height - 1 - STATUS_HEIGHT - confirmH);
   return (
     <Box flexDirection="column" width={width} height={height}>
-      <Header store={store} width={width} />
+      <TopLine store={store} width={width} />
       <Box height={bodyH} width={width} flexDirection="column">
         {nav.overlay ? (
           <OverlayBody store={store} width={width} height={bodyH} />
@@ -57,7 +58,7 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
   );
 }
 
-function Header({ store, width }: { store: DashboardStore; width: number }) {
+function TopLine({ store, width }: { store: DashboardStore; width: number }) {
   const crumbs = useStore(
     store,
     useShallow((s) => {
@@ -69,11 +70,9 @@ function Header({ store, width }: { store: DashboardStore; width: number }) {
       return out;
     }),
   );
-  return (
-    <Text bold wrap="truncate-end">
-      {`incrementum · ${crumbs.join(' › ')}`.padEnd(Math.max(0, width - 8))}? help
-    </Text>
-  );
+  const banner = useStore(store, (s) => s.banner);
+  const color = useStore(store, (s) => s.color);
+  return <Header crumbs={crumbs} banner={banner} width={width} color={color} />;
 }
 
 function LevelBody({ store, width, height }: { store: DashboardStore; width: number; height: number }) {

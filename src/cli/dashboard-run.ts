@@ -4,6 +4,7 @@
 import { createElement } from 'react';
 import { UserError } from '../errors.js';
 import { createActions } from '../live/actions.js';
+import { readBanner } from '../live/banner.js';
 import { createDashboardStore } from '../live/store.js';
 import { DashboardSync } from '../live/sync.js';
 import { openStateStore } from '../state/index.js';
@@ -29,6 +30,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   const dash = createDashboardStore({
     repo: scope,
     repoLabel: scope && repo ? repo.root : 'all repositories',
+    banner: readBanner(process.env),
     color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
   });
   const sync = new DashboardSync({ state, dash });

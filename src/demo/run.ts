@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { BANNER_ENV } from '../live/banner.js';
 import { iiBin } from '../package-root.js';
 import { DEMO_FILES } from './project.js';
 import { DEMO_TODOS, type DemoTodo } from './scenarios.js';
@@ -27,6 +28,9 @@ export interface DemoResult {
   /** True when every job ended as its scenario says it should. */
   ok: boolean;
 }
+
+/** The dashboard's header says the demo's jobs run on a script, not an agent (fits at 80 columns). */
+export const DEMO_BANNER = 'demo · built-in scripted agent (no real agent)';
 
 /** The demo's environment: its own state dir and config home, never the user's. */
 export function demoEnv(dir: string): NodeJS.ProcessEnv {
@@ -132,7 +136,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     if (o.dashboard) {
       const dash = spawn(process.execPath, [iiBin(), 'dashboard'], {
         cwd: repo,
-        env: { ...env, II_DASHBOARD_BANNER: 'ii demo · built-in scripted agent (not an AI)' },
+        env: { ...env, [BANNER_ENV]: DEMO_BANNER },
         stdio: 'inherit',
       });
       await new Promise<void>((res) => dash.on('close', () => res()));

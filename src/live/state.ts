@@ -47,6 +47,8 @@ export interface DashboardState {
   /** The repository's slug, or null for every repository. */
   repo: string | null;
   repoLabel: string;
+  /** A launcher's label for the header line (ii demo: the jobs run on the scripted agent), or null. */
+  banner: string | null;
   /** Newest first; unchanged jobs keep their object identity across reloads (memoized cards). */
   jobs: Job[];
   todoTitles: Record<string, string>;

@@ -31,6 +31,8 @@ export type DashboardStore = StoreApi<DashboardState & DashboardActions>;
 export interface StoreInit {
   repo: string | null;
   repoLabel: string;
+  /** Shown in the header line; read once at startup by the CLI (II_DASHBOARD_BANNER). */
+  banner?: string | null;
   color?: boolean;
   jobs?: Job[];
 }
@@ -51,6 +53,7 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
     return {
       repo: init.repo,
       repoLabel: init.repoLabel,
+      banner: init.banner ?? null,
       jobs: init.jobs ?? [],
       todoTitles: {},
       stale: {},

@@ -84,6 +84,11 @@ export class Tmux {
     return this.tmux('capture-pane', '-p', '-t', 'main');
   }
 
+  /** The screen with its colours and attributes, as escape sequences (capture-pane -e). */
+  captureStyled(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', 'main');
+  }
+
   send(...keys: string[]): void {
     this.tmux('send-keys', '-t', 'main', ...keys);
   }
