@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { changeColumn } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
+import { count } from './count.js';
 
 export interface ChangeHistoryProps {
   job: Job;
@@ -27,7 +28,7 @@ export function ChangeHistory({ job, change, width }: ChangeHistoryProps) {
         job {job.id.slice(0, 7)} › change {change + 1} ({ch.change_id})
       </Text>
       <Text wrap="truncate-end">
-        {changeColumn(ch, job)} · {ch.commits.length} iterations · ${cost.toFixed(4)} · started{' '}
+        {changeColumn(ch, job)} · {count(ch.commits.length, 'iteration')} · ${cost.toFixed(4)} · started{' '}
         {ch.created_at}
       </Text>
     </Box>

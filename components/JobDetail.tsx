@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { NA } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
+import { count } from './count.js';
 
 export interface JobDetailProps {
   job: Job;
@@ -25,7 +26,7 @@ export function JobDetail({ job, title, stale, width }: JobDetailProps) {
         job {job.id} · {title}
       </Text>
       <Text wrap="truncate-end">
-        {status} · {job.changes.length} changes · base {job.base_rev?.slice(0, 10) ?? NA} · $
+        {status} · {count(job.changes.length, 'change')} · base {job.base_rev?.slice(0, 10) ?? NA} · $
         {job.usage.cost.toFixed(4)} · {job.usage.input_tokens}/{job.usage.output_tokens} tokens · auto-commit{' '}
         {job.auto_commit ? 'on' : 'off'}
       </Text>

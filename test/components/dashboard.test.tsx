@@ -88,9 +88,9 @@ describe('jobs board', () => {
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'drill me');
     stdin.write(KEY.enter);
-    await frameWith(lastFrame, `job ${job.id} · drill me`, 'Committed (2)', '#2 I00000001');
+    await frameWith(lastFrame, `job ${job.id} · drill me`, 'Committed (2)', '#2 I00000001', '· 2 changes ·');
     stdin.write(KEY.enter);
-    await frameWith(lastFrame, 'change 1 (', 'Rejected (1)', 'Accepted (1)');
+    await frameWith(lastFrame, 'change 1 (', 'Rejected (1)', 'Accepted (1)', '· 2 iterations ·');
     stdin.write(KEY.enter);
     const f = await frameWith(
       lastFrame,
