@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { paint } from './tone.js';
+import { count } from './count.js';
 
 export interface StatusBarProps {
   repo: string;
@@ -26,7 +27,7 @@ export function StatusBar(p: StatusBarProps) {
   const parts = [
     p.repo,
     `${c.active} active${c.stale ? `, ${c.stale} stale` : ''}, ${c.completed} done, ${c.failed} failed, ${c.abandoned} abandoned`,
-    p.files == null ? null : `${p.files} modified files (f)`,
+    p.files == null ? null : `${count(p.files, 'modified file')} (f)`,
     p.autoCommit == null
       ? null
       : `auto-commit ${p.autoCommit ? 'on' : 'off'}${p.lastCommit ? `: ${p.lastCommit}` : ''}`,

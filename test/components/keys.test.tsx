@@ -162,7 +162,7 @@ describe('keys', () => {
     const { lastFrame, stdin } = await open(fx);
     fx.sync.start();
     await fx.sync.ready();
-    await frameWith(lastFrame, '1 modified files (f)');
+    await frameWith(lastFrame, '1 modified file (f)');
     stdin.write('f');
     await frameWith(lastFrame, 'Modified files of job', 'A src/a.ts  +4 -0');
     appendEvent(fx.state.dir, job.id, 'file_change', { path: 'src/b.ts', additions: 1, deletions: 2 });
