@@ -71,8 +71,10 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
           : 'active';
   return {
     key: job.id,
-    title: `${stale ? '⚠ STALE ' : ''}${job.id.slice(0, 7)} ${title}`,
-    detail: `${where}${money(job.usage.cost)}`,
+    // The title leads: at 80 columns a card is a dozen characters wide, and
+    // the todo's title is what tells jobs apart; the id comes last.
+    title: `${stale ? '⚠ STALE ' : ''}${title}`,
+    detail: `${where}${money(job.usage.cost)} · ${job.id.slice(0, 7)}`,
     tone,
     stale,
     version: `${job.updated_at}|${stale}|${title}`,

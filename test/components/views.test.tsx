@@ -62,7 +62,11 @@ it('renders a board and a card alone', async () => {
   const job = makeJob(fx.state, { title: 'lonely card', changes: 1 });
   const card = jobCard(job, 'lonely card', true);
   app = render(<Card card={card} selected width={40} color={false} />);
-  await frameWith(app.lastFrame, 'STALE', 'lonely card');
+  await frameWith(app.lastFrame, 'STALE', 'lonely card', job.id.slice(0, 7));
+  app.unmount();
+  // A card a dozen columns wide (80 columns, seven columns) still shows the title's start.
+  app = render(<Card card={jobCard(job, 'lonely card', false)} selected={false} width={12} color={false} />);
+  await frameWith(app.lastFrame, 'lonely card');
   app.unmount();
   app = render(
     <Board
