@@ -37,11 +37,19 @@ export interface StoreInit {
   jobs?: Job[];
 }
 
+/**
+ * Whether a reloaded job equals the one shown, so its card keeps its identity
+ * (and is not re-rendered). The stamps decide most cases cheaply; equal stamps
+ * are not enough on their own, as two writes within the same millisecond (a
+ * commit, then its test result) share one updated_at and the dashboard may
+ * have read between them.
+ */
 const same = (a: Job, b: Job) =>
   a.updated_at === b.updated_at &&
   a.status === b.status &&
   a.stage === b.stage &&
-  a.heartbeat_at === b.heartbeat_at;
+  a.heartbeat_at === b.heartbeat_at &&
+  JSON.stringify(a) === JSON.stringify(b);
 
 export function createDashboardStore(init: StoreInit): DashboardStore {
   return createStore<DashboardState & DashboardActions>()((set, get) => {

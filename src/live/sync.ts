@@ -2,8 +2,8 @@
 // the database and on the active jobs' event logs and transcripts, for
 // runners in other processes, plus feedRunnerEvent for a runner in this
 // process. Only what changed is read again: the database's version number
-// says whether to reload, and only active jobs (and those that just finished)
-// are reloaded; logs are read from where the last read stopped.
+// says whether to reload, only the jobs stamped since the newest stamp seen
+// are reloaded, and logs are read from where the last read stopped.
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { isStale } from '../model/derive.js';
@@ -48,6 +48,8 @@ export class DashboardSync {
   private timer: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
   private version = -1;
+  /** The newest updated_at / heartbeat_at among the jobs loaded so far (ISO, as stored). */
+  private newest = new Date(0).toISOString();
   private pendingDb = false;
   private readonly pendingJobs = new Set<string>();
   private closed = false;
@@ -63,6 +65,7 @@ export class DashboardSync {
     this.version = this.state.jobs.version();
     const { repo } = this.dash.getState();
     const jobs = repo ? this.state.jobs.list(repo) : this.state.jobs.listAll();
+    this.note(jobs);
     this.dash.getState().setJobs(jobs);
     this.loadTitles(jobs);
     this.checkStale();
@@ -147,27 +150,34 @@ export class DashboardSync {
     }
   }
 
-  /** Reloads the active jobs and those that stopped being active, when the database changed. */
+  /**
+   * Reloads the jobs whose record changed since the last load, when the
+   * database changed. Every job mutation stamps updated_at (a heartbeat,
+   * heartbeat_at) inside a transaction that holds the write lock from its
+   * start (BEGIN IMMEDIATE), so a write the last load did not see carries a
+   * stamp at or after the newest one it did see. A second of overlap covers
+   * equal stamps and a clock stepped back a little.
+   * test/unit/live-sync.test.ts checks every kind of mutation gets through.
+   */
   refreshJobs(): void {
     const v = this.state.jobs.version();
     if (v === this.version) return;
     this.version = v;
-    const { repo, jobs: known } = this.dash.getState();
-    const active = repo
-      ? this.state.jobs.list(repo, { activeOnly: true })
-      : this.state.jobs.listAll({ activeOnly: true });
-    const nowActive = new Set(active.map((j) => j.id));
-    const finished: Job[] = [];
-    for (const j of known) {
-      if (j.status !== 'active' || nowActive.has(j.id)) continue;
-      const fresh = this.state.jobs.get(j.id);
-      if (fresh) finished.push(fresh);
-    }
-    this.dash.getState().mergeJobs([...active, ...finished]);
-    this.loadTitles(active);
+    const { repo } = this.dash.getState();
+    const since = new Date(Date.parse(this.newest) - 1000).toISOString();
+    const changed = this.state.jobs.listChangedSince(since, repo);
+    this.note(changed);
+    this.dash.getState().mergeJobs(changed);
+    this.loadTitles(changed);
     this.checkStale();
-    for (const j of active) this.readLogs(j);
-    for (const j of finished) this.readLogs(j);
+    for (const j of changed) this.readLogs(j);
+  }
+
+  private note(jobs: Job[]): void {
+    for (const j of jobs) {
+      if (j.updated_at > this.newest) this.newest = j.updated_at;
+      if (j.heartbeat_at && j.heartbeat_at > this.newest) this.newest = j.heartbeat_at;
+    }
   }
 
   private tick(): void {

@@ -79,6 +79,12 @@ export interface JobStore {
   listJson(repo: string, opts?: { activeOnly?: boolean; status?: Job['status'] }): string;
   /** Every job of every repo (dashboard, benchmarks). */
   listAll(opts?: { activeOnly?: boolean }): Job[];
+  /**
+   * Jobs (of a repo, or of every repo for null) whose record or heartbeat
+   * changed at or after `since` (an ISO time as stored): the dashboard
+   * reloads only these.
+   */
+  listChangedSince(since: string, repo?: string | null): Job[];
   setStage(id: string, stage: JobStage): Job;
   setFeedback(id: string, feedback: string | null): Job;
   setSession(id: string, session_id: string, workspace_path: string): Job;

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import type { Job } from '../../src/model/job.js';
 import { dashFixture, makeJob, REPO, type DashFixture } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
 
@@ -14,9 +15,11 @@ afterEach(async () => {
   fx = null;
 });
 
-const write = (f: DashFixture, ...args: string[]) =>
+const write = (f: DashFixture, ...args: string[]) => writeAt(f, 0, ...args);
+/** A write from another process whose clock is `shiftMs` ahead (see the writer). */
+const writeAt = (f: DashFixture, shiftMs: number, ...args: string[]) =>
   execFileSync(process.execPath, [WRITER, ...args], {
-    env: { ...process.env, XDG_STATE_HOME: f.dir },
+    env: { ...process.env, XDG_STATE_HOME: f.dir, DASH_WRITER_CLOCK_SHIFT_MS: String(shiftMs) },
     encoding: 'utf8',
   }).trim();
 
@@ -45,6 +48,93 @@ it('picks up jobs another process creates, moves and finishes', async () => {
   );
   write(fx, 'finish', id, 'completed');
   await waitFor(() => jobOf(fx!, id)?.status === 'completed', 'the finished job');
+});
+
+it('gets every kind of job mutation from another process, though it reloads only stamped jobs', async () => {
+  // The sync reloads only jobs stamped after (about) the newest stamp it has
+  // seen. Each job below is stamped now; a write to another job stamped 10 s
+  // ahead moves the newest past them, so from then on a job is reloaded only
+  // if the mutation stamps it again (its writer's clock is 20 s ahead).
+  fx = dashFixture({ pollMs: 60_000 });
+  const s = fx.state;
+  const job = () => makeJob(s);
+  const withCommit = () => makeJob(s, { changes: 1, iterations: 1 });
+  const cases: { args: (id: string) => string[]; id: string; done: (j: Job) => boolean }[] = [
+    { id: job().id, args: (id) => ['stage', id, 'testing'], done: (j) => j.stage === 'testing' },
+    {
+      id: job().id,
+      args: (id) => ['feedback', id, 'fix the tests'],
+      done: (j) => j.feedback === 'fix the tests',
+    },
+    {
+      id: job().id,
+      args: (id) => ['session', id, 'sess-1', '/tmp/ws'],
+      done: (j) => j.session_id === 'sess-1' && j.workspace_path === '/tmp/ws',
+    },
+    {
+      id: job().id,
+      args: (id) => ['agent', id, 'agent-1'],
+      done: (j) => j.agent_sessions.at(-1)?.id === 'agent-1',
+    },
+    { id: job().id, args: (id) => ['change', id, 'Inew'], done: (j) => j.changes[0]?.change_id === 'Inew' },
+    {
+      id: makeJob(s, { changes: 1, iterations: 0 }).id,
+      args: (id) => ['commit', id, 'c-new'],
+      done: (j) => j.changes[0]?.commits[0]?.commit_id === 'c-new',
+    },
+    {
+      id: withCommit().id,
+      args: (id) => ['tested', id, 'false'],
+      done: (j) => j.changes[0]?.commits[0]?.tests_passed === false,
+    },
+    {
+      id: withCommit().id,
+      args: (id) => ['review', id, 'REQUEST_CHANGES'],
+      done: (j) => j.changes[0]?.commits[0]?.review?.outcome === 'REQUEST_CHANGES',
+    },
+    {
+      id: job().id,
+      args: (id) => ['project-review', id, 'ACCEPT'],
+      done: (j) => j.project_review?.outcome === 'ACCEPT',
+    },
+    { id: job().id, args: (id) => ['usage', id, '7'], done: (j) => j.usage.input_tokens === 7 },
+    { id: job().id, args: (id) => ['heartbeat', id, '999'], done: (j) => j.pid === 999 },
+    { id: job().id, args: (id) => ['finish', id, 'failed'], done: (j) => j.status === 'failed' },
+  ];
+  const pacer = job();
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  writeAt(fx, 10_000, 'stage', pacer.id, 'reviewing');
+  await waitFor(() => jobOf(fx!, pacer.id)?.stage === 'reviewing', 'the pacing write');
+  for (const c of cases) {
+    expect(c.done(jobOf(fx, c.id)!), c.args(c.id).join(' ')).toBe(false);
+    writeAt(fx, 20_000, ...c.args(c.id));
+  }
+  const created = writeAt(fx, 20_000, 'create', REPO, 'made later');
+  for (const c of cases) {
+    const what = c.args(c.id)[0]!;
+    await waitFor(() => {
+      const j = jobOf(fx!, c.id);
+      return j && c.done(j);
+    }, `the ${what} write in the store`);
+  }
+  await waitFor(() => jobOf(fx!, created), 'the job created later');
+});
+
+it('replaces a job reloaded with the same stamp but new content (two writes in one millisecond)', () => {
+  fx = dashFixture();
+  const job = makeJob(fx.state, { changes: 1, iterations: 1 });
+  fx.sync.loadAll();
+  const shown = jobOf(fx, job.id)!;
+  const later = structuredClone(shown);
+  later.changes[0]!.commits[0]!.tests_passed = true;
+  fx.dash.getState().mergeJobs([later]);
+  const kept = jobOf(fx, job.id)!;
+  expect(kept.changes[0]!.commits[0]!.tests_passed).toBe(true);
+  // An equal reload keeps the shown object, so its card is not re-rendered.
+  fx.dash.getState().mergeJobs([structuredClone(later)]);
+  expect(jobOf(fx, job.id)).toBe(kept);
 });
 
 it('keeps unchanged jobs identical across reloads (memoized cards)', () => {

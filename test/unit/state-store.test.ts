@@ -192,6 +192,48 @@ describe('job mutations', () => {
     expect(store.jobs.resolve('r', j.id.slice(0, 6)).id).toBe(j.id);
   });
 
+  it('lists only the jobs stamped since a time, by their record or their heartbeat', async () => {
+    const a = store.jobs.create('r', { todo_id: 't' });
+    const b = store.jobs.create('r', { todo_id: 't' });
+    const c = store.jobs.create('other', { todo_id: 't' });
+    const since = new Date(Date.now() + 5).toISOString();
+    while (new Date().toISOString() < since) await new Promise((r) => setImmediate(r));
+    store.jobs.setStage(a.id, 'testing');
+    store.jobs.heartbeat(b.id, 7, 'h');
+    store.jobs.setStage(c.id, 'testing');
+    expect(
+      store.jobs
+        .listChangedSince(since, 'r')
+        .map((j) => j.id)
+        .sort(),
+    ).toEqual([a.id, b.id].sort());
+    expect(
+      store.jobs
+        .listChangedSince(since)
+        .map((j) => j.id)
+        .sort(),
+    ).toEqual([a.id, b.id, c.id].sort());
+    expect(store.jobs.listChangedSince(new Date(Date.now() + 60_000).toISOString())).toEqual([]);
+  });
+
+  it('loads more jobs than fit one chunk with every job its own children', () => {
+    const n = 1234;
+    for (let i = 0; i < n; i++) {
+      const j = store.jobs.create('r', { todo_id: `t${i}` });
+      store.jobs.appendChange(j.id, `I${i}`);
+      for (let k = 0; k <= i % 3; k++) store.jobs.appendCommit(j.id, { commit_id: `${i}-${k}` });
+    }
+    const all = store.jobs.list('r');
+    expect(all).toHaveLength(n);
+    for (const j of all) {
+      const i = Number(j.todo_id.slice(1));
+      expect(j.changes.map((c) => c.change_id)).toEqual([`I${i}`]);
+      expect(j.changes[0]!.commits.map((c) => c.commit_id)).toEqual(
+        Array.from({ length: (i % 3) + 1 }, (_, k) => `${i}-${k}`),
+      );
+    }
+  });
+
   it('every mutation bumps the version', () => {
     const v0 = store.jobs.version();
     const j = store.jobs.create('r', { todo_id: 't' });

@@ -101,12 +101,18 @@ const JOB_COLUMNS = `id, repo, todo_id, session_id, stage, status, feedback, pro
 const COMMIT_COLUMNS = `job_id, change_seq, seq, commit_id, draft_message, tests_passed, test_results,
   agent_session_id, created_at, files, usage, feedback, before, after`;
 
+/** Jobs whose children are read in one go; larger loads go a chunk at a time. */
+const LOAD_CHUNK = 500;
+
 export function sqliteJobStore(db: DatabaseSync): JobStore {
   const q = statements(db);
   const jobRow = q('SELECT id FROM jobs WHERE id = ?');
 
   /**
-   * Loads whole jobs for a WHERE clause on `jobs`, in five queries whatever the count.
+   * Loads whole jobs for a WHERE clause on `jobs`, in five queries whatever
+   * the count; past LOAD_CHUNK jobs, their children are read a chunk of jobs
+   * at a time, which bounds the memory a load of thousands of jobs (the
+   * dashboard's) takes at its peak.
    * job-json.ts writes the same jobs as JSON text: change the two together.
    */
   function load(where: string, params: SQLInputValue[]): Job[] {
@@ -114,7 +120,22 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       ...params,
     ) as unknown as JobRow[];
     if (rows.length === 0) return [];
-    const sub = `job_id IN (SELECT id FROM jobs WHERE ${where})`;
+    if (rows.length <= LOAD_CHUNK)
+      return assemble(rows, `job_id IN (SELECT id FROM jobs WHERE ${where})`, params);
+    const out: Job[] = [];
+    // One statement for every chunk: the last one is padded with NULLs, which match nothing.
+    const sub = `job_id IN (${Array.from({ length: LOAD_CHUNK }, () => '?').join(',')})`;
+    for (let i = 0; i < rows.length; i += LOAD_CHUNK) {
+      const chunk = rows.slice(i, i + LOAD_CHUNK);
+      const ids: SQLInputValue[] = chunk.map((r) => r.id);
+      while (ids.length < LOAD_CHUNK) ids.push(null);
+      out.push(...assemble(chunk, sub, ids));
+    }
+    return out;
+  }
+
+  /** Whole jobs for `rows`, their children selected by `sub` (a condition on job_id) with `params`. */
+  function assemble(rows: JobRow[], sub: string, params: SQLInputValue[]): Job[] {
     const changes = q(`SELECT * FROM changes WHERE ${sub} ORDER BY job_id, seq`).all(
       ...params,
     ) as unknown as {
@@ -283,6 +304,10 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     },
     list: (repo, opts = {}) => load(...listWhere(repo, opts)),
     listJson: (repo, opts = {}) => jobsJson(db, ...listWhere(repo, opts)),
+    listChangedSince: (since, repo = null) =>
+      repo
+        ? load('repo = ? AND (updated_at >= ? OR heartbeat_at >= ?)', [repo, since, since])
+        : load('(updated_at >= ? OR heartbeat_at >= ?)', [since, since]),
     listAll: (opts = {}) => (opts.activeOnly ? load("status = 'active'", []) : load('1 = 1', [])),
     setStage: (id, stage) =>
       transaction(db, () => {
