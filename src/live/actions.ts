@@ -241,6 +241,11 @@ export function createActions(d: ActionDeps): Actions {
         return s.dispatch({ type: 'scroll', delta: page });
       case 'quit':
         return d.quit();
+      default: {
+        // A new action in the keymap fails to compile here until it has a handler.
+        const unhandled: never = a;
+        throw new Error(`no handler for ${String(unhandled)}`);
+      }
     }
   }
 

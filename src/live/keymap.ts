@@ -171,8 +171,14 @@ export function keyHints(mode: Mode): string {
     .join(' · ');
 }
 
-/** Help rows (keys, what they do) for the modes given, one row per action, from the table. */
-export function helpRows(modes: Mode[] = ['board', 'detail', 'overlay']): [string, string][] {
+const ALL_MODES: Mode[] = ['board', 'detail', 'overlay', 'confirm', 'filter'];
+
+/**
+ * Help rows (keys, what they do) for the modes given, one row per action,
+ * from the table. The `?` overlay shows every mode's, so the keys of the
+ * confirmation and the filter box are documented too.
+ */
+export function helpRows(modes: Mode[] = ALL_MODES): [string, string][] {
   const rows: [string, string][] = [];
   const seen = new Set<string>();
   for (const b of KEYMAP) {
@@ -187,7 +193,7 @@ export function helpRows(modes: Mode[] = ['board', 'detail', 'overlay']): [strin
 
 /** The keys table as markdown, for the README (test/unit/keymap.test.ts checks the README matches). */
 export function keymapMarkdown(): string {
-  const rows = helpRows(['board', 'detail', 'overlay', 'confirm', 'filter']);
+  const rows = helpRows(ALL_MODES);
   return [
     '| Keys | What they do |',
     '| --- | --- |',

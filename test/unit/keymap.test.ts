@@ -1,0 +1,143 @@
+// The keymap is one table for the handler, the `?` help and the README: these
+// check that every binding in it does something, is shown, and is unambiguous.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import {
+  bindingFor,
+  helpRows,
+  KEYMAP,
+  keyName,
+  keymapMarkdown,
+  modeOf,
+  type KeyPress,
+  type Mode,
+} from '../../src/live/keymap.js';
+import type { NavAction } from '../../src/live/nav.js';
+import { initialNav } from '../../src/live/state.js';
+import { dashFixture, makeJob, type DashFixture } from '../helpers/dash-fixture.js';
+
+let fx: DashFixture | null = null;
+afterEach(async () => {
+  await fx?.cleanup();
+  fx = null;
+});
+
+/** What Ink reports for a key the table names. */
+function press(name: string): [string, KeyPress] {
+  const special: Record<string, [string, KeyPress]> = {
+    up: ['', { upArrow: true }],
+    down: ['', { downArrow: true }],
+    left: ['', { leftArrow: true }],
+    right: ['', { rightArrow: true }],
+    pageup: ['', { pageUp: true }],
+    pagedown: ['', { pageDown: true }],
+    enter: ['\r', { return: true }],
+    esc: ['', { escape: true }],
+    backspace: ['', { backspace: true }],
+    space: [' ', {}],
+  };
+  if (special[name]) return special[name];
+  if (name.startsWith('ctrl+')) return [name.slice(5), { ctrl: true }];
+  expect(name, 'a key name the handler can produce').toHaveLength(1);
+  return [name, {}];
+}
+
+it('every binding, in every mode it is live in, reaches a handler that acts', () => {
+  fx = dashFixture();
+  const f = fx;
+  const drillable = makeJob(f.state, { title: 'drill', changes: 1, iterations: 2 });
+  makeJob(f.state, { title: 'testing', stage: 'testing' });
+  makeJob(f.state, { title: 'done', finish: 'completed' });
+  f.sync.loadAll();
+  const real = f.dash.getState().dispatch;
+  const enter: Record<Mode, () => void> = {
+    board: () => {},
+    detail: () => {
+      // The drillable job is the newest: the board opens on it.
+      for (let i = 0; i < 3; i++) real({ type: 'drill' });
+    },
+    overlay: () => real({ type: 'overlay', overlay: 'help' }),
+    confirm: () => real({ type: 'confirm', confirm: { kind: 'abandon', jobId: drillable.id, prompt: '?' } }),
+    filter: () => real({ type: 'filterStart' }),
+  };
+  const acted: string[] = [];
+  // The side-effecting actions are recorded, not run: no process, no control request.
+  f.actions.abandon = async (id) => void acted.push(`abandon ${id}`);
+  f.actions.retry = (id) => void acted.push(`retry ${id}`);
+  f.actions.loadDiff = async () => void acted.push('loadDiff');
+  f.dash.setState({
+    dispatch: (a: NavAction) => {
+      acted.push(a.type);
+      real(a);
+    },
+  });
+  for (const b of KEYMAP)
+    for (const mode of b.when)
+      for (const k of b.keys) {
+        f.dash.setState({ nav: initialNav(), message: null });
+        enter[mode]();
+        expect(modeOf(f.dash.getState()), `set-up of ${mode}`).toBe(mode);
+        acted.length = 0;
+        const quits = f.quits;
+        const [input, key] = press(k);
+        expect(keyName(input, key)).toBe(k);
+        f.actions.key(input, key);
+        const said = f.dash.getState().message;
+        expect(
+          acted.length > 0 || said != null || f.quits > quits,
+          `${k} (${b.action}) in ${mode} did nothing`,
+        ).toBe(true);
+      }
+});
+
+it('every binding is in the help overlay, with all its keys', () => {
+  const rows = helpRows();
+  for (const b of KEYMAP) {
+    const row = rows.find(([, d]) => d === b.description);
+    expect(row, b.description).toBeDefined();
+    const shownKeys = row![0].split(' ');
+    for (const k of b.keys) {
+      const glyph = { up: '↑', down: '↓', left: '←', right: '→' }[k] ?? k;
+      expect(shownKeys, `${k} for ${b.description}`).toContain(glyph);
+    }
+  }
+});
+
+it('one binding per key in each mode, so a key never means two things at once', () => {
+  const seen = new Map<string, string>();
+  for (const b of KEYMAP)
+    for (const m of b.when)
+      for (const k of b.keys) {
+        const key = `${m}:${k}`;
+        expect(seen.get(key), `${k} in ${m}`).toBeUndefined();
+        seen.set(key, b.action);
+        expect(bindingFor(m, k)).toBe(b);
+      }
+});
+
+it("the README's key table is the keymap's", () => {
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Dashboard\n'));
+  const lines = section.slice(section.indexOf('\n| Keys') + 1).split('\n');
+  const table = lines.slice(
+    0,
+    lines.findIndex((l) => !l.startsWith('|')),
+  );
+  const cells = (row: string) =>
+    row
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim().replace(/\s+/g, ' '));
+  expect(table.slice(2).map(cells)).toEqual(keymapMarkdown().split('\n').slice(2).map(cells));
+});
+
+it('names keys as the table spells them', () => {
+  expect(keyName('', { upArrow: true })).toBe('up');
+  expect(keyName('\r', { return: true })).toBe('enter');
+  expect(keyName('c', { ctrl: true })).toBe('ctrl+c');
+  expect(keyName(' ', {})).toBe('space');
+  expect(keyName('', { delete: true })).toBe('backspace');
+  expect(bindingFor('board', 'l')?.action).toBe('logs');
+  expect(bindingFor('confirm', 'q')).toBeUndefined();
+});
