@@ -72,6 +72,8 @@ export class JobRunner {
   /** Implement passes that changed nothing while the current change was still open. */
   private emptyPasses = 0;
   private afterProjectRequest = false;
+  /** See head(). */
+  private knownHead: string | null = null;
   private timers: NodeJS.Timeout[] = [];
   private running: Promise<Job> | null = null;
 
@@ -198,12 +200,12 @@ export class JobRunner {
           'raise the cap in incrementum.toml or split the todo.',
       );
     if (!open && !this.pendingChange) {
-      this.changeBase = await vcs.head(ws);
+      this.changeBase = await this.head();
       this.pendingChange = await vcs.startChange(ws);
       this.emit({ type: 'change_started', change_id: this.pendingChange, number: job.changes.length + 1 });
     }
     this.clearFiles();
-    const headBefore = await vcs.head(ws);
+    const headBefore = await this.head();
     const before = takeSnapshot(job, open ? await this.changeFiles(headBefore) : []);
     const feedback = job.feedback;
     const prompt = await this.render('implement', { Feedback: feedback ?? '' });
@@ -222,7 +224,7 @@ export class JobRunner {
       }
     });
     job = store.jobs.addUsage(jobId, turn.usage);
-    const changed = (await vcs.hasChanges(ws)) || (await vcs.head(ws)) !== headBefore;
+    const changed = (await vcs.hasChanges(ws)) || (await this.head()) !== headBefore;
     if (!changed) {
       clearProtocolFile(ws, this.o.repoRoot, COMMIT_MESSAGE_FILE);
       if (open) {
@@ -252,6 +254,7 @@ export class JobRunner {
       this.emptyPasses = 0;
     }
     const ic = await vcs.commitIteration(ws, draft);
+    this.knownHead = ic.commit_id;
     const files = statsToFileChanges(ic.files);
     const commit = store.jobs.appendCommit(jobId, {
       commit_id: ic.commit_id,
@@ -277,6 +280,7 @@ export class JobRunner {
   private async test(): Promise<Next> {
     const { store, jobId, workspacePath: ws } = this.o;
     await this.enter('testing');
+    this.knownHead = null; // so may a test command
     const run = await runTests({
       commands: this.testCommands,
       cwd: ws,
@@ -336,7 +340,7 @@ export class JobRunner {
       cur?.draft_message ||
       this.defaultMessage();
     const message = (await this.render('commit', { Message: agentMessage })).trim() + '\n';
-    const sha = await vcs.describe(ws, message);
+    const sha = (this.knownHead = await vcs.describe(ws, message));
     store.jobs.updateCurrentCommit(jobId, { usage: addUsage(cur?.usage ?? turn.usage, turn.usage) });
     const changeId = currentChange(this.job())?.change_id ?? '';
     this.log('info', { message: `committed ${sha}`, commit_id: sha, change_id: changeId });
@@ -403,6 +407,7 @@ export class JobRunner {
     after?: (s: AgentSession) => Promise<void>,
   ): Promise<Turn> {
     this.checkStopped();
+    this.knownHead = null; // the agent may commit
     const { store, jobId, stateDir, agent, config } = this.o;
     const id = randomBytes(6).toString('hex');
     const transcript = transcriptFile(stateDir, jobId, id);
@@ -492,8 +497,17 @@ export class JobRunner {
   private async closeIteration(job: Job, onlyIfOpen = false): Promise<void> {
     const cur = currentCommit(job);
     if (!cur || (onlyIfOpen && cur.after)) return;
-    const files = await this.changeFiles(await this.o.vcs.head(this.o.workspacePath));
+    const files = await this.changeFiles(await this.head());
     this.o.store.jobs.updateCurrentCommit(this.o.jobId, { after: takeSnapshot(job, files) });
+  }
+
+  /**
+   * HEAD of the workspace. Only an agent or a test command can move it behind
+   * the runner's back, so what the runner last read or made holds until the
+   * next agent turn or test run: each iteration asks git once, not three times.
+   */
+  private async head(): Promise<string> {
+    return (this.knownHead ??= await this.o.vcs.head(this.o.workspacePath));
   }
 
   /** The files of the current change so far (HEAD against the change's base). */

@@ -5,7 +5,7 @@
 // .../head), so replaced iterations stay diffable and survive gc. The change
 // being worked on is a small file in the worktree's own git dir, so each
 // workspace has its own and the user's checkout never sees it.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
@@ -26,10 +26,13 @@ export const changeRef = (changeId: string, leaf: string | number): string =>
   `${CHANGE_REFS}/${changeId}/${leaf}`;
 
 const ALL_REFS = ['--branches', '--tags', '--remotes'];
+const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const FILES_MEMO_SIZE = 64;
 const FALLBACK_IDENT = { name: 'incrementum', email: 'incrementum@localhost' };
 
 export class GitVcs implements Vcs {
   private readonly identEnv = new Map<string, Promise<NodeJS.ProcessEnv>>();
+  private readonly filesMemo = new Map<string, FileStat[]>();
 
   async root(cwd: string): Promise<string> {
     const dir = resolve(cwd);
@@ -116,7 +119,8 @@ export class GitVcs implements Vcs {
 
   async startChange(ws: string): Promise<string> {
     const id = newChangeId();
-    await git(ws, ['update-ref', changeRef(id, 'base'), await this.head(ws)]);
+    // update-ref resolves HEAD itself: one git process, not two.
+    await git(ws, ['update-ref', changeRef(id, 'base'), 'HEAD']);
     writeFileSync(await this.changeFile(ws), `${id}\n`);
     return id;
   }
@@ -131,10 +135,10 @@ export class GitVcs implements Vcs {
 
   async commitIteration(ws: string, message: string): Promise<IterationCommit> {
     const id = (await this.currentChangeId(ws)) ?? (await this.startChange(ws));
-    const base = await this.commitOf(ws, changeRef(id, 'base'));
+    const { base, iterations } = await this.changeRefs(ws, id);
     if (!base) throw new Error(`change ${id} has no base ref (${changeRef(id, 'base')})`);
-    const done = await this.iterations(ws, id);
-    const previous = done.length ? await git(ws, ['rev-parse', changeRef(id, done.at(-1)!)]) : base;
+    const last = iterations.at(-1);
+    const previous = last?.sha ?? base;
     // Stage the whole working copy, then take the protocol files out again
     // (an agent may have committed or staged them itself).
     await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL]);
@@ -144,18 +148,22 @@ export class GitVcs implements Vcs {
       input: withChangeId(message, id),
       env: await this.ident(ws),
     });
-    const n = (done.at(-1) ?? 0) + 1;
-    await git(ws, ['update-ref', changeRef(id, n), commit]);
-    await git(ws, ['update-ref', changeRef(id, 'head'), commit]);
-    // The index already holds `tree`, so a soft reset leaves the working copy
-    // exactly as the agent left it.
-    await git(ws, ['reset', '--quiet', '--soft', commit]);
+    const n = (last?.n ?? 0) + 1;
+    // The iteration's refs and the branch move together, in one process:
+    // moving HEAD's branch is what `reset --soft` did, and the index already
+    // holds `tree`, so the working copy stays exactly as the agent left it.
+    await git(ws, ['update-ref', '-m', `incrementum: change ${id} iteration ${n}`, '--stdin'], {
+      input:
+        `update ${changeRef(id, n)} ${commit}\n` +
+        `update ${changeRef(id, 'head')} ${commit}\n` +
+        `update HEAD ${commit}\n`,
+    });
     return { commit_id: commit, change_id: id, files: await this.changedFiles(ws, previous, commit) };
   }
 
   async describe(ws: string, message: string): Promise<string> {
-    const headMessage = await git(ws, ['log', '-1', '--format=%B', 'HEAD']);
-    const id = (await this.currentChangeId(ws)) ?? readChangeId(headMessage);
+    const id =
+      (await this.currentChangeId(ws)) ?? readChangeId(await git(ws, ['log', '-1', '--format=%B', 'HEAD']));
     if (!id) throw new Error(`no change to describe in ${ws}: start one first`);
     // --only without paths: amend the message, never what happens to be staged.
     await git(
@@ -179,23 +187,52 @@ export class GitVcs implements Vcs {
   }
 
   async changedFiles(ws: string, from: string, to: string): Promise<FileStat[]> {
-    const common = ['diff', '--no-renames', '--no-ext-diff', '-z'];
-    const [numstat, names] = await Promise.all([
-      git(ws, [...common, '--numstat', from, to]),
-      git(ws, [...common, '--name-status', from, to]),
+    // Commits never change, so a pair of full shas always has the same answer:
+    // a change's first iteration, and the snapshots on either side of an
+    // iteration, ask for the same pair again.
+    const key = FULL_SHA.test(from) && FULL_SHA.test(to) ? `${from}..${to}` : null;
+    const known = key ? this.filesMemo.get(key) : undefined;
+    if (known) return known.map((f) => ({ ...f }));
+    const files = await this.diffFiles(ws, from, to);
+    if (key) {
+      if (this.filesMemo.size >= FILES_MEMO_SIZE) this.filesMemo.delete(this.filesMemo.keys().next().value!);
+      this.filesMemo.set(
+        key,
+        files.map((f) => ({ ...f })),
+      );
+    }
+    return files;
+  }
+
+  private async diffFiles(ws: string, from: string, to: string): Promise<FileStat[]> {
+    // One diff with both formats: the raw records (status, path) come first,
+    // then the numstat records (additions, deletions, path).
+    const out = await git(ws, [
+      'diff',
+      '--no-renames',
+      '--no-ext-diff',
+      '-z',
+      '--raw',
+      '--numstat',
+      from,
+      to,
     ]);
+    const parts = out.split('\0');
+    const entries: { path: string; code: string }[] = [];
+    let i = 0;
+    // A raw record is a header starting with ':' ending in the status letter,
+    // then the path as its own field (which may itself start with ':').
+    for (; i + 1 < parts.length && parts[i]!.startsWith(':'); i += 2)
+      entries.push({ code: parts[i]!.slice(parts[i]!.lastIndexOf(' ') + 1), path: parts[i + 1]! });
     const counts = new Map<string, { additions: number; deletions: number }>();
-    for (const rec of numstat.split('\0').filter(Boolean)) {
+    for (const rec of parts.slice(i).filter(Boolean)) {
       const [a, d, ...rest] = rec.split('\t');
       // Binary files show "-": they count as 0 lines.
       counts.set(rest.join('\t'), { additions: Number(a) || 0, deletions: Number(d) || 0 });
     }
-    const parts = names.split('\0');
     const files: FileStat[] = [];
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const code = parts[i]!;
-      const path = parts[i + 1]!;
-      if (!code || isProtocolFile(path)) continue;
+    for (const { code, path } of entries) {
+      if (isProtocolFile(path)) continue;
       const status = code === 'A' ? 'added' : code === 'D' ? 'removed' : 'modified';
       files.push({ path, status, ...(counts.get(path) ?? { additions: 0, deletions: 0 }) });
     }
@@ -235,18 +272,42 @@ export class GitVcs implements Vcs {
     return r.code === 0 && r.stdout.trim() !== '';
   }
 
-  /** Iteration numbers recorded for a change, ascending. */
-  private async iterations(ws: string, id: string): Promise<number[]> {
-    const out = await git(ws, ['for-each-ref', '--format=%(refname)', `${CHANGE_REFS}/${id}/`]);
-    return out
-      .split('\n')
-      .map((r) => r.slice(r.lastIndexOf('/') + 1))
-      .filter((leaf) => /^\d+$/.test(leaf))
-      .map(Number)
-      .sort((a, b) => a - b);
+  /** A change's base and its recorded iterations (ascending), from one for-each-ref. */
+  private async changeRefs(
+    ws: string,
+    id: string,
+  ): Promise<{ base: string | null; iterations: { n: number; sha: string }[] }> {
+    const out = await git(ws, [
+      'for-each-ref',
+      '--format=%(objectname) %(objecttype) %(refname)',
+      `${CHANGE_REFS}/${id}/`,
+    ]);
+    let base: string | null = null;
+    const iterations: { n: number; sha: string }[] = [];
+    for (const line of out.split('\n')) {
+      const [sha, type, ref] = line.split(' ');
+      if (!sha || type !== 'commit' || !ref) continue;
+      const leaf = ref.slice(ref.lastIndexOf('/') + 1);
+      if (leaf === 'base') base = sha;
+      else if (/^\d+$/.test(leaf)) iterations.push({ n: Number(leaf), sha });
+    }
+    iterations.sort((a, b) => a.n - b.n);
+    return { base, iterations };
   }
 
+  /**
+   * The workspace's own git dir (a worktree's is under the main repo's
+   * .git/worktrees). Read from its `.git` file or folder, so the commands run
+   * every iteration do not spawn git for it; git answers when `ws` is not
+   * a top level.
+   */
   private async changeFile(ws: string): Promise<string> {
+    const dotGit = join(ws, '.git');
+    try {
+      if (statSync(dotGit).isDirectory()) return join(resolve(dotGit), CHANGE_FILE);
+      const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+      if (m) return join(resolve(ws, m[1]!.trim()), CHANGE_FILE);
+    } catch {}
     return join(await git(ws, ['rev-parse', '--absolute-git-dir']), CHANGE_FILE);
   }
 

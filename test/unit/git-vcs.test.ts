@@ -224,6 +224,37 @@ describe('iterations of a change', () => {
     expect(log[0]!.time).toBeGreaterThan(1_600_000_000);
   });
 
+  it('changed files: names with tabs, spaces, colons and non-ASCII come through whole', async () => {
+    const { ws } = await workspace();
+    await vcs.startChange(ws);
+    const names = [':odd', 'tab\tname', 'sp ace', 'héllo.txt', 'sub/:M'];
+    mkdirSync(join(ws, 'sub'));
+    for (const n of names) writeFileSync(join(ws, n), 'x\ny\n');
+    const first = await vcs.commitIteration(ws, 'names');
+    expect(first.files).toEqual(
+      [...names].sort().map((path) => ({ path, status: 'added', additions: 2, deletions: 0 })),
+    );
+    writeFileSync(join(ws, 'tab\tname'), 'x\n');
+    rmFile(ws, ':odd');
+    const second = await vcs.commitIteration(ws, 'names again');
+    expect(second.files).toEqual([
+      { path: ':odd', status: 'removed', additions: 0, deletions: 2 },
+      { path: 'tab\tname', status: 'modified', additions: 0, deletions: 1 },
+    ]);
+    expect(await vcs.changedFiles(ws, first.commit_id, first.commit_id)).toEqual([]);
+  });
+
+  it("keeps the change id in the worktree's own git dir, found from a subfolder too", async () => {
+    const { ws } = await workspace();
+    const id = await vcs.startChange(ws);
+    const gitDir = git(ws, 'rev-parse', '--absolute-git-dir');
+    expect(gitDir).not.toBe(git(repo, 'rev-parse', '--absolute-git-dir'));
+    expect(readFileSync(join(gitDir, 'incrementum-change'), 'utf8')).toBe(`${id}\n`);
+    mkdirSync(join(ws, 'deep'));
+    expect(await vcs.currentChangeId(join(ws, 'deep'))).toBe(id);
+    expect(await vcs.currentChangeId(repo)).toBeNull();
+  });
+
   it('log keeps a subject with pipes whole, oldest first', async () => {
     const { ws, base } = await workspace();
     git(ws, 'commit', '-q', '--allow-empty', '-m', 'a | b | c');
