@@ -32,6 +32,9 @@ const verdict = (pace: number, v: 'ACCEPT' | 'REQUEST_CHANGES' | 'ABANDON', text
     120,
   );
 const message = (pace: number, text: string) => turn(pace, [{ type: 'commit_message', text }], 900, 60);
+/** Auto-commit turns, one per iteration: the drafts a real agent would write, shown in the history. */
+const commits = (pace: number, ...messages: string[]) =>
+  messages.map((m) => turn(pace, [{ type: 'git_commit', message: m }], 700, 40));
 
 const WORDCOUNT = `// Counts the words in a text: runs of non-space characters.
 export function wordCount(text) {
@@ -95,6 +98,7 @@ export const DEMO_TODOS: DemoTodo[] = [
           { type: 'write', path: 'wordcount.test.js', content: WORDCOUNT_TEST },
         ]),
       ],
+      'auto-commit': commits(pace, 'feat: add wordCount(text) with tests'),
       review: [verdict(pace, 'ACCEPT', 'Small, clear, tested. Accepted.')],
       'commit-message': [
         message(pace, 'Add wordCount(text)\n\nCounts runs of non-space characters; blank text has none.'),
@@ -126,6 +130,11 @@ export const DEMO_TODOS: DemoTodo[] = [
           },
         ]),
       ],
+      'auto-commit': commits(
+        pace,
+        'fix: count the ellipsis in truncate max',
+        'test: a truncated text is exactly max characters',
+      ),
       review: [
         verdict(
           pace,
@@ -161,6 +170,11 @@ export const DEMO_TODOS: DemoTodo[] = [
           { type: 'write', path: 'slugify.js', content: SLUGIFY_FIXED },
         ]),
       ],
+      'auto-commit': commits(
+        pace,
+        'feat: add slugify(title) with tests',
+        'fix: slugify replaces every run of spaces and punctuation',
+      ),
       review: [verdict(pace, 'ACCEPT', 'Tests pass and cover punctuation.')],
       'commit-message': [message(pace, 'Add slugify(title)')],
       'project-review': [verdict(pace, 'ACCEPT', 'Done.')],
@@ -184,6 +198,7 @@ export const DEMO_TODOS: DemoTodo[] = [
           },
         ]),
       ],
+      'auto-commit': commits(pace, 'chore: start a Cargo project for textkit'),
       review: [
         verdict(
           pace,
