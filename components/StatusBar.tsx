@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { paint } from './tone.js';
-import { count } from './count.js';
+import { count } from '../src/live/count.js';
 
 export interface StatusBarProps {
   repo: string;

@@ -13,6 +13,7 @@ import {
 } from '../model/derive.js';
 import type { Job, JobChange, JobCommit } from '../model/job.js';
 import type { BoardLevel, DashboardState } from './state.js';
+import { count } from './count.js';
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'dim' | 'active' | null;
 
@@ -59,7 +60,7 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
       ? `${job.stage}${ch ? ` · c${job.changes.length} i${iterationCount(ch)}` : ''}`
       : job.status === 'failed'
         ? (job.failure_reason ?? 'failed')
-        : `${job.changes.length} change${job.changes.length === 1 ? '' : 's'}`;
+        : count(job.changes.length, 'change');
   const tone: Tone = stale
     ? 'warn'
     : job.status === 'failed'
@@ -122,7 +123,7 @@ export function commitCard(commit: JobCommit, index: number, version: string): C
   return {
     key: String(index),
     title: `i${index + 1} ${commit.commit_id.slice(0, 7)} ${subject}`,
-    detail: `${commit.files.length} files +${adds} -${dels} · ${commitOutcome(commit)}`,
+    detail: `${count(commit.files.length, 'file')} +${adds} -${dels} · ${commitOutcome(commit)}`,
     tone:
       commit.review?.outcome === 'ACCEPT'
         ? 'ok'
