@@ -40,6 +40,23 @@ export interface Actions {
   key(input: string, key: KeyPress): void;
 }
 
+/** A key press with no named key or modifier: printable text (or several keys in one read). */
+const isPlainText = (k: KeyPress): boolean =>
+  !(
+    k.upArrow ||
+    k.downArrow ||
+    k.leftArrow ||
+    k.rightArrow ||
+    k.pageUp ||
+    k.pageDown ||
+    k.return ||
+    k.escape ||
+    k.backspace ||
+    k.delete ||
+    k.ctrl ||
+    k.meta
+  );
+
 const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** The default session release of a stale job: session failed, workspace freed, todo reopened. */
@@ -146,6 +163,13 @@ export function createActions(d: ActionDeps): Actions {
       dash.getState().setDiff(key, { text, error });
     },
     key(input, key) {
+      // Keys that arrive in one read (typed fast, held down, or on a busy
+      // machine) reach us as one string, which no binding matches: they were
+      // lost. Take them one by one, as if typed one at a time.
+      if (input.length > 1 && isPlainText(key)) {
+        for (const ch of input) actions.key(ch, ch === '\r' ? { return: true } : {});
+        return;
+      }
       const s = dash.getState();
       // A message stays until the next key, then the key hints come back.
       if (s.message) s.setMessage(null);

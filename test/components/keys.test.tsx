@@ -282,3 +282,39 @@ describe('keys', () => {
     await waitFor(() => fx!.quits === 1, 'quit');
   });
 });
+
+describe('keys that arrive in one read', () => {
+  // Typed fast, held down, or on a busy machine, several keys reach Ink in one
+  // chunk, and Ink hands them over as one string: each must still count.
+  it('jj moves down twice', async () => {
+    fx = dashFixture();
+    for (const t of ['one', 'two', 'three']) makeJob(fx.state, { title: t });
+    const { lastFrame, stdin } = await open(fx);
+    await frameWith(lastFrame, 'Implementing (3)');
+    const [top, , third] = fx.dash.getState().jobs;
+    await frameWith(lastFrame, `live: ${top!.id.slice(0, 7)}`);
+    stdin.write('jj');
+    await frameWith(lastFrame, `live: ${third!.id.slice(0, 7)}`);
+  });
+
+  it('ay asks and answers: the abandon is requested', async () => {
+    fx = dashFixture();
+    const job = makeJob(fx.state, { title: 'quick hands' });
+    const { lastFrame, stdin } = await open(fx);
+    await frameWith(lastFrame, 'quick hands');
+    stdin.write('ay');
+    await frameWith(lastFrame, 'abandon requested');
+    expect(fx.state.control.pending(job.id).map((r) => r.kind)).toEqual(['abandon']);
+  });
+
+  it('a filter typed in one go, enter included, is applied', async () => {
+    fx = dashFixture();
+    makeJob(fx.state, { title: 'parser bug' });
+    makeJob(fx.state, { title: 'docs typo' });
+    const { lastFrame, stdin } = await open(fx);
+    await frameWith(lastFrame, 'parser bug', 'docs typo');
+    stdin.write('/par\r');
+    const f = await frameWith(lastFrame, 'filter "par"');
+    expect(f).not.toContain('docs typo');
+  });
+});
