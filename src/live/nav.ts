@@ -113,3 +113,18 @@ export function sanitizeNav(s: DashboardState): Nav {
   if (s.nav.level !== 'jobs' && !drilledJob(s)) return { ...s.nav, level: 'jobs', jobId: null };
   return s.nav;
 }
+
+/**
+ * Pins the cursor to the card it is on before the board changes. A cursor
+ * that was never moved is a position, not a card: a new job appearing above
+ * the selected one would slide the selection onto the newcomer, and `a` or
+ * `r` would then act on a job the user was not looking at.
+ */
+export function keepSelection(prev: DashboardState, next: DashboardState): Nav {
+  const level = boardLevel(prev);
+  if (boardLevel(next) !== level || next.nav.sel[level].key != null) return next.nav;
+  const card = selectedCard(prev);
+  if (!card) return next.nav;
+  const { col, row } = cursor(prev);
+  return { ...next.nav, sel: { ...next.nav.sel, [level]: { col, row, key: card.key } } };
+}

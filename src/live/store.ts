@@ -3,7 +3,7 @@
 // state they change; components bind with useStore(store, selector).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { FileChange, Job } from '../model/job.js';
-import { reduceNav, sanitizeNav, type NavAction } from './nav.js';
+import { keepSelection, reduceNav, sanitizeNav, type NavAction } from './nav.js';
 import { initialNav, type CodeDiff, type DashboardState } from './state.js';
 
 /** Lines kept per job in the live pane (the pane shows the last ones). */
@@ -54,9 +54,11 @@ const same = (a: Job, b: Job) =>
 export function createDashboardStore(init: StoreInit): DashboardStore {
   return createStore<DashboardState & DashboardActions>()((set, get) => {
     const withNav = (patch: Partial<DashboardState>) => {
-      const next = { ...get(), ...patch };
+      const prev = get();
+      const next = { ...prev, ...patch };
+      next.nav = keepSelection(prev, next);
       const nav = sanitizeNav(next);
-      return nav === next.nav ? patch : { ...patch, nav };
+      return nav === prev.nav ? patch : { ...patch, nav };
     };
     return {
       repo: init.repo,

@@ -108,6 +108,23 @@ describe('jobs board', () => {
     await frameWith(lastFrame, 'Implementing (1)', 'live:');
   });
 
+  it('keeps the selection on its card when a new job appears above it', async () => {
+    fx = dashFixture();
+    const seen = makeJob(fx.state, { title: 'the one I look at' });
+    const { lastFrame } = await open(fx);
+    await frameWith(lastFrame, `live: ${seen.id.slice(0, 7)}`);
+    // Newest first: the newcomer takes the top row of the same column.
+    const newcomer = makeJob(fx.state, { title: 'newcomer' });
+    fx.sync.refreshJobs();
+    await frameWith(lastFrame, 'Implementing (2)', 'newcomer', newcomer.id.slice(0, 7));
+    expect(lastFrame()).toContain(`live: ${seen.id.slice(0, 7)}`);
+    // And it moves on with the card when that job changes column.
+    fx.state.jobs.setStage(seen.id, 'testing');
+    fx.sync.refreshJobs();
+    await frameWith(lastFrame, 'Testing (1)', 'Implementing (1)');
+    expect(lastFrame()).toContain(`live: ${seen.id.slice(0, 7)}`);
+  });
+
   it('q quits', async () => {
     fx = dashFixture();
     const { lastFrame, stdin } = await open(fx);
