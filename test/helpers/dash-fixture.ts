@@ -128,10 +128,13 @@ export async function frameWith(lastFrame: () => string | undefined, ...texts: s
       const f = lastFrame() ?? '';
       return texts.every((t) => f.includes(t)) ? f : null;
     },
-    `a frame containing ${texts.map((t) => JSON.stringify(t)).join(', ')}\nlast frame:\n${lastFrame() ?? ''}`,
+    `a frame containing ${texts.map((t) => JSON.stringify(t)).join(', ')}`,
     5000,
     10,
-  );
+  ).catch((err: Error) => {
+    // The frame at the time of giving up, not the one when the wait began.
+    throw new Error(`${err.message}\nlast frame:\n${lastFrame() ?? ''}`);
+  });
 }
 
 /** Waits until the last frame no longer contains a text. */

@@ -58,3 +58,15 @@ export function runningIn(dir: string): number[] {
   }
   return out;
 }
+
+/** Pids of live processes in process group `pgid` (a detached runner and whatever it started). */
+export function runningInGroup(pgid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    const pid = Number(d);
+    if (!Number.isInteger(pid)) continue;
+    const s = stat(pid);
+    if (s && s.pgid === pgid && s.state !== 'Z' && s.state !== 'X') out.push(pid);
+  }
+  return out;
+}
