@@ -342,14 +342,21 @@ async function run(cwd: string, args: string[]) {
   }
 }
 
-/** Retries a git command that lost a race for one of the repo's lock files. */
+/**
+ * Git errors another git process causes for a moment: a lock file it holds,
+ * or (seen with 8 concurrent `worktree add`) the half-written entry of a
+ * worktree it is creating, which this one reads while checking where a
+ * branch is checked out ("failed to read .git/worktrees/3/commondir").
+ */
+const RETRYABLE = /\.lock\b|lock file|failed to read .*worktrees\//i;
+
+/** Retries a git command that lost such a race. */
 async function withLockRetry<T>(fn: () => Promise<T>, tries = 5): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
     } catch (err) {
-      if (i >= tries || !(err instanceof GitError) || !/\.lock\b|lock file/i.test(err.result.stderr))
-        throw err;
+      if (i >= tries || !(err instanceof GitError) || !RETRYABLE.test(err.result.stderr)) throw err;
       await new Promise((r) => setTimeout(r, 50 * i));
     }
   }
