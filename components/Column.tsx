@@ -22,12 +22,31 @@ export function windowStart(count: number, fits: number, selected: number | null
 }
 
 /** "Title (n)", the title shortened rather than the count when narrow. */
+/**
+ * Short names for narrow columns, distinct within each board: cut to a few
+ * letters, Committing, Committed and Completed would all read "Com…", and
+ * Reviewing and Rejected "Re…".
+ */
+const SHORT: Record<string, string> = {
+  Implementing: 'Impl',
+  Testing: 'Test',
+  Reviewing: 'Rev',
+  Committing: 'Commit',
+  Committed: 'Done',
+  Completed: 'Done',
+  Failed: 'Fail',
+  Abandoned: 'Aband',
+  Rejected: 'Rej',
+  Accepted: 'Acc',
+};
+
 export function columnTitle(title: string, n: number, width: number): string {
   const count = ` (${n})`;
-  const full = title + count;
-  if (full.length <= width) return full;
+  if (title.length + count.length <= width) return title + count;
+  const short = SHORT[title] ?? title;
+  if (short.length + count.length <= width) return short + count;
   const room = Math.max(1, width - count.length - 1);
-  return `${title.slice(0, room)}…${count}`;
+  return `${short.slice(0, room)}…${count}`;
 }
 
 export function Column({ column, width, height, selectedRow, focused, color }: ColumnProps) {

@@ -52,7 +52,13 @@ it('windows a column around the selected card', () => {
 
 it('shortens a title, never the count; gives empty columns little room', () => {
   expect(columnTitle('Implementing', 3, 40)).toBe('Implementing (3)');
-  expect(columnTitle('Implementing', 3, 10)).toBe('Imple… (3)');
+  expect(columnTitle('Implementing', 3, 10)).toBe('Impl (3)');
+  expect(columnTitle('Implementing', 3, 7)).toBe('Im… (3)');
+  // Narrow, the columns that start alike still read differently.
+  const narrow = ['Committing', 'Completed', 'Reviewing', 'Rejected', 'Committed'].map((t) =>
+    columnTitle(t, 0, 9),
+  );
+  expect(narrow).toEqual(['Comm… (0)', 'Done (0)', 'Rev (0)', 'Rej (0)', 'Done (0)']);
   expect(columnWidths([0, 5, 0], 80)).toEqual([12, 56, 12]);
   expect(columnWidths([1, 1], 80)).toEqual([40, 40]);
 });
