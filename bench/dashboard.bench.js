@@ -33,14 +33,25 @@ async function until(cond, what, ms = 10_000) {
   }
 }
 
-/** Seeds a state dir in another process: `jobs` jobs of one change with `commits` commits, a third finished. */
+/**
+ * Seeds a state dir in another process: `jobs` jobs of one change with
+ * `commits` commits, a third finished. Their stamps are an hour old, as a
+ * board's history is: the dashboard reloads what was stamped within a second
+ * of the newest write, and a seed written in that second would be reloaded
+ * on every write of the benchmark.
+ */
 function seed(stateDir, jobs, commits) {
   const r = spawnSync(
     process.execPath,
     [
       '--input-type=module',
       '-e',
-      `const { openStateStore } = await import(${JSON.stringify(join(dist, 'src', 'state', 'index.js'))});
+      `const Real = Date;
+       globalThis.Date = class extends Real {
+         constructor(...a) { if (a.length === 0) super(Real.now() - 3_600_000); else super(...a); }
+         static now() { return Real.now() - 3_600_000; }
+       };
+       const { openStateStore } = await import(${JSON.stringify(join(dist, 'src', 'state', 'index.js'))});
        const s = openStateStore({ dir: ${JSON.stringify(stateDir)} });
        const todo = s.todos.create('bench', { title: 'benchmark todo' });
        for (let j = 0; j < ${jobs}; j++) {

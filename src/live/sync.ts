@@ -4,6 +4,7 @@
 // process. Only what changed is read again: the database's version number
 // says whether to reload, only the jobs stamped since the newest stamp seen
 // are reloaded, and logs are read from where the last read stopped.
+import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { isStale } from '../model/derive.js';
@@ -45,6 +46,7 @@ export class DashboardSync {
   private readonly probe: { host: string; pidAlive: (pid: number) => boolean };
   private readonly logs = new Map<string, JobLogs>();
   private watcher: FSWatcher | null = null;
+  private dbWatcher: DirWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
   private version = -1;
@@ -87,6 +89,19 @@ export class DashboardSync {
     });
     this.watcher.on('all', (_event, path) => this.onPath(path));
     this.watcher.on('error', () => {});
+    // chokidar holds a file's change events back for 50 ms after one it let
+    // through, which alone can double the time a runner's write takes to reach
+    // the board (bench/dashboard.bench.js). The database is an entry of this
+    // very directory, so a plain fs.watch on it sees its writes at once;
+    // chokidar still covers it where fs.watch fails.
+    try {
+      this.dbWatcher = watchDir(dir, (_event, name) => {
+        if (name?.startsWith('state.db')) this.onPath(join(dir, name));
+      });
+      this.dbWatcher.on('error', () => {});
+    } catch {
+      this.dbWatcher = null;
+    }
     this.poll = setInterval(() => this.tick(), this.o.pollMs ?? 1000);
     this.poll.unref();
   }
@@ -102,6 +117,8 @@ export class DashboardSync {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.poll) clearInterval(this.poll);
+    this.dbWatcher?.close();
+    this.dbWatcher = null;
     await this.watcher?.close();
     this.watcher = null;
   }
@@ -126,6 +143,12 @@ export class DashboardSync {
     this.schedule();
   }
 
+  /**
+   * Applies pending changes a debounce interval after the first event, never
+   * at once: a write's last file event comes just before SQLite publishes the
+   * transaction (in its shared-memory index, which sends no event), so an
+   * immediate read can see the old state with nothing left to announce the new.
+   */
   private schedule(): void {
     if (this.timer || this.closed) return;
     this.timer = setTimeout(() => {

@@ -68,6 +68,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE commits ADD COLUMN list_json TEXT;
   CREATE INDEX jobs_listing ON jobs(repo, started_at DESC, id);
   `,
+  // 4: the dashboard reloads only the jobs stamped since the newest stamp it
+  // saw (JobStore.listChangedSince); without these it scans every job's row on
+  // each write another process makes.
+  `
+  CREATE INDEX jobs_updated ON jobs(updated_at);
+  CREATE INDEX jobs_heartbeat ON jobs(heartbeat_at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
