@@ -48,8 +48,19 @@ function findWorkTree(cwd: string): string | null {
   }
 }
 
+/** process.cwd(), or a clear error when the folder the shell is in was deleted. */
+export function workingDir(): string {
+  try {
+    return process.cwd();
+  } catch {
+    throw new UserError(
+      'the current folder no longer exists (deleted or moved): cd into your repository and run this again.',
+    );
+  }
+}
+
 /** The git repository containing `cwd`: the same root (and slug) from any subfolder. */
-export function currentRepo(cwd = process.cwd()): RepoContext {
+export function currentRepo(cwd = workingDir()): RepoContext {
   const found = findWorkTree(cwd);
   if (found) return { root: found, slug: repoSlug(found) };
   let root: string;

@@ -1,12 +1,13 @@
 // currentRepo finds the work tree without spawning git in the plain case; it
 // must name the same root git does from every kind of place, or jobs made
 // from one folder would vanish from another.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { currentRepo } from '../../src/cli/context.js';
 import { UserError } from '../../src/errors.js';
+import { II } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -60,4 +61,15 @@ it('outside any repository: a clear error', () => {
   mkdirSync(plain);
   expect(() => currentRepo(plain)).toThrow(UserError);
   expect(() => currentRepo(plain)).toThrow(/not inside a git repository/);
+});
+
+it('in a folder that was deleted: a clear error, not a crash', () => {
+  const r = spawnSync(
+    'sh',
+    ['-c', 'mkdir gone && cd gone && rmdir ../gone && exec "$0" "$1" job list', process.execPath, II],
+    { cwd: tmp.path, encoding: 'utf8', env: { ...process.env, XDG_STATE_HOME: join(tmp.path, 'state') } },
+  );
+  expect(r.stderr).toContain('the current folder no longer exists');
+  expect(r.stderr).not.toContain('internal error');
+  expect(r.status).toBe(2);
 });
