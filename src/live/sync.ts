@@ -2,7 +2,7 @@
 // the database and on the active jobs' event logs and transcripts, for
 // runners in other processes, plus feedRunnerEvent for a runner in this
 // process. Only what changed is read again: the database's version number
-// says whether to reload, only the jobs stamped since the newest stamp seen
+// says whether to reload, only the jobs written after the version last seen
 // are reloaded, and logs are read from where the last read stopped.
 import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -49,9 +49,8 @@ export class DashboardSync {
   private dbWatcher: DirWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private poll: NodeJS.Timeout | null = null;
+  /** The store version the board reflects: jobs written after it are reloaded. */
   private version = -1;
-  /** The newest updated_at / heartbeat_at among the jobs loaded so far (ISO, as stored). */
-  private newest = new Date(0).toISOString();
   private pendingDb = false;
   private readonly pendingJobs = new Set<string>();
   private closed = false;
@@ -67,7 +66,6 @@ export class DashboardSync {
     this.version = this.state.jobs.version();
     const { repo } = this.dash.getState();
     const jobs = repo ? this.state.jobs.list(repo) : this.state.jobs.listAll();
-    this.note(jobs);
     this.dash.getState().setJobs(jobs);
     this.loadTitles(jobs);
     this.checkStale();
@@ -174,33 +172,24 @@ export class DashboardSync {
   }
 
   /**
-   * Reloads the jobs whose record changed since the last load, when the
-   * database changed. Every job mutation stamps updated_at (a heartbeat,
-   * heartbeat_at) inside a transaction that holds the write lock from its
-   * start (BEGIN IMMEDIATE), so a write the last load did not see carries a
-   * stamp at or after the newest one it did see. A second of overlap covers
-   * equal stamps and a clock stepped back a little.
+   * Reloads the jobs written since the version the board reflects, when the
+   * database changed. Every job mutation (heartbeats too) stamps the job with
+   * the store version its transaction commits, so this needs no clock: the
+   * version is read before the jobs, and a write landing in between is
+   * loaded now and again next time, never missed.
    * test/unit/live-sync.test.ts checks every kind of mutation gets through.
    */
   refreshJobs(): void {
     const v = this.state.jobs.version();
     if (v === this.version) return;
+    const after = this.version;
     this.version = v;
     const { repo } = this.dash.getState();
-    const since = new Date(Date.parse(this.newest) - 1000).toISOString();
-    const changed = this.state.jobs.listChangedSince(since, repo);
-    this.note(changed);
+    const changed = this.state.jobs.listChangedAfter(after, repo);
     this.dash.getState().mergeJobs(changed);
     this.loadTitles(changed);
     this.checkStale();
     for (const j of changed) this.readLogs(j);
-  }
-
-  private note(jobs: Job[]): void {
-    for (const j of jobs) {
-      if (j.updated_at > this.newest) this.newest = j.updated_at;
-      if (j.heartbeat_at && j.heartbeat_at > this.newest) this.newest = j.heartbeat_at;
-    }
   }
 
   private tick(): void {

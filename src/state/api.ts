@@ -80,11 +80,11 @@ export interface JobStore {
   /** Every job of every repo (dashboard, benchmarks). */
   listAll(opts?: { activeOnly?: boolean }): Job[];
   /**
-   * Jobs (of a repo, or of every repo for null) whose record or heartbeat
-   * changed at or after `since` (an ISO time as stored): the dashboard
-   * reloads only these.
+   * Jobs (of a repo, or of every repo for null) written by a transaction
+   * after store version `after` (see version()), heartbeats included: the
+   * dashboard reloads only these.
    */
-  listChangedSince(since: string, repo?: string | null): Job[];
+  listChangedAfter(after: number, repo?: string | null): Job[];
   setStage(id: string, stage: JobStage): Job;
   setFeedback(id: string, feedback: string | null): Job;
   setSession(id: string, session_id: string, workspace_path: string): Job;

@@ -192,28 +192,21 @@ describe('job mutations', () => {
     expect(store.jobs.resolve('r', j.id.slice(0, 6)).id).toBe(j.id);
   });
 
-  it('lists only the jobs stamped since a time, by their record or their heartbeat', async () => {
+  it('lists only the jobs written after a store version, by any mutation or a heartbeat', () => {
     const a = store.jobs.create('r', { todo_id: 't' });
     const b = store.jobs.create('r', { todo_id: 't' });
     const c = store.jobs.create('other', { todo_id: 't' });
-    const since = new Date(Date.now() + 5).toISOString();
-    while (new Date().toISOString() < since) await new Promise((r) => setImmediate(r));
+    const untouched = store.jobs.create('r', { todo_id: 't' });
+    const seen = store.jobs.version();
+    expect(store.jobs.listChangedAfter(seen)).toEqual([]);
     store.jobs.setStage(a.id, 'testing');
     store.jobs.heartbeat(b.id, 7, 'h');
     store.jobs.setStage(c.id, 'testing');
-    expect(
-      store.jobs
-        .listChangedSince(since, 'r')
-        .map((j) => j.id)
-        .sort(),
-    ).toEqual([a.id, b.id].sort());
-    expect(
-      store.jobs
-        .listChangedSince(since)
-        .map((j) => j.id)
-        .sort(),
-    ).toEqual([a.id, b.id, c.id].sort());
-    expect(store.jobs.listChangedSince(new Date(Date.now() + 60_000).toISOString())).toEqual([]);
+    const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id).sort();
+    expect(ids(store.jobs.listChangedAfter(seen, 'r'))).toEqual([a.id, b.id].sort());
+    expect(ids(store.jobs.listChangedAfter(seen))).toEqual([a.id, b.id, c.id].sort());
+    expect(ids(store.jobs.listChangedAfter(seen - 4, 'r'))).toContain(untouched.id);
+    expect(store.jobs.listChangedAfter(store.jobs.version())).toEqual([]);
   });
 
   it('loads more jobs than fit one chunk with every job its own children', () => {

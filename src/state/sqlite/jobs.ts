@@ -92,6 +92,13 @@ const toCommit = (c: CommitRow, review: JobReview | null): JobCommit => ({
   after: json(c.after, null),
 });
 
+/**
+ * The store version the current transaction commits (transaction() adds one
+ * at its end), stamped on every job it writes: writers hold the write lock
+ * from BEGIN IMMEDIATE, so versions follow commit order whatever the clocks say.
+ */
+const NEXT_VERSION = "(SELECT value + 1 FROM meta WHERE key = 'version')";
+
 /** The columns a Job is made of: not list_json, the job's text for listings (job-json.ts). */
 const JOB_COLUMNS = `id, repo, todo_id, session_id, stage, status, feedback, project_review, pid, host,
   base_rev, workspace_path, auto_commit, input_tokens, output_tokens, cost, started_at, updated_at,
@@ -222,11 +229,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
   }
 
   function touch(id: string, set = '', params: SQLInputValue[] = []): void {
-    const res = q(`UPDATE jobs SET ${set}${set ? ', ' : ''}updated_at = ? WHERE id = ?`).run(
-      ...params,
-      nowIso(),
-      id,
-    );
+    const res = q(
+      `UPDATE jobs SET ${set}${set ? ', ' : ''}updated_at = ?, changed_version = ${NEXT_VERSION} WHERE id = ?`,
+    ).run(...params, nowIso(), id);
     if (res.changes === 0) throw new UserError(`no job ${id}`);
     // touch is every mutation's last write: the job's listing text follows it.
     refreshJobJson(db, id);
@@ -267,8 +272,8 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         const now = nowIso();
         q(
           `INSERT INTO jobs (id, repo, todo_id, session_id, stage, status, base_rev, workspace_path, auto_commit,
-             pid, host, heartbeat_at, started_at, updated_at, retried_from)
-           VALUES (?,?,?,?,'implementing','active',?,?,?,?,?,?,?,?,?)`,
+             pid, host, heartbeat_at, started_at, updated_at, retried_from, changed_version)
+           VALUES (?,?,?,?,'implementing','active',?,?,?,?,?,?,?,?,?, ${NEXT_VERSION})`,
         ).run(
           id,
           repo,
@@ -304,11 +309,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     },
     list: (repo, opts = {}) => load(...listWhere(repo, opts)),
     listJson: (repo, opts = {}) => jobsJson(db, ...listWhere(repo, opts)),
-    // `+repo` keeps SQLite off the repo index: the stamp indexes find the few changed jobs.
-    listChangedSince: (since, repo = null) =>
-      repo
-        ? load('+repo = ? AND (updated_at >= ? OR heartbeat_at >= ?)', [repo, since, since])
-        : load('(updated_at >= ? OR heartbeat_at >= ?)', [since, since]),
+    // `+repo` keeps SQLite off the repo index: jobs_changed finds the few changed jobs.
+    listChangedAfter: (after, repo = null) =>
+      repo ? load('+repo = ? AND changed_version > ?', [repo, after]) : load('changed_version > ?', [after]),
     listAll: (opts = {}) => (opts.activeOnly ? load("status = 'active'", []) : load('1 = 1', [])),
     setStage: (id, stage) =>
       transaction(db, () => {
@@ -447,7 +450,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     heartbeat(id, pid, host) {
       transaction(db, () => {
         const now = nowIso();
-        q('UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ? WHERE id = ?').run(pid, host, now, id);
+        q(
+          `UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ?, changed_version = ${NEXT_VERSION} WHERE id = ?`,
+        ).run(pid, host, now, id);
         refreshJobJson(db, id);
       });
     },

@@ -75,6 +75,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX jobs_updated ON jobs(updated_at);
   CREATE INDEX jobs_heartbeat ON jobs(heartbeat_at);
   `,
+  // 5: each job carries the store version of the transaction that last wrote
+  // it, so the dashboard reloads the jobs written after the version it saw:
+  // a counter, where wall-clock stamps missed writes made after a clock step back.
+  `
+  ALTER TABLE jobs ADD COLUMN changed_version INTEGER;
+  CREATE INDEX jobs_changed ON jobs(changed_version);
+  DROP INDEX jobs_updated;
+  DROP INDEX jobs_heartbeat;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
