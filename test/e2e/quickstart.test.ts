@@ -69,7 +69,7 @@ describe('the README quick start in a fresh clone', () => {
       timeout: 300_000,
     });
     expect(i.status, i.stderr).toBe(0);
-    expect(existsSync(join(clone, 'dist', 'src', 'cli', 'main.js'))).toBe(true);
+    expect(existsSync(join(clone, 'dist', 'cli', 'main.js'))).toBe(true);
 
     const d = spawnSync('npx', ['ii', 'demo'], {
       cwd: clone,
