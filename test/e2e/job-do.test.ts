@@ -7,29 +7,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii } from '../helpers/cli.js';
+import { jobIdFrom, verdict, write, type JobJson } from '../helpers/job.js';
 import { runningWith } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
-
-interface JobJson {
-  id: string;
-  status: string;
-  stage: string;
-  failure_reason: string | null;
-  retried_from: string | null;
-  workspace_path: string | null;
-  changes: {
-    change_id: string;
-    commits: {
-      commit_id: string;
-      tests_passed: boolean | null;
-      review: { outcome: string; comments: string } | null;
-      files: { path: string }[];
-      feedback: string | null;
-    }[];
-  }[];
-  project_review: { outcome: string } | null;
-  agent_sessions: { purpose: string; transcript: string }[];
-}
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
@@ -54,10 +34,6 @@ const run = (args: string[], scenarioPath?: string) =>
   ii(args, { cwd: repo, env: { ...env, ...(scenarioPath ? { II_SCRIPTED_SCENARIO: scenarioPath } : {}) } });
 
 const show = (id: string): JobJson => JSON.parse(run(['job', 'show', id, '--json']).stdout) as JobJson;
-const jobIdFrom = (stderr: string) => /job ([0-9a-f]+) for todo/.exec(stderr)?.[1] ?? '';
-
-const write = (path: string, content: string) => ({ type: 'write', path, content });
-const verdict = (v: string, text: string) => ({ actions: [{ type: 'feedback', verdict: v, text }] });
 
 beforeEach(() => {
   tmp = tempDir('ii-jobdo-');
