@@ -1,13 +1,12 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Dashboard } from '../../components/Dashboard.js';
 import {
   dashFixture,
   frameWith,
   frameWithout,
-  inputReady,
   KEY,
   makeJob,
+  renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
 
@@ -20,10 +19,8 @@ afterEach(async () => {
   fx = null;
 });
 
-async function open(f: DashFixture, size = { columns: 160, rows: 30 }) {
-  f.sync.loadAll();
-  app = render(<Dashboard store={f.dash} actions={f.actions} size={size} />);
-  await inputReady(app);
+async function open(f: DashFixture, size?: { columns: number; rows: number }) {
+  app = await renderDashboard(f, size);
   return app;
 }
 

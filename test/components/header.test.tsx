@@ -2,16 +2,15 @@
 // agent is scripted), and the help hint, fitted to the terminal's width.
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Dashboard } from '../../components/Dashboard.js';
 import { fitHeader } from '../../components/Header.js';
 import { DEMO_BANNER } from '../../src/demo/run.js';
 import { BANNER_ENV, readBanner } from '../../src/live/banner.js';
 import {
   dashFixture,
   frameWith,
-  inputReady,
   KEY,
   makeJob,
+  renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
 
@@ -26,9 +25,7 @@ afterEach(async () => {
 
 async function open(f: DashFixture, banner: string | null, size = { columns: 80, rows: 24 }) {
   f.dash.setState({ banner });
-  f.sync.loadAll();
-  app = render(<Dashboard store={f.dash} actions={f.actions} size={size} />);
-  await inputReady(app);
+  app = await renderDashboard(f, size);
   return app;
 }
 

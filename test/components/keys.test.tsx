@@ -2,16 +2,15 @@
 // waiting for the frame that shows its effect.
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Dashboard } from '../../components/Dashboard.js';
 import { appendEvent } from '../../src/state/events.js';
 import { KEYMAP } from '../../src/live/keymap.js';
 import {
   dashFixture,
   frameWith,
   frameWithout,
-  inputReady,
   KEY,
   makeJob,
+  renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
@@ -25,10 +24,8 @@ afterEach(async () => {
   fx = null;
 });
 
-async function open(f: DashFixture, size = { columns: 160, rows: 30 }) {
-  f.sync.loadAll();
-  app = render(<Dashboard store={f.dash} actions={f.actions} size={size} />);
-  await inputReady(app);
+async function open(f: DashFixture, size?: { columns: number; rows: number }) {
+  app = await renderDashboard(f, size);
   return app;
 }
 

@@ -4,14 +4,13 @@ import { afterEach, expect, it } from 'vitest';
 import { Board, columnWidths } from '../../components/Board.js';
 import { Card } from '../../components/Card.js';
 import { columnTitle, windowStart } from '../../components/Column.js';
-import { Dashboard } from '../../components/Dashboard.js';
 import { jobCard } from '../../src/live/board.js';
 import {
   dashFixture,
   frameWith,
-  inputReady,
   KEY,
   makeJob,
+  renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
 
@@ -29,9 +28,7 @@ it('fits 80×24 with 1,000 jobs: only the visible cards, and a count of the rest
   const first = makeJob(fx.state, { title: 'first job' });
   for (let i = 0; i < 999; i++)
     fx.state.jobs.create(first.repo, { todo_id: first.todo_id, pid: 4242, host: 'here' });
-  fx.sync.loadAll();
-  app = render(<Dashboard store={fx.dash} actions={fx.actions} size={{ columns: 80, rows: 24 }} />);
-  await inputReady(app);
+  app = await renderDashboard(fx, { columns: 80, rows: 24 });
   const f = await frameWith(app.lastFrame, 'Implementing (1000)', 'more');
   const lines = f.split('\n');
   expect(lines.length).toBeLessThanOrEqual(24);

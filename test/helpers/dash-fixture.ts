@@ -1,6 +1,9 @@
 // A dashboard over a real state store in a temp XDG_STATE_HOME, for the
 // component tests: jobs are written with the store's own API.
 import { join } from 'node:path';
+import { render } from 'ink-testing-library';
+import { createElement } from 'react';
+import { Dashboard } from '../../components/Dashboard.js';
 import { createActions, type Actions, type ActionDeps } from '../../src/live/actions.js';
 import { createDashboardStore, type DashboardStore } from '../../src/live/store.js';
 import { DashboardSync } from '../../src/live/sync.js';
@@ -163,4 +166,15 @@ export const KEY = {
 /** Waits until Ink listens to stdin (its input effect runs after the first frame), so no key is lost. */
 export async function inputReady(app: { stdin: { listenerCount(e: string): number } }): Promise<void> {
   await waitFor(() => app.stdin.listenerCount('readable') > 0, 'Ink to listen for keys', 5000, 5);
+}
+
+/** Loads the fixture's jobs and renders the dashboard at `size`, returned once it listens for keys. */
+export async function renderDashboard(
+  f: DashFixture,
+  size: { columns: number; rows: number } = { columns: 160, rows: 30 },
+): Promise<ReturnType<typeof render>> {
+  f.sync.loadAll();
+  const app = render(createElement(Dashboard, { store: f.dash, actions: f.actions, size }));
+  await inputReady(app);
+  return app;
 }
