@@ -15,6 +15,7 @@ import {
 import type { FileChange, Usage } from '../model/index.js';
 import { FileTracker } from './file-tracker.js';
 import { lineStream } from './line-stream.js';
+import { missingFileAnswer } from './missing-file.js';
 import { decidePermission } from './permission-policy.js';
 import { stopGroup, type StopGrace } from './process-group.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
@@ -80,6 +81,8 @@ export class AcpSession implements AgentSession {
   private tools = new Map<string, { title: string; kind?: string }>();
   private closing: Promise<void> | null = null;
   private readonly grace: StopGrace;
+  /** The agent's own name from initialize (agentInfo.name), for its quirks. */
+  private agentName: string | undefined;
 
   constructor(
     private readonly o: AgentSessionOptions,
@@ -198,6 +201,8 @@ export class AcpSession implements AgentSession {
         try {
           content = await readFile(p, 'utf8');
         } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+            return missingFileAnswer(this.agentName, params.path);
           throw RequestError.invalidParams({ path: p }, (err as Error).message);
         }
         if (params.line != null || params.limit != null) {
@@ -227,11 +232,12 @@ export class AcpSession implements AgentSession {
     try {
       await Promise.race([
         (async () => {
-          await this.conn.agent.request(methods.agent.initialize, {
+          const init = await this.conn.agent.request(methods.agent.initialize, {
             protocolVersion: PROTOCOL_VERSION,
             clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
             clientInfo: { name: 'incrementum', version: '0' },
           });
+          this.agentName = init.agentInfo?.name;
           const s = await this.conn.agent.request(methods.agent.session.new, {
             cwd: this.ws.path,
             mcpServers: [],

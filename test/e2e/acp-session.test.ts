@@ -383,6 +383,31 @@ describe('ACP session with the scripted agent', () => {
     ]);
     await closedCleanly(s);
   });
+
+  it('answers a read of a file that does not exist with ACP resource-not-found (-32002), which agents take as "create it"', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'read', path: 'new.txt' },
+            { type: 'message', text: '|' },
+            { type: 'read', path: 'new-dir/new.txt' },
+            { type: 'message', text: '|' },
+            { type: 'read', path: 'a-dir' },
+          ],
+        },
+      ],
+    });
+    mkdirSync(join(env.ws, 'a-dir'));
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    const [file, nested, dir] = r.text.split('|');
+    expect(file).toBe(`read refused: Resource not found: ${join(env.ws, 'new.txt')} (-32002)`);
+    expect(nested).toBe(`read refused: Resource not found: ${join(env.ws, 'new-dir', 'new.txt')} (-32002)`);
+    // Anything else that cannot be read stays a plain failure.
+    expect(dir).toMatch(/^read refused: Invalid params: EISDIR.* \(-32602\)$/);
+    await closedCleanly(s);
+  });
 });
 
 function alive(pid: number): boolean {

@@ -273,7 +273,8 @@ async function perform(
         const r = await cx.request(methods.client.fs.readTextFile, { sessionId, path: abs(a.path) });
         text = `read ok: ${r.content}`;
       } catch (err) {
-        text = `read refused: ${(err as Error).message}`;
+        const code = (err as { code?: unknown }).code;
+        text = `read refused: ${(err as Error).message}${typeof code === 'number' ? ` (${code})` : ''}`;
       }
       return update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
     }

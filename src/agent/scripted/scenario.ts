@@ -48,7 +48,8 @@
 //   {"type":"git_commit","files"?,"message"}     git add + commit (all changes without files)
 //   {"type":"delay","ms"}                        sleeps, so a dashboard can watch
 //   {"type":"read","path"}                       fs/read_text_file through the client; the
-//                                                result (or error) comes back as a message
+//                                                result (or error, with its JSON-RPC code)
+//                                                comes back as a message
 //   {"type":"permission","path"?}                session/request_permission for an edit of
 //                                                `path` (default: a file outside the cwd); the
 //                                                answer comes back as a message
