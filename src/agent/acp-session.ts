@@ -17,7 +17,8 @@ import { FileTracker } from './file-tracker.js';
 import { lineStream } from './line-stream.js';
 import { missingFileAnswer } from './missing-file.js';
 import { decidePermission } from './permission-policy.js';
-import { stopGroup, type StopGrace } from './process-group.js';
+import type { RecordedGroup } from '../proc/recorded.js';
+import { groupAlive, stopGroup, type StopGrace } from './process-group.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
 import { WorkspaceRoot } from './workspace-path.js';
@@ -83,6 +84,7 @@ export class AcpSession implements AgentSession {
   private readonly grace: StopGrace;
   /** The agent's own name from initialize (agentInfo.name), for its quirks. */
   private agentName: string | undefined;
+  private group: RecordedGroup | null = null;
 
   constructor(
     private readonly o: AgentSessionOptions,
@@ -135,6 +137,7 @@ export class AcpSession implements AgentSession {
       detached: true, // its own process group, so close() reaches all it started
     });
     const child = this.child;
+    if (child.pid !== undefined) this.group = this.o.recordGroup?.(child.pid, `agent ${agent.name}`) ?? null;
     child.on('error', (err) => {
       const e = err as NodeJS.ErrnoException;
       this.die(
@@ -418,6 +421,8 @@ export class AcpSession implements AgentSession {
     this.closing ??= (async () => {
       this.turn?.fail(new Error('the agent session was closed during the turn'));
       if (this.child) await stopGroup(this.child, this.grace);
+      // Keep the record of a group that outlived even SIGKILL's wait: a later cleanup retries.
+      if (this.group && !groupAlive(this.group.pgid)) this.group.forget();
       try {
         this.conn?.close();
       } catch {}

@@ -2,40 +2,9 @@
 // reaches everything it started: language servers, shells, MCP helpers. Agents
 // in the field ignore EOF and sometimes SIGTERM, hence the escalation.
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { groupAlive, signalGroup } from '../proc/group.js';
 
-/** Sends `sig` to the whole group led by `pid`; false when the group is gone. */
-export function signalGroup(pid: number, sig: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-pid, sig);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * True while a live process of the group led by `pid` exists. A zombie runs
- * nothing, so it does not count (where /proc exists to tell them apart).
- */
-export function groupAlive(pid: number): boolean {
-  if (!signalGroup(pid, 0)) return false;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const d of entries) {
-    if (d.charCodeAt(0) > 57) continue; // not a pid
-    try {
-      const s = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      if (Number(rest[2]) === pid && rest[0] !== 'Z' && rest[0] !== 'X') return true;
-    } catch {}
-  }
-  return false;
-}
+export { groupAlive, signalGroup };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

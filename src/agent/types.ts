@@ -2,6 +2,7 @@
 // and process handling stay behind it (src/agent/*), so the runner never sees
 // JSON-RPC and a test can drive a real agent through the same calls.
 import type { FileChange, Usage } from '../model/index.js';
+import type { GroupRecorder } from '../proc/recorded.js';
 
 /** An ACP agent to launch over stdio. */
 export interface AgentSpec {
@@ -41,6 +42,8 @@ export interface AgentSessionOptions {
   turnTimeoutMs: number;
   onActivity?: (a: AgentActivity) => void;
   onFileChange?: (f: FileChange) => void;
+  /** Records the agent's process group for its job, so a dead runner's agent can be ended. */
+  recordGroup?: GroupRecorder;
 }
 
 /**

@@ -59,7 +59,12 @@ export function progressPrinter(
           e.passed
             ? st.green(`  tests passed (${e.results.length} command${e.results.length === 1 ? '' : 's'})`)
             : st.red(
-                `  tests failed: ${failed.map((r) => `\`${r.command}\` exited ${r.exit_code}`).join(', ')}`,
+                `  tests failed: ${failed
+                  .map(
+                    (r) =>
+                      `\`${r.command}\` ${r.timed_out_after_s !== undefined ? `timed out after ${r.timed_out_after_s} s` : `exited ${r.exit_code}`}`,
+                  )
+                  .join(', ')}`,
               ),
         );
         break;

@@ -3,6 +3,7 @@
 import { UserError } from '../errors.js';
 import { iterationDiff, locateIteration } from '../history/iteration-diff.js';
 import { abandonJob } from '../job/abandon.js';
+import { cleanUpDeadRunner, describeCleanup } from '../job/dead-runner.js';
 import { loadConfig } from '../job/config.js';
 import { launchJob, type JobDeps } from '../job/launch.js';
 import { assertRetryable } from '../job/retry.js';
@@ -54,7 +55,20 @@ export async function jobRetry(id: string, o: { agent?: string; rev?: string }):
   const deps = await realDeps();
   const code = await withStore(async (store) => {
     const old = store.jobs.resolve(repo.slug, id);
-    assertRetryable(old, isStale(old, Date.now(), localProbe));
+    const stale = isStale(old, Date.now(), localProbe);
+    assertRetryable(old, stale);
+    if (!store.todos.get(repo.slug, old.todo_id))
+      throw new UserError(`the todo of job ${old.id} (${old.todo_id}) no longer exists.`);
+    if (old.status === 'active') {
+      // Its runner is gone: end what it left running and the job itself
+      // before the new job takes a workspace, so no job is left behind.
+      const c = await cleanUpDeadRunner(store, store.dir, old, {
+        status: 'failed',
+        reason: `its runner${old.pid ? ` (pid ${old.pid})` : ''} was gone; retried`,
+        finishSession: (sessionId) => deps.finishSession(store, sessionId, 'failed').then(() => {}),
+      });
+      process.stderr.write(`job ${old.id} failed (its runner was gone): ${describeCleanup(c)}.\n`);
+    }
     const todo = store.todos.get(repo.slug, old.todo_id);
     if (!todo) throw new UserError(`the todo of job ${old.id} (${old.todo_id}) no longer exists.`);
     if (todo.status === 'done')
@@ -80,9 +94,7 @@ export async function jobAbandon(id: string, o: { reason?: string; wait?: boolea
       finishSession: (sessionId) => deps.finishSession(store, sessionId, 'failed').then(() => {}),
     });
     if (r.kind === 'cleaned') {
-      process.stdout.write(
-        `job ${job.id} abandoned (its runner was gone; workspace released, todo reopened).\n`,
-      );
+      process.stdout.write(`job ${job.id} abandoned (its runner was gone): ${describeCleanup(r.cleanup)}.\n`);
       return;
     }
     process.stdout.write(`asked the runner of job ${job.id} (pid ${job.pid ?? '?'}) to abandon it.\n`);

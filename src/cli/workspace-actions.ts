@@ -1,4 +1,7 @@
 // The bodies of ii workspace list | prune (definitions in workspace.ts).
+import { cleanUpDeadRunner, describeCleanup } from '../job/dead-runner.js';
+import { localProbe } from '../job/stale.js';
+import { isStale } from '../model/derive.js';
 import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../session/workspaces.js';
 import { currentRepo, withStore } from './context.js';
 import { age, printJson, style, table, type Style } from './format.js';
@@ -16,7 +19,21 @@ export async function workspaceList(o: { json?: boolean }): Promise<void> {
 
 export async function workspacePrune(): Promise<void> {
   const { root, slug } = currentRepo();
-  const pruned = await withStore((s) => pruneWorkspaces(s, { root, slug, stateDir: s.dir }));
+  const pruned = await withStore(async (s) => {
+    // A job whose runner is gone still claims its workspace: end it (and what
+    // it left running) first, so its workspace is pruned like any finished one.
+    const { finishSession } = await import('../session/index.js');
+    for (const job of s.jobs.list(slug, { activeOnly: true })) {
+      if (!isStale(job, Date.now(), localProbe)) continue;
+      const c = await cleanUpDeadRunner(s, s.dir, job, {
+        status: 'failed',
+        reason: `its runner${job.pid ? ` (pid ${job.pid})` : ''} was gone; ended by ii workspace prune`,
+        finishSession: (sessionId) => finishSession(s, sessionId, 'failed').then(() => {}),
+      });
+      process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.\n`);
+    }
+    return pruneWorkspaces(s, { root, slug, stateDir: s.dir });
+  });
   if (pruned.length === 0) {
     process.stdout.write('Nothing to prune.\n');
     return;

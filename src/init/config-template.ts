@@ -36,6 +36,8 @@ max-iterations = 8
 max-changes = 10
 # Ask the agent to commit its own work at the end of each iteration (the runner commits if it does not).
 auto-commit = true
+# A test command still running after this long is stopped (with all it started) and fails the iteration:
+test-timeout-seconds = 1800
 
 [workspace]
 # Files git ignores that a job's workspace still needs, copied from this checkout:

@@ -27,6 +27,8 @@ const JobSection = z
     /** Changes one job may make before it fails. */
     'max-changes': z.number().int().positive().default(10),
     'auto-commit': z.boolean().default(true),
+    /** A test command running longer than this has its process group ended and fails. */
+    'test-timeout-seconds': z.number().positive().default(1800),
   })
   .strict();
 

@@ -21,6 +21,7 @@ import {
   parseFeedback,
   takeProtocolFile,
 } from './protocol-files.js';
+import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
 import type { FinalStatus, JobRunnerOptions, RunnerEvent, RunnerStage } from './runner-types.js';
 import { runTests, testFailureTable } from './test-runner.js';
 
@@ -76,9 +77,12 @@ export class JobRunner {
   private knownHead: string | null = null;
   private timers: NodeJS.Timeout[] = [];
   private running: Promise<Job> | null = null;
+  /** Every process group the job starts is recorded, so a dead runner's can be ended by others. */
+  private readonly recordGroup: GroupRecorder;
 
   constructor(opts: JobRunnerOptions) {
     this.o = opts;
+    this.recordGroup = groupRecorder(opts.store, opts.jobId, opts.workspacePath);
     this.testCommands = requireTestCommands(opts.config);
     // Parse every template now: a broken override fails before any agent runs.
     this.prompts = new Prompts(opts.repoRoot).loadAll();
@@ -135,6 +139,9 @@ export class JobRunner {
     }
     for (const t of this.timers) clearInterval(t);
     this.abort.abort(); // whatever test process group is left goes now
+    // Anything still recorded (a group that outlived its stop) goes before
+    // the workspace is released: the next job must not share it.
+    await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
     let job = store.jobs.finish(jobId, outcome.end, outcome.reason);
     await this.closeIteration(job, true).catch((e: unknown) =>
       this.warn(`could not snapshot the last iteration: ${String(e)}`),
@@ -286,6 +293,8 @@ export class JobRunner {
       cwd: ws,
       env: this.o.testEnv,
       signal: this.abort.signal,
+      timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
+      recordGroup: this.recordGroup,
       onStart: (command) => {
         this.log('test_start', { command });
         this.emit({ type: 'test_start', command });
@@ -299,6 +308,7 @@ export class JobRunner {
           command: result.command,
           exit_code: result.exit_code,
           duration_ms: result.duration_ms,
+          ...(result.timed_out_after_s !== undefined ? { timed_out_after_s: result.timed_out_after_s } : {}),
         });
         this.emit({ type: 'test_end', result });
       },
@@ -420,6 +430,7 @@ export class JobRunner {
       cwd: this.o.workspacePath,
       transcriptPath: transcript,
       turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
+      recordGroup: this.recordGroup,
       onActivity: (activity) => this.emit({ type: 'activity', purpose, activity }),
       onFileChange: (file) => {
         this.log('file_change', { ...file });

@@ -1,9 +1,9 @@
 // Runs the user's test commands, one by one, each through a shell in the
 // workspace (the only shell incrementum ever starts) and in its own process
 // group, so a cancel kills the command and everything it started.
-import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { TestResult } from '../model/job.js';
+import { spawnInGroup, type GroupRecorder } from '../proc/recorded.js';
 
 export interface TestRunOptions {
   commands: string[];
@@ -16,6 +16,10 @@ export interface TestRunOptions {
   onEnd?: (result: TestResult) => void;
   /** Grace between SIGTERM and SIGKILL of a group. */
   killGraceMs?: number;
+  /** A command still running after this long has its group ended and counts as failed (timed out). */
+  timeoutMs?: number;
+  /** Records each command's process group for the job (see src/proc/recorded.ts). */
+  recordGroup?: GroupRecorder;
 }
 
 export interface TestRun {
@@ -25,65 +29,73 @@ export interface TestRun {
   aborted: boolean;
 }
 
-/** Signals the whole group; a group that is already gone is fine. */
-function killGroup(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {}
-}
-
 function runOne(command: string, o: TestRunOptions): Promise<TestResult & { aborted: boolean }> {
   const grace = o.killGraceMs ?? 2000;
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], {
-      cwd: o.cwd,
-      env: o.env ?? process.env,
-      detached: true, // its own process group
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const pid = child.pid;
+    const g = spawnInGroup(
+      '/bin/sh',
+      ['-c', command],
+      { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] },
+      o.recordGroup ? { recorder: o.recordGroup, label: `test: ${command}` } : undefined,
+    );
+    const child = g.child;
     let aborted = false;
+    let timedOut = false;
     let exitCode: number | null = null;
-    let killTimer: NodeJS.Timeout | undefined;
-    // SIGTERM the group now, SIGKILL it after the grace period if the pipes
-    // are still held open (something ignored SIGTERM).
-    const endGroup = () => {
-      if (!pid || killTimer) return;
-      killGroup(pid, 'SIGTERM');
-      killTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), grace);
-    };
     const onAbort = () => {
       aborted = true;
-      endGroup();
+      void g.stop(grace);
     };
     o.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      o.timeoutMs !== undefined
+        ? setTimeout(() => {
+            timedOut = true;
+            o.onOutput?.(
+              command,
+              'stderr',
+              `\nincrementum: timed out after ${seconds(o.timeoutMs!)}; ending it\n`,
+            );
+            void g.stop(grace);
+          }, o.timeoutMs)
+        : undefined;
     for (const stream of ['stdout', 'stderr'] as const)
-      child[stream].on('data', (b: Buffer) => o.onOutput?.(command, stream, b.toString('utf8')));
+      child[stream]!.on('data', (b: Buffer) => o.onOutput?.(command, stream, b.toString('utf8')));
     let settled = false;
-    const finish = (code: number) => {
+    const finish = async (code: number) => {
       if (settled) return;
       settled = true;
-      clearTimeout(killTimer);
+      clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
       // Whatever of the group is left (it ignored SIGTERM, or closed its
       // pipes and lives on in the background) must not outlive the run.
-      if (pid) killGroup(pid, 'SIGKILL');
-      o.signal?.removeEventListener('abort', onAbort);
-      resolve({ command, exit_code: code, duration_ms: Date.now() - started, aborted });
+      await g.stop(grace);
+      // A timed-out command fails whatever its shell made of the SIGTERM (124, as timeout(1) has it).
+      const timed = timedOut && !aborted;
+      resolve({
+        command,
+        exit_code: timed ? 124 : code,
+        duration_ms: Date.now() - started,
+        ...(timed ? { timed_out_after_s: o.timeoutMs! / 1000 } : {}),
+        aborted,
+      });
     };
     child.on('error', (err) => {
       o.onOutput?.(command, 'stderr', `cannot start the shell: ${err.message}\n`);
-      finish(127);
+      void finish(127);
     });
     child.on('exit', (code, sig) => {
       exitCode = code ?? 128 + (sig ? (constants.signals[sig] ?? 0) : 0);
       // The shell is gone; anything it left in the background would hold the
       // pipes open and outlive the job.
-      endGroup();
+      void g.stop(grace);
     });
-    child.on('close', () => finish(exitCode ?? 1));
+    child.on('close', () => void finish(exitCode ?? 1));
   });
 }
+
+const seconds = (ms: number) => `${ms / 1000} s`;
 
 /** Runs every command in order (all of them, so the table is complete), unless aborted. */
 export async function runTests(o: TestRunOptions): Promise<TestRun> {
@@ -92,7 +104,7 @@ export async function runTests(o: TestRunOptions): Promise<TestRun> {
     if (o.signal?.aborted) return { passed: false, results, aborted: true };
     o.onStart?.(command);
     const r = await runOne(command, o);
-    const result: TestResult = { command: r.command, exit_code: r.exit_code, duration_ms: r.duration_ms };
+    const { aborted: _, ...result } = r;
     results.push(result);
     o.onEnd?.(result);
     if (r.aborted || o.signal?.aborted) return { passed: false, results, aborted: true };
@@ -104,7 +116,10 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The feedback an implement prompt gets after a failed run: a Markdown table of command and exit code. */
 export function testFailureTable(results: TestResult[]): string {
-  const rows = results.map((r) => `| \`${cell(r.command)}\` | ${r.exit_code} |`);
+  const rows = results.map(
+    (r) =>
+      `| \`${cell(r.command)}\` | ${r.timed_out_after_s !== undefined ? `timed out after ${r.timed_out_after_s} s` : r.exit_code} |`,
+  );
   return [
     'The tests failed:',
     '',

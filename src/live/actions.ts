@@ -6,6 +6,7 @@ import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
 import { locateIteration } from '../history/iteration-diff.js';
 import { abandonJob, type StaleProbe } from '../job/abandon.js';
+import { describeCleanup } from '../job/dead-runner.js';
 import { assertRetryable, spawnDetachedRetry } from '../job/retry.js';
 import { localProbe } from '../job/stale.js';
 import type { Job } from '../model/job.js';
@@ -65,9 +66,9 @@ export function releaseSession(state: StateStore): (sessionId: string) => Promis
     const s = state.sessions.get(sessionId);
     if (!s) return;
     if (s.status === 'active') state.sessions.setStatus(sessionId, 'failed');
-    try {
-      state.workspaces.release(s.workspace_path);
-    } catch {}
+    // Only while it is still this session's: another may have claimed it since.
+    const ws = state.workspaces.list(s.repo).find((w) => w.path === s.workspace_path);
+    if (ws?.session_id === sessionId) state.workspaces.release(ws.path);
     if (state.todos.get(s.repo, s.todo_id)?.status === 'in_progress')
       state.todos.setStatus(s.repo, s.todo_id, 'open');
   };
@@ -111,7 +112,7 @@ export function createActions(d: ActionDeps): Actions {
         say(
           r.kind === 'requested'
             ? `abandon requested for ${jobId.slice(0, 7)}; its runner stops it`
-            : `abandoned stale job ${jobId.slice(0, 7)}; workspace released, todo reopened`,
+            : `abandoned stale job ${jobId.slice(0, 7)}: ${describeCleanup(r.cleanup)}`,
         );
       } catch (err) {
         say(errText(err));
@@ -122,11 +123,12 @@ export function createActions(d: ActionDeps): Actions {
       const job = d.state.jobs.get(jobId);
       if (!job) return say(`job ${jobId} is gone`);
       try {
-        assertRetryable(job, isStale(job, Date.now(), probe));
+        const stale = isStale(job, Date.now(), probe);
+        assertRetryable(job, stale);
         if (!d.repoRoot) throw new UserError('retry needs the dashboard to run inside the job’s repository');
         const r = (d.spawnRetry ?? spawnDetachedRetry)(jobId, d.repoRoot, d.state.dir);
         say(
-          `retrying ${jobId.slice(0, 7)} in the background (pid ${r.pid}); its card appears when it starts`,
+          `retrying ${jobId.slice(0, 7)} in the background (pid ${r.pid})${stale && job.status === 'active' ? '; the stale job is ended first (failed: runner gone)' : ''}; its card appears when it starts`,
         );
       } catch (err) {
         say(errText(err));

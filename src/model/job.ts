@@ -71,6 +71,8 @@ export const TestResult = z.object({
   command: z.string(),
   exit_code: z.number().int(),
   duration_ms: z.number().nonnegative().default(0),
+  /** Set when the command ran past [job] test-timeout-seconds and its process group was ended. */
+  timed_out_after_s: z.number().nonnegative().optional(),
 });
 export type TestResult = z.infer<typeof TestResult>;
 

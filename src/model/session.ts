@@ -31,3 +31,21 @@ export const Workspace = z.object({
   updated_at: z.string(),
 });
 export type Workspace = z.infer<typeof Workspace>;
+
+/**
+ * A process group a job's runner started (an agent, a test command), recorded
+ * until it has ended, so a dead runner's processes can be found and ended.
+ */
+export const ProcessGroup = z.object({
+  id: z.number().int(),
+  job_id: z.string(),
+  workspace_path: z.string(),
+  /** The group id, which is the pid of its leader. */
+  pgid: z.number().int(),
+  /** The leader's start time in clock ticks since boot (/proc/<pid>/stat); null where unknown. */
+  start_ticks: z.number().int().nullable(),
+  host: z.string(),
+  label: z.string(),
+  started_at: z.string(),
+});
+export type ProcessGroup = z.infer<typeof ProcessGroup>;

@@ -10,6 +10,8 @@ import { shortId } from '../state/ids.js';
 import { workspacesDir } from '../state/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import type { Vcs } from '../vcs/vcs.js';
+import { processesIn } from '../proc/cwd.js';
+import { endRecordedGroups } from '../proc/recorded.js';
 import { checkCopies, copyInto } from './copy.js';
 import { isInside, workspaceBranch, workspacePathFor } from './paths.js';
 
@@ -45,12 +47,19 @@ export async function startSession(
   const todo = store.todos.get(o.slug, o.todoId);
   if (!todo) throw new UserError(`no todo ${o.todoId} in this repository: ii todo list shows them.`);
 
+  // A free workspace may still hold processes of a job whose runner died
+  // (recorded, so they are ended here), or anything else working in it (a
+  // shell cd'd there, a process started before its group was recorded): such
+  // a workspace is passed over, never handed out.
+  for (const w of store.workspaces.list(o.slug))
+    if (w.status === 'free') await endRecordedGroups(store, { workspace_path: w.path });
   const sessionId = shortId(o.todoId);
   const { workspace, created } = store.workspaces.acquire(
     o.slug,
     sessionId,
     (n) => workspacePathFor(o.stateDir, o.slug, n),
     workspaceBranch,
+    (path) => processesIn(path).length > 0,
   );
   const path = workspace.path;
   try {
@@ -108,7 +117,10 @@ export async function finishSession(
   const session = store.sessions.get(sessionId);
   if (!session) throw new UserError(`no session ${sessionId}`);
   const finished = store.sessions.setStatus(sessionId, outcome);
-  if (store.todos.get(session.repo, session.todo_id))
+  // A failed session reopens its todo only while it is still in progress: a
+  // todo another job has finished (or someone closed) meanwhile stays so.
+  const todo = store.todos.get(session.repo, session.todo_id);
+  if (todo && (outcome === 'done' || todo.status === 'in_progress'))
     store.todos.setStatus(session.repo, session.todo_id, outcome === 'done' ? 'done' : 'open');
   const ws = store.workspaces
     .list(session.repo)

@@ -10,6 +10,7 @@ import { workspacesDir } from '../state/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import { git } from '../vcs/git-run.js';
 import type { Vcs } from '../vcs/vcs.js';
+import { endRecordedGroups } from '../proc/recorded.js';
 import { isInside } from './paths.js';
 
 export interface WorkspaceInfo extends Workspace {
@@ -69,6 +70,8 @@ export async function pruneWorkspaces(
       store.workspaces.remove(w.path);
       reason = 'finished session';
     } else continue;
+    // What a dead runner left running there goes before its directory does.
+    await endRecordedGroups(store, { workspace_path: w.path });
     if (mine(w.path)) await vcs.removeWorkspace(t.root, w.path);
     await deleteBranch(t.root, w.branch);
     pruned.push({ path: w.path, reason });

@@ -20,6 +20,7 @@ import type {
   Usage,
   Workspace,
   IterationSnapshot,
+  ProcessGroup,
 } from '../model/index.js';
 
 export interface NewTodo {
@@ -130,6 +131,8 @@ export interface WorkspaceStore {
     session_id: string,
     pathFor: (n: number) => string,
     branchFor: (n: number) => string,
+    /** A free workspace for which this says true is passed over (something still runs in it). */
+    busy?: (path: string) => boolean,
   ): { workspace: Workspace; created: boolean };
   setBaseRev(path: string, base_rev: string): void;
   release(path: string): void;
@@ -137,6 +140,14 @@ export interface WorkspaceStore {
   /** Deletes the record only while it is free (atomically); false when someone claimed it. */
   removeIfFree(path: string): boolean;
   list(repo?: string): Workspace[];
+}
+
+export interface ProcessGroupStore {
+  record(input: Omit<ProcessGroup, 'id' | 'started_at'>): ProcessGroup;
+  /** Drops the record once its group has ended. */
+  forget(id: number): void;
+  /** The recorded groups of a job, or of every job that ran in a workspace. */
+  list(filter: { job_id: string } | { workspace_path: string }): ProcessGroup[];
 }
 
 export interface StateStore {
@@ -147,5 +158,6 @@ export interface StateStore {
   control: ControlStore;
   sessions: SessionStore;
   workspaces: WorkspaceStore;
+  processGroups: ProcessGroupStore;
   close(): void;
 }

@@ -3,7 +3,12 @@ import type { StateStore } from './api.js';
 import { dbFile, stateDir } from './paths.js';
 import { openDatabase, type OpenOptions } from './sqlite/db.js';
 import { sqliteJobStore } from './sqlite/jobs.js';
-import { sqliteControlStore, sqliteSessionStore, sqliteWorkspaceStore } from './sqlite/small-stores.js';
+import {
+  sqliteControlStore,
+  sqliteProcessGroupStore,
+  sqliteSessionStore,
+  sqliteWorkspaceStore,
+} from './sqlite/small-stores.js';
 import { sqliteTodoStore } from './sqlite/todos.js';
 
 export type { StateStore } from './api.js';
@@ -21,6 +26,7 @@ export function openStateStore(opts: OpenOptions & { dir?: string } = {}): State
     control: sqliteControlStore(db),
     sessions: sqliteSessionStore(db),
     workspaces: sqliteWorkspaceStore(db),
+    processGroups: sqliteProcessGroupStore(db),
     close: () => db.close(),
   };
 }

@@ -84,6 +84,19 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX jobs_updated;
   DROP INDEX jobs_heartbeat;
   `,
+  // 6: the process groups a runner starts (agents, test commands), so whoever
+  // cleans up after a runner that died (kill -9) can end them before the
+  // workspace is handed out again. start_ticks is the leader's start time
+  // (/proc/<pid>/stat), which guards against killing a reused pid.
+  `
+  CREATE TABLE process_groups (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT NOT NULL, workspace_path TEXT NOT NULL,
+    pgid INTEGER NOT NULL, start_ticks INTEGER, host TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',
+    started_at TEXT NOT NULL
+  );
+  CREATE INDEX process_groups_job ON process_groups(job_id);
+  CREATE INDEX process_groups_workspace ON process_groups(workspace_path);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

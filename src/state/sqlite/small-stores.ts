@@ -2,8 +2,14 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { UserError } from '../../errors.js';
 import type { ControlKind, ControlRequest } from '../../model/job.js';
-import type { Session, SessionStatus, Workspace, WorkspaceStatus } from '../../model/session.js';
-import type { ControlStore, SessionStore, WorkspaceStore } from '../api.js';
+import type {
+  ProcessGroup,
+  Session,
+  SessionStatus,
+  Workspace,
+  WorkspaceStatus,
+} from '../../model/session.js';
+import type { ControlStore, ProcessGroupStore, SessionStore, WorkspaceStore } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import { transaction } from './db.js';
 
@@ -85,14 +91,16 @@ const toWorkspace = (r: WorkspaceRow): Workspace => ({
 export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
   const byPath = db.prepare('SELECT * FROM workspaces WHERE path = ?');
   return {
-    acquire: (repo, session_id, pathFor, branchFor) =>
+    acquire: (repo, session_id, pathFor, branchFor, busy) =>
       // BEGIN IMMEDIATE serialises claimants across processes: the row is
       // claimed (or a new n reserved) before anyone else can look.
       transaction(db, () => {
         const now = nowIso();
-        const free = db
-          .prepare("SELECT * FROM workspaces WHERE repo = ? AND status = 'free' ORDER BY n LIMIT 1")
-          .get(repo) as unknown as WorkspaceRow | undefined;
+        const free = (
+          db
+            .prepare("SELECT * FROM workspaces WHERE repo = ? AND status = 'free' ORDER BY n")
+            .all(repo) as unknown as WorkspaceRow[]
+        ).find((w) => !busy?.(w.path));
         if (free) {
           db.prepare(
             "UPDATE workspaces SET status = 'acquired', session_id = ?, updated_at = ? WHERE path = ?",
@@ -137,5 +145,30 @@ export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
             .all(repo) as unknown as WorkspaceRow[])
         : (db.prepare('SELECT * FROM workspaces ORDER BY repo, n').all() as unknown as WorkspaceRow[])
       ).map(toWorkspace),
+  };
+}
+
+export function sqliteProcessGroupStore(db: DatabaseSync): ProcessGroupStore {
+  return {
+    record: (g) =>
+      transaction(db, () => {
+        const r = db
+          .prepare(
+            'INSERT INTO process_groups (job_id, workspace_path, pgid, start_ticks, host, label, started_at) VALUES (?,?,?,?,?,?,?)',
+          )
+          .run(g.job_id, g.workspace_path, g.pgid, g.start_ticks, g.host, g.label, nowIso());
+        return db
+          .prepare('SELECT * FROM process_groups WHERE id = ?')
+          .get(r.lastInsertRowid) as unknown as ProcessGroup;
+      }),
+    forget(id) {
+      transaction(db, () => db.prepare('DELETE FROM process_groups WHERE id = ?').run(id));
+    },
+    list: (filter) =>
+      ('job_id' in filter
+        ? db.prepare('SELECT * FROM process_groups WHERE job_id = ? ORDER BY id').all(filter.job_id)
+        : db
+            .prepare('SELECT * FROM process_groups WHERE workspace_path = ? ORDER BY id')
+            .all(filter.workspace_path)) as unknown as ProcessGroup[],
   };
 }

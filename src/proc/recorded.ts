@@ -1,0 +1,124 @@
+// A job's process groups, recorded in the store while they run. A runner that
+// is killed (kill -9, a crash) cannot end its agent and test commands itself:
+// they keep running in its workspace. Whoever cleans up after it (abandon,
+// retry, prune, the next acquire of the workspace) finds them here and ends
+// them before the workspace is released or handed out again.
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { hostname } from 'node:os';
+import type { ProcessGroup } from '../model/session.js';
+import type { StateStore } from '../state/api.js';
+import { endGroup, groupAlive, groupOf, startTicks } from './group.js';
+
+/** A recorded group; forget() drops the record once nothing of the group runs. */
+export interface RecordedGroup {
+  readonly pgid: number;
+  forget(): void;
+}
+
+/** Records a group just started (led by `pgid`) for a job. Never throws. */
+export type GroupRecorder = (pgid: number, label: string) => RecordedGroup;
+
+/** The recorder of one job's groups, working in `workspacePath`. */
+export function groupRecorder(store: StateStore, jobId: string, workspacePath: string): GroupRecorder {
+  return (pgid, label) => {
+    let id: number | null = null;
+    try {
+      id = store.processGroups.record({
+        job_id: jobId,
+        workspace_path: workspacePath,
+        pgid,
+        start_ticks: startTicks(pgid),
+        host: hostname(),
+        label,
+      }).id;
+    } catch {} // the store refused (busy, read-only): the cwd check at acquire still guards the workspace
+    return {
+      pgid,
+      forget() {
+        if (id === null) return;
+        try {
+          store.processGroups.forget(id);
+          id = null;
+        } catch {} // a record left behind is checked and dropped by the next cleanup
+      },
+    };
+  };
+}
+
+/** A child leading its own process group, recorded while it runs. */
+export interface GroupChild {
+  child: ChildProcess;
+  /** SIGTERM the group, SIGKILL after `graceMs`; resolves when nothing of it runs. Safe to call twice. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/**
+ * Spawns `command` as the leader of a new process group (detached) and records
+ * the group with `record`. Call stop() when done with it (also after it exits:
+ * what it left in the background goes too), which drops the record.
+ */
+export function spawnInGroup(
+  command: string,
+  args: string[],
+  options: Omit<SpawnOptions, 'detached'>,
+  record?: { recorder: GroupRecorder; label: string },
+): GroupChild {
+  const child = spawn(command, args, { ...options, detached: true });
+  const pid = child.pid;
+  const group = pid !== undefined && record ? record.recorder(pid, record.label) : null;
+  let stopping: Promise<void> | null = null;
+  return {
+    child,
+    stop(graceMs) {
+      stopping ??= (async () => {
+        if (pid === undefined) return;
+        if (await endGroup(pid, graceMs)) group?.forget();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * True when the recorded group is still the one that was recorded. A live
+ * leader must have the recorded start time and still lead its group; with the
+ * leader gone, Linux does not reuse a pid while it still names a process
+ * group, so whatever runs in group `pgid` is what the leader left.
+ */
+export function sameGroup(g: Pick<ProcessGroup, 'pgid' | 'start_ticks'>): boolean {
+  const t = startTicks(g.pgid);
+  if (t !== null) return g.start_ticks !== null && t === g.start_ticks && groupOf(g.pgid) === g.pgid;
+  return groupAlive(g.pgid);
+}
+
+export interface EndedGroups {
+  /** Groups that still ran and were ended. */
+  ended: ProcessGroup[];
+  /** Groups that could not be ended (SIGKILL did not take within its wait). */
+  left: ProcessGroup[];
+}
+
+/**
+ * Ends the recorded groups of a job (or of every job that ran in a
+ * workspace) on this host: SIGTERM, SIGKILL after `graceMs`. Records of
+ * groups that are gone, or whose pid now names another process, are dropped
+ * without a signal.
+ */
+export async function endRecordedGroups(
+  store: StateStore,
+  filter: { job_id: string } | { workspace_path: string },
+  graceMs = 3000,
+): Promise<EndedGroups> {
+  const host = hostname();
+  const out: EndedGroups = { ended: [], left: [] };
+  const groups = store.processGroups.list(filter).filter((g) => g.host === host);
+  await Promise.all(
+    groups.map(async (g) => {
+      if (!sameGroup(g)) return store.processGroups.forget(g.id);
+      if (!(await endGroup(g.pgid, graceMs))) return out.left.push(g);
+      out.ended.push(g);
+      store.processGroups.forget(g.id);
+    }),
+  );
+  return out;
+}

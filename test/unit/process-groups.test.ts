@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runTests, testFailureTable } from '../../src/job/test-runner.js';
+import { processesIn } from '../../src/proc/cwd.js';
+import { signalGroup, startTicks } from '../../src/proc/group.js';
+import { endRecordedGroups, groupRecorder, spawnInGroup } from '../../src/proc/recorded.js';
+import { openStateStore, type StateStore } from '../../src/state/index.js';
+import { isRunning, runningInGroup } from '../helpers/procs.js';
+import { tempDir, waitFor } from '../helpers/tmp.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let store: StateStore;
+const started: number[] = [];
+beforeEach(() => {
+  tmp = tempDir('ii-pg-');
+  store = openStateStore({ dir: join(tmp.path, 'state') });
+});
+afterEach(() => {
+  for (const pgid of started.splice(0)) signalGroup(pgid, 'SIGKILL');
+  store.close();
+  tmp.cleanup();
+});
+
+/** A detached group (as a runner leaves it) whose shell and sleep ignore SIGTERM. */
+function stubbornGroup(cwd: string): number {
+  const child = spawn('/bin/sh', ['-c', "trap '' TERM; sleep 600 & sleep 600; wait"], {
+    cwd,
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+  started.push(child.pid!);
+  return child.pid!;
+}
+
+describe('recorded process groups', () => {
+  it('records a group with its leader start time, lists it by job and workspace, forgets it', () => {
+    const pgid = stubbornGroup(tmp.path);
+    const g = groupRecorder(store, 'job1', '/ws/1')(pgid, 'test: sleep');
+    const [rec] = store.processGroups.list({ job_id: 'job1' });
+    expect(rec).toMatchObject({ job_id: 'job1', workspace_path: '/ws/1', pgid, label: 'test: sleep' });
+    expect(rec!.start_ticks).toBe(startTicks(pgid));
+    expect(store.processGroups.list({ workspace_path: '/ws/1' })).toHaveLength(1);
+    expect(store.processGroups.list({ job_id: 'other' })).toEqual([]);
+    g.forget();
+    expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
+  });
+
+  it('ends a recorded group that ignores SIGTERM (SIGKILL after the grace) and drops its record', async () => {
+    const pgid = stubbornGroup(tmp.path);
+    await waitFor(() => runningInGroup(pgid).length >= 2, 'the shell and its sleeps');
+    groupRecorder(store, 'job1', tmp.path)(pgid, 'test');
+    const r = await endRecordedGroups(store, { job_id: 'job1' }, 200);
+    expect(r.ended.map((g) => g.pgid)).toEqual([pgid]);
+    expect(runningInGroup(pgid)).toEqual([]);
+    expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
+  });
+
+  it('never signals a group whose leader is not the recorded process (a reused pid)', async () => {
+    const pgid = stubbornGroup(tmp.path);
+    await waitFor(() => runningInGroup(pgid).length >= 2, 'the group');
+    store.processGroups.record({
+      job_id: 'job1',
+      workspace_path: tmp.path,
+      pgid,
+      start_ticks: startTicks(pgid)! - 1, // recorded for an earlier process with this pid
+      host: (await import('node:os')).hostname(),
+      label: 'test',
+    });
+    const r = await endRecordedGroups(store, { job_id: 'job1' }, 200);
+    expect(r.ended).toEqual([]);
+    expect(runningInGroup(pgid).length).toBeGreaterThanOrEqual(2);
+    expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
+  });
+
+  it('spawnInGroup records the group while it runs; stop() ends it and drops the record', async () => {
+    const g = spawnInGroup(
+      '/bin/sh',
+      ['-c', "trap '' TERM; sleep 600"],
+      { cwd: tmp.path, stdio: 'ignore' },
+      {
+        recorder: groupRecorder(store, 'job2', tmp.path),
+        label: 'setup: sleep',
+      },
+    );
+    const pgid = g.child.pid!;
+    started.push(pgid);
+    expect(store.processGroups.list({ job_id: 'job2' }).map((r) => r.pgid)).toEqual([pgid]);
+    await waitFor(() => processesIn(tmp.path).length > 0, 'a process in the directory');
+    await g.stop(200);
+    expect(runningInGroup(pgid)).toEqual([]);
+    expect(processesIn(tmp.path)).toEqual([]);
+    expect(store.processGroups.list({ job_id: 'job2' })).toEqual([]);
+  });
+});
+
+describe('test timeout', () => {
+  it('ends a hanging command with everything it started, and the table says it timed out', async () => {
+    const pidFile = join(tmp.path, 'pid');
+    const recorded: number[] = [];
+    const rec = groupRecorder(store, 'job3', tmp.path);
+    const r = await runTests({
+      commands: [`(trap '' TERM; sleep 600) & echo $! > ${pidFile}; sleep 600`, 'true'],
+      cwd: tmp.path,
+      timeoutMs: 1000,
+      killGraceMs: 200,
+      recordGroup: (pgid, label) => {
+        recorded.push(pgid);
+        return rec(pgid, label);
+      },
+    });
+    expect(r.passed).toBe(false);
+    expect(r.aborted).toBe(false);
+    expect(r.results[0]).toMatchObject({ exit_code: 124, timed_out_after_s: 1 });
+    expect(r.results[1]).toMatchObject({ command: 'true', exit_code: 0 });
+    expect(r.results[1]!.timed_out_after_s).toBeUndefined();
+    const bg = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(runningInGroup(recorded[0]!)).toEqual([]);
+    expect(isRunning(bg)).toBe(false);
+    expect(store.processGroups.list({ job_id: 'job3' })).toEqual([]);
+    expect(testFailureTable(r.results)).toContain(
+      `| \`(trap '' TERM; sleep 600) & echo $! > ${pidFile}; sleep 600\` | timed out after 1 s |`,
+    );
+  });
+});
