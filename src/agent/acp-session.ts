@@ -3,8 +3,6 @@
 // stream sees every message first (transcript, tracker, activity), and every
 // way a turn can go wrong ends in an Error, never a hang or an orphan.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import {
   client,
   methods,
@@ -13,6 +11,7 @@ import {
   type ClientConnection,
 } from '@agentclientprotocol/sdk';
 import type { FileChange, Usage } from '../model/index.js';
+import { PathChanged, readConfined, writeConfined } from './confined-fs.js';
 import { FileTracker } from './file-tracker.js';
 import { lineStream } from './line-stream.js';
 import { missingFileAnswer } from './missing-file.js';
@@ -202,8 +201,9 @@ export class AcpSession implements AgentSession {
         const p = this.confined(params.path);
         let content: string;
         try {
-          content = await readFile(p, 'utf8');
+          content = await readConfined(this.ws, p);
         } catch (err) {
+          if (err instanceof PathChanged) throw this.refuse(params.path, err.message);
           if ((err as NodeJS.ErrnoException).code === 'ENOENT')
             return missingFileAnswer(this.agentName, params.path);
           throw RequestError.invalidParams({ path: p }, (err as Error).message);
@@ -217,8 +217,12 @@ export class AcpSession implements AgentSession {
       })
       .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
         const p = this.confined(params.path);
-        await mkdir(dirname(p), { recursive: true });
-        await writeFile(p, params.content);
+        try {
+          await writeConfined(this.ws, p, params.content);
+        } catch (err) {
+          if (err instanceof PathChanged) throw this.refuse(params.path, err.message);
+          throw err;
+        }
         return {};
       });
     this.conn = app.connect(stream);
@@ -262,13 +266,16 @@ export class AcpSession implements AgentSession {
   /** An absolute path inside the workspace for the fs/* methods, or a refusal. */
   private confined(path: string): string {
     const p = this.ws.resolveInside(path);
-    if (p === null) {
-      const msg = `refused the agent access to ${path}: outside the workspace ${this.ws.path}`;
-      this.recorder.warning(msg);
-      this.warn(msg);
-      throw RequestError.invalidParams({ path }, msg);
-    }
+    if (p === null) throw this.refuse(path, `outside the workspace ${this.ws.path}`);
     return p;
+  }
+
+  /** The error refusing the agent `path`, told in the transcript and as a warning. */
+  private refuse(path: string, why: string): RequestError {
+    const msg = `refused the agent access to ${path}: ${why}`;
+    this.recorder.warning(msg);
+    this.warn(msg);
+    return RequestError.invalidParams({ path }, msg);
   }
 
   private update(params: Obj): void {

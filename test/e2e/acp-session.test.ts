@@ -1,7 +1,7 @@
 // The ACP client against the real scripted agent over stdio: the happy path,
 // every misbehaviour, the permission policy, fs confinement and the
 // transcript; after each, no process of the agent's group may remain.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, type AcpSession, type AcpTuning } from '../../src/agent/acp-session.js';
@@ -225,7 +225,8 @@ describe('ACP session with the scripted agent', () => {
     const env = setup({
       implement: [{ actions: [{ type: 'message', text: 'thinking' }, { type: 'hang' }] }],
     });
-    const s = await env.start({ turnTimeoutMs: 1000, cancelGraceMs: 300 });
+    // The start gets its own limit: by default it is capped by the short turn limit, too tight on a busy machine.
+    const s = await env.start({ turnTimeoutMs: 1000, startTimeoutMs: 20_000, cancelGraceMs: 300 });
     const pid = s.pid!;
     await expect(s.prompt(IMPLEMENT)).rejects.toThrow(/took longer than 1 s .*and was cancelled/);
     await s.close();
@@ -407,6 +408,141 @@ describe('ACP session with the scripted agent', () => {
     // Anything else that cannot be read stays a plain failure.
     expect(dir).toMatch(/^read refused: Invalid params: EISDIR.* \(-32602\)$/);
     await closedCleanly(s);
+  });
+});
+
+describe('the workspace sandbox over the ACP wire, on real links', () => {
+  /** A workspace holding every link shape that leads out of it, and the directory outside. */
+  function escapes(scenario: unknown) {
+    const env = setup(scenario);
+    const out = join(env.dir, 'out');
+    mkdirSync(join(out, 'deep'), { recursive: true });
+    writeFileSync(join(out, 'secret.txt'), 'top secret');
+    symlinkSync(join(out, 'new.txt'), join(env.ws, 'dangling'));
+    symlinkSync(out, join(env.ws, 'out-dir'));
+    symlinkSync('dangling', join(env.ws, 'chain'));
+    symlinkSync('chain', join(env.ws, 'chain2'));
+    symlinkSync(join(out, 'deep'), join(env.ws, 'deep-dir'));
+    symlinkSync(join(out, 'secret.txt'), join(env.ws, 'secret-link'));
+    symlinkSync('secret-link', join(env.ws, 'secret-chain'));
+    return { env, out, outside: () => readdirSync(out, { recursive: true }).map(String).sort() };
+  }
+  const SHAPES = ['dangling', 'out-dir/new.txt', 'chain2', 'deep-dir/../new.txt'];
+
+  it('fs/write_text_file through a dangling link, a linked dir, a chain or `..` after a link: refused, nothing outside', async () => {
+    const { env, outside } = escapes({
+      implement: [
+        {
+          actions: [
+            ...SHAPES.flatMap((path) => [
+              { type: 'write', path, content: 'escaped\n', style: 'fs' },
+              { type: 'message', text: '|' },
+            ]),
+            { type: 'write', path: 'inside.txt', content: 'fine\n', style: 'fs' },
+          ],
+        },
+      ],
+    });
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    const answers = r.text.split('|').slice(0, -1);
+    expect(answers).toHaveLength(SHAPES.length);
+    for (const a of answers) expect(a).toMatch(/^write refused: .*outside the workspace/);
+    expect(outside()).toEqual(['deep', 'secret.txt']);
+    expect(readFileSync(join(env.ws, 'inside.txt'), 'utf8')).toBe('fine\n');
+    expect(s.files().map((f) => f.path)).toEqual(['inside.txt']);
+    await closedCleanly(s);
+    const warnings = entries(env.transcript).filter((e) => e.type === 'warning');
+    expect(warnings.map((w) => w.message)).toEqual(
+      SHAPES.map((p) => expect.stringContaining(`refused the agent access to ${env.ws}/${p}`)),
+    );
+  });
+
+  it('fs/read_text_file through the same shapes: refused, nothing read', async () => {
+    const reads = ['secret-link', 'secret-chain', 'out-dir/secret.txt', 'deep-dir/../secret.txt'];
+    const { env } = escapes({
+      implement: [
+        {
+          actions: reads.flatMap((path) => [
+            { type: 'read', path },
+            { type: 'message', text: '|' },
+          ]),
+        },
+      ],
+    });
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    expect(r.text).not.toContain('top secret');
+    for (const a of r.text.split('|').slice(0, -1))
+      expect(a).toMatch(/^read refused: .*outside the workspace/);
+    await closedCleanly(s);
+  });
+
+  it('permission requests for the same shapes are rejected, a link that stays inside is allowed', async () => {
+    const { env } = escapes({
+      implement: [
+        {
+          actions: [...SHAPES, 'alias'].flatMap((path) => [
+            { type: 'permission', path },
+            { type: 'message', text: '|' },
+          ]),
+        },
+      ],
+    });
+    writeFileSync(join(env.ws, 'mine.txt'), 'mine');
+    symlinkSync('mine.txt', join(env.ws, 'alias'));
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    expect(r.text.split('|').slice(0, -1)).toEqual([
+      ...SHAPES.map(() => 'permission: selected reject'),
+      'permission: selected allow',
+    ]);
+    await closedCleanly(s);
+  });
+
+  it('writes while the agent keeps swapping links in and out: none lands outside', async () => {
+    // A loop in the agent's own process group flips `d` and `f` between
+    // nothing (or what the client just made there) and a link out, while
+    // the agent asks the client to write both, over and over. Whichever
+    // state a check sees, the write must not follow what replaced it.
+    const { env, out, outside } = escapes({ implement: [] });
+    // In node, not a shell loop: a flip every few microseconds, not milliseconds, so checks and writes do interleave with it.
+    const flipper = [
+      "const fs = require('node:fs');",
+      "fs.writeFileSync('flipping', '');",
+      'for (;;) for (const [name, to] of [["d", process.argv[2]], ["f", process.argv[2] + "/f.txt"]]) {',
+      '  try { fs.symlinkSync(to, name); } catch {}',
+      '  try { fs.rmSync(name, { recursive: true, force: true }); } catch {}',
+      '}',
+    ].join('\n');
+    writeFileSync(join(env.dir, 'flipper.cjs'), flipper);
+    const flip = `'${process.execPath}' '${join(env.dir, 'flipper.cjs')}' '${out}'`;
+    const writes = Array.from({ length: 150 }, () => [
+      { type: 'write', path: 'd/new.txt', content: 'x', style: 'fs' },
+      { type: 'write', path: 'f', content: 'x', style: 'fs' },
+    ]).flat();
+    writeFileSync(
+      join(env.dir, 'scenario.json'),
+      JSON.stringify({
+        implement: [
+          {
+            actions: [
+              {
+                type: 'shell',
+                command: `${flip} >/dev/null 2>&1 & while [ ! -e flipping ]; do sleep 0.01; done`,
+              },
+              ...writes,
+            ],
+          },
+        ],
+      }),
+    );
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    await closedCleanly(s); // stops the flipper with the agent's group
+    expect(outside()).toEqual(['deep', 'secret.txt']);
+    // Some checks saw a link: the flipper was running while the writes were.
+    expect(r.text).toContain('write refused');
   });
 });
 

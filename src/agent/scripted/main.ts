@@ -91,6 +91,9 @@ async function perform(
   update: (u: Record<string, unknown>) => Promise<void>,
 ): Promise<void> {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(s.cwd, p));
+  // What goes to the client's fs/* and permission methods: as written, since
+  // resolve() would fold `link/..` away before the client could judge it.
+  const raw = (p: string) => (isAbsolute(p) ? p : `${s.cwd}/${p}`);
   const id = () => `call_${++callSeq}`;
   switch (a.type) {
     case 'message':
@@ -188,9 +191,18 @@ async function perform(
         status: 'pending',
         locations: [{ path }],
       });
-      if (a.style === 'fs')
-        await cx.request(methods.client.fs.writeTextFile, { sessionId, path, content: after });
-      else writeFile(path, after);
+      if (a.style === 'fs') {
+        try {
+          await cx.request(methods.client.fs.writeTextFile, { sessionId, path: raw(a.path), content: after });
+        } catch (err) {
+          // A refused write fails the tool call, as real agents report it; the turn goes on.
+          await update({ sessionUpdate: 'tool_call_update', toolCallId: tc, status: 'failed' });
+          return update({
+            sessionUpdate: 'agent_message_chunk',
+            content: { type: 'text', text: `write refused: ${(err as Error).message}` },
+          });
+        }
+      } else writeFile(path, after);
       return update({
         sessionUpdate: 'tool_call_update',
         toolCallId: tc,
@@ -270,7 +282,7 @@ async function perform(
     case 'read': {
       let text: string;
       try {
-        const r = await cx.request(methods.client.fs.readTextFile, { sessionId, path: abs(a.path) });
+        const r = await cx.request(methods.client.fs.readTextFile, { sessionId, path: raw(a.path) });
         text = `read ok: ${r.content}`;
       } catch (err) {
         const code = (err as { code?: unknown }).code;
@@ -279,7 +291,7 @@ async function perform(
       return update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
     }
     case 'permission': {
-      const path = abs(a.path ?? join(dirname(s.cwd), 'outside-the-workspace.txt'));
+      const path = raw(a.path ?? join(dirname(s.cwd), 'outside-the-workspace.txt'));
       const tc = id();
       await update({
         sessionUpdate: 'tool_call',

@@ -27,7 +27,8 @@
 // usage is reported as a usage_update (cumulative cost, as ACP has it) and as
 // `usage` on the session/prompt response (tokens), like real agents.
 //
-// Actions (paths are relative to the session's cwd, or absolute):
+// Actions (paths are relative to the session's cwd, or absolute; read, permission
+// and fs writes send them to the client unnormalised, `..` and all):
 //   {"type":"write","path","content","style"?}   create or overwrite a file
 //   {"type":"edit","path","old","new","style"?}  replace the first `old` with `new`
 //   {"type":"delete","path"}                     remove a file (a delete tool call)
@@ -36,7 +37,8 @@
 //     style "opencode": the messages opencode 1.18 sends (AGENTS-ACP.md): kind
 //       and path on early updates, no diff block for a write, a snippet diff
 //       plus rawOutput.metadata.filediff for an edit;
-//     style "fs": the file is written by the client through fs/write_text_file.
+//     style "fs": the file is written by the client through fs/write_text_file
+//       (a refusal fails the tool call and comes back as a message).
 //   {"type":"message","text"}                    agent_message_chunk
 //   {"type":"thought","text"}                    agent_thought_chunk
 //   {"type":"plan","entries":[string]}           plan
