@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
 import type { CardData } from '../src/live/board.js';
+import { visibleLine } from '../src/text/sanitize.js';
 import { toneColor } from './tone.js';
 
 export interface CardProps {
@@ -17,11 +18,11 @@ function CardView({ card, selected, width, color }: CardProps) {
   return (
     <Box flexDirection="column" width={width} height={CARD_HEIGHT}>
       <Text wrap="truncate-end" inverse={selected} bold={card.stale} color={toneColor(card.tone, color)}>
-        {card.title}
+        {visibleLine(card.title)}
       </Text>
       <Text wrap="truncate-end" dimColor={!selected}>
         {' '}
-        {card.detail}
+        {visibleLine(card.detail)}
       </Text>
     </Box>
   );

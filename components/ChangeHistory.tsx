@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { changeColumn } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
 import { count } from '../src/live/count.js';
+import { visibleLine } from '../src/text/sanitize.js';
 
 export interface ChangeHistoryProps {
   job: Job;
@@ -25,7 +26,7 @@ export function ChangeHistory({ job, change, width }: ChangeHistoryProps) {
   return (
     <Box flexDirection="column" width={width} height={CHANGE_HISTORY_HEIGHT}>
       <Text bold wrap="truncate-end">
-        job {job.id.slice(0, 7)} › change {change + 1} ({ch.change_id})
+        job {job.id.slice(0, 7)} › change {change + 1} ({visibleLine(ch.change_id)})
       </Text>
       <Text wrap="truncate-end">
         {changeColumn(ch, job)} · {count(ch.commits.length, 'iteration')} · ${cost.toFixed(4)} · started{' '}

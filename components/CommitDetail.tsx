@@ -3,6 +3,8 @@ import { useMemo } from 'react';
 import { iterationDiff, locateIteration } from '../src/history/iteration-diff.js';
 import type { Job } from '../src/model/job.js';
 import type { CodeDiff } from '../src/live/state.js';
+import { visibleLine } from '../src/text/sanitize.js';
+import { shownLine, shownLines } from '../src/text/shown.js';
 import { diffLineColor, iterationDiffLines } from './IterationDiff.js';
 import { Lines } from './Lines.js';
 
@@ -18,7 +20,7 @@ export interface CommitDetailProps {
   color: boolean;
 }
 
-/** Everything about one iteration, as lines (pure). */
+/** Everything about one iteration, as lines (pure): agent and test text redacted and escaped. */
 export function commitDetailLines(
   job: Job,
   change: number,
@@ -28,31 +30,34 @@ export function commitDetailLines(
   const commit = job.changes[change]?.commits[iteration];
   if (!commit) return ['this iteration is gone'];
   const out: string[] = [];
-  out.push('draft message:', ...(commit.draft_message || '(none yet)').split('\n').map((l) => `  ${l}`), '');
+  out.push('draft message:', ...shownLines(commit.draft_message || '(none yet)').map((l) => `  ${l}`), '');
   out.push(
     `tests: ${commit.tests_passed == null ? 'not run' : commit.tests_passed ? 'passed' : 'FAILED'}`,
     ...commit.test_results.map(
-      (t) => `  ${t.exit_code === 0 ? '✓' : '✗'} ${t.command} (exit ${t.exit_code}, ${t.duration_ms} ms)`,
+      (t) =>
+        `  ${t.exit_code === 0 ? '✓' : '✗'} ${shownLine(t.command)} (exit ${t.exit_code}, ${t.duration_ms} ms)`,
     ),
   );
   if (commit.review) {
     out.push(`review: ${commit.review.outcome} (${commit.review.reviewed_at})`);
-    out.push(...(commit.review.comments || '(no comments)').split('\n').map((l) => `  ${l}`));
+    out.push(...shownLines(commit.review.comments || '(no comments)').map((l) => `  ${l}`));
   } else out.push('review: none yet');
   out.push('', `files (${commit.files.length}):`);
   for (const f of commit.files)
-    out.push(`  ${f.is_new ? 'A' : f.is_deleted ? 'D' : 'M'} ${f.path}  +${f.additions} -${f.deletions}`);
+    out.push(
+      `  ${f.is_new ? 'A' : f.is_deleted ? 'D' : 'M'} ${visibleLine(f.path)}  +${f.additions} -${f.deletions}`,
+    );
   out.push(
     '',
     `usage: ${commit.usage.input_tokens} in / ${commit.usage.output_tokens} out tokens, $${commit.usage.cost.toFixed(4)}`,
   );
-  if (commit.feedback) out.push('started by feedback:', ...commit.feedback.split('\n').map((l) => `  ${l}`));
+  if (commit.feedback) out.push('started by feedback:', ...shownLines(commit.feedback).map((l) => `  ${l}`));
   out.push('', '── iteration diff ──');
   try {
     const ref = locateIteration(job, change + 1, iteration + 1);
     out.push(...iterationDiffLines(iterationDiff(job, ref, null), code));
   } catch (err) {
-    out.push(`(no iteration diff: ${err instanceof Error ? err.message : String(err)})`);
+    out.push(`(no iteration diff: ${shownLine(err instanceof Error ? err.message : String(err))})`);
   }
   return out;
 }

@@ -10,6 +10,7 @@ import { keyHints, modeOf } from '../src/live/keymap.js';
 import { diffKey } from '../src/live/state.js';
 import type { DashboardStore } from '../src/live/store.js';
 import { currentCommit } from '../src/model/derive.js';
+import { shownLine } from '../src/text/shown.js';
 import { Board } from './Board.js';
 import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
 import { CommitDetail } from './CommitDetail.js';
@@ -137,7 +138,7 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
       <Board columns={columns} cursor={cur} width={width} height={height - pane} color={color} />
       {pane && job ? (
         <LogPane
-          title={`── live: ${job.id.slice(0, 7)} ${title} (l for the full log)`}
+          title={`── live: ${job.id.slice(0, 7)} ${shownLine(title)} (l for the full log)`}
           lines={live ?? []}
           width={width}
           height={pane}

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import type { FileChange } from '../src/model/job.js';
+import { visibleLine } from '../src/text/sanitize.js';
 import { Lines } from './Lines.js';
 
 export interface FileListProps {
@@ -10,10 +11,11 @@ export interface FileListProps {
   scroll: number;
 }
 
-/** The files the job's agent modified, live from the file tracker. */
+/** The files the job's agent modified, live from the file tracker; a name's control characters (a newline) shown escaped. */
 export function FileList({ jobId, files, width, height, scroll }: FileListProps) {
   const lines = files.map(
-    (f) => `  ${f.is_new ? 'A' : f.is_deleted ? 'D' : 'M'} ${f.path}  +${f.additions} -${f.deletions}`,
+    (f) =>
+      `  ${f.is_new ? 'A' : f.is_deleted ? 'D' : 'M'} ${visibleLine(f.path)}  +${f.additions} -${f.deletions}`,
   );
   return (
     <Box flexDirection="column" width={width} height={height}>

@@ -1,4 +1,5 @@
 import { Text } from 'ink';
+import { visibleLine } from '../src/text/sanitize.js';
 import { paint } from './tone.js';
 
 export interface HeaderProps {
@@ -50,7 +51,7 @@ export function fitHeader(
 
 /** The top line: the breadcrumb, the launcher's banner if any, and the help hint. */
 export function Header({ crumbs, banner, width, color }: HeaderProps) {
-  const h = fitHeader(crumbs, banner, width);
+  const h = fitHeader(crumbs, banner === null ? null : visibleLine(banner), width);
   return (
     <Text bold wrap="truncate-end">
       {h.title}

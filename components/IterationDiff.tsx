@@ -1,22 +1,24 @@
 import type { IterationDiff as Diff } from '../src/history/iteration-diff.js';
 import type { CodeDiff } from '../src/live/state.js';
+import { visibleLine } from '../src/text/sanitize.js';
+import { shownLine, shownLines } from '../src/text/shown.js';
 
-/** The iteration diff (files, tokens, cost, summary) then the code diff, as lines. */
+/** The iteration diff (files, tokens, cost, summary) then the code diff, as lines: names escaped, text redacted. */
 export function iterationDiffLines(d: Diff, code: CodeDiff | undefined): string[] {
   const out = [
     `iteration ${d.iteration} of change ${d.change}: ${d.from_commit?.slice(0, 10) ?? 'N/A'} → ${d.to_commit.slice(0, 10)}`,
     `files: ${d.files_added.length} added, ${d.files_modified.length} modified, ${d.files_removed.length} removed`,
-    ...d.files_added.map((f) => `  A ${f}`),
-    ...d.files_modified.map((f) => `  M ${f}`),
-    ...d.files_removed.map((f) => `  D ${f}`),
+    ...d.files_added.map((f) => `  A ${visibleLine(f)}`),
+    ...d.files_modified.map((f) => `  M ${visibleLine(f)}`),
+    ...d.files_removed.map((f) => `  D ${visibleLine(f)}`),
     `tokens: +${d.usage_delta.input_tokens} in, +${d.usage_delta.output_tokens} out · cost +$${d.usage_delta.cost.toFixed(4)}`,
-    `summary: ${d.summary}`,
+    `summary: ${shownLine(d.summary)}`,
     '',
   ];
   if (!code) out.push('(loading code diff…)');
-  else if (code.error) out.push(`(code diff unavailable: ${code.error})`);
+  else if (code.error) out.push(`(code diff unavailable: ${shownLine(code.error)})`);
   else if (!code.text?.trim()) out.push('(no code changes between the two iterations)');
-  else out.push(...code.text.replace(/\n$/, '').split('\n'));
+  else out.push(...shownLines(code.text.replace(/\n$/, '')));
   return out;
 }
 

@@ -2,6 +2,8 @@ import { Box, Text } from 'ink';
 import { NA } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
 import { count } from '../src/live/count.js';
+import { visibleLine } from '../src/text/sanitize.js';
+import { shownLine } from '../src/text/shown.js';
 
 export interface JobDetailProps {
   job: Job;
@@ -23,7 +25,7 @@ export function JobDetail({ job, title, stale, width }: JobDetailProps) {
   return (
     <Box flexDirection="column" width={width} height={JOB_DETAIL_HEIGHT}>
       <Text bold wrap="truncate-end">
-        job {job.id} · {title}
+        job {job.id} · {shownLine(title)}
       </Text>
       <Text wrap="truncate-end">
         {status} · {count(job.changes.length, 'change')} · base {job.base_rev?.slice(0, 10) ?? NA} · $
@@ -32,10 +34,10 @@ export function JobDetail({ job, title, stale, width }: JobDetailProps) {
       </Text>
       <Text wrap="truncate-end" dimColor>
         {job.failure_reason
-          ? `reason: ${job.failure_reason}`
+          ? `reason: ${shownLine(job.failure_reason)}`
           : job.project_review
             ? `project review: ${job.project_review.outcome}`
-            : `workspace: ${job.workspace_path ?? NA}`}
+            : `workspace: ${visibleLine(job.workspace_path ?? NA)}`}
       </Text>
     </Box>
   );

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { paint } from './tone.js';
 import { count } from '../src/live/count.js';
+import { visibleLine } from '../src/text/sanitize.js';
 
 export interface StatusBarProps {
   repo: string;
@@ -25,7 +26,7 @@ export const STATUS_HEIGHT = 2;
 export function StatusBar(p: StatusBarProps) {
   const c = p.counts;
   const parts = [
-    p.repo,
+    visibleLine(p.repo),
     `${c.active} active${c.stale ? `, ${c.stale} stale` : ''}, ${c.completed} done, ${c.failed} failed, ${c.abandoned} abandoned`,
     p.files == null ? null : `${count(p.files, 'modified file')} (f)`,
     p.autoCommit == null
@@ -33,9 +34,15 @@ export function StatusBar(p: StatusBarProps) {
       : `auto-commit ${p.autoCommit ? 'on' : 'off'}${p.lastCommit ? `: ${p.lastCommit}` : ''}`,
     p.showFinished ? null : 'finished hidden (s)',
   ].filter(Boolean);
+  // A message can quote an error that quotes agent text; a filter can be pasted.
+  const filter = visibleLine(p.filter);
   const second = p.filtering
-    ? `filter: ${p.filter}▏ (enter apply, esc clear)`
-    : (p.message ?? (p.filter ? `filter "${p.filter}" (esc clears) · ${p.hints}` : p.hints));
+    ? `filter: ${filter}▏ (enter apply, esc clear)`
+    : p.message != null
+      ? visibleLine(p.message)
+      : p.filter
+        ? `filter "${filter}" (esc clears) · ${p.hints}`
+        : p.hints;
   return (
     <Box flexDirection="column" width={p.width} height={STATUS_HEIGHT}>
       <Text inverse wrap="truncate-end">

@@ -1,4 +1,5 @@
 import { stripVTControlCharacters } from 'node:util';
+import { terminalJson } from '../text/json.js';
 // Plain-text output helpers: colour only on a terminal and never with NO_COLOR.
 
 export function colorEnabled(stream: NodeJS.WriteStream = process.stdout, env = process.env): boolean {
@@ -61,8 +62,9 @@ export function age(iso: string, now = Date.now()): string {
 
 /**
  * JSON for people on a terminal (indented), compact for programs: piped
- * output of a big list is half the bytes and half the time to write.
+ * output of a big list is half the bytes and half the time to write. No raw
+ * control character is written (src/text/json.ts).
  */
 export function printJson(value: unknown, stream: NodeJS.WriteStream = process.stdout): void {
-  stream.write(JSON.stringify(value, null, stream.isTTY ? 2 : undefined) + '\n');
+  stream.write(terminalJson(value, stream.isTTY ? 2 : undefined) + '\n');
 }

@@ -2,6 +2,8 @@
 import { UserError } from '../errors.js';
 import { JOB_STATUSES } from '../model/enums.js';
 import type { JobStatus } from '../model/job.js';
+import { escapeJsonText } from '../text/json.js';
+import { redactDeep } from '../text/redact.js';
 import { currentRepo, withStore } from './context.js';
 import { printJson, style } from './format.js';
 import { jobDetail, jobListTable } from './job-view.js';
@@ -16,10 +18,12 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
   const { slug } = currentRepo();
   const filter = status ? { status } : { activeOnly: !o.all };
   if (o.json) {
-    // The store writes the JSON text itself: no Job objects for thousands of jobs.
+    // The store writes the JSON text itself: no Job objects for thousands of
+    // jobs. Its control characters are escaped; secrets are not redacted here
+    // (ii job show --json is), as that would mean parsing every job again.
     const text = await withStore((s) => s.jobs.listJson(slug, filter));
     if (process.stdout.isTTY) return printJson(JSON.parse(text));
-    process.stdout.write(text + '\n');
+    process.stdout.write(escapeJsonText(text) + '\n');
     return;
   }
   const { jobs, total, todos } = await withStore((s) => {
@@ -46,6 +50,6 @@ export async function jobShow(id: string, o: { json?: boolean }): Promise<void> 
     const job = s.jobs.resolve(slug, id);
     return { job, todo: s.todos.get(slug, job.todo_id) };
   });
-  if (o.json) return printJson(job);
+  if (o.json) return printJson(redactDeep(job));
   process.stdout.write(jobDetail(job, todo, style()) + '\n');
 }

@@ -1,5 +1,8 @@
-// The text of `ii job diff` (pure).
+// The text of `ii job diff` (pure). File names are shown escaped, the diff
+// and the summary redacted and escaped (src/text).
 import type { IterationDiff } from '../history/iteration-diff.js';
+import { visibleLine } from '../text/sanitize.js';
+import { shownLine, shownText } from '../text/shown.js';
 import type { Style } from './format.js';
 
 const arrow = (from: string | null, to: string | null) =>
@@ -40,18 +43,18 @@ export function renderIterationDiff(
   out.push(
     `files:    ${d.files_added.length} added, ${d.files_modified.length} modified, ${d.files_removed.length} removed`,
   );
-  for (const f of d.files_added) out.push(st.green(`  A ${f}`));
-  for (const f of d.files_modified) out.push(st.yellow(`  M ${f}`));
-  for (const f of d.files_removed) out.push(st.red(`  D ${f}`));
+  for (const f of d.files_added) out.push(st.green(`  A ${visibleLine(f)}`));
+  for (const f of d.files_modified) out.push(st.yellow(`  M ${visibleLine(f)}`));
+  for (const f of d.files_removed) out.push(st.red(`  D ${visibleLine(f)}`));
   out.push(
     `tokens:   +${d.usage_delta.input_tokens} input, +${d.usage_delta.output_tokens} output    cost: +$${d.usage_delta.cost.toFixed(4)}`,
   );
   out.push(`tests:    ${d.tests_passed == null ? 'not run' : d.tests_passed ? 'passed' : 'failed'}`);
   out.push(`review:   ${d.review ? d.review.outcome : 'none'}`);
-  out.push(`summary:  ${d.summary}`);
+  out.push(`summary:  ${shownLine(d.summary)}`);
   out.push('');
-  if (diffError) out.push(st.yellow(`(code diff unavailable: ${diffError})`));
+  if (diffError) out.push(st.yellow(`(code diff unavailable: ${shownLine(diffError)})`));
   else if (!diff.trim()) out.push(st.dim('(no code changes between the two iterations)'));
-  else out.push(colourDiff(diff.replace(/\n$/, ''), st));
+  else out.push(colourDiff(shownText(diff.replace(/\n$/, '')), st));
   return out.join('\n');
 }

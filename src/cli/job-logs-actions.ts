@@ -1,7 +1,13 @@
-// The body of ii job logs (definition in job-logs.ts).
+// The body of ii job logs (definition in job-logs.ts). Transcripts are agent
+// output: secrets are redacted and control characters escaped in the text
+// (src/text/shown.ts) and in the --json entries (redactDeep, terminalJson).
 import { readFileSync } from 'node:fs';
 import { transcriptText } from '../job/transcript-text.js';
 import type { Job } from '../model/job.js';
+import { terminalJson } from '../text/json.js';
+import { redactDeep } from '../text/redact.js';
+import { visibleLine } from '../text/sanitize.js';
+import { shownText } from '../text/shown.js';
 import { currentRepo, withStore } from './context.js';
 import { style, type Style } from './format.js';
 
@@ -37,7 +43,8 @@ export function printJobLogs(job: Job, o: { json: boolean; st: Style }, out = pr
   job.agent_sessions.forEach((a, i) => {
     const t = readLines(a.transcript);
     if (o.json) {
-      // Raw: each transcript line as it was recorded, tagged with its session.
+      // Each transcript line as it was recorded, tagged with its session;
+      // secrets redacted in its strings, control characters \u-escaped.
       for (const l of t?.raw ?? []) {
         let entry: unknown;
         try {
@@ -45,21 +52,22 @@ export function printJobLogs(job: Job, o: { json: boolean; st: Style }, out = pr
         } catch {
           entry = { unparsed: l };
         }
-        out.write(JSON.stringify({ agent_session_id: a.id, purpose: a.purpose, entry }) + '\n');
+        out.write(terminalJson(redactDeep({ agent_session_id: a.id, purpose: a.purpose, entry })) + '\n');
       }
       return;
     }
     if (i > 0) out.write('\n');
     out.write(
       o.st.bold(
-        `=== ${i + 1}. ${a.purpose} · agent session ${a.id}${a.started_at ? ` · ${a.started_at}` : ''} ===`,
+        `=== ${i + 1}. ${a.purpose} · agent session ${visibleLine(a.id)}${a.started_at ? ` · ${a.started_at}` : ''} ===`,
       ) + '\n',
     );
     if (!t) {
-      out.write(o.st.dim(`  (no transcript at ${a.transcript})`) + '\n');
+      out.write(o.st.dim(`  (no transcript at ${visibleLine(a.transcript)})`) + '\n');
       return;
     }
     const lines = transcriptText(t.parsed);
-    out.write((lines.length ? lines.join('\n') : o.st.dim('  (empty transcript)')) + '\n');
+    // Redacted as one text: a private key block spans lines.
+    out.write((lines.length ? shownText(lines.join('\n')) : o.st.dim('  (empty transcript)')) + '\n');
   });
 }

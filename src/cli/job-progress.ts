@@ -1,7 +1,11 @@
 // What `ii job do` prints while a job runs: one line per stage transition and
 // per recorded fact (change, iteration, tests, review, commit); warnings on
-// stderr. Test output and agent chatter go to the event log, not here.
+// stderr. Test output and agent chatter go to the event log, not here. What
+// the agent and the tests wrote (file names, review comments, messages, test
+// commands, warnings) is redacted and escaped (src/text) before it is printed.
 import type { RunnerEvent, RunnerStage } from '../job/runner-types.js';
+import { visibleLine } from '../text/sanitize.js';
+import { shownLine, shownText } from '../text/shown.js';
 import type { Style } from './format.js';
 import type { Progress } from './progress.js';
 
@@ -14,8 +18,9 @@ const STAGE_LABEL: Record<RunnerStage, string> = {
 };
 
 const short = (sha: string) => sha.slice(0, 10);
+/** The first non-blank line, shown (the whole text is redacted first: a key block spans lines). */
 const firstLine = (s: string) =>
-  s
+  shownText(s)
     .split('\n')
     .find((l) => l.trim())
     ?.trim() ?? '';
@@ -41,7 +46,7 @@ export function progressPrinter(
       case 'change_started':
         // Printed with its first iteration: a change the agent leaves empty
         // (the pass that leads to the project review) is never recorded.
-        pendingChange = `change ${e.number}: ${e.change_id}`;
+        pendingChange = `change ${e.number}: ${visibleLine(e.change_id)}`;
         break;
       case 'iteration':
         if (pendingChange) progress.line(pendingChange);
@@ -49,7 +54,7 @@ export function progressPrinter(
         progress.line(
           `  iteration ${e.iteration}: commit ${short(e.commit_id)} (${e.files.length} file${e.files.length === 1 ? '' : 's'}: ${e.files
             .slice(0, 5)
-            .map((f) => f.path)
+            .map((f) => visibleLine(f.path))
             .join(', ')}${e.files.length > 5 ? ', …' : ''})`,
         );
         break;
@@ -62,7 +67,7 @@ export function progressPrinter(
                 `  tests failed: ${failed
                   .map(
                     (r) =>
-                      `\`${r.command}\` ${r.timed_out_after_s !== undefined ? `timed out after ${r.timed_out_after_s} s` : `exited ${r.exit_code}`}`,
+                      `\`${shownLine(r.command)}\` ${r.timed_out_after_s !== undefined ? `timed out after ${r.timed_out_after_s} s` : `exited ${r.exit_code}`}`,
                   )
                   .join(', ')}`,
               ),
@@ -82,7 +87,7 @@ export function progressPrinter(
         progress.line(`  committed ${short(e.commit_id)}: ${firstLine(e.message)}`);
         break;
       case 'warning':
-        err(st.yellow(`warning: ${e.message}`));
+        err(st.yellow(`warning: ${shownText(e.message)}`));
         break;
       default:
         break;

@@ -16,6 +16,9 @@ import { parseTodoTemplate, todoTemplate } from '../todo/edit-template.js';
 import { currentRepo, withStore, type RepoContext } from './context.js';
 import { editText } from './editor.js';
 import { printJson, style } from './format.js';
+import { redactDeep } from '../text/redact.js';
+import { visibleLine } from '../text/sanitize.js';
+import { shownLine } from '../text/shown.js';
 import { renderIterationDiff } from './job-diff-view.js';
 import { progressPrinter } from './job-progress.js';
 import type { DoOptions } from './job-run.js';
@@ -136,7 +139,7 @@ export async function jobDiff(
     }
   }
   const d = iterationDiff(job, ref, files);
-  if (o.json) return printJson({ ...d, diff, diff_error: diffError });
+  if (o.json) return printJson(redactDeep({ ...d, diff, diff_error: diffError }));
   process.stdout.write(renderIterationDiff(d, diff, diffError, style()) + '\n');
 }
 
@@ -199,8 +202,8 @@ async function runJob(
     },
   });
   const { job, runner, workspacePath, baseRev } = launched;
-  progress.line(st.bold(`job ${job.id}`) + ` for todo ${todo.id}: ${todo.title}`);
-  progress.line(`workspace ${workspacePath} at ${baseRev.slice(0, 10)}`);
+  progress.line(st.bold(`job ${job.id}`) + ` for todo ${todo.id}: ${shownLine(todo.title)}`);
+  progress.line(`workspace ${visibleLine(workspacePath)} at ${baseRev.slice(0, 10)}`);
   if (o.retriedFrom) progress.line(`retrying job ${o.retriedFrom}`);
 
   // Ctrl-C / SIGTERM in any stage: the runner cancels the agent and the tests,
@@ -243,7 +246,7 @@ function report(job: Job, finalCommit: string | null, st: ReturnType<typeof styl
   }
   process.stderr.write(
     st.red(`job ${job.id} ${job.status}`) +
-      `: ${job.failure_reason ?? 'no reason recorded'}\n` +
+      `: ${job.failure_reason ? shownLine(job.failure_reason) : 'no reason recorded'}\n` +
       `see: ii job show ${job.id} · ii job logs ${job.id} · retry: ii job retry ${job.id}\n`,
   );
   return 1;

@@ -1,4 +1,6 @@
-// Text renderings of jobs for `ii job list` and `ii job show` (pure).
+// Text renderings of jobs for `ii job list` and `ii job show` (pure). What
+// agents and tests wrote (titles, reasons, feedback, reviews) goes through
+// src/text/shown.ts: secrets redacted, control characters escaped.
 import { hostname } from 'node:os';
 import {
   changeColumn,
@@ -12,6 +14,8 @@ import {
 import type { Job, JobCommit } from '../model/job.js';
 import { shortestUniquePrefix } from '../model/prefix.js';
 import type { Todo } from '../model/todo.js';
+import { visibleLine } from '../text/sanitize.js';
+import { shownLine, shownText } from '../text/shown.js';
 import { age, type Style, table } from './format.js';
 
 export function pidAlive(pid: number): boolean {
@@ -45,7 +49,7 @@ export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, n
       j.changes.length ? String(j.changes.length) : NA,
       ch ? String(iterationCount(ch)) : NA,
       age(j.started_at, now),
-      todos.get(j.todo_id)?.title ?? NA,
+      shownLine(todos.get(j.todo_id)?.title ?? NA),
     ];
   });
   return table(['JOB', 'TODO', 'STAGE', 'STATUS', 'CHANGES', 'ITERATION', 'AGE', 'TITLE'], rows);
@@ -62,14 +66,14 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
   out.push(
     `${st.bold(`job ${job.id}`)}  ${job.status}${job.status === 'active' ? ` · ${job.stage}` : ''}${stale ? st.yellow('  (stale: its runner is gone)') : ''}  [${jobColumn(job)}]`,
   );
-  out.push(`  todo:      ${job.todo_id}  ${todo?.title ?? NA}`);
+  out.push(`  todo:      ${job.todo_id}  ${shownLine(todo?.title ?? NA)}`);
   out.push(
-    `  session:   ${job.session_id ?? NA}${job.workspace_path ? `  (workspace ${job.workspace_path})` : ''}`,
+    `  session:   ${job.session_id ?? NA}${job.workspace_path ? `  (workspace ${shownLine(job.workspace_path)})` : ''}`,
   );
   out.push(`  base rev:  ${job.base_rev ?? NA}`);
   out.push(`  started:   ${job.started_at} (${age(job.started_at, now)} ago)`);
   if (job.completed_at) out.push(`  ended:     ${job.completed_at}`);
-  if (job.failure_reason) out.push(`  reason:    ${job.failure_reason}`);
+  if (job.failure_reason) out.push(`  reason:    ${shownLine(job.failure_reason)}`);
   out.push(
     `  usage:     ${job.usage.input_tokens} in / ${job.usage.output_tokens} out tokens, ${money(job.usage.cost)}`,
   );
@@ -77,7 +81,7 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
   if (job.feedback) out.push('  feedback:', ...indent(job.feedback, 4));
   out.push('  agent sessions:');
   if (job.agent_sessions.length === 0) out.push('    none');
-  for (const a of job.agent_sessions) out.push(`    ${a.purpose.padEnd(15)} ${a.id}`);
+  for (const a of job.agent_sessions) out.push(`    ${a.purpose.padEnd(15)} ${visibleLine(a.id)}`);
   out.push('  changes:');
   if (job.changes.length === 0) out.push(`    ${NA} (no changes recorded)`);
   job.changes.forEach((ch, i) => {
@@ -85,7 +89,7 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
     const col = changeColumn(ch, job);
     const inProgress = isCurrentChange && job.status === 'active' && col !== 'Committed';
     out.push(
-      `    ${i + 1}. ${ch.change_id}  ${col}  (${ch.commits.length} iteration${ch.commits.length === 1 ? '' : 's'})${inProgress ? st.cyan('  ← in progress') : ''}`,
+      `    ${i + 1}. ${visibleLine(ch.change_id)}  ${col}  (${ch.commits.length} iteration${ch.commits.length === 1 ? '' : 's'})${inProgress ? st.cyan('  ← in progress') : ''}`,
     );
     ch.commits.forEach((c, k) => {
       const isCurrent = isCurrentChange && k === ch.commits.length - 1;
@@ -103,7 +107,10 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
   return out.join('\n');
 }
 
+/** Agent text, shown (redacted, escaped), each line indented by `n`. */
 function indent(text: string, n: number): string[] {
   const pad = ' '.repeat(n);
-  return text.split('\n').map((l) => pad + l);
+  return shownText(text)
+    .split('\n')
+    .map((l) => pad + l);
 }

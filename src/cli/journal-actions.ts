@@ -1,6 +1,7 @@
 // The bodies of ii job journal | note (definitions in journal.ts).
 import { appendNote, notesFile, writeJournal } from '../journal/index.js';
 import { currentRepo, withStore } from './context.js';
+import { visibleText } from '../text/sanitize.js';
 import { printJson } from './format.js';
 
 export async function jobJournal(id: string, o: { json?: boolean; force?: boolean }): Promise<void> {
@@ -10,7 +11,8 @@ export async function jobJournal(id: string, o: { json?: boolean; force?: boolea
     return writeJournal(s, s.dir, job.id, { repoRoot: repo.root, force: Boolean(o.force) });
   });
   if (o.json) return printJson(written.journal);
-  process.stdout.write(written.markdown);
+  // The builder redacted it; what an agent or a test wrote may still hold control characters.
+  process.stdout.write(visibleText(written.markdown));
 }
 
 export async function jobNote(id: string, words: string[]): Promise<void> {

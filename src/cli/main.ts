@@ -2,6 +2,7 @@
 // file per command group and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.js';
+import { visibleText } from '../text/sanitize.js';
 import { defaultArgv, registerDashboardCommand } from './dashboard.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerHelpCommand } from './help.js';
@@ -52,7 +53,8 @@ function exitCodeFor(err: unknown): number {
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
   if (err instanceof UserError) {
-    process.stderr.write(`ii: ${err.message}\n`);
+    // A message may quote a name or a line an agent wrote.
+    process.stderr.write(`ii: ${visibleText(err.message)}\n`);
     return err.exitCode;
   }
   process.stderr.write(

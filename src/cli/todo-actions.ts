@@ -1,6 +1,7 @@
 // The bodies of ii todo create | list | show (definitions in todo.ts).
 import { shortestUniquePrefix } from '../model/prefix.js';
 import type { Todo } from '../model/todo.js';
+import { shownLine, shownText } from '../text/shown.js';
 import { currentRepo, withStore } from './context.js';
 import { age, printJson, style, table } from './format.js';
 import type { TodoCreateOptions } from './todo.js';
@@ -40,7 +41,7 @@ export async function todoList(o: { status?: Todo['status']; json?: boolean }): 
       t.type,
       t.status,
       age(t.created_at),
-      t.title,
+      shownLine(t.title),
     ];
   });
   process.stdout.write(table(['ID', 'PRI', 'TYPE', 'STATUS', 'AGE', 'TITLE'], rows) + '\n');
@@ -51,13 +52,19 @@ export async function todoShow(id: string, o: { json?: boolean }): Promise<void>
   const t = await withStore((s) => s.todos.resolve(slug, id));
   if (o.json) return printJson(t);
   const lines = [
-    `todo ${t.id}: ${t.title}`,
+    `todo ${t.id}: ${shownLine(t.title)}`,
     `  status:   ${t.status}`,
     `  type:     ${t.type}`,
     `  priority: P${t.priority}`,
     `  deps:     ${t.deps.length ? t.deps.join(', ') : 'none'}`,
     `  created:  ${t.created_at}`,
   ];
-  if (t.description) lines.push('', ...t.description.split('\n').map((l) => `  ${l}`));
+  if (t.description)
+    lines.push(
+      '',
+      ...shownText(t.description)
+        .split('\n')
+        .map((l) => `  ${l}`),
+    );
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -3,6 +3,7 @@ import { cleanUpDeadRunner, describeCleanup } from '../job/dead-runner.js';
 import { localProbe } from '../job/stale.js';
 import { isStale } from '../model/derive.js';
 import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../session/workspaces.js';
+import { visibleLine } from '../text/sanitize.js';
 import { currentRepo, withStore } from './context.js';
 import { age, printJson, style, table, type Style } from './format.js';
 
@@ -46,12 +47,12 @@ function workspaceTable(rows: WorkspaceInfo[], st: Style, now = Date.now()): str
   return table(
     ['BRANCH', 'STATUS', 'TODO', 'BASE', 'UPDATED', 'PATH'],
     rows.map((w) => [
-      w.branch,
+      visibleLine(w.branch),
       !w.exists ? st.yellow('missing') : w.status === 'acquired' ? st.green('in use') : 'free',
       w.todo_id ?? '',
       w.base_rev ? w.base_rev.slice(0, 10) : 'N/A',
       age(w.updated_at, now),
-      w.path,
+      visibleLine(w.path),
     ]),
   );
 }

@@ -1,6 +1,7 @@
 // The journal builder: pure, from gathered inputs to a Journal. It never
 // throws for a gap in its inputs: a section it cannot fill is null, its
 // extraction says "none" and a warning says why.
+import { redactDeep } from '../text/redact.js';
 import type { GitFacts } from './git-facts.js';
 import type { JournalInputs } from './inputs.js';
 import {
@@ -121,5 +122,7 @@ export function buildJournal(i: JournalInputs): Journal {
     warnings,
     inputs: i.fingerprint,
   };
-  return journal;
+  // Every string, once more: a title, a review comment or a commit subject
+  // can quote a key as well as test output can (redaction is idempotent).
+  return redactDeep(journal);
 }

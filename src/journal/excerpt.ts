@@ -2,7 +2,7 @@
 // last EXCERPT_LINES lines, at most EXCERPT_BYTES bytes (marker included),
 // secrets redacted before anything is cut so a key split by the cut cannot
 // leak half of itself.
-import { redact } from './redact.js';
+import { redact } from '../text/redact.js';
 
 export const EXCERPT_LINES = 60;
 export const EXCERPT_BYTES = 5 * 1024;

@@ -4,7 +4,7 @@ export { buildJournal } from './build.js';
 export { journalJsonFile, journalMdFile, notesFile, stopFile } from './files.js';
 export { gatherInputs } from './gather.js';
 export { appendNote } from './notes.js';
-export { redact } from './redact.js';
+export { redact } from '../text/redact.js';
 export { renderJournalMd } from './render-md.js';
 export { Journal, JOURNAL_SCHEMA_VERSION } from './schema.js';
 export { StopFile, writeStopFile } from './stop-file.js';

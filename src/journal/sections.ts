@@ -7,7 +7,7 @@ import type { JobEvent } from '../state/events.js';
 import { eventsFile } from '../state/paths.js';
 import { excerpt } from './excerpt.js';
 import type { Head, JournalInputs } from './inputs.js';
-import { redact } from './redact.js';
+import { redact } from '../text/redact.js';
 import type {
   Identity,
   LastFailure,

@@ -14,6 +14,8 @@ import {
 import type { Job, JobChange, JobCommit } from '../model/job.js';
 import type { BoardLevel, DashboardState } from './state.js';
 import { count } from './count.js';
+import { visibleLine } from '../text/sanitize.js';
+import { shownLine, shownLines } from '../text/shown.js';
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'dim' | 'active' | null;
 
@@ -59,7 +61,9 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
     job.status === 'active'
       ? `${job.stage}${ch ? ` · c${job.changes.length} i${iterationCount(ch)}` : ''}`
       : job.status === 'failed'
-        ? (job.failure_reason ?? 'failed')
+        ? job.failure_reason
+          ? shownLine(job.failure_reason)
+          : 'failed'
         : count(job.changes.length, 'change');
   const tone: Tone = stale
     ? 'warn'
@@ -74,7 +78,7 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
     key: job.id,
     // The title leads: at 80 columns a card is a dozen characters wide, and
     // the todo's title is what tells jobs apart; the id comes last.
-    title: `${stale ? '⚠ STALE ' : ''}${title}`,
+    title: `${stale ? '⚠ STALE ' : ''}${shownLine(title)}`,
     detail: `${where}${money(job.usage.cost)} · ${job.id.slice(0, 7)}`,
     tone,
     stale,
@@ -102,7 +106,7 @@ export function changeCard(job: Job, change: JobChange, index: number): CardData
   const col = changeColumn(change, job);
   return {
     key: String(index),
-    title: `#${index + 1} ${change.change_id.slice(0, 9)}`,
+    title: `#${index + 1} ${visibleLine(change.change_id.slice(0, 9))}`,
     detail: `${change.commits.length} iter · ${commitOutcome(last)}`,
     tone: col === 'Committed' ? 'ok' : col === 'Abandoned' ? 'dim' : 'active',
     stale: false,
@@ -117,7 +121,7 @@ function buildChanges(job: Job | undefined): ColumnData[] {
 }
 
 export function commitCard(commit: JobCommit, index: number, version: string): CardData {
-  const subject = commit.draft_message.split('\n')[0] || '(no message yet)';
+  const subject = shownLines(commit.draft_message)[0] || '(no message yet)';
   const adds = commit.files.reduce((n, f) => n + f.additions, 0);
   const dels = commit.files.reduce((n, f) => n + f.deletions, 0);
   return {

@@ -3,8 +3,15 @@
 // state they change; components bind with useStore(store, selector).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { FileChange, Job } from '../model/job.js';
+import { redact } from '../text/redact.js';
 import { keepSelection, reduceNav, sanitizeNav, type NavAction } from './nav.js';
 import { initialNav, type CodeDiff, type DashboardState } from './state.js';
+
+/**
+ * The live pane's lines with secrets redacted, as one text: a private key
+ * block spans lines. (Control characters are escaped where lines are drawn.)
+ */
+const redactLines = (lines: string[]) => redact(lines.join('\n')).split('\n');
 
 /** Lines kept per job in the live pane (the pane shows the last ones). */
 export const LIVE_LINES = 500;
@@ -118,12 +125,12 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
         set({ todoTitles: { ...get().todoTitles, ...titles } });
       },
       setLive(jobId, lines) {
-        set({ live: { ...get().live, [jobId]: lines.slice(-LIVE_LINES) } });
+        set({ live: { ...get().live, [jobId]: redactLines(lines.slice(-LIVE_LINES)) } });
       },
       appendLive(jobId, lines) {
         if (lines.length === 0) return;
         const cur = get().live[jobId] ?? [];
-        set({ live: { ...get().live, [jobId]: [...cur, ...lines].slice(-LIVE_LINES) } });
+        set({ live: { ...get().live, [jobId]: [...cur, ...redactLines(lines)].slice(-LIVE_LINES) } });
       },
       setFiles(jobId, files) {
         set({ files: { ...get().files, [jobId]: files } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redact } from '../../src/journal/redact.js';
+import { REDACTED, redact, redactDeep } from '../../src/text/redact.js';
 
 // Built by concatenation so the fixtures themselves never look like live keys to a scanner.
 const k = (...parts: string[]) => parts.join('');
@@ -32,6 +32,55 @@ describe('redact: each secret shape', () => {
     ['quoted assignment', 'password = "correct horse battery"', 'correct horse'],
     ['JSON key', '{"api_key": "zzz-top-secret-zzz", "name": "x"}', 'top-secret'],
     ['URL credentials', 'remote https://bob:pa55word@example.com/repo.git', 'pa55word'],
+    [
+      'npm token',
+      `//registry.npmjs.org/:_authToken=${k('npm_', 'abcdefghijklmnopqrstuvwxyz0123456789')}`,
+      'npm_abcdef',
+    ],
+    ['npm token alone', `using ${k('npm_', 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789')} now`, 'AbCdEfGh'],
+    [
+      'GitHub fine-grained token, full length',
+      k(
+        'github_pat_',
+        '11AAAAAAA0aaaaaaaaaaaa_',
+        'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+      ),
+      '11AAAAAAA0',
+    ],
+    [
+      'GitLab token',
+      `git remote add o https://x:${k('glpat-', 'aBcDeFgHiJkLmNoPqRsT')}@gitlab.com/x`,
+      'aBcDeFgH',
+    ],
+    ['GitLab token alone', `PRIVATE ${k('glpat-', 'xyzXYZ0123456789abcd.01.0z1y2x3w4')} x`, 'xyzXYZ'],
+    [
+      'JWT',
+      `id_token: ${k('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', '.', 'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ', '.', 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c')}`,
+      'SflKxwRJ',
+    ],
+    [
+      'AWS secret key, credentials file',
+      `aws_secret_access_key = ${k('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY')}`,
+      'wJalrXUtn',
+    ],
+    [
+      'AWS secret key, env dump',
+      `AWS_SECRET_ACCESS_KEY=${k('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY')}`,
+      'wJalrXUtn',
+    ],
+    [
+      'AWS secret key, YAML',
+      `aws_secret_access_key: "${k('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY')}"`,
+      'wJalrXUtn',
+    ],
+    ['env dump _API_KEY', 'MY_API_KEY=abc', 'abc'],
+    ['env dump _KEY', 'SIGNING_KEY=0f1e2d3c4b5a', '0f1e2d3c'],
+    ['env dump _TOKEN', 'SENTRY_AUTH_TOKEN=sntrys_abcdef123', 'sntrys_'],
+    ['env dump _SECRET', 'JWT_SECRET=supersecretvalue', 'supersecretvalue'],
+    ['env dump _PASSWORD', 'export PGPASSWORD_X=1 DB_PASSWORD=hunter2', 'hunter2'],
+    ['basic auth header', 'Authorization: Basic dXNlcjpwYXNzd29yZA==', 'dXNlcjpw'],
+    ['API key header', 'curl -H "X-Api-Key: 0123456789abcdef0123" https://api', '0123456789abcdef'],
+    ['GitLab private token header', 'PRIVATE-TOKEN: abcdefgh12345678', 'abcdefgh12345678'],
   ];
   for (const [name, input, leaked] of cases)
     it(name, () => {
@@ -64,6 +113,14 @@ describe('redact: each secret shape', () => {
     expect(redact('Authorization: Bearer abcdefghijklmnop')).toBe(`Authorization: Bearer ${REDACTED}`);
   });
 
+  it('redacts the strings of a JSON value, keeping its keys and shape', () => {
+    const v = { a: ['MY_API_KEY=abc', 3], b: { 'password=x': null, c: 'plain' } };
+    expect(redactDeep(v)).toEqual({
+      a: [`MY_API_KEY=${REDACTED}`, 3],
+      b: { 'password=x': null, c: 'plain' },
+    });
+  });
+
   it('is idempotent', () => {
     const once = redact(`token=abc ${k('sk-ant-', 'abcdefghijklmnopqrstuvwxyz')} password = "x y"`);
     expect(redact(once)).toBe(once);
@@ -86,6 +143,20 @@ describe('redact: ordinary text is untouched', () => {
     '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
     '',
     'unicode: naïve café 日本語 ✓',
+    // Near misses: code, configuration and output that only look like secrets.
+    'const apiKey = process.env.API_KEY; const key = cache_key(id);',
+    'tokenizer=bert-base-uncased max_new_tokens=256',
+    'sort_key=name primary_key=id foreign_key=user_id cache_key=v1',
+    'MONKEY=banana KEYBOARD=us API_KEY_FILE',
+    'commit 3f786850e387550fdab836ed7e6dc881de23001b\nMerge: 1a2b3c4 5d6e7f8\nindex 83db48f..bf269f4 100644',
+    'request 123e4567-e89b-12d3-a456-426614174000 done in 12 ms',
+    '✓ decodes dGhpcyBpcyBhIGxvbmcgYmFzZTY0IHN0cmluZyBpbiBhIHRlc3QgbmFtZQ== correctly',
+    'sha512-Q2x5b2dnZWRVcExvbmdCYXNlNjRJbnRlZ3JpdHlIYXNoVmFsdWVGb3JBUGFja2FnZQ== integrity',
+    'eyJ alone, and eyJabc.def',
+    'npm_config_cache=/tmp/npm and npm_lifecycle_event=test',
+    'the token: string; password?: string | undefined;',
+    'x-api-key header is missing',
+    'Authorization: Basic realm',
   ];
   for (const text of ordinary) it(JSON.stringify(text.slice(0, 40)), () => expect(redact(text)).toBe(text));
 });

@@ -1,5 +1,6 @@
 // Secrets are redacted from anything incrementum shows or writes for people
-// (journals, test-output excerpts, logs in the CLI and the dashboard): test
+// (journals, test-output excerpts, `ii job logs` and `ii job show`, the
+// dashboard's live pane, log view and details, diffs): test
 // commands and agents print environment dumps, config files and curl lines,
 // and a journal is the kind of file that gets pasted into an issue.
 //
@@ -35,12 +36,35 @@ const RULES: Rule[] = [
   { name: 'google api key', re: /\bAIza[0-9A-Za-z_-]{35}/g },
   { name: 'github token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}/g },
   { name: 'github fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}/g },
+  // glpat-<20> and the newer glpat-<base64>.<version>.<crc> shape.
+  { name: 'gitlab token', re: /\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-[A-Za-z0-9_.-]{20,}/g },
+  { name: 'npm token', re: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  // Header and payload are base64url JSON objects, so both start with eyJ ({").
+  { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
   { name: 'slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
   { name: 'aws access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
+  {
+    // ~/.aws/credentials and env dumps: `aws_secret_access_key = wJalr...`,
+    // `AWS_SECRET_ACCESS_KEY: "..."`, whatever the separator and quotes.
+    name: 'aws secret access key',
+    re: /\b(aws_secret_access_key["']?\s*[=:]\s*["']?)(?!\[REDACTED\])[A-Za-z0-9/+=]{16,}/gi,
+    to: (_m, head: string) => `${head}${REDACTED}`,
+  },
   {
     name: 'bearer token',
     re: /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{12,}/gi,
     to: (_m, word: string, space: string) => `${word}${space}${REDACTED}`,
+  },
+  {
+    name: 'basic auth header',
+    re: /\b(Authorization:\s*Basic)(\s+)[A-Za-z0-9+/=]{8,}/gi,
+    to: (_m, word: string, space: string) => `${word}${space}${REDACTED}`,
+  },
+  {
+    // HTTP headers that carry a key on their own (curl -H, request dumps).
+    name: 'key header',
+    re: /\b((?:x-)?(?:api-key|auth-token|access-token)|private-token)(:[ \t]*)(?!\[REDACTED\])[^\s"']{8,}/gi,
+    to: (_m, name: string, sep: string) => `${name}${sep}${REDACTED}`,
   },
   {
     // user:password@host in a URL.
@@ -68,6 +92,14 @@ const RULES: Rule[] = [
     re: new RegExp(String.raw`(\b${KEY}=)(?![=\s"']|\[REDACTED\])[^\s"'&;,)]+`, 'gi'),
     to: (_m, head: string) => `${head}${REDACTED}`,
   },
+  {
+    // Environment dumps and .env files: an upper-case name ending in _KEY,
+    // _TOKEN, _SECRET, ... (`MY_API_KEY=abc`, `SIGNING_KEY=...`). Upper case
+    // only: code is full of sort_key=, cache_key=, primary_key=.
+    name: 'env secret',
+    re: /\b([A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH)=)(?![\s"']|\[REDACTED\])[^\s"'&;,)]+/g,
+    to: (_m, head: string) => `${head}${REDACTED}`,
+  },
 ];
 
 /** `text` with every secret shape above replaced by [REDACTED]. */
@@ -81,6 +113,21 @@ export function redact(text: string): string {
         : out.replace(r.re, r.to ?? REDACTED);
   }
   return out;
+}
+
+/**
+ * `value` with redact() applied to every string in it (keys kept): for JSON
+ * output, where redacting the JSON text itself could cut an escape in half.
+ */
+export function redactDeep<T>(value: T): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map(redactDeep) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v);
+    return out as T;
+  }
+  return value;
 }
 
 /** The names of the shapes redact() knows (for docs and tests). */
