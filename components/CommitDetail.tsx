@@ -30,6 +30,9 @@ export function commitDetailLines(
   const commit = job.changes[change]?.commits[iteration];
   if (!commit) return ['this iteration is gone'];
   const out: string[] = [];
+  // The commit stage rewrote the accepted iteration: the final commit is what a user merges.
+  if (commit.iteration_commit_id)
+    out.push(`final commit: ${commit.commit_id}  (iteration ${commit.iteration_commit_id.slice(0, 10)})`, '');
   out.push('draft message:', ...shownLines(commit.draft_message || '(none yet)').map((l) => `  ${l}`), '');
   out.push(
     `tests: ${commit.tests_passed == null ? 'not run' : commit.tests_passed ? 'passed' : 'FAILED'}`,

@@ -11,6 +11,7 @@ import {
   type ClientConnection,
 } from '@agentclientprotocol/sdk';
 import type { FileChange, Usage } from '../model/index.js';
+import { fromMicros, MAX_MICROS, normalizeUsage, toMicros } from '../model/usage.js';
 import { PathChanged, readConfined, writeConfined } from './confined-fs.js';
 import { FileTracker } from './file-tracker.js';
 import { lineStream } from './line-stream.js';
@@ -46,16 +47,13 @@ const STOP_REASONS = new Set<StopReason>([
 ]);
 const STDERR_TAIL = 2000;
 
-const usageOf = (u: Usage): Usage => ({
-  input_tokens: u.input_tokens,
-  output_tokens: u.output_tokens,
-  cost: u.cost,
-});
+const usageOf = (u: Usage): Usage => normalizeUsage(u);
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
 interface Turn {
   cancelled: boolean;
   text: string;
+  /** The session's cost in micro-dollars when the turn began. */
   costAtStart: number;
   /** Rejects the turn from outside (crash, timeout, close). */
   fail: (err: Error) => void;
@@ -76,8 +74,12 @@ export class AcpSession implements AgentSession {
   /** Set by cancel() until the next prompt. */
   private cancelled = false;
   private total: Usage = { input_tokens: 0, output_tokens: 0, cost: 0 };
-  /** The agent's cumulative session cost, from its last usage_update. */
-  private cost = 0;
+  /**
+   * Cost in whole micro-dollars (model/usage.ts): the session's total, and
+   * the agent's cumulative figure from its last usage_update.
+   */
+  private costMicros = 0;
+  private reportedMicros = 0;
   private tools = new Map<string, { title: string; kind?: string }>();
   private closing: Promise<void> | null = null;
   private readonly grace: StopGrace;
@@ -321,10 +323,13 @@ export class AcpSession implements AgentSession {
           });
         return;
       case 'usage_update': {
+        // claude-agent-acp: {used, size, cost: {amount, currency}}, the cost cumulative.
         const cost = isObj(u.cost) && typeof u.cost.amount === 'number' ? u.cost.amount : undefined;
-        if (cost !== undefined && cost >= 0) {
-          this.total.cost += Math.max(0, cost - this.cost);
-          this.cost = cost;
+        if (cost !== undefined && Number.isFinite(cost) && cost >= 0) {
+          const micros = toMicros(cost);
+          this.costMicros = Math.min(MAX_MICROS, this.costMicros + Math.max(0, micros - this.reportedMicros));
+          this.reportedMicros = micros;
+          this.total.cost = fromMicros(this.costMicros);
           this.activity({ kind: 'usage', usage: usageOf(this.total) });
         }
         return;
@@ -340,7 +345,10 @@ export class AcpSession implements AgentSession {
   private promptResult(r: Obj): void {
     const u = r.usage;
     if (!isObj(u)) return;
-    const n = (v: unknown) => (typeof v === 'number' && v >= 0 ? Math.floor(v) : 0);
+    const n = (v: unknown) =>
+      typeof v === 'number' && Number.isFinite(v) && v >= 0
+        ? Math.min(Number.MAX_SAFE_INTEGER, Math.floor(v))
+        : 0;
     this.lastTurnTokens = { input: n(u.inputTokens), output: n(u.outputTokens) };
   }
 
@@ -350,7 +358,7 @@ export class AcpSession implements AgentSession {
     if (this.turn) throw new Error('a prompt is already running in this agent session');
     let fail!: (e: Error) => void;
     const failed = new Promise<never>((_, reject) => (fail = reject));
-    const turn: Turn = { cancelled: false, text: '', costAtStart: this.total.cost, fail, settled: failed };
+    const turn: Turn = { cancelled: false, text: '', costAtStart: this.costMicros, fail, settled: failed };
     this.turn = turn;
     this.cancelled = false;
     this.lastTurnTokens = null;
@@ -379,7 +387,7 @@ export class AcpSession implements AgentSession {
       const usage: Usage = {
         input_tokens: tokens.input,
         output_tokens: tokens.output,
-        cost: Math.max(0, this.total.cost - turn.costAtStart),
+        cost: fromMicros(Math.max(0, this.costMicros - turn.costAtStart)),
       };
       if (this.lastTurnTokens) this.activity({ kind: 'usage', usage: usageOf(this.total) });
       return { stopReason, usage, text: turn.text };

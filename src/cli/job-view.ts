@@ -11,7 +11,8 @@ import {
   jobColumn,
   NA,
 } from '../model/derive.js';
-import type { Job, JobCommit } from '../model/job.js';
+import type { Job, JobCommit, Usage } from '../model/job.js';
+import { formatCost, USAGE_STAGES, usageByStage } from '../model/usage.js';
 import { shortestUniquePrefix } from '../model/prefix.js';
 import type { Todo } from '../model/todo.js';
 import { visibleLine } from '../text/sanitize.js';
@@ -58,7 +59,7 @@ export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, n
 const tests = (c: JobCommit, st: Style) =>
   c.tests_passed == null ? st.dim('not run') : c.tests_passed ? st.green('passed') : st.red('failed');
 
-const money = (n: number) => `$${n.toFixed(4)}`;
+const usageLine = (u: Usage) => `${u.input_tokens} in / ${u.output_tokens} out tokens, ${formatCost(u.cost)}`;
 
 export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now()): string {
   const out: string[] = [];
@@ -74,14 +75,21 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
   out.push(`  started:   ${job.started_at} (${age(job.started_at, now)} ago)`);
   if (job.completed_at) out.push(`  ended:     ${job.completed_at}`);
   if (job.failure_reason) out.push(`  reason:    ${shownLine(job.failure_reason)}`);
-  out.push(
-    `  usage:     ${job.usage.input_tokens} in / ${job.usage.output_tokens} out tokens, ${money(job.usage.cost)}`,
-  );
+  out.push(`  usage:     ${usageLine(job.usage)}`);
+  const { by } = usageByStage(job.agent_sessions);
+  for (const stage of USAGE_STAGES) {
+    const u = by[stage];
+    if (u)
+      out.push(
+        `    ${stage.padEnd(15)} ${usageLine(u)}  (${u.sessions} session${u.sessions === 1 ? '' : 's'})`,
+      );
+  }
   out.push(`  auto-commit: ${job.auto_commit ? 'on' : 'off'}`);
   if (job.feedback) out.push('  feedback:', ...indent(job.feedback, 4));
   out.push('  agent sessions:');
   if (job.agent_sessions.length === 0) out.push('    none');
-  for (const a of job.agent_sessions) out.push(`    ${a.purpose.padEnd(15)} ${visibleLine(a.id)}`);
+  for (const a of job.agent_sessions)
+    out.push(`    ${a.purpose.padEnd(15)} ${a.id}${a.usage ? `  ${usageLine(a.usage)}` : ''}`);
   out.push('  changes:');
   if (job.changes.length === 0) out.push(`    ${NA} (no changes recorded)`);
   job.changes.forEach((ch, i) => {

@@ -9,7 +9,8 @@ import { dirname } from 'node:path';
 import type { AgentSession } from '../agent/types.js';
 import { UserError } from '../errors.js';
 import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
-import { addUsage, currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
+import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
+import { addUsage } from '../model/usage.js';
 import type { AgentPurpose, Job, JobReview, Usage } from '../model/job.js';
 import { appendEvent, type JobEventType } from '../state/events.js';
 import { transcriptFile } from '../state/paths.js';
@@ -230,7 +231,7 @@ export class JobRunner {
         this.warn(`auto-commit failed: ${(err as Error).message}`);
       }
     });
-    job = store.jobs.addUsage(jobId, turn.usage);
+    job = this.job();
     const changed = (await vcs.hasChanges(ws)) || (await this.head()) !== headBefore;
     if (!changed) {
       clearProtocolFile(ws, this.o.repoRoot, COMMIT_MESSAGE_FILE);
@@ -343,7 +344,6 @@ export class JobRunner {
     await this.enter('committing');
     clearProtocolFile(ws, repoRoot, COMMIT_MESSAGE_FILE);
     const turn = await this.agentTurn('commit-message', await this.render('commit-message', {}));
-    store.jobs.addUsage(jobId, turn.usage);
     const cur = currentCommit(this.job());
     const agentMessage =
       takeProtocolFile(ws, repoRoot, COMMIT_MESSAGE_FILE)?.trim() ||
@@ -351,7 +351,14 @@ export class JobRunner {
       this.defaultMessage();
     const message = (await this.render('commit', { Message: agentMessage })).trim() + '\n';
     const sha = (this.knownHead = await vcs.describe(ws, message));
-    store.jobs.updateCurrentCommit(jobId, { usage: addUsage(cur?.usage ?? turn.usage, turn.usage) });
+    // Describing rewrites the iteration's commit: the job keeps the final id
+    // (the one a user merges) and the iteration's own id beside it.
+    store.jobs.updateCurrentCommit(jobId, {
+      usage: cur ? addUsage(cur.usage, turn.usage) : turn.usage,
+      ...(cur && cur.commit_id !== sha
+        ? { commit_id: sha, iteration_commit_id: cur.iteration_commit_id ?? cur.commit_id }
+        : {}),
+    });
     const changeId = currentChange(this.job())?.change_id ?? '';
     this.log('info', { message: `committed ${sha}`, commit_id: sha, change_id: changeId });
     this.emit({ type: 'committed', change_id: changeId, commit_id: sha, message });
@@ -388,10 +395,9 @@ export class JobRunner {
   private async verdict(
     purpose: 'review' | 'project-review',
   ): Promise<{ ok: true; review: JobReview; usage: Usage } | { ok: false; reason: string; usage: Usage }> {
-    const { store, jobId, workspacePath: ws, repoRoot } = this.o;
+    const { workspacePath: ws, repoRoot } = this.o;
     clearProtocolFile(ws, repoRoot, FEEDBACK_FILE);
     const turn = await this.agentTurn(purpose, await this.render(purpose, {}));
-    store.jobs.addUsage(jobId, turn.usage);
     const parsed = parseFeedback(takeProtocolFile(ws, repoRoot, FEEDBACK_FILE));
     if (!parsed.ok) return { ok: false, reason: parsed.reason, usage: turn.usage };
     return {
@@ -462,6 +468,13 @@ export class JobRunner {
     } finally {
       this.current = null;
       await session.close().catch((e: unknown) => this.warn(`closing the ${purpose} agent: ${String(e)}`));
+      // What the session cost counts whether or not its turn succeeded: the
+      // session's own record (the journal's usage per stage) and the job's total.
+      try {
+        store.jobs.recordAgentUsage(jobId, id, session.usage());
+      } catch (e) {
+        this.warn(`could not record the ${purpose} agent's usage: ${String(e)}`);
+      }
     }
   }
 

@@ -3,6 +3,7 @@
 // came from a file or a command was redacted by the builder already.
 import { NA } from '../model/derive.js';
 import type { Usage } from '../model/job.js';
+import { formatCost, USAGE_STAGES } from '../model/usage.js';
 import type { Journal } from './schema.js';
 
 const short = (sha: string | null | undefined): string => (sha ? sha.slice(0, 12) : NA);
@@ -29,7 +30,7 @@ function fenced(text: string, lang = 'text'): string {
 const cell = (s: string): string => s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
 
 const usageLine = (u: Usage): string =>
-  `${u.input_tokens.toLocaleString('en-US')} in / ${u.output_tokens.toLocaleString('en-US')} out, $${u.cost.toFixed(4)}`;
+  `${u.input_tokens.toLocaleString('en-US')} in / ${u.output_tokens.toLocaleString('en-US')} out, ${formatCost(u.cost)}`;
 
 const TERMINAL: Record<Journal['status']['terminal_state'], string> = {
   complete: 'complete',
@@ -126,8 +127,10 @@ export function renderJournalMd(j: Journal): string {
   p('## Usage', '');
   const u = j.usage;
   p(`- Total: ${usageLine(u.total)}`);
-  for (const [stage, s] of Object.entries(u.by_stage))
+  for (const stage of USAGE_STAGES) {
+    const s = u.by_stage[stage];
     if (s) p(`- ${stage} (${s.sessions} session${s.sessions === 1 ? '' : 's'}): ${usageLine(s)}`);
+  }
   if (u.unattributed.input_tokens + u.unattributed.output_tokens + u.unattributed.cost > 0)
     p(`- Not attributed to a stage: ${usageLine(u.unattributed)}`);
   p('');

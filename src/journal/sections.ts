@@ -1,8 +1,9 @@
 // The journal's sections, one pure function each: inputs in, the section (or
 // null), where it came from, and the warnings explaining any gap out.
 import { createHash } from 'node:crypto';
-import { addUsage, isChangeComplete } from '../model/derive.js';
-import { ZERO_USAGE, type AgentPurpose, type Job, type JobCommit, type Usage } from '../model/job.js';
+import { isChangeComplete } from '../model/derive.js';
+import { subtractUsage, usageByStage } from '../model/usage.js';
+import type { Job, JobCommit } from '../model/job.js';
 import type { JobEvent } from '../state/events.js';
 import { eventsFile } from '../state/paths.js';
 import { excerpt } from './excerpt.js';
@@ -15,7 +16,6 @@ import type {
   NextAction,
   Notes,
   Phase,
-  StageUsage,
   Status,
   TerminalState,
   UsageSection,
@@ -40,17 +40,21 @@ const short = (sha: string): string => sha.slice(0, 12);
 const allCommits = (job: Job): JobCommit[] => job.changes.flatMap((c) => c.commits);
 
 /**
- * The head of the accepted work: the commit the runner's last commit stage
- * produced (an `info` event with a commit_id), or the base when nothing was
- * accepted. The job record cannot tell it: describing a commit changes its sha.
+ * The head of the accepted work: the final commit of the last accepted change
+ * (the job record keeps it since the commit stage rewrites the iteration), or
+ * for records from before that, the commit the runner's last commit stage
+ * logged (an `info` event with a commit_id); the base when nothing was accepted.
  */
 export function acceptedHead(job: Job, events: JobEvent[] | null): Head {
-  const verified = job.changes.filter(isChangeComplete).length;
+  const accepted = job.changes.filter(isChangeComplete);
+  const verified = accepted.length;
   if (verified === 0) {
     return job.base_rev
       ? { sha: job.base_rev, source: 'job record (base: nothing accepted)' }
       : { unknown: 'the job record has no base revision' };
   }
+  const final = accepted.at(-1)?.commits.at(-1);
+  if (final?.iteration_commit_id) return { sha: final.commit_id, source: 'job record (final commit)' };
   if (!events)
     return {
       unknown: `the job accepted ${verified} change${verified === 1 ? '' : 's'}, but without the event log the commits are unknown`,
@@ -326,28 +330,13 @@ export function notes(i: JournalInputs): Section<Notes | null> {
   );
 }
 
-const sub = (a: Usage, b: Usage): Usage => ({
-  input_tokens: Math.max(0, a.input_tokens - b.input_tokens),
-  output_tokens: Math.max(0, a.output_tokens - b.output_tokens),
-  cost: Math.max(0, Math.round((a.cost - b.cost) * 1e6) / 1e6),
-});
-
 export function usage(job: Job): Section<UsageSection> {
-  const by: Partial<Record<AgentPurpose, StageUsage>> = {};
-  let attributed: Usage = { ...ZERO_USAGE };
-  let withUsage = 0;
-  for (const s of job.agent_sessions) {
-    if (!s.usage) continue;
-    withUsage++;
-    const prev = by[s.purpose] ?? { ...ZERO_USAGE, sessions: 0 };
-    by[s.purpose] = { ...addUsage(prev, s.usage), sessions: prev.sessions + 1 };
-    attributed = addUsage(attributed, s.usage);
-  }
+  const { by, attributed, recorded } = usageByStage(job.agent_sessions);
   const n = job.agent_sessions.length;
   return section(
-    { by_stage: by, total: job.usage, unattributed: sub(job.usage, attributed) },
+    { by_stage: by, total: job.usage, unattributed: subtractUsage(job.usage, attributed) },
     n === 0
       ? 'job record'
-      : `job record (${withUsage} of ${n} agent session${n === 1 ? '' : 's'} recorded their own usage)`,
+      : `job record (${recorded} of ${n} agent session${n === 1 ? '' : 's'} recorded their own usage)`,
   );
 }

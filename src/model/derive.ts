@@ -1,5 +1,5 @@
 // Derived state: computed from a stored Job, never stored itself.
-import type { Job, JobChange, JobCommit, JobStage, JobStatus, Usage } from './job.js';
+import type { Job, JobChange, JobCommit, JobStage, JobStatus } from './job.js';
 
 /** The change the job is working on: its last one, or null for a job with none. */
 export function currentChange(job: Pick<Job, 'changes'>): JobChange | null {
@@ -109,15 +109,6 @@ export function commitColumn(
     return ctx.isCurrent && ctx.job.status === 'active' && ctx.job.stage === 'testing' ? 'Testing' : 'Draft';
   }
   return 'Reviewing';
-}
-
-/** Sum of usages; used for job totals and per-stage figures. */
-export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cost: Math.round((a.cost + b.cost) * 1e6) / 1e6,
-  };
 }
 
 /** How long without a heartbeat before an active job counts as stale. */

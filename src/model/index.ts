@@ -2,4 +2,5 @@ export * from './todo.js';
 export * from './session.js';
 export * from './job.js';
 export * from './derive.js';
+export * from './usage.js';
 export * from './enums.js';

@@ -19,7 +19,10 @@ export type AgentPurpose = z.infer<typeof AgentPurpose>;
 export const Usage = z.object({
   input_tokens: z.number().int().nonnegative().default(0),
   output_tokens: z.number().int().nonnegative().default(0),
-  /** In the agent's currency, normally USD. */
+  /**
+   * In the agent's currency, normally USD, rounded to the micro-dollar: stored
+   * as whole micro-dollars and summed as such (src/model/usage.ts).
+   */
   cost: z.number().nonnegative().default(0),
 });
 export type Usage = z.infer<typeof Usage>;
@@ -78,7 +81,18 @@ export type TestResult = z.infer<typeof TestResult>;
 
 /** One iteration of a change: the commit the agent's work produced. */
 export const JobCommit = z.object({
+  /**
+   * The commit of this iteration; for the accepted iteration of a change,
+   * after the commit stage, the final commit (the one with the final
+   * message, which a user merges).
+   */
   commit_id: z.string(),
+  /**
+   * The iteration's own commit once the commit stage rewrote it with the
+   * final message (same tree and parent, new id); null until then. The
+   * change's iteration ref (refs/incrementum/changes/<id>/<n>) points here.
+   */
+  iteration_commit_id: z.string().nullable().default(null),
   draft_message: z.string().default(''),
   /** null until the tests ran. */
   tests_passed: z.boolean().nullable().default(null),

@@ -57,6 +57,7 @@ export type NewCommit = Partial<JobCommit> & { commit_id: string };
 /** Fields of the current commit the runner fills in as an iteration goes on. */
 export interface CommitUpdate {
   commit_id?: string;
+  iteration_commit_id?: string | null;
   draft_message?: string;
   tests_passed?: boolean | null;
   test_results?: TestResult[];
@@ -90,6 +91,11 @@ export interface JobStore {
   setFeedback(id: string, feedback: string | null): Job;
   setSession(id: string, session_id: string, workspace_path: string): Job;
   addAgentSession(id: string, ref: AgentSessionRef): Job;
+  /**
+   * Records the usage an agent session reported over its whole life and adds
+   * it to the job's total, in one transaction (call it once per session).
+   */
+  recordAgentUsage(id: string, agentSessionId: string, usage: Usage): Job;
   appendChange(id: string, change_id: string): JobChange;
   /** Appends an iteration commit to the job's current change. */
   appendCommit(id: string, commit: NewCommit): JobCommit;

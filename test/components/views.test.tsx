@@ -3,6 +3,7 @@ import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
 import { Board, columnWidths } from '../../components/Board.js';
 import { Card } from '../../components/Card.js';
+import { CommitDetail, commitDetailLines } from '../../components/CommitDetail.js';
 import { columnTitle, windowStart } from '../../components/Column.js';
 import { jobCard } from '../../src/live/board.js';
 import {
@@ -84,4 +85,29 @@ it('renders a board and a card alone', async () => {
     />,
   );
   await frameWith(app.lastFrame, 'Left (1)', 'Right (0)', 'lonely card');
+});
+
+it('the commit detail names the final commit of an accepted iteration, and the iteration it came from', async () => {
+  fx = dashFixture();
+  const job = makeJob(fx.state, { title: 'final', changes: 1 });
+  const commit = job.changes[0]!.commits.at(-1)!;
+  const final = { ...commit, commit_id: 'f'.repeat(40), iteration_commit_id: commit.commit_id };
+  const committed = { ...job, changes: [{ ...job.changes[0]!, commits: [final] }] };
+  const lines = commitDetailLines(committed, 0, 0, undefined);
+  expect(lines[0]).toBe(`final commit: ${'f'.repeat(40)}  (iteration ${commit.commit_id.slice(0, 10)})`);
+  app = render(
+    <CommitDetail
+      job={committed}
+      change={0}
+      iteration={0}
+      code={undefined}
+      width={100}
+      height={10}
+      scroll={0}
+      color={false}
+    />,
+  );
+  await frameWith(app.lastFrame, `iteration 1 ${'f'.repeat(10)}`, 'final commit: ffff');
+  // An iteration not yet committed has no such line.
+  expect(commitDetailLines(job, 0, 0, undefined)[0]).toBe('draft message:');
 });

@@ -186,7 +186,8 @@ describe('jobs.listJson', () => {
       ],
       [],
     ]);
-    expect(full.usage.cost).toBe(0.1 + 0.2);
+    // Summed as whole micro-dollars: 0.3, where adding the floats gave 0.30000000000000004.
+    expect(full.usage.cost).toBe(0.3);
     expect(full.agent_sessions.map((a) => Object.keys(a))).toEqual([
       ['purpose', 'id', 'transcript', 'started_at'],
       ['purpose', 'id', 'transcript', 'started_at', 'usage'],

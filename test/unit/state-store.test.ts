@@ -169,6 +169,50 @@ describe('job mutations', () => {
     expect(store.jobs.list('r', { status: 'completed' })).toHaveLength(1);
   });
 
+  it('costs add up in whole micro-dollars: no float noise in the total, the sessions or the commits', () => {
+    const job = store.jobs.create('r', { todo_id: 't' });
+    store.jobs.addAgentSession(job.id, { purpose: 'implement', id: 'a1', transcript: '/t/a1' });
+    store.jobs.addAgentSession(job.id, { purpose: 'review', id: 'a2', transcript: '/t/a2' });
+    // 0.0117 + 0.0117 is 0.023399999999999997 in floats.
+    store.jobs.recordAgentUsage(job.id, 'a1', { input_tokens: 10, output_tokens: 2, cost: 0.0117 });
+    let j = store.jobs.recordAgentUsage(job.id, 'a2', { input_tokens: 5, output_tokens: 1, cost: 0.0117 });
+    expect(j.usage).toEqual({ input_tokens: 15, output_tokens: 3, cost: 0.0234 });
+    expect(j.agent_sessions.map((a) => [a.id, a.usage])).toEqual([
+      ['a1', { input_tokens: 10, output_tokens: 2, cost: 0.0117 }],
+      ['a2', { input_tokens: 5, output_tokens: 1, cost: 0.0117 }],
+    ]);
+    // An agent's noisy or hostile figures are stored rounded to the micro-dollar, or as nothing.
+    j = store.jobs.addUsage(job.id, { input_tokens: 0, output_tokens: 0, cost: 0.1 + 0.2 });
+    expect(j.usage.cost).toBe(0.3234);
+    j = store.jobs.addUsage(job.id, { input_tokens: 0, output_tokens: 0, cost: Number.NaN });
+    expect(j.usage.cost).toBe(0.3234);
+    store.jobs.appendChange(job.id, 'I1');
+    const c = store.jobs.appendCommit(job.id, {
+      commit_id: 'c1',
+      usage: { input_tokens: 1, output_tokens: 1, cost: 0.023399999999999997 },
+    });
+    expect(c.usage.cost).toBe(0.0234);
+    expect(JSON.stringify(store.jobs.get(job.id))).not.toMatch(/\d{7,}/);
+    expect(store.jobs.listJson('r')).toBe(JSON.stringify(store.jobs.list('r')));
+  });
+
+  it('the commit stage keeps the final commit id, and the iteration id beside it', () => {
+    const job = store.jobs.create('r', { todo_id: 't' });
+    store.jobs.appendChange(job.id, 'I1');
+    const c = store.jobs.appendCommit(job.id, { commit_id: 'iter1' });
+    expect(c.iteration_commit_id).toBeNull();
+    const after = store.jobs.updateCurrentCommit(job.id, {
+      commit_id: 'final1',
+      iteration_commit_id: 'iter1',
+    });
+    expect(after).toMatchObject({ commit_id: 'final1', iteration_commit_id: 'iter1' });
+    expect(store.jobs.get(job.id)?.changes[0]?.commits[0]).toMatchObject({
+      commit_id: 'final1',
+      iteration_commit_id: 'iter1',
+    });
+    expect(store.jobs.listJson('r')).toBe(JSON.stringify(store.jobs.list('r')));
+  });
+
   it('failing and abandoning keep the reason', () => {
     const a = store.jobs.create('r', { todo_id: 't' });
     const b = store.jobs.create('r', { todo_id: 't' });
@@ -318,6 +362,42 @@ describe('opening a database that cannot be trusted', () => {
 });
 
 describe('migrations', () => {
+  it('7: a summed REAL cost becomes whole micro-dollars; old commits have no iteration id', () => {
+    const dir = join(tmp.path, 'm7');
+    mkdirSync(dir, { recursive: true });
+    const raw = new DatabaseSync(join(dir, 'state.db'));
+    migrate(raw, 0, 6);
+    raw
+      .prepare(
+        `INSERT INTO jobs (id, repo, todo_id, stage, status, cost, started_at, updated_at, list_json)
+         VALUES ('j1', 'r', 't', 'implementing', 'completed', 0.023399999999999997, ?, ?, '{"stale":true}')`,
+      )
+      .run(T, T);
+    raw
+      .prepare(
+        `INSERT INTO jobs (id, repo, todo_id, stage, status, cost, started_at, updated_at)
+         VALUES ('j2', 'r', 't', 'implementing', 'completed', 1e300, ?, ?)`,
+      )
+      .run(T, T);
+    raw.prepare("INSERT INTO changes (job_id, seq, change_id, created_at) VALUES ('j1', 1, 'I1', ?)").run(T);
+    raw
+      .prepare(
+        "INSERT INTO commits (job_id, change_seq, seq, commit_id, created_at) VALUES ('j1', 1, 1, 'c1', ?)",
+      )
+      .run(T);
+    raw.close();
+    const s = openStateStore({ dir });
+    try {
+      const j1 = s.jobs.get('j1')!;
+      expect(j1.usage.cost).toBe(0.0234);
+      expect(j1.changes[0]!.commits[0]).toMatchObject({ commit_id: 'c1', iteration_commit_id: null });
+      expect(s.jobs.get('j2')!.usage.cost).toBe(Number.MAX_SAFE_INTEGER / 1e6);
+      expect(s.jobs.listJson('r')).toBe(JSON.stringify(s.jobs.list('r')));
+    } finally {
+      s.close();
+    }
+  });
+
   it.each(Array.from({ length: SCHEMA_VERSION }, (_, v) => v))(
     'migrates forward from version %i keeping data',
     (from) => {

@@ -7,7 +7,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION, type AgentContext } from '@agentclientprotocol/sdk';
-import { loadScenario, nextTurn, promptKind, type Action, type PromptKind, type Turn } from './scenario.js';
+import {
+  estimatedUsage,
+  loadScenario,
+  nextTurn,
+  promptKind,
+  type Action,
+  type PromptKind,
+  type Turn,
+} from './scenario.js';
 
 const scenarioPath = process.env.II_SCRIPTED_SCENARIO;
 const statePath = process.env.II_SCRIPTED_STATE || (scenarioPath ? `${scenarioPath}.state` : '');
@@ -18,7 +26,8 @@ interface Session {
 }
 const sessions = new Map<string, Session>();
 let stubborn = false;
-let cost = 0;
+let costMicros = 0;
+let used = 0;
 let callSeq = 0;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -68,20 +77,23 @@ async function run(
     await perform(cx, sessionId, s, a, update);
   }
   if (s.cancelled && !stubborn) return 'cancelled';
-  lastUsage.set(sessionId, turn.usage);
-  if (turn.usage) {
-    cost += turn.usage.cost;
+  const usage = turn.usage === undefined ? estimatedUsage(prompt, turn.actions) : turn.usage;
+  lastUsage.set(sessionId, usage ?? undefined);
+  if (usage) {
+    // Cumulative, in whole micro-dollars first: a real agent's total has no float noise.
+    costMicros += Math.round(usage.cost * 1e6);
+    used += usage.input_tokens + usage.output_tokens;
     await update({
       sessionUpdate: 'usage_update',
-      used: turn.usage.input_tokens + turn.usage.output_tokens,
+      used,
       size: 200_000,
-      cost: { amount: cost, currency: 'USD' },
+      cost: { amount: costMicros / 1e6, currency: 'USD' },
     });
   }
   return turn.stop_reason;
 }
 
-const lastUsage = new Map<string, Turn['usage']>();
+const lastUsage = new Map<string, Turn['usage'] | undefined>();
 
 async function perform(
   cx: AgentContext,

@@ -21,11 +21,14 @@
 // prompt lists with git; other does nothing.
 //
 //   Turn = { "actions": [Action, ...],
-//            "usage"?: { "input_tokens": n, "output_tokens": n, "cost": usd },
+//            "usage"?: { "input_tokens": n, "output_tokens": n, "cost": usd } | null,
 //            "stop_reason"?: "end_turn" | "max_tokens" | "refusal" | ... }
 //
-// usage is reported as a usage_update (cumulative cost, as ACP has it) and as
-// `usage` on the session/prompt response (tokens), like real agents.
+// usage is reported as a usage_update (cumulative cost, as claude-agent-acp
+// sends it) and as `usage` on the session/prompt response (tokens, as
+// opencode sends it), like real agents. A turn without usage (a default turn
+// too) reports an estimate, like a real agent (estimatedUsage); "usage": null
+// reports none, like an agent that never says.
 //
 // Actions (paths are relative to the session's cwd, or absolute; read, permission
 // and fs writes send them to the client unnormalised, `..` and all):
@@ -113,6 +116,7 @@ export const Turn = z.object({
       output_tokens: z.number().int().nonnegative().default(0),
       cost: z.number().nonnegative().default(0),
     })
+    .nullable()
     .optional(),
   stop_reason: z
     .enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'])
@@ -179,4 +183,27 @@ export function nextTurn(scenario: Scenario, kind: PromptKind, statePath: string
   writeFileSync(tmp, JSON.stringify(state));
   renameSync(tmp, statePath);
   return scenario[kind][i] ?? null;
+}
+
+/** Prices of the estimate, dollars per million tokens (a Sonnet-class model's). */
+const PRICE_IN = 3;
+const PRICE_OUT = 15;
+
+/**
+ * What a turn with no scripted usage reports: about four characters a token
+ * for the prompt, and for what the turn writes (at least a short answer), at
+ * a real model's prices. Deterministic, so tests can count on it.
+ */
+export function estimatedUsage(
+  prompt: string,
+  actions: Action[],
+): { input_tokens: number; output_tokens: number; cost: number } {
+  const written = actions.reduce((n, a) => n + JSON.stringify(a).length, 0);
+  const input_tokens = Math.ceil(prompt.length / 4);
+  const output_tokens = 20 + Math.ceil(written / 4);
+  return {
+    input_tokens,
+    output_tokens,
+    cost: (input_tokens * PRICE_IN + output_tokens * PRICE_OUT) / 1e6,
+  };
 }

@@ -24,13 +24,15 @@
 //   project_review, agent usage) hold JSON.stringify output (every writer is
 //   in jobs.ts), which JSON.parse + JSON.stringify gives back unchanged, so
 //   they are spliced in as stored.
-// - REAL columns are the exception: SQLite prints 0.0 and 17 digits where
-//   JavaScript prints 0 and the shortest round-trip form, so they go through a
-//   JavaScript function registered on the connection.
+// - The cost column is the exception: it holds whole micro-dollars, and the
+//   model's cost is dollars, which SQLite would print as 0.0 and 17 digits
+//   where JavaScript prints 0 and the shortest round-trip form, so it goes
+//   through a JavaScript function registered on the connection.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { fromMicros } from '../../model/usage.js';
 import { statements } from './db.js';
 
-const NUMBER_FN = 'ii_js_number';
+const MICROS_FN = 'ii_js_dollars';
 const registered = new WeakSet<DatabaseSync>();
 
 /**
@@ -73,6 +75,7 @@ const review = object([
 
 const commit = object([
   ['commit_id', str('c.commit_id')],
+  ['iteration_commit_id', str('c.iteration_commit_id')],
   ['draft_message', str('c.draft_message')],
   ['tests_passed', bool('c.tests_passed')],
   ['test_results', stored('c.test_results', '[]')],
@@ -135,7 +138,7 @@ const job = object([
     object([
       ['input_tokens', str('j.input_tokens')],
       ['output_tokens', str('j.output_tokens')],
-      ['cost', `${NUMBER_FN}(j.cost)`],
+      ['cost', `${MICROS_FN}(j.cost_micros)`],
     ]),
   ],
   ['started_at', str('j.started_at')],
@@ -147,7 +150,8 @@ const job = object([
 
 function register(db: DatabaseSync): void {
   if (registered.has(db)) return;
-  db.function(NUMBER_FN, { deterministic: true }, (x) => JSON.stringify(x));
+  // A cost column holds whole micro-dollars; the model's cost is dollars (model/usage.ts).
+  db.function(MICROS_FN, { deterministic: true }, (x) => JSON.stringify(fromMicros(Number(x))));
   registered.add(db);
 }
 

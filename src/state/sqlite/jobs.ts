@@ -13,6 +13,7 @@ import type {
   Usage,
 } from '../../model/job.js';
 import { matchPrefix } from '../../model/prefix.js';
+import { fromMicros, MAX_MICROS, normalizeUsage, toMicros } from '../../model/usage.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import { statements, transaction } from './db.js';
@@ -35,7 +36,7 @@ interface JobRow {
   auto_commit: number;
   input_tokens: number;
   output_tokens: number;
-  cost: number;
+  cost_micros: number;
   started_at: string;
   updated_at: string;
   completed_at: string | null;
@@ -47,6 +48,7 @@ interface CommitRow {
   change_seq: number;
   seq: number;
   commit_id: string;
+  iteration_commit_id: string | null;
   draft_message: string;
   tests_passed: number | null;
   test_results: string;
@@ -79,6 +81,7 @@ const toReview = (r: ReviewRow): JobReview => ({
 
 const toCommit = (c: CommitRow, review: JobReview | null): JobCommit => ({
   commit_id: c.commit_id,
+  iteration_commit_id: c.iteration_commit_id,
   draft_message: c.draft_message,
   tests_passed: c.tests_passed == null ? null : c.tests_passed === 1,
   test_results: json(c.test_results, []),
@@ -101,11 +104,11 @@ const NEXT_VERSION = "(SELECT value + 1 FROM meta WHERE key = 'version')";
 
 /** The columns a Job is made of: not list_json, the job's text for listings (job-json.ts). */
 const JOB_COLUMNS = `id, repo, todo_id, session_id, stage, status, feedback, project_review, pid, host,
-  base_rev, workspace_path, auto_commit, input_tokens, output_tokens, cost, started_at, updated_at,
+  base_rev, workspace_path, auto_commit, input_tokens, output_tokens, cost_micros, started_at, updated_at,
   completed_at, failure_reason, heartbeat_at, retried_from`;
 
 /** The columns a JobCommit is made of: not list_json, the commit's text for listings. */
-const COMMIT_COLUMNS = `job_id, change_seq, seq, commit_id, draft_message, tests_passed, test_results,
+const COMMIT_COLUMNS = `job_id, change_seq, seq, commit_id, iteration_commit_id, draft_message, tests_passed, test_results,
   agent_session_id, created_at, files, usage, feedback, before, after`;
 
 /** Jobs whose children are read in one go; larger loads go a chunk at a time. */
@@ -205,7 +208,11 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       base_rev: r.base_rev,
       workspace_path: r.workspace_path,
       auto_commit: r.auto_commit === 1,
-      usage: { input_tokens: r.input_tokens, output_tokens: r.output_tokens, cost: r.cost },
+      usage: {
+        input_tokens: r.input_tokens,
+        output_tokens: r.output_tokens,
+        cost: fromMicros(r.cost_micros),
+      },
       started_at: r.started_at,
       updated_at: r.updated_at,
       completed_at: r.completed_at,
@@ -342,9 +349,20 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           ref.id,
           ref.transcript,
           ref.started_at ?? nowIso(),
-          ref.usage ? JSON.stringify(ref.usage) : null,
+          ref.usage ? JSON.stringify(normalizeUsage(ref.usage)) : null,
         );
         touch(id);
+        return mustGet(id);
+      }),
+    recordAgentUsage: (id, agentSessionId, usage) =>
+      transaction(db, () => {
+        const n = normalizeUsage(usage);
+        q('UPDATE agent_sessions SET usage = ? WHERE job_id = ? AND id = ?').run(
+          JSON.stringify(n),
+          id,
+          agentSessionId,
+        );
+        addToTotal(id, n);
         return mustGet(id);
       }),
     appendChange: (id, change_id) =>
@@ -366,20 +384,22 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       transaction(db, () => {
         const { change, commit } = currentSeqs(id);
         q(
-          `INSERT INTO commits (job_id, change_seq, seq, commit_id, draft_message, tests_passed, test_results,
-             agent_session_id, created_at, files, usage, feedback, before, after) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+          `INSERT INTO commits (job_id, change_seq, seq, commit_id, iteration_commit_id, draft_message, tests_passed,
+             test_results, agent_session_id, created_at, files, usage, feedback, before, after)
+           VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
         ).run(
           id,
           change,
           commit + 1,
           c.commit_id,
+          c.iteration_commit_id ?? null,
           c.draft_message ?? '',
           c.tests_passed == null ? null : c.tests_passed ? 1 : 0,
           JSON.stringify(c.test_results ?? []),
           c.agent_session_id ?? null,
           c.created_at ?? nowIso(),
           JSON.stringify(c.files ?? []),
-          JSON.stringify(c.usage ?? ZERO),
+          JSON.stringify(normalizeUsage(c.usage ?? ZERO)),
           c.feedback ?? null,
           c.before ? JSON.stringify(c.before) : null,
           c.after ? JSON.stringify(c.after) : null,
@@ -400,12 +420,13 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           params.push(v);
         };
         if (u.commit_id !== undefined) set('commit_id', u.commit_id);
+        if (u.iteration_commit_id !== undefined) set('iteration_commit_id', u.iteration_commit_id);
         if (u.draft_message !== undefined) set('draft_message', u.draft_message);
         if (u.tests_passed !== undefined)
           set('tests_passed', u.tests_passed == null ? null : u.tests_passed ? 1 : 0);
         if (u.test_results !== undefined) set('test_results', JSON.stringify(u.test_results));
         if (u.files !== undefined) set('files', JSON.stringify(u.files));
-        if (u.usage !== undefined) set('usage', JSON.stringify(u.usage));
+        if (u.usage !== undefined) set('usage', JSON.stringify(normalizeUsage(u.usage)));
         if (u.after !== undefined) set('after', u.after ? JSON.stringify(u.after) : null);
         if (sets.length > 0)
           q(`UPDATE commits SET ${sets.join(', ')} WHERE job_id = ? AND change_seq = ? AND seq = ?`).run(
@@ -434,11 +455,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       }),
     addUsage: (id, u) =>
       transaction(db, () => {
-        touch(id, 'input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cost = cost + ?', [
-          u.input_tokens,
-          u.output_tokens,
-          u.cost,
-        ]);
+        addToTotal(id, normalizeUsage(u));
         return mustGet(id);
       }),
     finish: (id, status, reason = null) =>
@@ -458,6 +475,15 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     },
     version: () => (q("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
   };
+
+  /** Adds to the job's total: whole micro-dollars, capped where a double stops being exact (usage.ts). */
+  function addToTotal(id: string, n: Usage): void {
+    touch(
+      id,
+      'input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cost_micros = MIN(cost_micros + ?, ?)',
+      [n.input_tokens, n.output_tokens, toMicros(n.cost), MAX_MICROS],
+    );
+  }
 
   function writeReview(id: string, change: number, commit: number, r: JobReview): void {
     q(

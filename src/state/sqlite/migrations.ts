@@ -97,6 +97,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX process_groups_job ON process_groups(job_id);
   CREATE INDEX process_groups_workspace ON process_groups(workspace_path);
   `,
+  // 7: a commit keeps the id of the iteration it was made from once the
+  // commit stage rewrites it with its final message (commit_id becomes the
+  // final id), and a job's cost becomes whole micro-dollars: summing a REAL
+  // column turned 0.0117 + 0.0117 into 0.023399999999999997. The listing
+  // texts change shape (job-json.ts), so they are rebuilt.
+  `
+  ALTER TABLE commits ADD COLUMN iteration_commit_id TEXT;
+  ALTER TABLE jobs ADD COLUMN cost_micros INTEGER NOT NULL DEFAULT 0;
+  UPDATE jobs SET cost_micros = MIN(CAST(ROUND(MAX(cost, 0) * 1000000) AS INTEGER), 9007199254740991);
+  UPDATE commits SET list_json = NULL;
+  UPDATE jobs SET list_json = NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
