@@ -12,6 +12,7 @@ import { isStale } from '../model/derive.js';
 import type { Job } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { NewTodo, StateStore } from '../state/api.js';
+import { appendEvent } from '../state/events.js';
 import { parseTodoTemplate, todoTemplate } from '../todo/edit-template.js';
 import { currentRepo, withStore, type RepoContext } from './context.js';
 import { editText } from './editor.js';
@@ -22,6 +23,7 @@ import { shownLine } from '../text/shown.js';
 import { renderIterationDiff } from './job-diff-view.js';
 import { progressPrinter } from './job-progress.js';
 import type { DoOptions } from './job-run.js';
+import { keepRunningWithoutOutput } from './output.js';
 import { createProgress } from './progress.js';
 
 /** The real collaborators, loaded only by the commands that run jobs. */
@@ -206,21 +208,27 @@ async function runJob(
   progress.line(`workspace ${visibleLine(workspacePath)} at ${baseRev.slice(0, 10)}`);
   if (o.retriedFrom) progress.line(`retrying job ${o.retriedFrom}`);
 
-  // Ctrl-C / SIGTERM in any stage: the runner cancels the agent and the tests,
-  // marks the job failed and releases the workspace; a second Ctrl-C is ignored
-  // so that cleanup is never cut short.
+  // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage: the runner
+  // cancels the agent and the tests, marks the job failed and releases the
+  // workspace; a second signal is ignored so that cleanup is never cut short.
   const onSignal = (sig: NodeJS.Signals) => {
     progress.line(st.yellow(`${sig}: stopping the job (cancelling the agent, releasing the workspace)…`));
     runner.cancel({ status: 'failed', reason: `interrupted (${sig})` });
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const sig of signals) process.on(sig, onSignal);
+  // A closed pipe (ii job do | head) must not kill the runner mid-job: it runs
+  // on to its end with its output dropped, and the event log says so.
+  keepRunningWithoutOutput(() =>
+    appendEvent(store.dir, job.id, 'warning', {
+      message: 'the output of ii job do was closed (a pipe or terminal); the job runs on without it',
+    }),
+  );
   let final: Job;
   try {
     final = await runner.run();
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const sig of signals) process.off(sig, onSignal);
     progress.done();
   }
   return report(final, printer.state.finalCommit, st);

@@ -11,6 +11,7 @@ import { registerJobCommands } from './job.js';
 import { registerJournalCommands } from './journal.js';
 import { registerJobLogsCommand } from './job-logs.js';
 import { registerJobRunCommands } from './job-run.js';
+import { guardOutput } from './output.js';
 import { registerDemoCommand } from './demo.js';
 import { registerTodoCommands } from './todo.js';
 import { registerWorkspaceCommands } from './workspace.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  guardOutput();
   const program = buildProgram();
   try {
     await program.parseAsync(defaultArgv(argv));

@@ -36,6 +36,10 @@ function becomeStubborn(): void {
   stubborn = true;
   process.on('SIGTERM', () => {});
   process.on('SIGHUP', () => {});
+  // Nor does a client that went away (kill -9) end it: a write to the closed
+  // pipe fails quietly, as with agents that outlive their client in the field.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
   setInterval(() => {}, 1 << 30); // stays alive after stdin closes
 }
 
