@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanUpDeadRunner, describeCleanup } from '../../src/job/dead-runner.js';
+import { signalGroup } from '../../src/proc/group.js';
+import { groupRecorder } from '../../src/proc/recorded.js';
+import { finishSession, startSession } from '../../src/session/index.js';
+import { openStateStore, type StateStore } from '../../src/state/index.js';
+import { runningInGroup } from '../helpers/procs.js';
+import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let store: StateStore;
+const pgids: number[] = [];
+beforeEach(() => {
+  tmp = tempDir('ii-dead-');
+  store = openStateStore({ dir: join(tmp.path, 'state') });
+});
+afterEach(() => {
+  for (const p of pgids.splice(0)) signalGroup(p, 'SIGKILL');
+  store.close();
+  tmp.cleanup();
+});
+
+describe('cleaning up after a dead runner', () => {
+  it('ends the recorded groups before the session (and so the workspace) is released', async () => {
+    const todo = store.todos.create('r', { title: 't' });
+    store.todos.setStatus('r', todo.id, 'in_progress');
+    const job = store.jobs.create('r', { todo_id: todo.id, session_id: 's1', workspace_path: tmp.path });
+    const child = spawn('/bin/sh', ['-c', "trap '' TERM; sleep 600"], {
+      cwd: tmp.path,
+      detached: true,
+      stdio: 'ignore',
+    });
+    child.unref();
+    pgids.push(child.pid!);
+    await waitFor(() => runningInGroup(child.pid!).length > 0, 'the group');
+    groupRecorder(store, job.id, tmp.path)(child.pid!, 'test: sleep');
+
+    let aliveAtRelease: number[] | null = null;
+    const c = await cleanUpDeadRunner(store, store.dir, job, {
+      status: 'abandoned',
+      reason: 'gone',
+      graceMs: 200,
+      finishSession: async () => {
+        aliveAtRelease = runningInGroup(child.pid!);
+        store.todos.setStatus('r', todo.id, 'open');
+      },
+    });
+    expect(aliveAtRelease).toEqual([]);
+    expect(c).toMatchObject({ groupsEnded: 1, groupsLeft: 0, stillInWorkspace: [], todo: 'open' });
+    expect(c.job.status).toBe('abandoned');
+    expect(describeCleanup(c)).toBe(
+      'ended 1 process group it left running; workspace released; todo reopened',
+    );
+  });
+
+  it('says so when the todo was finished by another job meanwhile', async () => {
+    const todo = store.todos.create('r', { title: 't' });
+    store.todos.setStatus('r', todo.id, 'done');
+    const job = store.jobs.create('r', { todo_id: todo.id });
+    const c = await cleanUpDeadRunner(store, store.dir, job, {
+      status: 'failed',
+      reason: 'gone',
+      finishSession: async () => {},
+    });
+    expect(c.todo).toBe('done');
+    expect(describeCleanup(c)).toBe('workspace released; todo left done');
+  });
+});
+
+describe('acquiring a workspace', () => {
+  it('ends what is recorded for a free workspace, and passes over one a process still works in', async () => {
+    const repo = join(tmp.path, 'repo');
+    (await import('node:fs')).mkdirSync(repo);
+    gitRepo(repo);
+    const o = (todoId: string) => ({ repoRoot: repo, slug: 'r', todoId, stateDir: store.dir });
+    const t = () => store.todos.create('r', { title: 't' }).id;
+    const first = await startSession(store, o(t()));
+    await finishSession(store, first.session.id, 'failed');
+    const ws = first.workspacePath;
+
+    // A dead job's recorded group in the free workspace: ended, then the workspace is reused.
+    const rec = spawn('/bin/sh', ['-c', "trap '' TERM; sleep 600"], {
+      cwd: ws,
+      detached: true,
+      stdio: 'ignore',
+    });
+    rec.unref();
+    pgids.push(rec.pid!);
+    await waitFor(() => runningInGroup(rec.pid!).length > 0, 'the recorded group');
+    groupRecorder(store, 'dead-job', ws)(rec.pid!, 'agent');
+    const second = await startSession(store, o(t()));
+    expect(runningInGroup(rec.pid!)).toEqual([]);
+    expect(second.workspacePath).toBe(ws);
+    await finishSession(store, second.session.id, 'failed');
+
+    // Something unrecorded working there: the workspace is not handed out.
+    const stray = spawn('sleep', ['600'], { cwd: ws, detached: true, stdio: 'ignore' });
+    stray.unref();
+    pgids.push(stray.pid!);
+    await waitFor(() => runningInGroup(stray.pid!).length > 0, 'the stray process');
+    const third = await startSession(store, o(t()));
+    expect(third.workspacePath).not.toBe(ws);
+    expect(store.workspaces.list('r').find((w) => w.path === ws)?.status).toBe('free');
+  });
+});
