@@ -4,12 +4,13 @@
 import { hostname } from 'node:os';
 import {
   changeColumn,
+  changeCountLabel,
   commitColumn,
-  currentChange,
   isStale,
-  iterationCount,
+  iterationLabel,
   jobColumn,
   NA,
+  tracksChanges,
 } from '../model/derive.js';
 import type { Job, JobCommit, Usage } from '../model/job.js';
 import { formatCost, USAGE_STAGES, usageByStage } from '../model/usage.js';
@@ -38,22 +39,23 @@ const highlight = (st: Style, id: string, all: string[]) => {
 export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, now = Date.now()): string {
   const jobIds = jobs.map((j) => j.id);
   const todoIds = [...todos.keys()];
+  const sessionIds = jobs.flatMap((j) => (j.session_id ? [j.session_id] : []));
   const rows = jobs.map((j) => {
-    const ch = currentChange(j);
     const stale = isStale(j, now, staleProbe);
     const status = stale ? st.yellow('stale') : j.status === 'failed' ? st.red(j.status) : j.status;
     return [
       highlight(st, j.id, jobIds),
       highlight(st, j.todo_id, todoIds),
+      j.session_id ? highlight(st, j.session_id, sessionIds) : NA,
       j.status === 'active' ? j.stage : '-',
       status,
-      j.changes.length ? String(j.changes.length) : NA,
-      ch ? String(iterationCount(ch)) : NA,
+      changeCountLabel(j),
+      iterationLabel(j),
       age(j.started_at, now),
       shownLine(todos.get(j.todo_id)?.title ?? NA),
     ];
   });
-  return table(['JOB', 'TODO', 'STAGE', 'STATUS', 'CHANGES', 'ITERATION', 'AGE', 'TITLE'], rows);
+  return table(['JOB', 'TODO', 'SESSION', 'STAGE', 'STATUS', 'CHANGES', 'ITERATION', 'AGE', 'TITLE'], rows);
 }
 
 const tests = (c: JobCommit, st: Style) =>
@@ -91,7 +93,14 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
   for (const a of job.agent_sessions)
     out.push(`    ${a.purpose.padEnd(15)} ${a.id}${a.usage ? `  ${usageLine(a.usage)}` : ''}`);
   out.push('  changes:');
-  if (job.changes.length === 0) out.push(`    ${NA} (no changes recorded)`);
+  if (job.changes.length === 0)
+    out.push(
+      !tracksChanges(job)
+        ? `    ${NA} (no changes recorded)`
+        : job.status === 'active'
+          ? '    none yet'
+          : '    none',
+    );
   job.changes.forEach((ch, i) => {
     const isCurrentChange = i === job.changes.length - 1;
     const col = changeColumn(ch, job);

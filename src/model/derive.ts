@@ -21,6 +21,48 @@ export function iterationCount(change: JobChange | null): number {
   return change?.commits.length ?? 0;
 }
 
+/**
+ * Whether the record tracks changes (the job change tracking spec). Every job
+ * this runner runs does, from its start: an active job, or a finished one it
+ * ran an agent for or reviewed, has exactly the changes recorded (maybe none).
+ * A finished record with no change, no agent session and no project review
+ * says nothing either way (a record from before change tracking, or a job
+ * that never reached its agent): its counts are unknown.
+ */
+export function tracksChanges(
+  job: Pick<Job, 'status' | 'changes' | 'agent_sessions' | 'project_review'>,
+): boolean {
+  return (
+    job.status === 'active' ||
+    job.changes.length > 0 ||
+    job.agent_sessions.length > 0 ||
+    job.project_review != null
+  );
+}
+
+/** `ii job list`'s CHANGES: how many changes, or N/A when the record cannot tell. */
+export function changeCountLabel(
+  job: Pick<Job, 'status' | 'changes' | 'agent_sessions' | 'project_review'>,
+): string {
+  return tracksChanges(job) ? String(job.changes.length) : NA;
+}
+
+/**
+ * `ii job list`'s ITERATION: the iteration count of the change being worked
+ * on; an active job with no open change is on iteration 1 of its next one;
+ * a finished job shows its last change's count ("-" with none, N/A when the
+ * record cannot tell).
+ */
+export function iterationLabel(
+  job: Pick<Job, 'status' | 'changes' | 'agent_sessions' | 'project_review'>,
+): string {
+  if (!tracksChanges(job)) return NA;
+  const last = currentChange(job);
+  if (job.status === 'active')
+    return String(last && !isChangeComplete(last) ? Math.max(1, iterationCount(last)) : 1);
+  return last ? String(iterationCount(last)) : '-';
+}
+
 export function isJobFinished(job: Pick<Job, 'status'>): boolean {
   return job.status !== 'active';
 }

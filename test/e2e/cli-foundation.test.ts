@@ -76,6 +76,7 @@ describe('ii job list / show', () => {
     const slug = repoSlug(repo);
     const todo = store.todos.create(slug, { title: 'Add login' });
     const active = store.jobs.create(slug, { todo_id: todo.id, pid: process.pid, host: hostname() });
+    store.jobs.setSession(active.id, 'sess-one', '/ws/1');
     store.jobs.appendChange(active.id, 'Iabc');
     store.jobs.appendCommit(active.id, { commit_id: 'c1' });
     store.jobs.updateCurrentCommit(active.id, {
@@ -91,20 +92,45 @@ describe('ii job list / show', () => {
     store.jobs.setStage(active.id, 'testing');
     const done = store.jobs.create(slug, { todo_id: todo.id });
     store.jobs.finish(done.id, 'completed');
-    const legacy = store.jobs.create(slug, { todo_id: todo.id, pid: 999_999_999, host: hostname() });
+    // A new job, no change yet, whose runner died.
+    const fresh = store.jobs.create(slug, { todo_id: todo.id, pid: 999_999_999, host: hostname() });
+    store.jobs.setSession(fresh.id, 'sess-two', '/ws/2');
+    // A record that says nothing of changes: finished, no agent session, no project review.
+    const legacy = store.jobs.create(slug, { todo_id: todo.id });
+    store.jobs.finish(legacy.id, 'failed', 'before change tracking');
     store.close();
-    return { todo, active, done, legacy };
+    return { todo, active, done, fresh, legacy };
   }
 
-  it('lists active jobs with every column; legacy jobs show N/A; dead runners show stale', () => {
-    const { active, legacy } = seed();
+  it('lists active jobs with every column; a new job is on change 0, iteration 1; dead runners show stale', () => {
+    const { active, fresh } = seed();
     const r = run(['job', 'list']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/JOB\s+TODO\s+STAGE\s+STATUS\s+CHANGES\s+ITERATION\s+AGE\s+TITLE/);
+    expect(r.stdout).toMatch(/JOB\s+TODO\s+SESSION\s+STAGE\s+STATUS\s+CHANGES\s+ITERATION\s+AGE\s+TITLE/);
     const line = r.stdout.split('\n').find((l) => l.startsWith(active.id))!;
-    expect(line).toMatch(/testing\s+active\s+1\s+2\s+\S+\s+Add login/);
+    expect(line).toMatch(/ sess-one\s+testing\s+active\s+1\s+2\s+\S+\s+Add login/);
+    const f = r.stdout.split('\n').find((l) => l.startsWith(fresh.id))!;
+    expect(f).toMatch(/ sess-two\s+implementing\s+stale\s+0\s+1\s/);
+  });
+  it('a record from before change tracking shows N/A for its changes and iteration', () => {
+    const { legacy, done } = seed();
+    const r = run(['job', 'list', '--all']);
     const leg = r.stdout.split('\n').find((l) => l.startsWith(legacy.id))!;
-    expect(leg).toMatch(/stale\s+N\/A\s+N\/A/);
+    expect(leg).toMatch(/ N\/A\s+-\s+failed\s+N\/A\s+N\/A\s/);
+    // A finished job the runner reviewed records its (zero) changes.
+    const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
+    store.jobs.setProjectReview(done.id, {
+      outcome: 'ACCEPT',
+      comments: '',
+      agent_session_id: null,
+      reviewed_at: new Date().toISOString(),
+    });
+    store.close();
+    const d = run(['job', 'list', '--all'])
+      .stdout.split('\n')
+      .find((l) => l.startsWith(done.id))!;
+    expect(d).toMatch(/completed\s+0\s+-\s/);
+    expect(run(['job', 'show', legacy.id]).stdout).toContain('N/A (no changes recorded)');
   });
   it('--status is case-insensitive; --all includes finished; empty list hints at --all', () => {
     const { done } = seed();

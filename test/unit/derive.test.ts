@@ -8,6 +8,8 @@ import {
   iterationCount,
   jobColumn,
   isStale,
+  changeCountLabel,
+  iterationLabel,
 } from '../../src/model/derive.js';
 import { Job, JobChange, JobCommit, type JobReview } from '../../src/model/job.js';
 
@@ -135,5 +137,34 @@ describe('stale', () => {
     const j = job({ host: 'other', pid: 1, heartbeat_at: T });
     expect(isStale(j, Date.parse(T) + 1000, probe(true))).toBe(false);
     expect(isStale(j, Date.parse(T) + 60_000, probe(true))).toBe(true);
+  });
+});
+
+describe('job list counts (CHANGES, ITERATION)', () => {
+  const session = { purpose: 'implement' as const, id: 'a', transcript: '/t' };
+  it('a new job with no change yet: 0 changes, iteration 1', () => {
+    const j = job();
+    expect([changeCountLabel(j), iterationLabel(j)]).toEqual(['0', '1']);
+  });
+  it('an open change: its iterations; a complete one: iteration 1 of the next', () => {
+    const open = job({ changes: [change([commit(), commit({ review: review('REQUEST_CHANGES') })])] });
+    expect([changeCountLabel(open), iterationLabel(open)]).toEqual(['1', '2']);
+    const done = job({ changes: [change([commit({ review: review('ACCEPT') })])] });
+    expect([changeCountLabel(done), iterationLabel(done)]).toEqual(['1', '1']);
+  });
+  it('a finished job: its last change\'s iterations, or "-" with none', () => {
+    const two = job({
+      status: 'completed',
+      changes: [change([commit(), commit(), commit({ review: review('ACCEPT') })])],
+    });
+    expect([changeCountLabel(two), iterationLabel(two)]).toEqual(['1', '3']);
+    const none = job({ status: 'failed', agent_sessions: [session] });
+    expect([changeCountLabel(none), iterationLabel(none)]).toEqual(['0', '-']);
+    const reviewed = job({ status: 'completed', project_review: review('ACCEPT') });
+    expect(changeCountLabel(reviewed)).toBe('0');
+  });
+  it('a finished record with nothing to say of changes: N/A', () => {
+    const legacy = job({ status: 'failed' });
+    expect([changeCountLabel(legacy), iterationLabel(legacy)]).toEqual(['N/A', 'N/A']);
   });
 });
