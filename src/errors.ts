@@ -11,3 +11,15 @@ export class UserError extends Error {
     this.name = 'UserError';
   }
 }
+
+/**
+ * SQLite found the state database damaged (a bad page, a header it cannot
+ * read). The command stops with exit 3 and the message says what to do; the
+ * store has already stopped writing (src/state/sqlite/damage.ts).
+ */
+export class StoreDamagedError extends UserError {
+  constructor(message: string) {
+    super(message, 3);
+    this.name = 'StoreDamagedError';
+  }
+}

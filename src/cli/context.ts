@@ -82,8 +82,11 @@ export function currentRepo(cwd = workingDir()): RepoContext {
 }
 
 /** Opens the store, runs `fn`, and always closes the store. */
-export async function withStore<T>(fn: (store: StateStore) => T | Promise<T>): Promise<T> {
-  const store = openStateStore();
+export async function withStore<T>(
+  fn: (store: StateStore) => T | Promise<T>,
+  opts: { integrityCheck?: boolean } = {},
+): Promise<T> {
+  const store = openStateStore(opts);
   try {
     return await fn(store);
   } finally {

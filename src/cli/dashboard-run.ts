@@ -78,10 +78,13 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   };
   const onCrash = (err: unknown) => {
     restore();
+    // A damaged store (met by a refresh) is no crash: its message says what to do.
     process.stderr.write(
-      `ii: dashboard crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      err instanceof UserError
+        ? `ii: ${err.message}\n`
+        : `ii: dashboard crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );
-    process.exit(3);
+    process.exit(err instanceof UserError ? err.exitCode : 3);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -27,7 +27,8 @@ export async function doctor(o: { json?: boolean; agent?: string }): Promise<voi
     const s = style();
     for (const r of results) {
       process.stdout.write(`${r.ok ? s.green('ok  ') : s.red('FAIL')} ${r.name.padEnd(7)} ${r.detail}\n`);
-      if (!r.ok && r.fix) process.stdout.write(`             → ${r.fix}\n`);
+      if (!r.ok && r.fix)
+        process.stdout.write(`             → ${r.fix.split('\n').join('\n               ')}\n`);
     }
     process.stdout.write(
       failed === 0 ? 'Everything looks right.\n' : `${failed} problem${failed === 1 ? '' : 's'} to fix.\n`,

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { loadConfig } from '../job/config.js';
-import { openStateStore } from '../state/index.js';
+import { checkStoreHeader, damageAdvice, dbFile, inspectStoreFile, openStateStore } from '../state/index.js';
 
 export interface CheckResult {
   name: string;
@@ -44,7 +44,7 @@ export function checkGit(): CheckResult {
   }
 }
 
-/** The state dir exists or can be made, is writable, and its database opens and passes an integrity check. */
+/** The state dir exists or can be made, is writable, and its database passes SQLite's integrity check and opens. */
 export function checkState(dir: string): CheckResult {
   try {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -57,15 +57,49 @@ export function checkState(dir: string): CheckResult {
       fix: 'Make the folder writable, or point XDG_STATE_HOME at a writable folder.',
     };
   }
+  const db = dbFile(dir);
+  if (existsSync(db)) {
+    // Read-only: a damaged file is reported, not touched.
+    let found: ReturnType<typeof inspectStoreFile>;
+    try {
+      checkStoreHeader(db);
+      found = inspectStoreFile(db);
+    } catch (err) {
+      if (err instanceof UserError) return stateFailure(err.message);
+      return {
+        name: 'state',
+        ok: false,
+        detail: `${db} could not be checked: ${(err as Error).message}`,
+        fix: 'Check its permissions; if another ii is busy with it, run ii doctor again.',
+      };
+    }
+    if (found.problems || found.note) {
+      const what = found.problems
+        ? `integrity check failed: ${found.problems}`
+        : `found damaged at ${found.note?.found_at} (${found.note?.what}), though an integrity check now passes`;
+      return {
+        name: 'state',
+        ok: false,
+        detail: `${db} is damaged: ${what}`,
+        fix: [
+          ...(found.problems ? [] : [`If you trust it again, delete ${db}-damaged to use it. Else:`]),
+          ...damageAdvice(db).slice(0, 3),
+        ].join('\n'),
+      };
+    }
+  }
   try {
-    const store = openStateStore({ dir, integrityCheck: true });
+    const store = openStateStore({ dir });
     store.close();
     return { name: 'state', ok: true, detail: `${dir} (database ok)` };
   } catch (err) {
-    const msg = (err as Error).message;
-    const [what, ...todo] = msg.split('\n');
-    return { name: 'state', ok: false, detail: what ?? msg, fix: todo.join(' ') || 'See the message above.' };
+    return stateFailure((err as Error).message);
   }
+}
+
+function stateFailure(msg: string): CheckResult {
+  const [what, ...todo] = msg.split('\n');
+  return { name: 'state', ok: false, detail: what ?? msg, fix: todo.join('\n') || 'See the message above.' };
 }
 
 export function checkConfig(repoRoot: string | null): CheckResult {

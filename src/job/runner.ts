@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { AgentSession } from '../agent/types.js';
-import { UserError } from '../errors.js';
+import { StoreDamagedError, UserError } from '../errors.js';
 import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
 import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
 import { addUsage } from '../model/usage.js';
@@ -93,7 +93,11 @@ export class JobRunner {
     return this.o.jobId;
   }
 
-  /** Runs the job to a terminal state and returns the final record. Never rejects for a job failure. */
+  /**
+   * Runs the job to a terminal state and returns the final record. Never
+   * rejects for a job failure; rejects with StoreDamagedError when the store
+   * is found damaged (nothing more can be recorded).
+   */
   run(): Promise<Job> {
     this.running ??= this.runOnce();
     return this.running;
@@ -127,6 +131,14 @@ export class JobRunner {
     try {
       outcome = await this.loop();
     } catch (err) {
+      if (err instanceof StoreDamagedError) {
+        // The store takes no more writes: no failure to record, no workspace
+        // to release in it. The agent was closed on the way out of its turn;
+        // the test process groups go now.
+        for (const t of this.timers) clearInterval(t);
+        this.abort.abort();
+        throw err;
+      }
       if (err instanceof Stopped || this.stopRequest) {
         const s = this.stopRequest ?? (err as Stopped);
         outcome = end(s.status, s.reason);

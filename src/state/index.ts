@@ -2,6 +2,7 @@
 import type { StateStore } from './api.js';
 import { dbFile, stateDir } from './paths.js';
 import { openDatabase, type OpenOptions } from './sqlite/db.js';
+import { GuardedConnection } from './sqlite/guard.js';
 import { sqliteJobStore } from './sqlite/jobs.js';
 import {
   sqliteControlStore,
@@ -13,20 +14,37 @@ import { sqliteTodoStore } from './sqlite/todos.js';
 
 export type { StateStore } from './api.js';
 export { dbFile, eventsFile, jobDir, repoSlug, stateDir, transcriptFile, workspacesDir } from './paths.js';
+export { checkHeader as checkStoreHeader } from './sqlite/db.js';
+export { damageAdvice, inspectStoreFile, type StoreInspection } from './sqlite/damage.js';
 
+/**
+ * Every call into the returned store goes through one guard (sqlite/guard.ts):
+ * SQLite finding the file damaged, at any call, ends in StoreDamagedError
+ * (exit 3) with nothing more written to the file.
+ */
 export function openStateStore(opts: OpenOptions & { dir?: string } = {}): StateStore {
   const dir = opts.dir ?? stateDir();
   const dbPath = dbFile(dir);
   const db = openDatabase(dbPath, opts);
-  return {
-    dir,
-    dbPath,
+  const guard = new GuardedConnection(db, dbPath);
+  // Preparing the stores' statements reads the schema pages: guarded too.
+  const stores = guard.run(() => ({
     todos: sqliteTodoStore(db),
     jobs: sqliteJobStore(db),
     control: sqliteControlStore(db),
     sessions: sqliteSessionStore(db),
     workspaces: sqliteWorkspaceStore(db),
     processGroups: sqliteProcessGroupStore(db),
-    close: () => db.close(),
+  }));
+  return {
+    dir,
+    dbPath,
+    todos: guard.wrap(stores.todos),
+    jobs: guard.wrap(stores.jobs),
+    control: guard.wrap(stores.control),
+    sessions: guard.wrap(stores.sessions),
+    workspaces: guard.wrap(stores.workspaces),
+    processGroups: guard.wrap(stores.processGroups),
+    close: () => guard.close(),
   };
 }

@@ -356,7 +356,7 @@ describe('opening a database that cannot be trusted', () => {
     fs.writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096 * 3);
     fs.closeSync(fd);
     expect(() => openStateStore({ dir, integrityCheck: true })).toThrow(
-      /state database .* (failed its integrity check|cannot be read)/,
+      /state database .* is damaged: (its integrity check failed|.*SQLITE_CORRUPT)/,
     );
   });
 });
