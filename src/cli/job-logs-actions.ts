@@ -1,9 +1,14 @@
 // The body of ii job logs (definition in job-logs.ts). Transcripts are agent
 // output: secrets are redacted and control characters escaped in the text
-// (src/text/shown.ts) and in the --json entries (redactDeep, terminalJson).
-import { readFileSync } from 'node:fs';
+// (src/text/shown.ts) and in the --json entries (redactDeep, terminalJson);
+// the events after each turn are shown as src/job/event-text.ts renders them.
+import { eventLines, logText } from '../job/event-text.js';
 import { transcriptText } from '../job/transcript-text.js';
+import type { JobEvent } from '../model/event.js';
 import type { Job } from '../model/job.js';
+import { readEvents } from '../state/events.js';
+import { readJsonLines, skippedWarning } from '../state/jsonl.js';
+import { eventsFile } from '../state/paths.js';
 import { terminalJson } from '../text/json.js';
 import { redactDeep } from '../text/redact.js';
 import { visibleLine } from '../text/sanitize.js';
@@ -13,45 +18,48 @@ import { style, type Style } from './format.js';
 
 export async function jobLogs(id: string, o: { json?: boolean }): Promise<void> {
   const repo = currentRepo();
-  const j = await withStore((s) => s.jobs.resolve(repo.slug, id));
-  printJobLogs(j, { json: Boolean(o.json), st: style() });
+  const { job, stateDir } = await withStore((s) => ({ job: s.jobs.resolve(repo.slug, id), stateDir: s.dir }));
+  printJobLogs(job, { json: Boolean(o.json), st: style(), stateDir });
 }
 
-/** The transcript's lines, parsed; a torn last line (a killed writer) is skipped. */
-function readLines(path: string): { raw: string[]; parsed: unknown[] } | null {
-  let text: string;
+/** The events logged during each agent session's turn (from its start to the next agent's). */
+function eventsBySession(events: JobEvent[]): Map<string, JobEvent[]> {
+  const by = new Map<string, JobEvent[]>();
+  let cur: JobEvent[] | null = null;
+  for (const e of events) {
+    if (e.type === 'agent_start') by.set(e.agent_session_id, (cur = []));
+    else cur?.push(e);
+  }
+  return by;
+}
+
+/** A transcript's lines; null when the file is missing or unreadable. */
+function readTranscript(path: string) {
   try {
-    text = readFileSync(path, 'utf8');
+    return readJsonLines(path);
   } catch {
     return null;
   }
-  const raw = text.split('\n').filter((l) => l.trim());
-  const parsed: unknown[] = [];
-  for (const l of raw) {
-    try {
-      parsed.push(JSON.parse(l));
-    } catch {}
-  }
-  return { raw, parsed };
 }
 
-export function printJobLogs(job: Job, o: { json: boolean; st: Style }, out = process.stdout): void {
+export function printJobLogs(
+  job: Job,
+  o: { json: boolean; st: Style; stateDir?: string },
+  out = process.stdout,
+): void {
   if (job.agent_sessions.length === 0) {
     if (!o.json) out.write(`job ${job.id} has no agent sessions yet.\n`);
     return;
   }
+  const log = !o.json && o.stateDir ? readEvents(o.stateDir, job.id) : { values: [], skipped: [] };
+  const during = eventsBySession(log.values);
   job.agent_sessions.forEach((a, i) => {
-    const t = readLines(a.transcript);
+    const t = readTranscript(a.transcript);
     if (o.json) {
       // Each transcript line as it was recorded, tagged with its session;
       // secrets redacted in its strings, control characters \u-escaped.
-      for (const l of t?.raw ?? []) {
-        let entry: unknown;
-        try {
-          entry = JSON.parse(l);
-        } catch {
-          entry = { unparsed: l };
-        }
+      for (const l of t ?? []) {
+        const entry = l.ok ? l.value : { unparsed: l.raw };
         out.write(terminalJson(redactDeep({ agent_session_id: a.id, purpose: a.purpose, entry })) + '\n');
       }
       return;
@@ -62,12 +70,16 @@ export function printJobLogs(job: Job, o: { json: boolean; st: Style }, out = pr
         `=== ${i + 1}. ${a.purpose} · agent session ${visibleLine(a.id)}${a.started_at ? ` · ${a.started_at}` : ''} ===`,
       ) + '\n',
     );
-    if (!t) {
-      out.write(o.st.dim(`  (no transcript at ${visibleLine(a.transcript)})`) + '\n');
-      return;
+    if (!t) out.write(o.st.dim(`  (no transcript at ${visibleLine(a.transcript)})`) + '\n');
+    else {
+      const lines = transcriptText(t.flatMap((l) => (l.ok ? [l.value] : [])));
+      // Redacted as one text: a private key block spans lines.
+      out.write((lines.length ? shownText(lines.join('\n')) : o.st.dim('  (empty transcript)')) + '\n');
     }
-    const lines = transcriptText(t.parsed);
-    // Redacted as one text: a private key block spans lines.
-    out.write((lines.length ? shownText(lines.join('\n')) : o.st.dim('  (empty transcript)')) + '\n');
+    // What the job recorded after this turn: tests, the verdict, the commit.
+    const after = (during.get(a.id) ?? []).flatMap(eventLines).map(logText);
+    if (after.length) out.write(after.join('\n') + '\n');
   });
+  const skipped = o.stateDir ? skippedWarning(eventsFile(o.stateDir, job.id), log.skipped, 'an event') : null;
+  if (skipped) process.stderr.write(o.st.yellow(`warning: ${skipped}`) + '\n');
 }

@@ -1,5 +1,6 @@
 // ii job logs: every agent transcript of a job, in the order the sessions
-// started, each under a header naming its purpose and id. The body is in
+// started, each under a header naming its purpose and id and followed by the
+// events logged after it (tests, verdict, commit). The body is in
 // job-logs-actions.ts, imported when the command runs.
 import type { Command } from 'commander';
 import { jobCommand } from './job.js';
@@ -7,7 +8,9 @@ import { jobCommand } from './job.js';
 export function registerJobLogsCommand(program: Command): void {
   jobCommand(program)
     .command('logs')
-    .description('every agent transcript of a job in order, with a header per agent session')
+    .description(
+      'every agent transcript of a job in order, with a header per agent session and what the job recorded after it',
+    )
     .argument('<job>', 'job id or any unique prefix')
     .option('--json', 'raw: each recorded transcript line as JSON, tagged with its agent session')
     .action(async (id: string, o: { json?: boolean }) =>

@@ -42,7 +42,7 @@ export async function cleanUpDeadRunner(
   const groups = await endRecordedGroups(store, { job_id: job.id }, o.graceMs);
   const done = store.jobs.finish(job.id, o.status, o.reason);
   try {
-    appendEvent(stateDir, job.id, 'stage', { status: o.status, reason: done.failure_reason });
+    appendEvent(stateDir, job.id, 'finished', { status: o.status, reason: done.failure_reason });
   } catch {} // the event log is a convenience
   if (job.session_id) await o.finishSession(job.session_id);
   else if (store.todos.get(job.repo, job.todo_id)?.status === 'in_progress')

@@ -13,7 +13,8 @@ import type { Vcs } from '../vcs/vcs.js';
 import type { Config } from './config.js';
 import { Prompts } from './prompts.js';
 import { JobRunner, requireTestCommands } from './runner.js';
-import type { AfterImplement, RunnerEvent, StartAgent } from './runner-types.js';
+import type { JobEvent } from '../model/event.js';
+import type { AfterImplement, StartAgent } from './runner-types.js';
 import { localProbe } from './stale.js';
 
 export interface SessionStart {
@@ -49,7 +50,7 @@ export interface LaunchInput {
   agent?: string;
   autoCommit?: boolean;
   retriedFrom?: string;
-  onEvent?: (e: RunnerEvent) => void;
+  onEvent?: (e: JobEvent) => void;
   onFinished?: (job: Job) => void | Promise<void>;
 }
 

@@ -10,9 +10,10 @@ import type { AgentSession } from '../agent/types.js';
 import { StoreDamagedError, UserError } from '../errors.js';
 import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
 import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
+import type { EventData, NewJobEvent } from '../model/event.js';
 import { addUsage } from '../model/usage.js';
 import type { AgentPurpose, Job, JobReview, Usage } from '../model/job.js';
-import { appendEvent, type JobEventType } from '../state/events.js';
+import { appendEvent } from '../state/events.js';
 import { transcriptFile } from '../state/paths.js';
 import { Prompts, templateVars, type TemplateName } from './prompts.js';
 import {
@@ -23,7 +24,8 @@ import {
   takeProtocolFile,
 } from './protocol-files.js';
 import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
-import type { FinalStatus, JobRunnerOptions, RunnerEvent, RunnerStage } from './runner-types.js';
+import { TAIL_LINES } from './event-text.js';
+import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { runTests, testFailureTable } from './test-runner.js';
 
 /** The loop was stopped from outside (abandon request, signal, cancel()). */
@@ -159,14 +161,13 @@ export class JobRunner {
     await this.closeIteration(job, true).catch((e: unknown) =>
       this.warn(`could not snapshot the last iteration: ${String(e)}`),
     );
-    this.log('stage', { status: outcome.end, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+    this.event({ type: 'finished', status: outcome.end, reason: outcome.reason });
     try {
       await this.o.finishSession?.(outcome.end === 'completed' ? 'done' : 'failed');
     } catch (err) {
       this.warn(`could not release the workspace: ${(err as Error).message}`);
     }
     job = store.jobs.get(jobId) ?? job;
-    this.emit({ type: 'finished', job });
     try {
       await this.o.onFinished?.(job);
     } catch (err) {
@@ -222,7 +223,7 @@ export class JobRunner {
     if (!open && !this.pendingChange) {
       this.changeBase = await this.head();
       this.pendingChange = await vcs.startChange(ws);
-      this.emit({ type: 'change_started', change_id: this.pendingChange, number: job.changes.length + 1 });
+      this.event({ type: 'change_started', change_id: this.pendingChange, number: job.changes.length + 1 });
     }
     this.clearFiles();
     const headBefore = await this.head();
@@ -287,9 +288,10 @@ export class JobRunner {
     });
     store.jobs.setFeedback(jobId, null);
     const now = this.job();
-    this.emit({
+    this.event({
       type: 'iteration',
       change_id: ic.change_id,
+      change_number: now.changes.length,
       iteration: currentChange(now)?.commits.length ?? 1,
       commit_id: commit.commit_id,
       files,
@@ -301,6 +303,9 @@ export class JobRunner {
     const { store, jobId, workspacePath: ws } = this.o;
     await this.enter('testing');
     this.knownHead = null; // so may a test command
+    // The end of each command's output, so its end event shows why it failed
+    // to a reader that does not replay every chunk (another process's pane).
+    let tail = '';
     const run = await runTests({
       commands: this.testCommands,
       cwd: ws,
@@ -309,26 +314,20 @@ export class JobRunner {
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
       onStart: (command) => {
-        this.log('test_start', { command });
-        this.emit({ type: 'test_start', command });
+        tail = '';
+        this.event({ type: 'test_start', command });
       },
       onOutput: (command, stream, text) => {
-        this.log('test_output', { command, stream, text });
-        this.emit({ type: 'test_output', command, stream, text });
+        tail = (tail + text).slice(-TAIL_CHARS);
+        this.event({ type: 'test_output', command, stream, text });
       },
       onEnd: (result) => {
-        this.log('test_end', {
-          command: result.command,
-          exit_code: result.exit_code,
-          duration_ms: result.duration_ms,
-          ...(result.timed_out_after_s !== undefined ? { timed_out_after_s: result.timed_out_after_s } : {}),
-        });
-        this.emit({ type: 'test_end', result });
+        this.event({ type: 'test_end', ...result, tail: lastLines(tail, TAIL_LINES) });
       },
     });
     this.checkStopped();
     store.jobs.updateCurrentCommit(jobId, { tests_passed: run.passed, test_results: run.results });
-    this.emit({ type: 'tests', passed: run.passed, results: run.results });
+    this.event({ type: 'tests', passed: run.passed, results: run.results });
     if (run.passed) return 'reviewing';
     store.jobs.setFeedback(jobId, testFailureTable(run.results));
     await this.closeIteration(this.job());
@@ -342,7 +341,7 @@ export class JobRunner {
     const usage = addUsage(currentCommit(this.job())?.usage ?? review.usage, review.usage);
     if (!review.ok) throw new JobFailure(`invalid feedback from the review: ${review.reason}`);
     store.jobs.updateCurrentCommit(jobId, { review: review.review, usage });
-    this.emit({ type: 'review', project: false, review: review.review });
+    this.event({ type: 'review', project: false, review: review.review });
     const { outcome, comments } = review.review;
     if (outcome === 'ACCEPT') return 'committing';
     if (outcome === 'ABANDON') return end('abandoned', `the review abandoned the todo${firstLine(comments)}`);
@@ -372,8 +371,7 @@ export class JobRunner {
         : {}),
     });
     const changeId = currentChange(this.job())?.change_id ?? '';
-    this.log('info', { message: `committed ${sha}`, commit_id: sha, change_id: changeId });
-    this.emit({ type: 'committed', change_id: changeId, commit_id: sha, message });
+    this.event({ type: 'committed', change_id: changeId, commit_id: sha, message });
     await this.closeIteration(this.job());
     return 'implementing';
   }
@@ -384,7 +382,7 @@ export class JobRunner {
     const review = await this.verdict('project-review');
     if (!review.ok) throw new JobFailure(`invalid feedback from the project review: ${review.reason}`);
     store.jobs.setProjectReview(jobId, review.review);
-    this.emit({ type: 'review', project: true, review: review.review });
+    this.event({ type: 'review', project: true, review: review.review });
     const { outcome, comments } = review.review;
     if (outcome === 'ACCEPT') return end('completed');
     if (outcome === 'ABANDON')
@@ -441,19 +439,14 @@ export class JobRunner {
     const transcript = transcriptFile(stateDir, jobId, id);
     mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
     store.jobs.addAgentSession(jobId, { purpose, id, transcript, started_at: new Date().toISOString() });
-    this.log('agent_start', { purpose, agent_session_id: id });
-    this.emit({ type: 'agent_start', purpose, agent_session_id: id });
+    this.event({ type: 'agent_start', purpose, agent_session_id: id });
     const starting = this.o.startAgent({
       agent,
       cwd: this.o.workspacePath,
       transcriptPath: transcript,
       turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
-      onActivity: (activity) => this.emit({ type: 'activity', purpose, activity }),
-      onFileChange: (file) => {
-        this.log('file_change', { ...file });
-        this.emit({ type: 'file_change', file });
-      },
+      onFileChange: (file) => this.event({ type: 'file_change', ...file }),
     });
     let session: AgentSession;
     try {
@@ -520,13 +513,7 @@ export class JobRunner {
     this.stage = to;
     const stored = to === 'project-review' ? 'reviewing' : to;
     this.o.store.jobs.setStage(this.o.jobId, stored);
-    const storedFrom = from === 'project-review' ? 'reviewing' : from;
-    this.log('stage', {
-      from: storedFrom,
-      to: stored,
-      ...(to === 'project-review' ? { project_review: true } : {}),
-    });
-    this.emit({ type: 'stage', from, to });
+    this.event({ type: 'stage', from, to });
   }
 
   /** Sets the current commit's after-snapshot (on finish: only if the iteration was left open). */
@@ -575,22 +562,33 @@ export class JobRunner {
     return j;
   }
 
-  private log(type: JobEventType, data: Record<string, unknown>): void {
+  /** Logs an event to the job's events.jsonl and hands the same event to the listener. */
+  private event(e: NewJobEvent): void {
+    let logged;
     try {
-      appendEvent(this.o.stateDir, this.o.jobId, type, data);
-    } catch {} // the event log is a convenience; a full disk must not kill the job
+      const { type, ...data } = e;
+      logged = appendEvent(this.o.stateDir, this.o.jobId, type, data as EventData<typeof type>);
+    } catch {
+      // The event log is a convenience; a full disk must not kill the job.
+      logged = { ts: new Date().toISOString(), ...e } as ReturnType<typeof appendEvent>;
+    }
+    try {
+      this.o.onEvent?.(logged);
+    } catch {} // a listener's bug is not the job's failure
   }
 
   private warn(message: string): void {
-    this.log('warning', { message });
-    this.emit({ type: 'warning', message });
+    this.event({ type: 'warning', message });
   }
+}
 
-  private emit(e: RunnerEvent): void {
-    try {
-      this.o.onEvent?.(e);
-    } catch {} // a listener's bug is not the job's failure
-  }
+/** Output kept per test command for its tail: enough for TAIL_LINES long lines. */
+const TAIL_CHARS = 4000;
+
+/** The last `n` lines of `text` (a trailing newline does not count as a line). */
+export function lastLines(text: string, n: number): string {
+  const lines = text.replace(/\n$/, '').split('\n');
+  return lines.slice(-n).join('\n');
 }
 
 const firstLine = (s: string): string => {

@@ -1,6 +1,8 @@
 // The journal builder: pure, from gathered inputs to a Journal. It never
 // throws for a gap in its inputs: a section it cannot fill is null, its
 // extraction says "none" and a warning says why.
+import { skippedWarning } from '../state/jsonl.js';
+import { eventsFile } from '../state/paths.js';
 import { redactDeep } from '../text/redact.js';
 import type { GitFacts } from './git-facts.js';
 import type { JournalInputs } from './inputs.js';
@@ -80,6 +82,8 @@ export function buildJournal(i: JournalInputs): Journal {
       'the event log is missing: no stage history or test output (a job that never ran, or a deleted log)',
     );
   if (i.events.state === 'error') warnings.push(`the event log could not be read: ${i.events.error}`);
+  const skipped = skippedWarning(eventsFile(i.stateDir, i.job.id), i.eventsSkipped, 'an event');
+  if (skipped) warnings.push(skipped);
   if (i.stop.state === 'error') warnings.push(`the stop file was ignored: ${i.stop.error}`);
   if ('unknown' in i.head) warnings.push(`the head commit is unknown: ${i.head.unknown}`);
 

@@ -10,7 +10,9 @@ import { isStale } from '../model/derive.js';
 import type { Job } from '../model/job.js';
 import { packageRoot } from '../package-root.js';
 import type { StateStore } from '../state/api.js';
-import type { JobEvent } from '../state/events.js';
+import type { JobEvent } from '../model/event.js';
+import { parseEvents } from '../state/events.js';
+import type { Skipped } from '../state/jsonl.js';
 import { eventsFile } from '../state/paths.js';
 import { notesFile, readText, stamp, stopFile, type Read } from './files.js';
 import { gatherGitFacts, repoRootOf, type GitFacts } from './git-facts.js';
@@ -73,19 +75,6 @@ function load<T>(read: Read, parse: (text: string) => T | string): Loaded<T> {
   return typeof v === 'string' ? { state: 'error', error: v } : { state: 'ok', value: v };
 }
 
-/** The event log's events; a torn line (a writer killed mid-line) is skipped like readEvents does. */
-function parseEvents(text: string): JobEvent[] {
-  const out: JobEvent[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    try {
-      const v = JSON.parse(line) as JobEvent;
-      if (v && typeof v.type === 'string') out.push(v);
-    } catch {}
-  }
-  return out;
-}
-
 const NO_FACTS: GitFacts = {
   log: { ok: true, value: [] },
   numstat: { ok: true, value: [] },
@@ -105,7 +94,13 @@ export async function gatherInputs(
   // Before reading anything: a line appended meanwhile then rebuilds the journal next time.
   const inputs = fingerprint(stateDir, job, now);
   const todo = store.todos.get(job.repo, job.todo_id);
-  const events = load(readText(eventsFile(stateDir, job.id)), parseEvents);
+  // A line that is not an event (torn by a killed writer, garbled) is skipped and reported.
+  let eventsSkipped: Skipped[] = [];
+  const events = load(readText(eventsFile(stateDir, job.id)), (text): JobEvent[] => {
+    const parsed = parseEvents(text);
+    eventsSkipped = parsed.skipped;
+    return parsed.values;
+  });
   const notes = load(readText(notesFile(stateDir, job.id)), parseNotes);
   const stop = load(readText(stopFile(stateDir, job.id)), parseStopFile);
   const workspace = job.workspace_path && existsSync(job.workspace_path) ? job.workspace_path : null;
@@ -127,6 +122,7 @@ export async function gatherInputs(
     stateDir,
     repoRoot,
     events,
+    eventsSkipped,
     notes,
     stop,
     head,

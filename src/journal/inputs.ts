@@ -3,7 +3,8 @@
 // every failure path is testable without files, git or a store.
 import type { Job } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
-import type { JobEvent } from '../state/events.js';
+import type { JobEvent } from '../model/event.js';
+import type { Skipped } from '../state/jsonl.js';
 import type { GitFacts } from './git-facts.js';
 import type { InputFingerprint, Note } from './schema.js';
 import type { StopFile } from './stop-file.js';
@@ -21,6 +22,8 @@ export interface JournalInputs {
   stateDir: string;
   repoRoot: string | null;
   events: Loaded<JobEvent[]>;
+  /** Lines of the event log that are not events (skipped, each worth a warning). */
+  eventsSkipped: Skipped[];
   notes: Loaded<{ notes: Note[]; skipped: number }>;
   stop: Loaded<StopFile>;
   head: Head;

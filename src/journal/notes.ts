@@ -4,6 +4,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.js';
+import { parseJsonLines, partition } from '../state/jsonl.js';
 import { notesFile } from './files.js';
 import { Note } from './schema.js';
 
@@ -21,17 +22,6 @@ export function appendNote(stateDir: string, jobId: string, text: string, at: Da
 
 /** The notes in a notes file's text, and how many lines were not notes. */
 export function parseNotes(text: string): { notes: Note[]; skipped: number } {
-  const notes: Note[] = [];
-  let skipped = 0;
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const r = Note.safeParse(JSON.parse(line));
-      if (r.success) notes.push(r.data);
-      else skipped++;
-    } catch {
-      skipped++;
-    }
-  }
-  return { notes, skipped };
+  const { values, skipped } = partition(parseJsonLines(text, Note));
+  return { notes: values, skipped: skipped.length };
 }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { isChangeComplete } from '../model/derive.js';
 import { subtractUsage, usageByStage } from '../model/usage.js';
 import type { Job, JobCommit } from '../model/job.js';
-import type { JobEvent } from '../state/events.js';
+import type { JobEvent } from '../model/event.js';
 import { eventsFile } from '../state/paths.js';
 import { excerpt } from './excerpt.js';
 import type { Head, JournalInputs } from './inputs.js';
@@ -43,7 +43,7 @@ const allCommits = (job: Job): JobCommit[] => job.changes.flatMap((c) => c.commi
  * The head of the accepted work: the final commit of the last accepted change
  * (the job record keeps it since the commit stage rewrites the iteration), or
  * for records from before that, the commit the runner's last commit stage
- * logged (an `info` event with a commit_id); the base when nothing was accepted.
+ * logged (its `committed` event); the base when nothing was accepted.
  */
 export function acceptedHead(job: Job, events: JobEvent[] | null): Head {
   const accepted = job.changes.filter(isChangeComplete);
@@ -59,12 +59,12 @@ export function acceptedHead(job: Job, events: JobEvent[] | null): Head {
     return {
       unknown: `the job accepted ${verified} change${verified === 1 ? '' : 's'}, but without the event log the commits are unknown`,
     };
-  const committed = events.filter((e) => e.type === 'info' && typeof e.commit_id === 'string').at(-1);
+  const committed = events.filter((e) => e.type === 'committed').at(-1);
   if (!committed)
     return {
       unknown: `the job accepted ${verified} change${verified === 1 ? '' : 's'}, but the event log records no commit`,
     };
-  return { sha: committed.commit_id as string, source: 'events (last commit stage)' };
+  return { sha: committed.commit_id, source: 'events (last commit stage)' };
 }
 
 export function identity(i: JournalInputs): Section<Identity> {
@@ -93,8 +93,8 @@ export function identity(i: JournalInputs): Section<Identity> {
 /** The stored stage, or the project review when the last stage event says so. */
 function phase(job: Job, events: JobEvent[] | null): Phase {
   if (job.stage !== 'reviewing' || !events) return job.stage;
-  const last = events.filter((e) => e.type === 'stage' && typeof e.to === 'string').at(-1);
-  return last?.project_review === true ? 'project-review' : 'reviewing';
+  const last = events.filter((e) => e.type === 'stage').at(-1);
+  return last?.to === 'project-review' ? 'project-review' : 'reviewing';
 }
 
 export function status(i: JournalInputs): Section<Status> {
@@ -176,11 +176,11 @@ function failureOutput(events: JobEvent[], command: string, exitCode: number | n
   }
   if (end < 0) return null;
   let start = end;
-  while (start > 0 && !(events[start]!.type === 'test_start' && events[start]!.command === command)) start--;
+  const startsRun = (e: JobEvent) => e.type === 'test_start' && e.command === command;
+  while (start > 0 && !startsRun(events[start]!)) start--;
   return events
     .slice(start, end)
-    .filter((e) => e.type === 'test_output' && e.command === command && typeof e.text === 'string')
-    .map((e) => e.text as string)
+    .map((e) => (e.type === 'test_output' && e.command === command ? e.text : ''))
     .join('');
 }
 
@@ -210,10 +210,10 @@ export function verification(i: JournalInputs): Section<Verification | null> & {
     let exitCode = failing?.exit_code ?? null;
     if (!command && events) {
       // An old record without per-command results: the event log still knows.
-      const end = events.filter((e) => e.type === 'test_end' && e.exit_code !== 0).at(-1);
-      if (end && typeof end.command === 'string') {
+      const end = events.flatMap((e) => (e.type === 'test_end' && e.exit_code !== 0 ? [e] : [])).at(-1);
+      if (end) {
         command = end.command;
-        exitCode = typeof end.exit_code === 'number' ? end.exit_code : null;
+        exitCode = end.exit_code;
       }
     }
     if (!command) {

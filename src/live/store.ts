@@ -24,7 +24,6 @@ export interface DashboardActions {
   setStale(stale: Record<string, boolean>): void;
   setTitles(titles: Record<string, string>): void;
   setLive(jobId: string, lines: string[]): void;
-  appendLive(jobId: string, lines: string[]): void;
   setFiles(jobId: string, files: FileChange[]): void;
   /** One tracker report: replaces the file's previous entry. */
   trackFile(jobId: string, file: FileChange): void;
@@ -126,11 +125,6 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       },
       setLive(jobId, lines) {
         set({ live: { ...get().live, [jobId]: redactLines(lines.slice(-LIVE_LINES)) } });
-      },
-      appendLive(jobId, lines) {
-        if (lines.length === 0) return;
-        const cur = get().live[jobId] ?? [];
-        set({ live: { ...get().live, [jobId]: [...cur, ...redactLines(lines)].slice(-LIVE_LINES) } });
       },
       setFiles(jobId, files) {
         set({ files: { ...get().files, [jobId]: files } });

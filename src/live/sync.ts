@@ -1,7 +1,7 @@
 // Keeps the dashboard store in step with the state dir: a chokidar watcher on
-// the database and on the active jobs' event logs and transcripts, for
-// runners in other processes, plus feedRunnerEvent for a runner in this
-// process. Only what changed is read again: the database's version number
+// the database and on the active jobs' event logs and transcripts, which is
+// how every runner reaches the board (the dashboard runs none itself: each job
+// is an `ii job do` process). Only what changed is read again: the database's version number
 // says whether to reload, only the jobs written after the version last seen
 // are reloaded, and logs are read from where the last read stopped.
 import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
@@ -9,24 +9,28 @@ import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { isStale } from '../model/derive.js';
 import type { Job } from '../model/job.js';
-import type { RunnerEvent } from '../job/runner-types.js';
 import { localProbe } from '../job/stale.js';
 import { transcriptText } from '../job/transcript-text.js';
+import { eventLines, logText, type EventLine } from '../job/event-text.js';
+import type { JobEvent } from '../model/event.js';
 import type { StateStore } from '../state/api.js';
-import type { JobEvent } from '../state/events.js';
-import { eventsFile } from '../state/paths.js';
-import { eventLine, fileOfEvent, runnerEventLines } from './live-lines.js';
+import { tailEvents } from '../state/events.js';
+import { JsonLinesTail } from '../state/jsonl.js';
 import type { DashboardStore } from './store.js';
-import { LineTail, parseLines } from './tail.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
 const TRANSCRIPT_ENTRIES = 4000;
+/** What earlier agent turns recorded (verdicts, tests, commits), kept above the current one. */
+const EARLIER_LINES = 40;
 
 interface JobLogs {
-  events: LineTail;
-  eventLines: string[];
+  events: JsonLinesTail<JobEvent>;
+  /** Facts, test results and warnings of the turns before the current agent's. */
+  earlier: string[];
+  /** The lines of the events since the current agent started, with their event's type. */
+  eventLines: { type: JobEvent['type'] | null; line: EventLine }[];
   transcriptPath: string | null;
-  transcript: LineTail | null;
+  transcript: JsonLinesTail | null;
   entries: unknown[];
 }
 
@@ -121,18 +125,6 @@ export class DashboardSync {
     this.watcher = null;
   }
 
-  /** Feeds an event from a runner in this process: shown at once, then confirmed from the files. */
-  feedRunnerEvent(jobId: string, e: RunnerEvent): void {
-    const s = this.dash.getState();
-    if (e.type === 'file_change') s.trackFile(jobId, e.file);
-    else s.appendLive(jobId, runnerEventLines(e));
-    if (e.type !== 'activity' && e.type !== 'test_output') {
-      this.pendingDb = true;
-      this.pendingJobs.add(jobId);
-      this.schedule();
-    }
-  }
-
   private onPath(path: string): void {
     const rel = relative(this.state.dir, path).split(sep);
     if (rel[0]?.startsWith('state.db')) this.pendingDb = true;
@@ -223,7 +215,8 @@ export class DashboardSync {
     let logs = this.logs.get(job.id);
     if (!logs) {
       logs = {
-        events: new LineTail(eventsFile(this.state.dir, job.id)),
+        events: tailEvents(this.state.dir, job.id),
+        earlier: [],
         eventLines: [],
         transcriptPath: null,
         transcript: null,
@@ -232,15 +225,34 @@ export class DashboardSync {
       this.logs.set(job.id, logs);
     }
     let changed = false;
-    const events = parseLines(logs.events.read()) as JobEvent[];
     const s = this.dash.getState();
-    for (const e of events) {
-      const f = fileOfEvent(e);
-      if (f) s.trackFile(job.id, f);
-      if (e.type === 'agent_start') logs.eventLines = [];
-      const line = eventLine(e);
-      if (line) {
-        logs.eventLines.push(line);
+    for (const l of logs.events.read()) {
+      if (!l.ok) {
+        // Another process wrote something that is not an event: say so, trust none of it.
+        logs.eventLines.push({
+          type: null,
+          line: { kind: 'warning', spans: [{ text: `events.jsonl line ${l.n} skipped: ${l.error}` }] },
+        });
+        changed = true;
+        continue;
+      }
+      const e = l.value;
+      if (e.type === 'file_change') {
+        const { ts: _ts, type: _type, ...file } = e;
+        s.trackFile(job.id, file);
+      }
+      if (e.type === 'agent_start') {
+        // A new turn: what the last one decided stays in view (a verdict is
+        // followed at once by the next agent's start), the rest goes.
+        const kept = logs.eventLines.filter(
+          (x) => x.line.kind === 'fact' || x.line.kind === 'warning' || x.type === 'test_end',
+        );
+        logs.earlier = [...logs.earlier, ...kept.map((x) => logText(x.line))].slice(-EARLIER_LINES);
+        logs.eventLines = [];
+        changed = true;
+      }
+      for (const line of eventLines(e)) {
+        logs.eventLines.push({ type: e.type, line });
         changed = true;
       }
     }
@@ -253,12 +265,12 @@ export class DashboardSync {
       : null;
     if (path !== logs.transcriptPath) {
       logs.transcriptPath = path;
-      logs.transcript = path ? new LineTail(path) : null;
+      logs.transcript = path ? new JsonLinesTail(path) : null;
       logs.entries = [];
       changed = true;
     }
     if (logs.transcript) {
-      const entries = parseLines(logs.transcript.read());
+      const entries = logs.transcript.read().flatMap((l) => (l.ok ? [l.value] : []));
       if (entries.length) {
         logs.entries.push(...entries);
         if (logs.entries.length > TRANSCRIPT_ENTRIES) logs.entries = logs.entries.slice(-TRANSCRIPT_ENTRIES);
@@ -268,7 +280,7 @@ export class DashboardSync {
     if (!changed) return;
     const header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
     const body = transcriptText(logs.entries).filter((l) => !l.startsWith('>'));
-    const after = logs.eventLines.filter((l) => !l.startsWith('● agent'));
-    s.setLive(job.id, [...header, ...body, ...after]);
+    const after = logs.eventLines.map((x) => logText(x.line)).filter((l) => !l.startsWith('● agent'));
+    s.setLive(job.id, [...logs.earlier, ...header, ...body, ...after]);
   }
 }

@@ -4,3 +4,4 @@ export * from './job.js';
 export * from './derive.js';
 export * from './usage.js';
 export * from './enums.js';
+export * from './event.js';

@@ -1,66 +1,43 @@
-// The per-job event log, jobs/<id>/events.jsonl: append-only, one JSON object
-// a line. Stage transitions, test output, warnings and tracker changes go here,
-// never into the job record (large text stays out of the database).
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+// The per-job event log, jobs/<id>/events.jsonl: append-only, one event of
+// the job's stream (src/model/event.ts) a line. Stage transitions, test
+// output, verdicts, commits, warnings and tracker changes go here, never into
+// the job record (large text stays out of the database).
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { JobEvent, type EventData, type JobEventType } from '../model/event.js';
+import { JsonLinesTail, parseJsonLines, partition, readJsonLines, type JsonLines } from './jsonl.js';
 import { eventsFile } from './paths.js';
 
-export type JobEventType =
-  /** data: { from, to } stage names, or { status } when the job finished. */
-  | 'stage'
-  /** data: { command } */
-  | 'test_start'
-  /** data: { command, stream: 'stdout'|'stderr', text } (chunks, in order) */
-  | 'test_output'
-  /** data: { command, exit_code, duration_ms } */
-  | 'test_end'
-  /** data: { path, is_new, additions, deletions } from the file tracker, live */
-  | 'file_change'
-  /** data: { purpose, agent_session_id } */
-  | 'agent_start'
-  /** data: { message } */
-  | 'info'
-  | 'warning'
-  | 'error';
-
-export interface JobEvent {
-  ts: string;
-  type: JobEventType;
-  [key: string]: unknown;
-}
-
-/** Appends one event; the directory is made on first use. A line is one write, so lines never interleave. */
-export function appendEvent(
+/** Stamps and appends one event; the directory is made on first use. A line is one write, so lines never interleave. */
+export function appendEvent<T extends JobEventType>(
   stateDir: string,
   jobId: string,
-  type: JobEventType,
-  data: Record<string, unknown> = {},
+  type: T,
+  data: EventData<T>,
 ): JobEvent {
   const path = eventsFile(stateDir, jobId);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const ev: JobEvent = { ts: new Date().toISOString(), type, ...data };
+  // Parsed as a reader will: a writer's mistake fails here, not in every reader.
+  const ev = JobEvent.parse({ ts: new Date().toISOString(), type, ...data });
   appendFileSync(path, JSON.stringify(ev) + '\n', { mode: 0o600 });
   return ev;
 }
 
+/** The events in an event log's text, and the lines that are not events (torn, garbled, unknown). */
+export function parseEvents(text: string): JsonLines<JobEvent> {
+  return partition(parseJsonLines(text, JobEvent));
+}
+
 /**
- * Every event of a job, oldest first. A missing log is empty; a torn or
- * garbled line (a writer killed mid-line) is skipped, not fatal.
+ * Every event of a job, oldest first, and the lines skipped. A missing log is
+ * empty; a line that is not an event (a writer killed mid-line) is skipped,
+ * not fatal and not trusted.
  */
-export function readEvents(stateDir: string, jobId: string): JobEvent[] {
-  let text: string;
-  try {
-    text = readFileSync(eventsFile(stateDir, jobId), 'utf8');
-  } catch {
-    return [];
-  }
-  const out: JobEvent[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    try {
-      const v = JSON.parse(line) as JobEvent;
-      if (v && typeof v.type === 'string') out.push(v);
-    } catch {}
-  }
-  return out;
+export function readEvents(stateDir: string, jobId: string): JsonLines<JobEvent> {
+  return partition(readJsonLines(eventsFile(stateDir, jobId), JobEvent) ?? []);
+}
+
+/** Follows a job's event log: each read() gives the events appended since the last. */
+export function tailEvents(stateDir: string, jobId: string): JsonLinesTail<JobEvent> {
+  return new JsonLinesTail(eventsFile(stateDir, jobId), JobEvent);
 }

@@ -98,6 +98,52 @@ describe('ii job logs', () => {
   });
 });
 
+describe('ii job logs with an event log', () => {
+  it('follows each transcript with what the job recorded after that turn', () => {
+    const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
+    const slug = repoSlug(repo);
+    const todo = store.todos.create(slug, { title: 'x' });
+    const job = store.jobs.create(slug, { todo_id: todo.id });
+    for (const [purpose, id] of [
+      ['implement', 'aaa111'],
+      ['review', 'bbb222'],
+    ] as const)
+      store.jobs.addAgentSession(job.id, { purpose, id, transcript: join(tmp.path, `${id}.jsonl`) });
+    const log = [
+      { type: 'agent_start', purpose: 'implement', agent_session_id: 'aaa111' },
+      { type: 'stage', from: 'implementing', to: 'testing' },
+      { type: 'test_start', command: 'make test' },
+      { type: 'test_end', command: 'make test', exit_code: 2, duration_ms: 1500, tail: 'boom\n' },
+      { type: 'tests', passed: false, results: [{ command: 'make test', exit_code: 2, duration_ms: 1500 }] },
+      { type: 'agent_start', purpose: 'review', agent_session_id: 'bbb222' },
+      {
+        type: 'review',
+        project: false,
+        review: {
+          outcome: 'REQUEST_CHANGES',
+          comments: 'Fix it.',
+          agent_session_id: 'bbb222',
+          reviewed_at: 't',
+        },
+      },
+    ];
+    const path = join(store.dir, 'jobs', job.id, 'events.jsonl');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, log.map((e) => JSON.stringify({ ts: 't', ...e }) + '\n').join('') + '{"torn\n');
+    store.close();
+
+    const r = ii(['job', 'logs', job.id], { cwd: repo, env: { ...env, NO_COLOR: '1' } });
+    expect(r.code).toBe(0);
+    const h2 = r.stdout.indexOf('=== 2. review');
+    expect(r.stdout.slice(0, h2)).toContain(
+      '→ testing\n$ make test\n  exit 2 (make test, 1.5s)\n  | boom\n  tests failed: `make test` exited 2\n',
+    );
+    expect(r.stdout.slice(h2)).toContain('  review: REQUEST_CHANGES — Fix it.');
+    expect(r.stderr).toContain('1 line of');
+    expect(r.stderr).toContain('is not an event and was skipped (line 8: not JSON');
+  });
+});
+
 describe('ii job list', () => {
   it('marks a job whose runner is gone as stale', () => {
     const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });

@@ -4,7 +4,7 @@ import type { GitFacts } from '../../src/journal/git-facts.js';
 import type { JournalInputs } from '../../src/journal/inputs.js';
 import { Job, type JobCommit } from '../../src/model/job.js';
 import { Todo } from '../../src/model/todo.js';
-import type { JobEvent } from '../../src/state/events.js';
+import { JobEvent } from '../../src/model/event.js';
 
 export const BASE = 'b'.repeat(40);
 export const HEAD1 = '1'.repeat(40);
@@ -116,11 +116,8 @@ export const fixtureTodo = (): Todo =>
     updated_at: t(12, 30),
   });
 
-const ev = (ts: string, type: JobEvent['type'], data: Record<string, unknown> = {}): JobEvent => ({
-  ts,
-  type,
-  ...data,
-});
+const ev = (ts: string, type: JobEvent['type'], data: Record<string, unknown> = {}): JobEvent =>
+  JobEvent.parse({ ts, type, ...data });
 
 export function fixtureEvents(): JobEvent[] {
   return [
@@ -145,10 +142,10 @@ export function fixtureEvents(): JobEvent[] {
     ev(t(4), 'test_start', { command: 'npm test' }),
     ev(t(4), 'test_output', { command: 'npm test', stream: 'stdout', text: 'all passed\n' }),
     ev(t(4), 'test_end', { command: 'npm test', exit_code: 0, duration_ms: 3000 }),
-    ev(t(5), 'info', { message: `committed ${HEAD1}`, commit_id: HEAD1, change_id: 'Ichange1' }),
-    ev(t(8), 'info', { message: `committed ${HEAD2}`, commit_id: HEAD2, change_id: 'Ichange2' }),
-    ev(t(11), 'stage', { from: 'implementing', to: 'reviewing', project_review: true }),
-    ev(t(12, 30), 'stage', { status: 'completed' }),
+    ev(t(5), 'committed', { commit_id: HEAD1, change_id: 'Ichange1' }),
+    ev(t(8), 'committed', { commit_id: HEAD2, change_id: 'Ichange2' }),
+    ev(t(11), 'stage', { from: 'implementing', to: 'project-review' }),
+    ev(t(12, 30), 'finished', { status: 'completed' }),
   ];
 }
 
@@ -184,6 +181,7 @@ export function fixtureInputs(over: Partial<JournalInputs> = {}): JournalInputs 
     stateDir: '/state/incrementum',
     repoRoot: '/src/demo',
     events: { state: 'ok', value: fixtureEvents() },
+    eventsSkipped: [],
     notes: { state: 'ok', value: { notes: [{ ts: t(13), text: 'merged by hand' }], skipped: 0 } },
     stop: { state: 'missing' },
     head: { sha: HEAD2, source: 'events (last commit stage)' },

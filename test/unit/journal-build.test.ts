@@ -272,6 +272,18 @@ describe('failure paths: a section becomes null and a warning says why', () => {
     expect(j.warnings).toContain('the event log could not be read: /x/events.jsonl: EACCES');
   });
 
+  it('event log lines that are not events are skipped with a warning naming the first', () => {
+    const j = build({
+      eventsSkipped: [
+        { n: 3, error: 'not JSON (a torn or garbled line)' },
+        { n: 9, error: 'Invalid input at exit_code' },
+      ],
+    });
+    expect(j.warnings).toContain(
+      '2 lines of /state/incrementum/jobs/job12345/events.jsonl are not an event and were skipped (line 3: not JSON (a torn or garbled line))',
+    );
+  });
+
   it('no changes: a job whose agents changed nothing has honest zeros', () => {
     const job = fixtureJob({ changes: [] });
     const head = acceptedHead(job, fixtureEvents());
@@ -335,7 +347,7 @@ describe('failure paths: a section becomes null and a warning says why', () => {
   });
 
   it('accepted work but the event log recorded no commit: head unknown', () => {
-    const events = fixtureEvents().filter((e) => e.type !== 'info');
+    const events = fixtureEvents().filter((e) => e.type !== 'committed');
     expect(acceptedHead(fixtureJob(), events)).toEqual({
       unknown: 'the job accepted 2 changes, but the event log records no commit',
     });

@@ -42,7 +42,7 @@ describe('journal.md', () => {
       value: [
         { ts: 'x', type: 'test_start', command: 'npm test' },
         { ts: 'x', type: 'test_output', command: 'npm test', stream: 'stdout', text: 'a ```` b\n' },
-        { ts: 'x', type: 'test_end', command: 'npm test', exit_code: 1, duration_ms: 1 },
+        { ts: 'x', type: 'test_end', command: 'npm test', exit_code: 1, duration_ms: 1, tail: '' },
       ],
     };
     const md = renderJournalMd(buildJournal(inputs));

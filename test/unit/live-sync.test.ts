@@ -1,11 +1,14 @@
 // The dashboard store follows the state dir: writes from another process
-// (the database, event logs, transcripts) and events from a runner in this
-// process.
+// (the database, event logs, transcripts), which is how every runner reaches it.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { Job } from '../../src/model/job.js';
+import { createDashboardStore } from '../../src/live/store.js';
+import { DashboardSync } from '../../src/live/sync.js';
+import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { dashFixture, makeJob, REPO, type DashFixture } from '../helpers/dash-fixture.js';
+import { JobFixture, jobIdFrom, verdict, write as writeFile } from '../helpers/job.js';
 import { waitFor } from '../helpers/tmp.js';
 
 const WRITER = join(import.meta.dirname, '..', 'fixtures', 'dash-writer.mjs');
@@ -151,22 +154,56 @@ it('keeps unchanged jobs identical across reloads (memoized cards)', () => {
   expect(after.find((j) => j.id === b.id)!.stage).toBe('testing');
 });
 
-it('shows events from a runner in this process at once', () => {
-  fx = dashFixture();
-  const job = makeJob(fx.state, { title: 'in process' });
-  fx.sync.loadAll();
-  fx.sync.feedRunnerEvent(job.id, {
-    type: 'activity',
-    purpose: 'implement',
-    activity: { kind: 'message', text: 'hello there' },
-  });
-  fx.sync.feedRunnerEvent(job.id, {
-    type: 'file_change',
-    file: { path: 'z.ts', is_new: true, is_deleted: false, additions: 1, deletions: 0 },
-  });
-  fx.sync.feedRunnerEvent(job.id, { type: 'test_start', command: 'make test' });
-  expect(fx.dash.getState().live[job.id]).toEqual(['  hello there', '$ make test']);
-  expect(fx.dash.getState().files[job.id]!.map((f) => f.path)).toEqual(['z.ts']);
+it('shows what `ii job do` in another process records: test results, verdicts and the commit', async () => {
+  // A real job: the built CLI, the scripted ACP agent, a failing then a
+  // passing test run, a review asking for changes, then one accepting.
+  const jf = new JobFixture('ii-live-');
+  try {
+    jf.setup(['echo checking; test -f hello.txt || { echo hello.txt is missing >&2; exit 3; }']);
+    const s = jf.scenario('two-reviews', {
+      implement: [
+        { actions: [writeFile('other.txt', 'x\n')] },
+        { actions: [writeFile('hello.txt', 'hi\n')] },
+        { actions: [writeFile('hello.txt', 'hi there\n')] },
+      ],
+      review: [verdict('REQUEST_CHANGES', 'Say more.\nA second line.'), verdict('ACCEPT', 'Looks right.')],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Add hello.txt' }] }],
+    });
+    const state = openStateStore({ dir: join(jf.env.XDG_STATE_HOME!, 'incrementum') });
+    const dash = createDashboardStore({ repo: repoSlug(jf.repo), repoLabel: jf.repo, color: false });
+    const sync = new DashboardSync({ state, dash, pollMs: 60_000 });
+    try {
+      sync.loadAll();
+      sync.start();
+      await sync.ready();
+      const r = await jf.runAsync(['job', 'do', '--title', 'say hello'], s);
+      expect(r.code, r.stderr).toBe(0);
+      const id = jobIdFrom(r.stderr);
+      const sha = /committed ([0-9a-f]{10})/.exec(r.stderr)?.[1] ?? 'no commit';
+      const pane = () => dash.getState().live[id] ?? [];
+      await waitFor(() => pane().includes('■ job completed'), 'the end of the job in the pane');
+      const text = pane().join('\n');
+      // The failed run: command, exit code, duration and the output's tail.
+      expect(text).toMatch(
+        / {2}exit 3 \(echo checking;[^\n]*, \d+\.\ds\)\n {2}\| checking\n {2}\| hello\.txt is missing/,
+      );
+      expect(text).toContain('  tests failed: `echo checking;');
+      expect(text).toContain('  tests passed (1 command)');
+      expect(text).toContain('  review: REQUEST_CHANGES — Say more.');
+      expect(text).toContain('  review: ACCEPT — Looks right.');
+      expect(text).toContain(`  committed ${sha}: Add hello.txt`);
+      expect(text).toContain('  project review: ACCEPT');
+      // The same lines `ii job do` printed, in the same order.
+      const facts = (t: string) =>
+        t.split('\n').filter((l) => /^ {2}(review|project review|committed|tests)/.test(l));
+      expect(facts(text)).toEqual(facts(r.stderr));
+    } finally {
+      await sync.close();
+      state.close();
+    }
+  } finally {
+    jf.cleanup();
+  }
 });
 
 it('marks a job stale when its runner is gone, and not otherwise', () => {

@@ -1,0 +1,130 @@
+// The one JSON-lines reader: event logs, notes and agent transcripts are all
+// append-only files of one JSON value a line, written by other processes that
+// may die mid-line. A line that is not JSON, or not what the schema says, is
+// reported as skipped (with its number and why) and never trusted; the
+// callers decide whether that is worth a warning.
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import type { ZodType } from 'zod';
+
+export type JsonLine<T> =
+  { n: number; raw: string; ok: true; value: T } | { n: number; raw: string; ok: false; error: string };
+
+export interface Skipped {
+  /** 1-based line number in the file. */
+  n: number;
+  error: string;
+}
+
+/** The values and the skipped lines of a parse. */
+export interface JsonLines<T> {
+  values: T[];
+  skipped: Skipped[];
+}
+
+/** Parses one line: JSON first, then the schema when there is one. */
+function parseLine<T>(raw: string, n: number, schema?: ZodType<T>): JsonLine<T> {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return { n, raw, ok: false, error: 'not JSON (a torn or garbled line)' };
+  }
+  if (!schema) return { n, raw, ok: true, value: v as T };
+  const r = schema.safeParse(v);
+  if (r.success) return { n, raw, ok: true, value: r.data };
+  const issue = r.error.issues[0];
+  const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+  return { n, raw, ok: false, error: `${issue?.message ?? 'invalid'}${where}` };
+}
+
+/** Every non-blank line of `text`, parsed; `firstLine` numbers the first one. */
+export function parseJsonLines<T = unknown>(text: string, schema?: ZodType<T>, firstLine = 1): JsonLine<T>[] {
+  const out: JsonLine<T>[] = [];
+  text.split('\n').forEach((raw, i) => {
+    if (raw.trim()) out.push(parseLine(raw, firstLine + i, schema));
+  });
+  return out;
+}
+
+/** Splits parsed lines into values and skipped lines. */
+export function partition<T>(lines: JsonLine<T>[]): JsonLines<T> {
+  const values: T[] = [];
+  const skipped: Skipped[] = [];
+  for (const l of lines) {
+    if (l.ok) values.push(l.value);
+    else skipped.push({ n: l.n, error: l.error });
+  }
+  return { values, skipped };
+}
+
+/**
+ * A whole file's lines, parsed; null when the file does not exist. Any other
+ * read error is thrown: a file that is there but unreadable is not empty.
+ */
+export function readJsonLines<T = unknown>(path: string, schema?: ZodType<T>): JsonLine<T>[] | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  return parseJsonLines(text, schema);
+}
+
+/** "3 lines of <path> are not valid and were skipped (line 4: not JSON …)". */
+export function skippedWarning(path: string, skipped: Skipped[], what = 'valid'): string | null {
+  if (skipped.length === 0) return null;
+  const first = skipped[0]!;
+  const n = skipped.length;
+  return `${n} line${n === 1 ? '' : 's'} of ${path} ${n === 1 ? 'is' : 'are'} not ${what} and ${n === 1 ? 'was' : 'were'} skipped (line ${first.n}: ${first.error})`;
+}
+
+/**
+ * Reads what was appended to a file since the last read, a whole line at a
+ * time (a writer's half-written last line waits for the next read), so a
+ * live view reads only what changed, never a whole log again.
+ */
+export class JsonLinesTail<T = unknown> {
+  private offset = 0;
+  private rest = '';
+  /** Lines consumed so far, so skipped lines are numbered as in the file. */
+  private lineNo = 0;
+  constructor(
+    readonly path: string,
+    private readonly schema?: ZodType<T>,
+  ) {}
+
+  /** New complete lines since the previous call; [] when the file is missing or unchanged. */
+  read(): JsonLine<T>[] {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch {
+      return [];
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size < this.offset) {
+        // Truncated or replaced: start over.
+        this.offset = 0;
+        this.rest = '';
+        this.lineNo = 0;
+      }
+      if (size === this.offset) return [];
+      const buf = Buffer.alloc(size - this.offset);
+      const n = readSync(fd, buf, 0, buf.length, this.offset);
+      this.offset += n;
+      const text = this.rest + buf.subarray(0, n).toString('utf8');
+      const cut = text.lastIndexOf('\n');
+      this.rest = text.slice(cut + 1);
+      if (cut < 0) return [];
+      const whole = text.slice(0, cut);
+      const first = this.lineNo + 1;
+      this.lineNo += whole.split('\n').length;
+      return parseJsonLines(whole, this.schema, first);
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
