@@ -3,7 +3,7 @@
 // plays a scenario (scenario.ts) instead of thinking. `ii demo` and the tests
 // run it; its messages are shaped like real agents' (AGENTS-ACP.md).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION, type AgentContext } from '@agentclientprotocol/sdk';
@@ -126,8 +126,8 @@ async function perform(
     case 'write':
     case 'edit': {
       const path = abs(a.path);
-      const existed = existsSync(path);
-      const before = existed ? readFileSync(path, 'utf8') : null;
+      const before = readIfAny(path);
+      const existed = before !== null;
       let after: string;
       if (a.type === 'write') after = a.content;
       else {
@@ -368,6 +368,15 @@ async function perform(
     case 'stubborn':
       becomeStubborn();
       return;
+  }
+}
+
+/** The file's text, or null when there is none (gone, or never there: tests swap files under it). */
+function readIfAny(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
   }
 }
 
