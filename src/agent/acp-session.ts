@@ -3,6 +3,7 @@
 // stream sees every message first (transcript, tracker, activity), and every
 // way a turn can go wrong ends in an Error, never a hang or an orphan.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import {
   client,
   methods,
@@ -21,6 +22,7 @@ import type { RecordedGroup } from '../proc/recorded.js';
 import { groupAlive, stopGroup, type StopGrace } from './process-group.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
+import { quotedOutput } from './quoted-output.js';
 import { WorkspaceRoot } from './workspace-path.js';
 
 type Obj = Record<string, unknown>;
@@ -48,6 +50,14 @@ const STOP_REASONS = new Set<StopReason>([
 const STDERR_TAIL = 2000;
 
 const usageOf = (u: Usage): Usage => normalizeUsage(u);
+/** Resolves once `s` has delivered all it had (or is gone). */
+const ended = (s: Readable) =>
+  s.readableEnded || s.destroyed
+    ? Promise.resolve()
+    : new Promise<void>((r) => {
+        s.once('end', r);
+        s.once('close', r);
+      });
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
 interface Turn {
@@ -153,8 +163,6 @@ export class AcpSession implements AgentSession {
     child.stderr!.on('data', (s: string) => {
       this.stderrTail = (this.stderrTail + s).slice(-STDERR_TAIL);
     });
-    let stderrEnded = false;
-    child.stderr!.on('end', () => (stderrEnded = true));
     child.on('exit', (code, signal) => {
       if (this.closing) return;
       const during = this.turn !== null;
@@ -166,15 +174,16 @@ export class AcpSession implements AgentSession {
         this.recorder.warning(msg);
         this.die(new Error(msg));
       };
-      // What it said on stderr just before dying may still be in the pipe.
-      if (stderrEnded) report();
-      else {
-        const t = setTimeout(report, 200);
-        child.stderr!.once('end', () => {
-          clearTimeout(t);
-          report();
-        });
-      }
+      // What it said just before dying may still be in the pipes: on stderr
+      // the reason, on stdout perhaps why it is not an agent (onNotAcp).
+      let t: NodeJS.Timeout | undefined;
+      void Promise.race([
+        Promise.all([ended(child.stderr!), ended(child.stdout!)]),
+        new Promise((r) => (t = setTimeout(r, 200))),
+      ]).then(() => {
+        clearTimeout(t);
+        report();
+      });
     });
 
     const stream = lineStream(
@@ -186,6 +195,13 @@ export class AcpSession implements AgentSession {
         onPromptResult: (r) => this.promptResult(r),
         onWarning: (m) => this.warn(m),
         onFatal: (m) => this.die(new Error(m)),
+        onNotAcp: (output) => {
+          const msg =
+            `the agent (${agent.name}) does not speak ACP: before any JSON-RPC message it wrote ${quotedOutput(output)} on stdout. ` +
+            `Check that \`${agent.command.join(' ')}\` starts it in its ACP mode (run by hand, it should wait silently for JSON-RPC input).`;
+          this.recorder.warning(msg);
+          this.die(new Error(msg));
+        },
       },
       this.t.maxMessageBytes ?? 32 * 1024 * 1024,
     );

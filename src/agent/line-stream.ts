@@ -3,9 +3,13 @@
 // non-JSON line skipped with a warning instead of breaking the stream, an
 // oversized one ending the session, and session/update notifications handled
 // here in arrival order (the SDK may run notification handlers concurrently).
+// Until the first JSON-RPC message, though, output that is not one means the
+// command is not an ACP agent at all (a banner, a usage text, a prompt): that
+// ends the session at once, instead of waiting out the start timeout.
 import type { Readable, Writable } from 'node:stream';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { TranscriptRecorder } from './transcript-recorder.js';
+import { quotedOutput } from './quoted-output.js';
 
 type Obj = Record<string, unknown>;
 
@@ -17,9 +21,12 @@ export interface LineStreamHooks {
   onWarning(message: string): void;
   /** The agent broke the stream for good (oversized message). */
   onFatal(message: string): void;
+  /** The agent's first output is not JSON-RPC (`output`, from its first non-blank character). */
+  onNotAcp(output: string): void;
 }
 
-const preview = (s: string) => JSON.stringify(s.length > 120 ? s.slice(0, 120) + '…' : s);
+const isRpc = (m: unknown) =>
+  typeof m === 'object' && m !== null && !Array.isArray(m) && (m as Obj).jsonrpc === '2.0';
 
 export function lineStream(
   stdout: Readable,
@@ -43,19 +50,29 @@ export function lineStream(
     },
   });
 
+  /** A JSON-RPC message has arrived: from now on a bad line is skipped, not fatal. */
+  let spoken = false;
+  /** The first non-blank character of the output has been seen (and was a `{`). */
+  let begun = false;
+
   const handleLine = (line: string) => {
     if (!line.trim()) return;
     let msg: unknown;
     try {
       msg = JSON.parse(line);
     } catch {
-      const w = `the agent wrote a line that is not JSON; skipped: ${preview(line)}`;
+      if (!spoken) return notAcp(line.trimStart());
+      const w = `the agent wrote a line that is not JSON; skipped: ${quotedOutput(line)}`;
       recorder.warning(w);
       hooks.onWarning(w);
       return;
     }
+    if (!spoken) {
+      if (!isRpc(msg)) return notAcp(line.trimStart());
+      spoken = true;
+    }
     if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) {
-      const w = `the agent wrote JSON that is not a JSON-RPC message; skipped: ${preview(line)}`;
+      const w = `the agent wrote JSON that is not a JSON-RPC message; skipped: ${quotedOutput(line)}`;
       recorder.warning(w);
       hooks.onWarning(w);
       return;
@@ -80,6 +97,14 @@ export function lineStream(
   stdout.setEncoding('utf8');
   stdout.on('data', (chunk: string) => {
     if (dead) return;
+    if (!begun) {
+      // Known from the first character, even when no newline ever comes.
+      const first = chunk.search(/\S/);
+      if (first !== -1) {
+        begun = true;
+        if (chunk[first] !== '{') return notAcp(chunk.slice(first));
+      }
+    }
     let start = 0;
     for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', start)) {
       let line = chunk.slice(start, nl);
@@ -92,6 +117,7 @@ export function lineStream(
       start = nl + 1;
       if (line.length > maxMessageBytes) return tooLarge();
       handleLine(line);
+      if (dead) return;
     }
     if (start < chunk.length) {
       const rest = chunk.slice(start);
@@ -105,6 +131,12 @@ export function lineStream(
     pending = [];
     closeReadable();
   });
+  function notAcp(output: string) {
+    dead = true;
+    pending = [];
+    hooks.onNotAcp(output);
+    closeReadable();
+  }
   function tooLarge() {
     dead = true;
     pending = [];

@@ -260,6 +260,53 @@ describe('ACP session with the scripted agent', () => {
     expect(runningWith('sleep 61.2345')).toEqual([]);
   });
 
+  describe('a command that is not an ACP agent fails at once, naming what it wrote', () => {
+    // A start limit far above what the checks need: without them the start
+    // waits it out and fails with "did not finish starting", which the
+    // expectations below reject.
+    const notAnAgent = (name: string, script: string) => {
+      const env = setup({});
+      return startAgent({
+        agent: { name, command: ['sh', '-c', script], env: {} },
+        cwd: env.ws,
+        transcriptPath: env.transcript,
+        turnTimeoutMs: 120_000,
+        startTimeoutMs: 50_000,
+        stopGrace: { eofMs: 200, termMs: 200 },
+      });
+    };
+
+    it('a banner, then exit', async () => {
+      const err = await notAnAgent(
+        'banner',
+        "printf '\\033[31mWelcome\\033[0m to FooCLI 1.2\\nUsage: foo [--acp]\\n'; exit 0",
+      ).catch((e: unknown) => e);
+      expect(String(err)).toMatch(
+        /the agent \(banner\) does not speak ACP: before any JSON-RPC message it wrote "\\x1b\[31mWelcome\\x1b\[0m to FooCLI 1\.2\\nUsage: foo \[--acp\]\\n" on stdout\. Check that `sh -c .*` starts it in its ACP mode/,
+      );
+      expect(String(err)).not.toContain('\x1b');
+    });
+
+    it('a prompt with no newline, then waiting forever: stopped, nothing left running', async () => {
+      const err = await notAnAgent('prompter', "printf '  Continue? [y/N] '; exec sleep 61.3579").catch(
+        (e: unknown) => e,
+      );
+      expect(String(err)).toMatch(
+        /\(prompter\) does not speak ACP: .* wrote "Continue\? \[y\/N\] " on stdout/,
+      );
+      await waitFor(() => runningWith('sleep 61.3579').length === 0, 'the agent to be stopped');
+    });
+
+    it('JSON that is not JSON-RPC, then waiting forever', async () => {
+      const err = await notAnAgent(
+        'logger',
+        `echo '{"level":"info","msg":"listening"}'; exec sleep 61.2468`,
+      ).catch((e: unknown) => e);
+      expect(String(err)).toContain('wrote "{"level":"info","msg":"listening"}" on stdout');
+      await waitFor(() => runningWith('sleep 61.2468').length === 0, 'the agent to be stopped');
+    });
+  });
+
   it('says so when the agent binary does not exist', async () => {
     const env = setup({});
     await expect(
