@@ -87,7 +87,6 @@ describe('agent and test text on the terminal', () => {
     ['ii job logs --json', ['job', 'logs', '<id>', '--json']],
     ['ii job diff', ['job', 'diff', '<id>', '--iteration', '1']],
     ['ii job diff --json', ['job', 'diff', '<id>', '--iteration', '1', '--json']],
-    ['ii job diff (tests failed)', ['job', 'diff', '<id>', '--iteration', '2']],
     ['ii job list', ['job', 'list', '--all']],
     ['ii job list --json', ['job', 'list', '--all', '--json']],
     ['ii todo list', ['todo', 'list']],
