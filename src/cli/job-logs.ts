@@ -12,7 +12,7 @@ export function registerJobLogsCommand(program: Command): void {
       'every agent transcript of a job in order, with a header per agent session and what the job recorded after it',
     )
     .argument('<job>', 'job id or any unique prefix')
-    .option('--json', 'raw: each recorded transcript line as JSON, tagged with its agent session')
+    .option('--json', 'each recorded transcript line as JSON, tagged with its agent session (secrets redacted)')
     .action(async (id: string, o: { json?: boolean }) =>
       (await import('./job-logs-actions.js')).jobLogs(id, o),
     );
