@@ -5,7 +5,7 @@ import { iterationDiff, locateIteration } from '../history/iteration-diff.js';
 import { abandonJob } from '../job/abandon.js';
 import { cleanUpDeadRunner, describeCleanup } from '../job/dead-runner.js';
 import { loadConfig } from '../job/config.js';
-import { launchJob, type JobDeps } from '../job/launch.js';
+import { checkLaunch, launchJob, type JobDeps } from '../job/launch.js';
 import { assertRetryable } from '../job/retry.js';
 import { localProbe } from '../job/stale.js';
 import { isStale } from '../model/derive.js';
@@ -49,13 +49,17 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
   const repo = currentRepo();
   const config = loadConfig(repo.root);
   const deps = await realDeps();
+  const run = {
+    ...(o.rev ? { rev: o.rev } : {}),
+    ...(o.agent ? { agent: o.agent } : {}),
+    autoCommit: autoCommitFlag(o.autoCommit === true ? 'true' : (o.autoCommit as string | undefined)),
+  };
+  // Before a todo is created (or an editor opened for one): a start that
+  // fails on something known now must not leave a stray open todo behind.
+  await checkLaunch(deps, { repo, config, ...run });
   const code = await withStore(async (store) => {
     const todo = resolveOrCreateTodo(store, repo, id, o);
-    return runJob(deps, store, repo, config, todo, {
-      ...(o.rev ? { rev: o.rev } : {}),
-      ...(o.agent ? { agent: o.agent } : {}),
-      autoCommit: autoCommitFlag(o.autoCommit === true ? 'true' : (o.autoCommit as string | undefined)),
-    });
+    return runJob(deps, store, repo, config, todo, run);
   }, RUN_CHECK);
   process.exitCode = code;
 }

@@ -62,15 +62,31 @@ export interface Launched {
 }
 
 /**
- * Checks everything a user can get wrong before touching anything (test
- * commands, templates, the agent, a job already running on the todo), then
- * starts the session and creates the job.
+ * What a user can get wrong that is known before anything is created: the
+ * test commands, the templates, the agent, the base revision. `ii job do
+ * --title` runs it before creating its todo, so a failed start leaves none.
+ * Returns the agent to run.
+ */
+export async function checkLaunch(
+  deps: Pick<JobDeps, 'resolveAgent' | 'vcs'>,
+  i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
+): Promise<AgentSpec> {
+  requireTestCommands(i.config);
+  new Prompts(i.repo.root).loadAll();
+  const agent = deps.resolveAgent(i.config, i.agent);
+  await deps.vcs.resolveBase(i.repo.root, i.rev);
+  return agent;
+}
+
+/**
+ * Checks everything a user can get wrong before touching anything
+ * (checkLaunch, and a job already running on the todo), then starts the
+ * session and creates the job.
  */
 export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched> {
-  const { store, repo, todo, config } = i;
-  requireTestCommands(config);
-  new Prompts(repo.root).loadAll();
-  const agent = deps.resolveAgent(config, i.agent);
+  const { store, repo, todo } = i;
+  const agent = await checkLaunch(deps, i);
+  const config = i.config;
   const running = store.jobs
     .list(repo.slug, { activeOnly: true })
     .find((j) => j.todo_id === todo.id && !isStale(j, Date.now(), localProbe));

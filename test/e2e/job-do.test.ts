@@ -3,7 +3,7 @@
 // of the loop and checks what was recorded, not only the exit code.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii } from '../helpers/cli.js';
@@ -182,6 +182,52 @@ describe('ii job do', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/test-commands/);
     expect(JSON.parse(run(['job', 'list', '--json', '--all']).stdout)).toEqual([]);
+  });
+
+  describe('a start that fails on what can be checked first leaves no todo behind', () => {
+    const todos = () => JSON.parse(run(['todo', 'list', '--json']).stdout) as unknown[];
+    const failsCleanly = (args: string[], message: RegExp) => {
+      const r = run(['job', 'do', '--title', 'never created', ...args]);
+      expect(r.stderr).toMatch(message);
+      expect(r.code).toBe(2);
+      expect(todos()).toEqual([]);
+      expect(JSON.parse(run(['job', 'list', '--json', '--all']).stdout)).toEqual([]);
+    };
+
+    it('an unknown preset', () => {
+      setup(['true']);
+      writeFileSync(join(repo, 'incrementum.toml'), CONFIG(['true']).replace('"scripted"', '"nosuch"'));
+      failsCleanly([], /unknown agent preset "nosuch"/);
+      failsCleanly(['--agent', 'nosuch-either'], /unknown agent "nosuch-either"/);
+    });
+
+    it('no test commands', () => {
+      setup();
+      writeFileSync(join(repo, 'incrementum.toml'), '[agent]\npreset = "scripted"\n');
+      failsCleanly([], /no test commands configured/);
+    });
+
+    it('an agent that is not installed', () => {
+      setup();
+      writeFileSync(
+        join(repo, 'incrementum.toml'),
+        CONFIG(['true']).replace('preset = "scripted"', 'command = ["no-such-agent-4242", "--acp"]'),
+      );
+      failsCleanly([], /the agent command `no-such-agent-4242` was not found on PATH/);
+    });
+
+    it('a broken template override', () => {
+      setup();
+      mkdirSync(join(repo, '.incrementum', 'templates'), { recursive: true });
+      writeFileSync(join(repo, '.incrementum', 'templates', 'review.liquid'), '{% if Todo.ID %}unclosed');
+      failsCleanly([], /review\.liquid/);
+    });
+
+    it('an unknown --rev and a bad --auto-commit', () => {
+      setup();
+      failsCleanly(['--rev', 'no-such-rev'], /no-such-rev/);
+      failsCleanly(['--auto-commit', 'perhaps'], /--auto-commit takes true or false/);
+    });
   });
 
   it('no todo and no terminal: a clear error', () => {
