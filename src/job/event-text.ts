@@ -4,7 +4,7 @@
 // toned spans; each sink decides what to show and how to colour it. What the
 // agent and the tests wrote (file names, comments, messages, commands,
 // output, warnings) is redacted and escaped here (src/text), once for all.
-import type { EventOf, JobEvent, RunnerStage } from '../model/event.js';
+import type { EventOf, IterationOutcome, JobEvent, RunnerStage } from '../model/event.js';
 import type { TestResult } from '../model/job.js';
 import { visibleLine } from '../text/sanitize.js';
 import { shownLine, shownText } from '../text/shown.js';
@@ -36,6 +36,13 @@ export const STAGE_LABEL: Record<RunnerStage, string> = {
   'project-review': 'project review',
 };
 
+const OUTCOME_TEXT: Record<IterationOutcome, string> = {
+  tests_failed: 'ends: tests failed',
+  changes_requested: 'ends: changes requested',
+  committed: 'ends: committed',
+  job_ended: 'ends with the job',
+};
+
 /** Lines of a failing test's output tail shown under its exit line. */
 export const TAIL_LINES = 10;
 
@@ -59,7 +66,7 @@ function duration(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
-function iterationLines(e: EventOf<'iteration'>): EventLine[] {
+function iterationLines(e: EventOf<'iteration:started'>): EventLine[] {
   const files = e.files;
   const names = files
     .slice(0, 5)
@@ -115,8 +122,15 @@ export function eventLines(e: JobEvent): EventLine[] {
   switch (e.type) {
     case 'stage':
       return [line('stage', { text: `→ ${STAGE_LABEL[e.to]}`, tone: 'stage' })];
-    case 'iteration':
+    case 'iteration:started':
       return iterationLines(e);
+    case 'iteration:completed':
+      return [
+        line(
+          'detail',
+          `  iteration ${e.iteration} of change ${e.change_number} ${OUTCOME_TEXT[e.outcome]} (${short(e.commit_id)})`,
+        ),
+      ];
     case 'agent_start':
       return [line('detail', `● agent: ${e.purpose}`)];
     case 'test_start':

@@ -10,7 +10,7 @@ import type { AgentSession } from '../agent/types.js';
 import { StoreDamagedError, UserError } from '../errors.js';
 import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
 import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
-import type { EventData, NewJobEvent } from '../model/event.js';
+import type { EventData, IterationOutcome, NewJobEvent } from '../model/event.js';
 import { addUsage } from '../model/usage.js';
 import type { AgentPurpose, Job, JobReview, Usage } from '../model/job.js';
 import { appendEvent } from '../state/events.js';
@@ -158,7 +158,7 @@ export class JobRunner {
     // the workspace is released: the next job must not share it.
     await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
     let job = store.jobs.finish(jobId, outcome.end, outcome.reason);
-    await this.closeIteration(job, true).catch((e: unknown) =>
+    await this.closeIteration(job, 'job_ended', true).catch((e: unknown) =>
       this.warn(`could not snapshot the last iteration: ${String(e)}`),
     );
     this.event({ type: 'finished', status: outcome.end, reason: outcome.reason });
@@ -289,7 +289,7 @@ export class JobRunner {
     store.jobs.setFeedback(jobId, null);
     const now = this.job();
     this.event({
-      type: 'iteration',
+      type: 'iteration:started',
       change_id: ic.change_id,
       change_number: now.changes.length,
       iteration: currentChange(now)?.commits.length ?? 1,
@@ -330,7 +330,7 @@ export class JobRunner {
     this.event({ type: 'tests', passed: run.passed, results: run.results });
     if (run.passed) return 'reviewing';
     store.jobs.setFeedback(jobId, testFailureTable(run.results));
-    await this.closeIteration(this.job());
+    await this.closeIteration(this.job(), 'tests_failed');
     return 'implementing';
   }
 
@@ -346,7 +346,7 @@ export class JobRunner {
     if (outcome === 'ACCEPT') return 'committing';
     if (outcome === 'ABANDON') return end('abandoned', `the review abandoned the todo${firstLine(comments)}`);
     store.jobs.setFeedback(jobId, comments || 'The reviewer requested changes but gave no details.');
-    await this.closeIteration(this.job());
+    await this.closeIteration(this.job(), 'changes_requested');
     return 'implementing';
   }
 
@@ -372,7 +372,7 @@ export class JobRunner {
     });
     const changeId = currentChange(this.job())?.change_id ?? '';
     this.event({ type: 'committed', change_id: changeId, commit_id: sha, message });
-    await this.closeIteration(this.job());
+    await this.closeIteration(this.job(), 'committed');
     return 'implementing';
   }
 
@@ -516,12 +516,23 @@ export class JobRunner {
     this.event({ type: 'stage', from, to });
   }
 
-  /** Sets the current commit's after-snapshot (on finish: only if the iteration was left open). */
-  private async closeIteration(job: Job, onlyIfOpen = false): Promise<void> {
+  /**
+   * Sets the current commit's after-snapshot and logs the iteration's end
+   * (on finish: only if the iteration was left open).
+   */
+  private async closeIteration(job: Job, outcome: IterationOutcome, onlyIfOpen = false): Promise<void> {
     const cur = currentCommit(job);
     if (!cur || (onlyIfOpen && cur.after)) return;
     const files = await this.changeFiles(await this.head());
     this.o.store.jobs.updateCurrentCommit(this.o.jobId, { after: takeSnapshot(job, files) });
+    this.event({
+      type: 'iteration:completed',
+      change_id: currentChange(job)?.change_id ?? '',
+      change_number: job.changes.length,
+      iteration: currentChange(job)?.commits.length ?? 1,
+      commit_id: cur.commit_id,
+      outcome,
+    });
   }
 
   /**

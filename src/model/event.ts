@@ -14,6 +14,10 @@ import { AgentPurpose, FileChange, JobReview, TestResult } from './job.js';
 /** The stage shown to people: the job's stage, or the project review (stored as reviewing). */
 export const RUNNER_STAGES = [...JOB_STAGES, 'project-review'] as const;
 export const RunnerStage = z.enum(RUNNER_STAGES);
+
+/** How an iteration ended. */
+export const ITERATION_OUTCOMES = ['tests_failed', 'changes_requested', 'committed', 'job_ended'] as const;
+export type IterationOutcome = (typeof ITERATION_OUTCOMES)[number];
 export type RunnerStage = z.infer<typeof RunnerStage>;
 
 const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
@@ -25,14 +29,30 @@ export const EVENT_SCHEMAS = [
   event('stage', { from: RunnerStage.nullable(), to: RunnerStage }),
   /** A change was opened in the vcs (recorded on the job once an implement pass changes something). */
   event('change_started', { change_id: z.string(), number: z.number().int() }),
-  /** An implement pass was recorded as an iteration (its commit) of a change. */
-  event('iteration', {
+  /**
+   * An implement pass was recorded as an iteration of a change: its commit
+   * and files (the iteration-history spec's lifecycle event; the iteration's
+   * before-snapshot is on the job record).
+   */
+  event('iteration:started', {
     change_id: z.string(),
     /** 1-based position of the change in the job. */
     change_number: z.number().int(),
     iteration: z.number().int(),
     commit_id: z.string(),
     files: z.array(FileChange).default([]),
+  }),
+  /**
+   * The iteration is over and its after-snapshot taken: the tests failed,
+   * the review asked for changes, it was committed (commit_id is then the
+   * final commit), or the job ended while it was open.
+   */
+  event('iteration:completed', {
+    change_id: z.string(),
+    change_number: z.number().int(),
+    iteration: z.number().int(),
+    commit_id: z.string(),
+    outcome: z.enum(ITERATION_OUTCOMES),
   }),
   event('agent_start', { purpose: AgentPurpose, agent_session_id: z.string() }),
   /** From the file tracker, live, as the agent edits. */
@@ -64,7 +84,8 @@ export const EVENT_SCHEMAS = [
 /**
  * Event logs written before the stream was one union, read as today's
  * events: the end of a job was a `stage` with a status, the project review a
- * `stage` flagged project_review, a commit an `info` with a commit_id.
+ * `stage` flagged project_review, a commit an `info` with a commit_id (and,
+ * briefly, an iteration's start was `iteration`).
  */
 function fromLegacy(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
@@ -76,6 +97,7 @@ function fromLegacy(v: unknown): unknown {
   if (e.type === 'info' && typeof e.commit_id === 'string')
     return { ts: e.ts, type: 'committed', change_id: e.change_id ?? '', commit_id: e.commit_id, message: '' };
   if (e.type === 'error') return { ...e, type: 'warning' };
+  if (e.type === 'iteration') return { ...e, type: 'iteration:started' };
   return v;
 }
 
