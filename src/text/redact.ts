@@ -16,7 +16,16 @@ interface Rule {
   re: RegExp;
   /** The replacement; the default replaces the whole match. */
   to?: string | ((...m: string[]) => string);
+  /**
+   * What any match contains: a text without it skips the rule. The dashboard
+   * redacts its live pane (hundreds of lines) on every update, and the rules
+   * that start with a character class try every position of the text.
+   */
+  needs?: string | RegExp;
 }
+
+/** Any of the key names below, to skip the assignment rules on text that has none. */
+const KEY_WORD = /pass(?:wd|word|phrase)|secret|token|key/i;
 
 // Key names whose value is a secret in an assignment (`DB_PASSWORD=...`,
 // `?token=...`, `"api_key": "..."`); a prefix such as GITHUB_ or client_ is allowed.
@@ -31,18 +40,18 @@ const RULES: Rule[] = [
   },
   // Anthropic before OpenAI: sk-ant-... also starts with sk-.
   { name: 'anthropic key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
-  { name: 'openai key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
+  { name: 'openai key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, needs: 'sk-' },
   { name: 'stripe key', re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
   { name: 'google api key', re: /\bAIza[0-9A-Za-z_-]{35}/g },
-  { name: 'github token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}/g },
-  { name: 'github fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}/g },
+  { name: 'github token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}/g, needs: /gh[pousr]_/ },
+  { name: 'github fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}/g, needs: 'github_pat_' },
   // glpat-<20> and the newer glpat-<base64>.<version>.<crc> shape.
   { name: 'gitlab token', re: /\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-[A-Za-z0-9_.-]{20,}/g },
-  { name: 'npm token', re: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { name: 'npm token', re: /\bnpm_[A-Za-z0-9]{36}\b/g, needs: 'npm_' },
   // Header and payload are base64url JSON objects, so both start with eyJ ({").
   { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
-  { name: 'slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
-  { name: 'aws access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
+  { name: 'slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, needs: 'xox' },
+  { name: 'aws access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, needs: /AKIA|ASIA/ },
   {
     // ~/.aws/credentials and env dumps: `aws_secret_access_key = wJalr...`,
     // `AWS_SECRET_ACCESS_KEY: "..."`, whatever the separator and quotes.
@@ -65,12 +74,14 @@ const RULES: Rule[] = [
     name: 'key header',
     re: /\b((?:x-)?(?:api-key|auth-token|access-token)|private-token)(:[ \t]*)(?!\[REDACTED\])[^\s"']{8,}/gi,
     to: (_m, name: string, sep: string) => `${name}${sep}${REDACTED}`,
+    needs: /-(?:key|token)/i,
   },
   {
     // user:password@host in a URL.
     name: 'url credentials',
     re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi,
     to: (_m, head: string, _pw: string, at: string) => `${head}${REDACTED}${at}`,
+    needs: '://',
   },
   {
     // "password": "x" in JSON: the key itself is quoted, so prose such as
@@ -78,12 +89,14 @@ const RULES: Rule[] = [
     name: 'json assignment',
     re: new RegExp(String.raw`(["']${KEY}["']\s*:\s*)(["'])(?!\[REDACTED\])[^"'\n]+\2`, 'gi'),
     to: (_m, head: string, q: string) => `${head}${q}${REDACTED}${q}`,
+    needs: KEY_WORD,
   },
   {
     // password = "x" (TOML, shell, code) with a quoted value.
     name: 'quoted assignment',
     re: new RegExp(String.raw`(\b${KEY}\s*=\s*)(["'])(?!\[REDACTED\])[^"'\n]+\2`, 'gi'),
     to: (_m, head: string, q: string) => `${head}${q}${REDACTED}${q}`,
+    needs: KEY_WORD,
   },
   {
     // password=x, --token=x, ?api_key=x&...: no space around '=', so
@@ -91,6 +104,7 @@ const RULES: Rule[] = [
     name: 'assignment',
     re: new RegExp(String.raw`(\b${KEY}=)(?![=\s"']|\[REDACTED\])[^\s"'&;,)]+`, 'gi'),
     to: (_m, head: string) => `${head}${REDACTED}`,
+    needs: KEY_WORD,
   },
   {
     // Environment dumps and .env files: an upper-case name ending in _KEY,
@@ -99,6 +113,7 @@ const RULES: Rule[] = [
     name: 'env secret',
     re: /\b([A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH)=)(?![\s"']|\[REDACTED\])[^\s"'&;,)]+/g,
     to: (_m, head: string) => `${head}${REDACTED}`,
+    needs: /_(?:KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|AUTH)/,
   },
 ];
 
@@ -106,6 +121,8 @@ const RULES: Rule[] = [
 export function redact(text: string): string {
   let out = text;
   for (const r of RULES) {
+    if (r.needs !== undefined && !(typeof r.needs === 'string' ? out.includes(r.needs) : r.needs.test(out)))
+      continue;
     r.re.lastIndex = 0;
     out =
       typeof r.to === 'function'
