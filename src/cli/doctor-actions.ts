@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { checkConfig, checkGit, checkNode, checkState, type CheckResult } from '../doctor/checks.js';
 import { loadConfig } from '../job/config.js';
 import { stateDir } from '../state/index.js';
+import { shownLine, shownText } from '../text/shown.js';
 import { printJson, style } from './format.js';
 
 function repoRootOrNull(): string | null {
@@ -25,10 +26,13 @@ export async function doctor(o: { json?: boolean; agent?: string }): Promise<voi
   if (o.json) printJson(results);
   else {
     const s = style();
+    // A detail can quote what the agent printed (a failed handshake, its session id).
     for (const r of results) {
-      process.stdout.write(`${r.ok ? s.green('ok  ') : s.red('FAIL')} ${r.name.padEnd(7)} ${r.detail}\n`);
+      process.stdout.write(
+        `${r.ok ? s.green('ok  ') : s.red('FAIL')} ${r.name.padEnd(7)} ${shownLine(r.detail)}\n`,
+      );
       if (!r.ok && r.fix)
-        process.stdout.write(`             → ${r.fix.split('\n').join('\n               ')}\n`);
+        process.stdout.write(`             → ${shownText(r.fix).split('\n').join('\n               ')}\n`);
     }
     process.stdout.write(
       failed === 0 ? 'Everything looks right.\n' : `${failed} problem${failed === 1 ? '' : 's'} to fix.\n`,
