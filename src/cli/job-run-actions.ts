@@ -18,9 +18,9 @@ import { currentRepo, withStore, type RepoContext } from './context.js';
 import { editText } from './editor.js';
 import { printJson, style } from './format.js';
 import { redactDeep } from '../text/redact.js';
-import { visibleLine } from '../text/sanitize.js';
 import { shownLine } from '../text/shown.js';
 import { renderIterationDiff } from './job-diff-view.js';
+import { jobContextLines } from './job-context.js';
 import { progressPrinter } from './job-progress.js';
 import type { DoOptions } from './job-run.js';
 import { keepRunningWithoutOutput } from './output.js';
@@ -213,10 +213,21 @@ async function runJob(
       await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });
     },
   });
-  const { job, runner, workspacePath, baseRev } = launched;
-  progress.line(st.bold(`job ${job.id}`) + ` for todo ${todo.id}: ${shownLine(todo.title)}`);
-  progress.line(`workspace ${visibleLine(workspacePath)} at ${baseRev.slice(0, 10)}`);
-  if (o.retriedFrom) progress.line(`retrying job ${o.retriedFrom}`);
+  const { job, runner, session, workspacePath, baseRev, changeId } = launched;
+  const context = jobContextLines(
+    {
+      jobId: job.id,
+      todo: store.todos.get(repo.slug, todo.id) ?? todo,
+      sessionId: session.id,
+      workspaceName: store.workspaces.list(repo.slug).find((w) => w.path === workspacePath)?.branch,
+      workspacePath,
+      baseRev,
+      changeId,
+      retriedFrom: o.retriedFrom,
+    },
+    st,
+  );
+  for (const line of context) progress.line(line);
 
   // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage: the runner
   // cancels the agent and the tests, marks the job failed and releases the

@@ -57,8 +57,11 @@ export interface LaunchInput {
 export interface Launched {
   job: Job;
   runner: JobRunner;
+  session: Session;
   workspacePath: string;
   baseRev: string;
+  /** The change the first implement pass works in, started in the workspace. */
+  changeId: string;
 }
 
 /**
@@ -103,6 +106,10 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     copy: config.workspace.copy,
   });
   try {
+    // The first change exists before the job starts (the spec's `jj new
+    // <base>`), so the job's context names it from the first line.
+    const changeBase = await deps.vcs.head(workspacePath);
+    const changeId = await deps.vcs.startChange(workspacePath);
     const job = store.jobs.create(repo.slug, {
       todo_id: todo.id,
       session_id: session.id,
@@ -125,6 +132,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       repoRoot: repo.root,
       workspacePath,
       baseRev,
+      firstChange: { id: changeId, base: changeBase },
       finishSession: async (outcome) => {
         await deps.finishSession(store, session.id, outcome);
       },
@@ -132,7 +140,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       ...(i.onEvent ? { onEvent: i.onEvent } : {}),
       ...(i.onFinished ? { onFinished: i.onFinished } : {}),
     });
-    return { job, runner, workspacePath, baseRev };
+    return { job, runner, session, workspacePath, baseRev, changeId };
   } catch (err) {
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
     throw err;

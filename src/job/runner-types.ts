@@ -37,6 +37,12 @@ export interface JobRunnerOptions {
   repoRoot: string;
   workspacePath: string;
   baseRev: string;
+  /**
+   * The change started in the workspace before the runner (the spec's `jj new
+   * <base>`, so `ii job do` can name it at the start); the first implement
+   * pass works in it. Without it the runner starts the first change itself.
+   */
+  firstChange?: { id: string; base: string };
   /** Releases the job's session: done when completed (todo done), failed otherwise (todo reopened). */
   finishSession?: (outcome: 'done' | 'failed') => Promise<void>;
   afterImplement?: AfterImplement;

@@ -76,6 +76,8 @@ export class JobRunner {
   /** Implement passes that changed nothing while the current change was still open. */
   private emptyPasses = 0;
   private afterProjectRequest = false;
+  /** firstChange was given and not yet reported (change_started). */
+  private firstChangeUnreported = false;
   /** See head(). */
   private knownHead: string | null = null;
   private timers: NodeJS.Timeout[] = [];
@@ -87,6 +89,11 @@ export class JobRunner {
     this.o = opts;
     this.recordGroup = groupRecorder(opts.store, opts.jobId, opts.workspacePath);
     this.testCommands = requireTestCommands(opts.config);
+    if (opts.firstChange) {
+      this.pendingChange = opts.firstChange.id;
+      this.changeBase = opts.firstChange.base;
+      this.firstChangeUnreported = true;
+    }
     // Parse every template now: a broken override fails before any agent runs.
     this.prompts = new Prompts(opts.repoRoot).loadAll();
   }
@@ -224,7 +231,10 @@ export class JobRunner {
       this.changeBase = await this.head();
       this.pendingChange = await vcs.startChange(ws);
       this.event({ type: 'change_started', change_id: this.pendingChange, number: job.changes.length + 1 });
+    } else if (this.firstChangeUnreported && this.pendingChange) {
+      this.event({ type: 'change_started', change_id: this.pendingChange, number: job.changes.length + 1 });
     }
+    this.firstChangeUnreported = false;
     this.clearFiles();
     const headBefore = await this.head();
     const before = takeSnapshot(job, open ? await this.changeFiles(headBefore) : []);

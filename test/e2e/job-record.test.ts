@@ -119,3 +119,45 @@ describe('usage per agent session', () => {
     expect(text).toMatch(/^ {4}project-review +\d+ in/m);
   });
 });
+
+describe('ii job do at the start', () => {
+  it('prints the workspace, the session, the change and the whole todo before the first stage', () => {
+    f.setup();
+    const s = f.scenario('ctx', { implement: [{ actions: [write('a.txt', 'a\n')] }] });
+    const r = f.run(
+      [
+        'job',
+        'do',
+        '--title',
+        'fix the parser',
+        '--type',
+        'bug',
+        '--priority',
+        '1',
+        '--desc',
+        'It chokes on tabs.\n\nSee issue 12.',
+      ],
+      s,
+    );
+    expect(r.code).toBe(0);
+    const id = jobIdFrom(r.stderr);
+    const job = JSON.parse(f.run(['job', 'show', id, '--json']).stdout) as {
+      session_id: string;
+      workspace_path: string;
+      todo_id: string;
+      changes: { change_id: string }[];
+    };
+    const head = r.stderr.slice(0, r.stderr.indexOf('→ implementing'));
+    const ws = (
+      JSON.parse(f.run(['workspace', 'list', '--json']).stdout) as { path: string; branch: string }[]
+    ).find((w) => w.path === job.workspace_path)!;
+    expect(head).toContain(`  workspace: ${ws.branch}  ${job.workspace_path}  at `);
+    expect(head).toContain(`  session:   ${job.session_id}`);
+    expect(head).toContain(`  change:    ${job.changes[0]!.change_id}`);
+    expect(head).toContain(`  todo:      ${job.todo_id}`);
+    expect(head).toContain('    title:       fix the parser');
+    expect(head).toContain('    type:        bug');
+    expect(head).toContain('    priority:    1');
+    expect(head).toContain('    description:\n      It chokes on tabs.\n\n      See issue 12.');
+  });
+});
