@@ -63,7 +63,7 @@ describe.skipIf('skip' in claude)(
         }));
         const env = claudeHome(join(fx.tmp.path, 'claude-home'), m.url);
         fx.setup(['grep -q hi hello.txt', 'grep -q "Says hello" README.md'], {
-          agent: agentToml([(claude as { bin: string }).bin], env),
+          agent: agentToml('claude', (claude as { bin: string }).bin, env),
         });
         const r = await fx.runAsync(['job', 'do', '--title', 'say hello']);
         expect(r.stderr).toContain('completed');

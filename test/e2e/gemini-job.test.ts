@@ -67,7 +67,7 @@ describe.skipIf('skip' in gemini)(
         }));
         const env = geminiHome(join(fx.tmp.path, 'gemini-home'), m.url);
         fx.setup(['grep -q hi hello.txt', 'grep -q "Says hello" README.md'], {
-          agent: agentToml([(gemini as { bin: string }).bin, '--acp'], env),
+          agent: agentToml('gemini', (gemini as { bin: string }).bin, env),
         });
         const r = await fx.runAsync(['job', 'do', '--title', 'say hello']);
         expect(r.stderr).toContain('completed');

@@ -35,7 +35,7 @@ afterEach(async () => {
 /** A repo whose agent is opencode pointed at `m`. */
 function setup(fx: JobFixture, m: ModelServer, tests: string[]): void {
   const env = opencodeHome(join(fx.tmp.path, 'oc-home'), m.url);
-  fx.setup(tests, { agent: agentToml([(oc as { bin: string }).bin, 'acp'], env) });
+  fx.setup(tests, { agent: agentToml('opencode', (oc as { bin: string }).bin, env) });
 }
 
 describe.skipIf('skip' in oc)(titleFor('ii job do with the real opencode acp (scripted model)', oc), () => {

@@ -148,12 +148,17 @@ export function claudeHome(dir: string, baseURL: string): Record<string, string>
 export const titleFor = (title: string, agent: { bin: string } | { skip: string }): string =>
   'skip' in agent ? `${title} (skipped: ${agent.skip})` : title;
 
-/** incrementum.toml's [agent] lines for running `command` with `env`. */
-export function agentToml(command: string[], env: Record<string, string>): string {
+/**
+ * incrementum.toml's [agent] lines for the product's own `preset` (so its
+ * command and arguments are the ones tried), found on PATH at `bin`, with
+ * `env`.
+ */
+export function agentToml(preset: string, bin: string, env: Record<string, string>): string {
+  const withBin = { ...env, PATH: `${dirname(bin)}${delimiter}${env.PATH ?? nodePath()}` };
   return (
-    `command = ${JSON.stringify(command)}\n` +
+    `preset = ${JSON.stringify(preset)}\n` +
     'turn-timeout-seconds = 120\n' +
-    `env = { ${Object.entries(env)
+    `env = { ${Object.entries(withBin)
       .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
       .join(', ')} }\n`
   );
