@@ -214,6 +214,8 @@ async function runJob(
     },
   });
   const { job, runner, session, workspacePath, baseRev, changeId } = launched;
+  for (const c of launched.endedStale)
+    progress.line(`job ${c.job.id} of this todo failed (its runner was gone): ${describeCleanup(c)}`);
   const context = jobContextLines(
     {
       jobId: job.id,

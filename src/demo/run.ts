@@ -72,8 +72,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const stopAll = () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   };
-  process.on('SIGINT', stopAll);
-  process.on('SIGTERM', stopAll);
+  // A closed terminal (SIGHUP) too: the demo's jobs end and its folder goes.
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, stopAll);
   try {
     const repo = createDemoRepo(dir);
     out.write(`demo repository: ${repo}\n`);
@@ -165,8 +165,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       );
     return { dir, jobs: jobs.map(({ scenario: _s, ...rest }) => rest), ok };
   } finally {
-    process.off('SIGINT', stopAll);
-    process.off('SIGTERM', stopAll);
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, stopAll);
     stopAll();
     if (o.keep) {
       out.write(

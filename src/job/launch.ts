@@ -11,6 +11,7 @@ import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import type { Vcs } from '../vcs/vcs.js';
 import type { Config } from './config.js';
+import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
 import { Prompts } from './prompts.js';
 import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
@@ -62,6 +63,8 @@ export interface Launched {
   baseRev: string;
   /** The change the first implement pass works in, started in the workspace. */
   changeId: string;
+  /** Jobs of the todo whose runner was gone, ended (failed) before this one started. */
+  endedStale: DeadRunnerCleanup[];
 }
 
 /**
@@ -90,12 +93,23 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   const { store, repo, todo } = i;
   const agent = await checkLaunch(deps, i);
   const config = i.config;
-  const running = store.jobs
-    .list(repo.slug, { activeOnly: true })
-    .find((j) => j.todo_id === todo.id && !isStale(j, Date.now(), localProbe));
+  const active = store.jobs.list(repo.slug, { activeOnly: true }).filter((j) => j.todo_id === todo.id);
+  const running = active.find((j) => !isStale(j, Date.now(), localProbe));
   if (running)
     throw new UserError(
       `todo ${todo.id} already has a running job, ${running.id} (${running.stage}). Watch it with ii job show ${running.id}, or stop it with ii job abandon ${running.id}.`,
+    );
+  // A job on this todo whose runner is gone ends before the new one starts:
+  // left active, it would keep its workspace and, abandoned later, reopen the
+  // todo under the new job.
+  const endedStale: DeadRunnerCleanup[] = [];
+  for (const old of active)
+    endedStale.push(
+      await cleanUpDeadRunner(store, i.stateDir, old, {
+        status: 'failed',
+        reason: `its runner${old.pid ? ` (pid ${old.pid})` : ''} was gone; a new job was started for the todo`,
+        finishSession: (sessionId) => deps.finishSession(store, sessionId, 'failed').then(() => {}),
+      }),
     );
   const { session, workspacePath, baseRev } = await deps.startSession(store, {
     repoRoot: repo.root,
@@ -140,7 +154,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       ...(i.onEvent ? { onEvent: i.onEvent } : {}),
       ...(i.onFinished ? { onFinished: i.onFinished } : {}),
     });
-    return { job, runner, session, workspacePath, baseRev, changeId };
+    return { job, runner, session, workspacePath, baseRev, changeId, endedStale };
   } catch (err) {
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
     throw err;

@@ -128,6 +128,43 @@ describe('a runner killed with SIGKILL', () => {
   });
 });
 
+describe('a runner killed with SIGKILL, cleaned up by other commands', () => {
+  it('ii job do on the same todo ends the stale job first', async () => {
+    const { id, ws, groups } = await killRunner(CASES[1]!);
+    const todo = f.show(id) as JobJson & { todo_id: string };
+    // The new job writes q.txt, not a.txt, so its test passes at once.
+    const quick = f.scenario('quick', { implement: [{ actions: [write('q.txt', 'q\n')] }] });
+    const r = f.run(['job', 'do', todo.todo_id], quick);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `job ${id} of this todo failed \\(its runner was gone\\): ended 1 process group it left running`,
+      ),
+    );
+    expect(f.show(id).status).toBe('failed');
+    for (const g of groups) expect(runningInGroup(g)).toEqual([]);
+    expect(runningIn(ws)).toEqual([]);
+    expect(activeJobs()).toEqual([]);
+  });
+
+  it('ii workspace prune ends the stale job and what it left, then removes its workspace', async () => {
+    const { id, ws, groups } = await killRunner(CASES[1]!);
+    const r = f.run(['workspace', 'prune']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `job ${id} failed \\(its runner was gone\\): ended 1 process group it left running; workspace released; todo reopened`,
+      ),
+    );
+    expect(r.stdout).toContain(`removed ${ws}`);
+    for (const g of groups) expect(runningInGroup(g)).toEqual([]);
+    expect(runningIn(ws)).toEqual([]);
+    expect(existsSync(ws)).toBe(false);
+    expect(f.show(id).status).toBe('failed');
+    expect(f.todos('open')).toHaveLength(1);
+  });
+});
+
 describe('a runner that loses its output or its terminal', () => {
   it('ii job do 2>&1 | head -1: the job still ends, its workspace free, nothing left running', async () => {
     f.setup();
