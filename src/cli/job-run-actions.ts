@@ -198,6 +198,16 @@ async function runJob(
   const progress = createProgress(process.stderr);
   const printer = progressPrinter(progress, st);
   const { writeJournal } = await import('../journal/index.js');
+  // A closed pipe (ii job do | head) must not kill the runner, not even while
+  // it claims the workspace: the job runs on to its end with its output
+  // dropped, and its event log says so.
+  let jobId: string | null = null;
+  keepRunningWithoutOutput(() => {
+    if (jobId)
+      appendEvent(store.dir, jobId, 'warning', {
+        message: 'the output of ii job do was closed (a pipe or terminal); the job runs on without it',
+      });
+  });
   const launched = await launchJob(deps, {
     store,
     stateDir: store.dir,
@@ -214,6 +224,7 @@ async function runJob(
     },
   });
   const { job, runner, session, workspacePath, baseRev, changeId } = launched;
+  jobId = job.id;
   for (const c of launched.endedStale)
     progress.line(`job ${c.job.id} of this todo failed (its runner was gone): ${describeCleanup(c)}`);
   const context = jobContextLines(
@@ -240,13 +251,6 @@ async function runJob(
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const sig of signals) process.on(sig, onSignal);
-  // A closed pipe (ii job do | head) must not kill the runner mid-job: it runs
-  // on to its end with its output dropped, and the event log says so.
-  keepRunningWithoutOutput(() =>
-    appendEvent(store.dir, job.id, 'warning', {
-      message: 'the output of ii job do was closed (a pipe or terminal); the job runs on without it',
-    }),
-  );
   let final: Job;
   try {
     final = await runner.run();

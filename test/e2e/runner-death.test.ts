@@ -78,7 +78,11 @@ async function killRunner(c: (typeof CASES)[number]) {
   return { id, ws, groups };
 }
 
-describe('a runner killed with SIGKILL', () => {
+// Each test runs one or two whole jobs plus cleanups with grace periods: on a
+// loaded 2-core machine that is well past vitest's default minute.
+const SLOW = { timeout: 180_000 };
+
+describe('a runner killed with SIGKILL', SLOW, () => {
   for (const c of CASES) {
     it(`with ${c.what}: ii job abandon ends its process groups, then frees the workspace`, async () => {
       const { id, ws, groups } = await killRunner(c);
@@ -128,7 +132,7 @@ describe('a runner killed with SIGKILL', () => {
   });
 });
 
-describe('a runner killed with SIGKILL, cleaned up by other commands', () => {
+describe('a runner killed with SIGKILL, cleaned up by other commands', SLOW, () => {
   it('ii job do on the same todo ends the stale job first', async () => {
     const { id, ws, groups } = await killRunner(CASES[1]!);
     const todo = f.show(id) as JobJson & { todo_id: string };
@@ -165,7 +169,7 @@ describe('a runner killed with SIGKILL, cleaned up by other commands', () => {
   });
 });
 
-describe('a runner that loses its output or its terminal', () => {
+describe('a runner that loses its output or its terminal', SLOW, () => {
   it('ii job do 2>&1 | head -1: the job still ends, its workspace free, nothing left running', async () => {
     f.setup();
     const s = f.scenario('chatty', {
@@ -250,7 +254,7 @@ describe('a runner that loses its output or its terminal', () => {
   });
 });
 
-describe('a test command that hangs', () => {
+describe('a test command that hangs', SLOW, () => {
   it('is ended after [job] test-timeout-seconds and the feedback says it timed out', async () => {
     f.setup([STUBBORN_TEST], { job: 'test-timeout-seconds = 2\nmax-iterations = 1\n' });
     const s = f.scenario('hangs', { implement: [{ actions: [write('a.txt', 'a\n')] }] });
