@@ -137,21 +137,25 @@ export async function jobDiff(
   const repo = currentRepo();
   const job = await withStore((s) => s.jobs.resolve(repo.slug, id));
   const ref = locateIteration(job, o.change, o.iteration);
-  const { GitVcs } = await import('../vcs/git.js');
+  const [{ GitVcs }, { iterationCodeDiff }] = await Promise.all([
+    import('../vcs/git.js'),
+    import('../history/code-diff.js'),
+  ]);
   const vcs = new GitVcs();
   let files = null;
   let diff = '';
+  let complete = true;
   let diffError: string | null = null;
   if (ref.fromCommit) {
     try {
       files = await vcs.changedFiles(repo.root, ref.fromCommit, ref.commit.commit_id);
-      diff = await vcs.diff(repo.root, ref.fromCommit, ref.commit.commit_id);
+      ({ text: diff, complete } = await iterationCodeDiff([repo.root], ref.fromCommit, ref.commit.commit_id));
     } catch (err) {
       diffError = (err as Error).message;
     }
   }
   const d = iterationDiff(job, ref, files);
-  if (o.json) return printJson(redactDeep({ ...d, diff, diff_error: diffError }));
+  if (o.json) return printJson(redactDeep({ ...d, diff, diff_complete: complete, diff_error: diffError }));
   process.stdout.write(renderIterationDiff(d, diff, diffError, style()) + '\n');
 }
 

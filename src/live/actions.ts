@@ -1,9 +1,8 @@
 // What the dashboard's keys do beyond moving: abandon, retry, loading a code
 // diff, and the dispatcher that maps a key press through the keymap.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
+import { iterationCodeDiff } from '../history/code-diff.js';
 import { locateIteration } from '../history/iteration-diff.js';
 import { abandonJob, type StaleProbe } from '../job/abandon.js';
 import { describeCleanup } from '../job/dead-runner.js';
@@ -15,8 +14,6 @@ import { drilledJob, selectedJob } from './board.js';
 import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from './keymap.js';
 import { diffKey, type DashboardState } from './state.js';
 import type { DashboardStore } from './store.js';
-
-const run = promisify(execFile);
 
 export interface ActionDeps {
   state: StateStore;
@@ -144,21 +141,9 @@ export function createActions(d: ActionDeps): Actions {
       try {
         const ref = locateIteration(job, change, iteration);
         if (!ref.fromCommit) throw new Error('no earlier commit to compare with');
-        const cwd = [job.workspace_path, d.repoRoot].filter((p): p is string => !!p);
-        let lastErr: unknown = new Error('no repository to read the diff from');
-        for (const dir of cwd) {
-          try {
-            const r = await run('git', ['diff', '--no-color', ref.fromCommit, ref.commit.commit_id], {
-              cwd: dir,
-              maxBuffer: 64 << 20,
-            });
-            text = r.stdout;
-            break;
-          } catch (err) {
-            lastErr = err;
-          }
-        }
-        if (text == null) throw lastErr;
+        const dirs = [job.workspace_path, d.repoRoot].filter((p): p is string => !!p);
+        // Streamed and cut to display limits: a 150 MB file neither fills memory nor the pane.
+        text = (await iterationCodeDiff(dirs, ref.fromCommit, ref.commit.commit_id)).text;
       } catch (err) {
         error = errText(err).split('\n')[0] ?? 'unavailable';
       }

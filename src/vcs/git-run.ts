@@ -71,3 +71,51 @@ export async function git(cwd: string, args: string[], o: GitOptions = {}): Prom
   if (r.code !== 0) throw new GitError(args, cwd, r);
   return r.stdout.replace(/\n$/, '');
 }
+
+export interface StreamResult {
+  code: number | null;
+  /** True when `onChunk` asked to stop and git was ended early. */
+  stopped: boolean;
+  stderr: string;
+}
+
+/** Stderr kept of a streamed command: enough for its error message. */
+const STDERR_KEEP = 64 * 1024;
+
+/**
+ * Runs git in `cwd` handing its stdout to `onChunk` as it comes, never
+ * holding all of it: for output that can be any size (a diff of a 150 MB
+ * file). `onChunk` returning false ends git there (SIGTERM; it spawns no
+ * children with --no-ext-diff and --no-textconv).
+ */
+export function gitStream(
+  cwd: string,
+  args: string[],
+  onChunk: (chunk: Buffer) => boolean,
+  o: GitOptions = {},
+): Promise<StreamResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['-c', 'core.quotepath=off', '--no-pager', ...args], {
+      cwd,
+      env: gitEnv(o.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stopped = false;
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      if (stopped) return;
+      if (!onChunk(d)) {
+        stopped = true;
+        child.stdout.destroy();
+        child.kill('SIGTERM');
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      if (stderr.length < STDERR_KEEP) stderr += d.toString('utf8');
+    });
+    child.on('error', reject);
+    child.stdin.on('error', () => {});
+    child.stdin.end(o.input ?? '');
+    child.on('close', (code) => resolve({ code, stopped, stderr }));
+  });
+}

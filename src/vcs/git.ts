@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
+import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError } from './git-run.js';
 import type { FileStat, IterationCommit, LogEntry, Vcs } from './vcs.js';
@@ -239,8 +240,8 @@ export class GitVcs implements Vcs {
     return files;
   }
 
-  diff(ws: string, from: string, to: string): Promise<string> {
-    return git(ws, ['diff', '--no-color', '--no-ext-diff', from, to, '--', '.', ...EXCLUDE_PROTOCOL]);
+  diff(ws: string, from: string, to: string, limits?: DiffLimits): Promise<CappedDiff> {
+    return cappedDiff(ws, from, to, ['.', ...EXCLUDE_PROTOCOL], limits);
   }
 
   async log(ws: string, base: string, head: string): Promise<LogEntry[]> {

@@ -2,6 +2,7 @@
 // onto it one to one later: a workspace is a jj workspace, a change id is jj's
 // change id, commitIteration is "snapshot the working copy into the change",
 // describe is `jj describe`. Only git is implemented (jj cannot be installed here).
+import type { CappedDiff, DiffLimits } from './capped-diff.js';
 
 /** The runner's own protocol files: never committed, never in a file list. */
 export const PROTOCOL_FILES = ['.incrementum-feedback', '.incrementum-commit-message'] as const;
@@ -62,8 +63,11 @@ export interface Vcs {
 
   /** Files added / modified / removed between two commits, with +/-. */
   changedFiles(ws: string, from: string, to: string): Promise<FileStat[]>;
-  /** Unified diff between two commits. */
-  diff(ws: string, from: string, to: string): Promise<string>;
+  /**
+   * Unified diff between two commits for a person to read: streamed, cut to
+   * `limits` (capped-diff.ts DISPLAY_LIMITS by default) with what was left out said.
+   */
+  diff(ws: string, from: string, to: string, limits?: DiffLimits): Promise<CappedDiff>;
   /** `git log --format=%H|%ct|%s base..head`, oldest first. */
   log(ws: string, base: string, head: string): Promise<LogEntry[]>;
 }

@@ -174,7 +174,7 @@ describe('iterations of a change', () => {
     expect(git(repo, 'rev-parse', changeRef(id, 2))).toBe(second.commit_id);
     expect(git(repo, 'rev-parse', changeRef(id, 'head'))).toBe(final);
     expect(await vcs.changedFiles(repo, first.commit_id, second.commit_id)).toEqual(second.files);
-    expect(await vcs.diff(repo, first.commit_id, second.commit_id)).toContain('-new');
+    expect((await vcs.diff(repo, first.commit_id, second.commit_id)).text).toContain('-new');
     // The protocol files never made it into any commit.
     for (const sha of [first.commit_id, second.commit_id, final])
       expect(git(repo, 'ls-tree', '-r', '--name-only', sha)).not.toMatch(/incrementum-/);
