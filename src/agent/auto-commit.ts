@@ -12,6 +12,16 @@ import type { FileChange, Todo } from '../model/index.js';
 import { PROTOCOL_FILES, type Vcs } from '../vcs/vcs.js';
 import { AUTO_COMMIT_MARK } from './scripted/scenario.js';
 
+/** Longest summary sent: an agent's closing message can run long, and its end says what it did. */
+export const SUMMARY_MAX = 2000;
+
+/** The agent's own account of the iteration, trimmed to its last SUMMARY_MAX characters. */
+export function iterationSummary(text: string | undefined): string {
+  const t = (text ?? '').trim();
+  if (t.length <= SUMMARY_MAX) return t;
+  return '…' + t.slice(-SUMMARY_MAX).replace(/^\S*\s/, '');
+}
+
 const fileLine = (f: FileChange) =>
   `- ${f.path} (${f.is_deleted ? 'deleted' : f.is_new ? 'new file' : `+${f.additions}/-${f.deletions}`})`;
 
@@ -24,6 +34,8 @@ export function autoCommitPrompt(o: {
   const files = o.files.length
     ? o.files.map(fileLine).join('\n')
     : '- (no file edits were reported; `git status` shows what changed)';
+  // The file-tracking spec's commit prompt: the files, then the context (the task and a summary).
+  const summary = iterationSummary(o.summary);
   const parts = [
     `${AUTO_COMMIT_MARK}: the files you changed for this todo, and nothing else.`,
     '',
@@ -33,7 +45,10 @@ export function autoCommitPrompt(o: {
     '# Files changed in this iteration',
     '',
     files,
-    ...(o.summary?.trim() ? ['', '# What you did', '', o.summary.trim()] : []),
+    '',
+    '# Summary of this iteration',
+    '',
+    summary || '(you gave no summary: `git diff` shows what changed)',
     '',
     '# What to do',
     '',
@@ -49,10 +64,10 @@ export function autoCommitPrompt(o: {
 
 /** The AfterImplement for `[job] auto-commit = true`. */
 export function autoCommit(vcs: Vcs): AfterImplement {
-  return async ({ session, workspace, todo, files }) => {
+  return async ({ session, workspace, todo, files, summary }) => {
     try {
       const before = await vcs.head(workspace);
-      const result = await session.prompt(autoCommitPrompt({ todo, files }));
+      const result = await session.prompt(autoCommitPrompt({ todo, files, ...(summary ? { summary } : {}) }));
       const after = await vcs.head(workspace);
       if (after === before)
         return {

@@ -22,6 +22,8 @@ export type AfterImplement = (ctx: {
   workspace: string;
   todo: Todo;
   files: FileChange[];
+  /** What the agent said at the end of its implement turn: the iteration's summary. */
+  summary?: string;
 }) => Promise<{ warning?: string } | void>;
 
 export interface JobRunnerOptions {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import type { AgentSession } from '../agent/types.js';
+import type { AgentSession, PromptResult } from '../agent/types.js';
 import { StoreDamagedError, UserError } from '../errors.js';
 import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
 import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
@@ -240,7 +240,7 @@ export class JobRunner {
     const before = takeSnapshot(job, open ? await this.changeFiles(headBefore) : []);
     const feedback = job.feedback;
     const prompt = await this.render('implement', { Feedback: feedback ?? '' });
-    const turn = await this.agentTurn('implement', prompt, async (session) => {
+    const turn = await this.agentTurn('implement', prompt, async (session, result) => {
       if (!job.auto_commit || !this.o.afterImplement || !(await vcs.hasChanges(ws))) return;
       try {
         const r = await this.o.afterImplement({
@@ -248,6 +248,7 @@ export class JobRunner {
           workspace: ws,
           todo: this.o.todo,
           files: session.files(),
+          summary: result.text,
         });
         if (r?.warning) this.warn(r.warning);
       } catch (err) {
@@ -440,7 +441,7 @@ export class JobRunner {
   private async agentTurn(
     purpose: AgentPurpose,
     prompt: string,
-    after?: (s: AgentSession) => Promise<void>,
+    after?: (s: AgentSession, r: PromptResult) => Promise<void>,
   ): Promise<Turn> {
     this.checkStopped();
     this.knownHead = null; // the agent may commit
@@ -475,7 +476,7 @@ export class JobRunner {
       const result = await this.interruptible(session.prompt(prompt));
       if (result.stopReason === 'cancelled') throw new Error('its turn was cancelled');
       if (result.stopReason !== 'end_turn') this.warn(`the ${purpose} agent stopped: ${result.stopReason}`);
-      if (after) await this.interruptible(after(session));
+      if (after) await this.interruptible(after(session, result));
       return { id, usage: session.usage() };
     } catch (err) {
       if (this.stopRequest) throw this.stopRequest;

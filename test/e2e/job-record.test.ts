@@ -3,7 +3,7 @@
 // usage each agent session reported, as `ii job show` and the journal tell it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/schema.js';
-import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
+import { JobFixture, jobIdFrom, promptsSent, write } from '../helpers/job.js';
 
 let f: JobFixture;
 beforeEach(() => {
@@ -159,5 +159,32 @@ describe('ii job do at the start', () => {
     expect(head).toContain('    type:        bug');
     expect(head).toContain('    priority:    1');
     expect(head).toContain('    description:\n      It chokes on tabs.\n\n      See issue 12.');
+  });
+});
+
+describe('the auto-commit prompt', () => {
+  it('gives the agent the files and a summary of the iteration (its own closing message)', () => {
+    f.setup();
+    const s = f.scenario('autocommit', {
+      implement: [
+        {
+          actions: [
+            write('hello.txt', 'hi\n'),
+            { type: 'message', text: 'Added hello.txt, which greets the reader.' },
+          ],
+        },
+      ],
+    });
+    const r = f.run(['job', 'do', '--title', 'say hello', '--auto-commit'], s);
+    expect(r.code).toBe(0);
+    const job = JSON.parse(f.run(['job', 'show', jobIdFrom(r.stderr), '--json']).stdout) as {
+      agent_sessions: { purpose: string; transcript: string }[];
+    };
+    const prompts = promptsSent(job.agent_sessions[0]!.transcript);
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toContain('- hello.txt (new file)');
+    expect(prompts[1]).toContain(
+      '# Summary of this iteration\n\nAdded hello.txt, which greets the reader.\n',
+    );
   });
 });

@@ -4,7 +4,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadScenario, nextTurn, promptKind } from '../../src/agent/scripted/scenario.js';
-import { autoCommitPrompt } from '../../src/agent/auto-commit.js';
+import { autoCommitPrompt, iterationSummary, SUMMARY_MAX } from '../../src/agent/auto-commit.js';
 import { Prompts, templateVars } from '../../src/job/prompts.js';
 import { ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -69,5 +69,22 @@ describe('scripted agent scenarios', () => {
     expect(texts).toEqual([{ type: 'message', text: '1' }, { type: 'message', text: '2' }, undefined]);
     expect(nextTurn(sc, 'review', state)).toEqual({ actions: [], stop_reason: 'end_turn' });
     expect(nextTurn(sc, 'review', state)).toBeNull();
+  });
+});
+
+describe('the auto-commit prompt', () => {
+  const todo = { id: 't1', title: 'Greet', description: '' };
+  it('has the summary of the iteration, or says there is none', () => {
+    expect(autoCommitPrompt({ todo, files: [], summary: 'Added a greeting.' })).toContain(
+      '# Summary of this iteration\n\nAdded a greeting.\n',
+    );
+    expect(autoCommitPrompt({ todo, files: [] })).toContain('(you gave no summary');
+  });
+  it('keeps the end of a long summary, where an agent says what it did', () => {
+    const long = 'word '.repeat(2000) + 'In short: added the greeting.';
+    const s = iterationSummary(long);
+    expect(s.length).toBeLessThanOrEqual(SUMMARY_MAX + 1);
+    expect(s.startsWith('…')).toBe(true);
+    expect(s.endsWith('In short: added the greeting.')).toBe(true);
   });
 });
