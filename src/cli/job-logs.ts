@@ -13,7 +13,8 @@ export function registerJobLogsCommand(program: Command): void {
     )
     .argument('<job>', 'job id or any unique prefix')
     .option('--json', 'each recorded transcript line as JSON, tagged with its agent session (secrets redacted)')
-    .action(async (id: string, o: { json?: boolean }) =>
+    .option('--tests', 'only the test runs, each with its whole output (redacted, control characters escaped)')
+    .action(async (id: string, o: { json?: boolean; tests?: boolean }) =>
       (await import('./job-logs-actions.js')).jobLogs(id, o),
     );
 }

@@ -144,6 +144,49 @@ describe('ii job logs with an event log', () => {
   });
 });
 
+describe('ii job logs --tests', () => {
+  it('shows every test run with its whole output, by iteration, redacted and escaped', () => {
+    const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
+    const slug = repoSlug(repo);
+    const todo = store.todos.create(slug, { title: 'x' });
+    const job = store.jobs.create(slug, { todo_id: todo.id });
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n');
+    const log = [
+      { type: 'agent_start', purpose: 'implement', agent_session_id: 'aaa111' },
+      {
+        type: 'iteration:started',
+        change_id: 'c1',
+        change_number: 1,
+        iteration: 2,
+        commit_id: 'abc',
+        files: [],
+      },
+      { type: 'test_start', command: 'npm test' },
+      { type: 'test_output', command: 'npm test', stream: 'stdout', text: `${lines}\n` },
+      {
+        type: 'test_output',
+        command: 'npm test',
+        stream: 'stderr',
+        text: 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789 \x1b[31mred\n',
+      },
+      { type: 'test_end', command: 'npm test', exit_code: 1, duration_ms: 930, tail: 'red\n' },
+    ];
+    const path = join(store.dir, 'jobs', job.id, 'events.jsonl');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, log.map((e) => JSON.stringify({ ts: 't', ...e }) + '\n').join(''));
+    store.close();
+
+    const r = ii(['job', 'logs', '--tests', job.id], { cwd: repo, env: { ...env, NO_COLOR: '1' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('=== change 1 iteration 2 · $ npm test · exit 1, 930 ms ===\nline 1\n');
+    // The whole output, not only the tail the event kept.
+    expect(r.stdout).toContain('line 30\n');
+    expect(r.stdout).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    expect(r.stdout).not.toContain('\x1b');
+    expect(r.stdout).not.toContain('agent session');
+  });
+});
+
 describe('ii job list', () => {
   it('marks a job whose runner is gone as stale', () => {
     const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
