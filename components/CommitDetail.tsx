@@ -38,7 +38,7 @@ export function commitDetailLines(
     `tests: ${commit.tests_passed == null ? 'not run' : commit.tests_passed ? 'passed' : 'FAILED'}`,
     ...commit.test_results.map(
       (t) =>
-        `  ${t.exit_code === 0 ? '✓' : '✗'} ${shownLine(t.command)} (exit ${t.exit_code}, ${t.duration_ms} ms)`,
+        `  ${t.exit_code === 0 ? '✓' : '✗'} ${shownLine(t.command)} (${t.timed_out_after_s !== undefined ? `timed out after ${t.timed_out_after_s} s` : `exit ${t.exit_code}`}, ${t.duration_ms} ms)`,
     ),
   );
   if (commit.review) {

@@ -111,3 +111,25 @@ it('the commit detail names the final commit of an accepted iteration, and the i
   // An iteration not yet committed has no such line.
   expect(commitDetailLines(job, 0, 0, undefined)[0]).toBe('draft message:');
 });
+
+it('the commit detail says a test command timed out, not just its exit code', () => {
+  fx = dashFixture();
+  const job = makeJob(fx.state, { title: 'hanging test', changes: 1 });
+  const commit = job.changes[0]!.commits.at(-1)!;
+  const tested = {
+    ...commit,
+    tests_passed: false,
+    test_results: [
+      { command: 'npm test', exit_code: 124, duration_ms: 2000, timed_out_after_s: 2 },
+      { command: 'npm run lint', exit_code: 1, duration_ms: 5 },
+    ],
+  };
+  const lines = commitDetailLines(
+    { ...job, changes: [{ ...job.changes[0]!, commits: [tested] }] },
+    0,
+    0,
+    undefined,
+  );
+  expect(lines).toContain('  ✗ npm test (timed out after 2 s, 2000 ms)');
+  expect(lines).toContain('  ✗ npm run lint (exit 1, 5 ms)');
+});
