@@ -10,6 +10,7 @@ import {
   JOURNAL_SCHEMA_VERSION,
   TOP_FILES,
   type ChangesSummary,
+  type Checkpoint,
   type Checkpoints,
   type Journal,
 } from './schema.js';
@@ -27,28 +28,60 @@ import {
 /** Why git facts are unavailable, or null when they are there. */
 const gitGap = (git: JournalInputs['git']): string | null => ('unavailable' in git ? git.unavailable : null);
 
-function checkpoints(i: JournalInputs): Section<Checkpoints | null> {
+const NO_CHECKPOINTS: Checkpoints = { created: 0, list: [], last_sha: null };
+
+/** The index of the change whose accepted commit `sha` is, or -1. */
+function changeIndexOf(i: JournalInputs, sha: string): number {
+  return i.job.changes.findIndex((c) => c.commits.at(-1)?.commit_id === sha);
+}
+
+/**
+ * The accepted commits base..head from git log. A line that does not parse
+ * as sha|committer time|subject is left out with a warning, never guessed.
+ */
+function checkpoints(i: JournalInputs): Section<Checkpoints> {
   const gap = gitGap(i.git);
-  if (gap !== null) return { value: null, source: 'none', warnings: [`no checkpoints: ${gap}`] };
+  if (gap !== null) return { value: NO_CHECKPOINTS, source: 'none', warnings: [`no checkpoints: ${gap}`] };
   const log = (i.git as GitFacts).log;
-  if (!log.ok) return { value: null, source: 'none', warnings: [`no checkpoints: ${log.error}`] };
-  const items = log.value.map((e) => ({
-    sha: e.sha,
-    committed_at: Number.isFinite(e.time) ? new Date(e.time * 1000).toISOString() : 'N/A',
-    subject: e.subject,
-  }));
+  if (!log.ok) return { value: NO_CHECKPOINTS, source: 'none', warnings: [`no checkpoints: ${log.error}`] };
+  const warnings: string[] = [];
+  const list: Checkpoint[] = [];
+  for (const e of log.value) {
+    if (!/^[0-9a-f]{40,64}$/.test(e.sha) || !Number.isFinite(e.time)) {
+      warnings.push(`a checkpoint line of git log does not parse and was left out: ${JSON.stringify(e.sha)}`);
+      continue;
+    }
+    const index = changeIndexOf(i, e.sha);
+    list.push({
+      milestone_index: index >= 0 ? index : list.length,
+      title: e.subject,
+      sha: e.sha,
+      created_at: new Date(e.time * 1000).toISOString(),
+    });
+  }
   return {
-    value: { items, last_sha: items.at(-1)?.sha ?? null },
+    value: { created: list.length, list, last_sha: list.at(-1)?.sha ?? null },
     source: 'git log base..head',
-    warnings: [],
+    warnings,
   };
 }
 
-function changes(i: JournalInputs): Section<ChangesSummary | null> {
+function changes(i: JournalInputs): Section<ChangesSummary> {
+  const base_sha = i.job.base_rev;
+  const head_sha = 'sha' in i.head ? i.head.sha : null;
+  const none: ChangesSummary = {
+    base_sha,
+    head_sha,
+    files_changed: null,
+    insertions: null,
+    deletions: null,
+    top_files: null,
+    diff_stat: null,
+  };
   const gap = gitGap(i.git);
-  if (gap !== null) return { value: null, source: 'none', warnings: [`no change summary: ${gap}`] };
+  if (gap !== null) return { value: none, source: 'none', warnings: [`no change summary: ${gap}`] };
   const { numstat, diffStat } = i.git as GitFacts;
-  if (!numstat.ok) return { value: null, source: 'none', warnings: [`no change summary: ${numstat.error}`] };
+  if (!numstat.ok) return { value: none, source: 'none', warnings: [`no change summary: ${numstat.error}`] };
   const files = numstat.value.map((f) => ({
     path: f.path,
     insertions: f.insertions ?? 0,
@@ -60,11 +93,13 @@ function changes(i: JournalInputs): Section<ChangesSummary | null> {
   const warnings = diffStat.ok ? [] : [`no diff stat: ${diffStat.error}`];
   return {
     value: {
+      base_sha,
+      head_sha,
       files_changed: files.length,
       insertions: files.reduce((n, f) => n + f.insertions, 0),
       deletions: files.reduce((n, f) => n + f.deletions, 0),
       top_files: top,
-      diff_stat: diffStat.ok ? diffStat.value : '',
+      diff_stat: diffStat.ok ? diffStat.value : null,
     },
     source: 'git diff base..head',
     warnings,
@@ -96,21 +131,30 @@ export function buildJournal(i: JournalInputs): Journal {
   const na = nextAction(i, st.value, i.head);
   const nt = notes(i);
   const us = usage(i.job);
+  const checkpointsValue = take(cp);
+  const nextValue = take(na);
+  const retried = i.job.retried_from;
   const journal: Journal = {
     schema_version: JOURNAL_SCHEMA_VERSION,
     generated_by: i.generatedBy,
     generated_at: i.now.toISOString(),
-    identity: take(id),
+    ...take(id),
     status: take(st),
     milestones: take(ms),
-    checkpoints: take(cp),
+    checkpoints: checkpointsValue,
     verification: take(ver),
     changes: take(ch),
-    next_action: take(na),
+    next_action: nextValue,
     notes: take(nt),
-    resumed_from: i.job.retried_from,
-    usage: take(us),
+    resumed_from: retried && i.job.base_rev ? { run_id: retried, checkpoint_sha: i.job.base_rev } : null,
     extraction: {
+      checkpoints: checkpointsValue.created > 0 ? 'git_log_v1' : 'none',
+      verification: ver.source === 'none' ? 'none' : 'timeline_v1',
+      next_action: nextValue === null ? 'none' : na.source === 'stop file' ? 'stop_json' : 'derived',
+    },
+    warnings,
+    usage: take(us),
+    sources: {
       identity: id.source,
       status: st.source,
       milestones: ms.source,
@@ -120,10 +164,9 @@ export function buildJournal(i: JournalInputs): Journal {
       changes: ch.source,
       next_action: na.source,
       notes: nt.source,
-      resumed_from: i.job.retried_from ? 'job record' : 'none',
+      resumed_from: retried ? 'job record' : 'none',
       usage: us.source,
     },
-    warnings,
     inputs: i.fingerprint,
   };
   // Every string, once more: a title, a review comment or a commit subject

@@ -42,13 +42,15 @@ const TERMINAL: Record<Journal['status']['terminal_state'], string> = {
 export function renderJournalMd(j: Journal): string {
   const out: string[] = [];
   const p = (...lines: string[]) => out.push(...lines);
-  const id = j.identity;
-  p(`# Journal of job ${id.job_id}`, '');
-  p(`Todo ${id.todo.id}: ${id.todo.title === null ? NA : cell(id.todo.title)}`, '');
+  p(`# Journal of job ${j.run_id}`, '');
+  p(`Todo ${j.task.todo_id}: ${j.task.title === null ? NA : cell(j.task.title)}`, '');
+  const resumed = j.resumed_from
+    ? `${j.resumed_from.run_id} (at ${short(j.resumed_from.checkpoint_sha)})`
+    : 'none';
   p(
-    `- Repository: ${id.repo_root ?? NA} (${id.repo})`,
-    `- Base: ${short(id.base_commit)} · Head: ${short(id.head_commit)}`,
-    `- Resumed from: ${j.resumed_from ?? 'none'}`,
+    `- Repository: ${j.repo_root ?? NA} (${j.repo})`,
+    `- Base: ${short(j.base_sha)} · Head: ${short(j.head_sha)}`,
+    `- Resumed from: ${resumed}`,
     `- Generated ${j.generated_at} by ${j.generated_by} (schema ${j.schema_version})`,
     '',
   );
@@ -58,14 +60,14 @@ export function renderJournalMd(j: Journal): string {
   p(
     `- State: ${TERMINAL[st.terminal_state]} (job ${st.job_status}, phase ${st.phase})`,
     `- Stop reason: ${st.stop_reason === null ? 'none' : cell(st.stop_reason)}`,
-    `- Started: ${st.started_at} · Ended: ${st.ended_at ?? NA} · Duration: ${humanDuration(st.duration_seconds)}`,
+    `- Started: ${st.timestamps.started_at ?? NA} · Ended: ${st.timestamps.ended_at ?? NA} · Duration: ${humanDuration(st.duration_seconds)}`,
     '',
   );
 
   p('## Milestones', '');
-  if (!j.milestones) p(NA, '');
+  if (j.sources.milestones === 'none') p(NA, '');
   else {
-    const c = j.milestones.changes;
+    const c = j.milestones;
     p(
       `- Changes: ${c.verified} verified of ${c.total} (${c.attempted} attempted)`,
       `- Iterations: ${j.milestones.iterations}`,
@@ -74,35 +76,37 @@ export function renderJournalMd(j: Journal): string {
   }
 
   p('## Checkpoints', '');
-  if (!j.checkpoints) p(NA, '');
-  else if (j.checkpoints.items.length === 0) p('No accepted commits.', '');
+  if (j.sources.checkpoints === 'none') p(NA, '');
+  else if (j.checkpoints.list.length === 0) p('No accepted commits.', '');
   else {
-    for (const c of j.checkpoints.items) p(`- ${short(c.sha)} ${c.committed_at} ${cell(c.subject)}`);
+    for (const c of j.checkpoints.list) p(`- ${short(c.sha)} ${c.created_at} ${cell(c.title)}`);
     p('', `Last: ${j.checkpoints.last_sha ?? NA}`, '');
   }
 
-  p('## Verification', '');
+  // An attempt is one run of every test command, not one test.
+  p('## Verification Attempts', '');
   const v = j.verification;
-  if (!v) p(NA, '');
+  if (j.sources.verification === 'none') p(NA, '');
   else {
+    const s = v.summary;
     p(
-      `- Test runs: ${v.attempts_total} (${v.passed} passed, ${v.failed} failed)`,
-      `- Time in tests: ${humanDuration(v.total_duration_ms / 1000)}`,
+      `- Verification attempts: ${s.attempts_total} (${s.attempts_passed} passed, ${s.attempts_failed} failed)`,
+      `- Time in tests: ${humanDuration(s.total_duration_seconds)}`,
       '',
     );
     const f = v.last_failure;
     if (f) {
       p(`Last failure: \`${cell(f.command)}\` exited ${f.exit_code}.`, '');
-      if (f.excerpt === null) p('No output excerpt.', '');
-      else if (f.excerpt === '') p('It printed nothing.', '');
-      else p(fenced(f.excerpt), '');
-      if (f.log_path) p(`Full output: ${f.log_path}`, '');
+      if (j.sources.last_failure === 'job record') p('No output excerpt.', '');
+      else if (f.error_excerpt === '') p('It printed nothing.', '');
+      else p(fenced(f.error_excerpt), '');
+      p(`Full output: ${f.log_path}`, '');
     }
   }
 
   p('## Changes', '');
   const ch = j.changes;
-  if (!ch) p(NA, '');
+  if (ch.files_changed === null) p(NA, '');
   else if (ch.files_changed === 0) p('No files changed.', '');
   else {
     p(
@@ -110,7 +114,7 @@ export function renderJournalMd(j: Journal): string {
       '',
     );
     p('| file | + | − |', '| --- | ---: | ---: |');
-    for (const f of ch.top_files) p(`| ${cell(f.path)} | ${f.insertions} | ${f.deletions} |`);
+    for (const f of ch.top_files ?? []) p(`| ${cell(f.path)} | ${f.insertions} | ${f.deletions} |`);
     p('');
     if (ch.diff_stat) p(fenced(ch.diff_stat), '');
   }
@@ -137,8 +141,8 @@ export function renderJournalMd(j: Journal): string {
 
   p('## Notes', '');
   const nt = j.notes;
-  if (!nt) p(NA, '');
-  else if (nt.count === 0) p(`No notes (add one with \`ii job note ${id.job_id} "text"\`).`, '');
+  if (j.sources.notes === 'none') p(NA, '');
+  else if (nt.count === 0) p(`No notes (add one with \`ii job note ${j.run_id} "text"\`).`, '');
   else {
     const shown = nt.recent.length < nt.count ? ` (the latest ${nt.recent.length})` : '';
     p(`${nt.count} note${nt.count === 1 ? '' : 's'} in ${nt.path}${shown}:`, '');
@@ -151,6 +155,12 @@ export function renderJournalMd(j: Journal): string {
   else p(...j.warnings.map((w) => `- ${cell(w)}`), '');
 
   p('## Sources', '');
-  for (const [key, source] of Object.entries(j.extraction)) p(`- ${key}: ${source}`);
+  for (const [key, source] of Object.entries(j.sources)) p(`- ${key}: ${source}`);
+  p(
+    '',
+    `Extraction: ${Object.entries(j.extraction)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   return out.join('\n') + '\n';
 }

@@ -74,16 +74,18 @@ export function identity(i: JournalInputs): Section<Identity> {
   if (!i.repoRoot) warnings.push('the repository root is unknown (not given, and the workspace is gone)');
   return section(
     {
-      job_id: job.id,
-      repo: job.repo,
+      run_id: job.id,
       repo_root: i.repoRoot,
-      base_commit: job.base_rev,
-      head_commit: 'sha' in i.head ? i.head.sha : null,
-      todo: {
-        id: job.todo_id,
+      base_sha: job.base_rev,
+      head_sha: 'sha' in i.head ? i.head.sha : null,
+      task: {
+        path: null,
+        sha256: todo ? createHash('sha256').update(todo.description).digest('hex') : null,
         title: todo?.title ?? null,
-        description_sha256: todo ? createHash('sha256').update(todo.description).digest('hex') : null,
+        goal: todo ? redact(todo.description) : null,
+        todo_id: job.todo_id,
       },
+      repo: job.repo,
     },
     'source' in i.head ? `job record + ${i.head.source}` : 'job record',
     warnings,
@@ -125,12 +127,11 @@ export function status(i: JournalInputs): Section<Status> {
   return section(
     {
       phase: phase(job, events),
-      job_status: job.status,
       terminal_state: terminal,
       stop_reason: reason === null ? null : redact(reason),
-      started_at: job.started_at,
-      ended_at: ended,
       duration_seconds: Number.isFinite(ms) && ms >= 0 ? ms / 1000 : null,
+      timestamps: { started_at: job.started_at, ended_at: ended },
+      job_status: job.status,
     },
     stop?.reason && reason === stop.reason ? 'job record + stop file' : 'job record',
     warnings,
@@ -139,21 +140,22 @@ export function status(i: JournalInputs): Section<Status> {
 
 /**
  * A job with no changes and no agent session never ran the change loop: a
- * record from before changes were tracked. One whose agents ran and changed
- * nothing has honest zeros.
+ * record from before changes were tracked (its zeros are unknowns, and a
+ * warning says so). One whose agents ran and changed nothing has honest zeros.
  */
-export function milestones(job: Job): Section<Milestones | null> {
-  if (job.changes.length === 0 && job.agent_sessions.length === 0 && job.status !== 'active')
-    return section(null, 'none', [
+const untracked = (job: Job): boolean =>
+  job.changes.length === 0 && job.agent_sessions.length === 0 && job.status !== 'active';
+
+export function milestones(job: Job): Section<Milestones> {
+  if (untracked(job))
+    return section({ attempted: 0, total: 0, verified: 0, iterations: 0 }, 'none', [
       'the job record has no changes and no agent sessions (a record from before changes were tracked): milestones are N/A',
     ]);
   return section(
     {
-      changes: {
-        attempted: job.changes.filter((c) => c.commits.length > 0).length,
-        total: job.changes.length,
-        verified: job.changes.filter(isChangeComplete).length,
-      },
+      attempted: job.changes.filter((c) => c.commits.length > 0).length,
+      total: job.changes.length,
+      verified: job.changes.filter(isChangeComplete).length,
       iterations: allCommits(job).length,
     },
     'job record',
@@ -184,18 +186,15 @@ function failureOutput(events: JobEvent[], command: string, exitCode: number | n
     .join('');
 }
 
-export function verification(i: JournalInputs): Section<Verification | null> & { failureSource: string } {
+const NO_RUNS = { attempts_total: 0, attempts_passed: 0, attempts_failed: 0, total_duration_seconds: 0 };
+
+export function verification(i: JournalInputs): Section<Verification> & { failureSource: string } {
   const { job, stateDir } = i;
   const tested = allCommits(job).filter((c) => c.tests_passed !== null);
   const warnings: string[] = [];
-  if (
-    tested.length === 0 &&
-    job.changes.length === 0 &&
-    job.agent_sessions.length === 0 &&
-    job.status !== 'active'
-  )
+  if (tested.length === 0 && untracked(job))
     return {
-      ...section(null, 'none', [
+      ...section({ summary: NO_RUNS, last_failure: null }, 'none', [
         'the job record has no test runs (a record from before changes were tracked)',
       ]),
       failureSource: 'none',
@@ -231,8 +230,8 @@ export function verification(i: JournalInputs): Section<Verification | null> & {
       last = {
         command: redact(command),
         exit_code: exitCode ?? 1,
-        excerpt: output === null ? null : excerpt(output),
-        log_path: events ? eventsFile(stateDir, job.id) : null,
+        error_excerpt: output === null ? '' : excerpt(output),
+        log_path: eventsFile(stateDir, job.id),
       };
       failureSource = output === null ? 'job record' : failing ? 'job record + events' : 'events';
     }
@@ -241,13 +240,13 @@ export function verification(i: JournalInputs): Section<Verification | null> & {
   return {
     ...section(
       {
-        attempts_total: tested.length,
-        passed,
-        failed: tested.length - passed,
-        total_duration_ms: tested.reduce(
-          (n, c) => n + c.test_results.reduce((m, r) => m + r.duration_ms, 0),
-          0,
-        ),
+        summary: {
+          attempts_total: tested.length,
+          attempts_passed: passed,
+          attempts_failed: tested.length - passed,
+          total_duration_seconds:
+            tested.reduce((n, c) => n + c.test_results.reduce((m, r) => m + r.duration_ms, 0), 0) / 1000,
+        },
         last_failure: last,
       },
       'job record',
@@ -262,7 +261,7 @@ export function nextAction(i: JournalInputs, st: Status, head: Head): Section<Ne
   if (i.stop.state === 'ok' && i.stop.value.next_action) {
     const n = i.stop.value.next_action;
     return section(
-      { title: n.title, command: n.command ? redact(n.command) : null, why: redact(n.why) },
+      { title: n.title, command: redact(n.command ?? `ii job show ${job.id}`), why: redact(n.why) },
       'stop file',
     );
   }
@@ -277,7 +276,7 @@ export function nextAction(i: JournalInputs, st: Status, head: Head): Section<Ne
           : null;
       next = {
         title: range ? 'Review the accepted commits and merge them' : 'Nothing to merge: close the todo',
-        command: range,
+        command: range ?? `ii todo show ${job.todo_id}`,
         why: range
           ? 'the project review accepted the job'
           : 'the project review accepted the job without any accepted change',
@@ -307,11 +306,13 @@ export function nextAction(i: JournalInputs, st: Status, head: Head): Section<Ne
   return section(next, 'derived from the status');
 }
 
-export function notes(i: JournalInputs): Section<Notes | null> {
+export function notes(i: JournalInputs): Section<Notes> {
   const path = notesFile(i.stateDir, i.job.id);
   if (i.notes.state === 'missing') return section({ count: 0, path, recent: [] }, 'none (no notes yet)');
   if (i.notes.state === 'error')
-    return section(null, 'none', [`the notes could not be read: ${i.notes.error}`]);
+    return section({ count: 0, path, recent: [] }, 'none', [
+      `the notes could not be read (count 0 is unknown): ${i.notes.error}`,
+    ]);
   const { notes: all, skipped } = i.notes.value;
   const warnings =
     skipped > 0

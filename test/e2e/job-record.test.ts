@@ -55,7 +55,7 @@ describe('the final commit', () => {
 
     expect(f.run(['job', 'show', id]).stdout).toContain(printed.slice(0, 10));
     const j = journal(id);
-    expect(j.identity.head_commit).toBe(printed);
+    expect(j.head_sha).toBe(printed);
     // The diff of the accepted iteration still works from the record.
     const d = f.run(['job', 'diff', id]);
     expect(d.code).toBe(0);
@@ -100,7 +100,7 @@ describe('usage per agent session', () => {
     expect(JSON.stringify(job.usage)).not.toMatch(/\d{9,}/);
 
     const j = journal(id);
-    expect(j.extraction.usage).toBe('job record (5 of 5 agent sessions recorded their own usage)');
+    expect(j.sources.usage).toBe('job record (5 of 5 agent sessions recorded their own usage)');
     for (const stage of ['implement', 'review', 'commit-message', 'project-review'] as const) {
       const u = j.usage.by_stage[stage];
       expect(u, stage).toBeDefined();

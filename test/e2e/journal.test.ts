@@ -51,8 +51,8 @@ describe('ii job journal / note', () => {
     };
     const j = Journal.parse(JSON.parse(run(['job', 'journal', id, '--json']).stdout));
     expect(j.status.job_status).toBe(record.status);
-    expect(j.milestones?.changes.total).toBe(record.changes.length);
-    expect(j.checkpoints?.items.map((c) => c.sha)).toEqual(made.commits);
+    expect(j.milestones.total).toBe(record.changes.length);
+    expect(j.checkpoints.list.map((c) => c.sha)).toEqual(made.commits);
     expect(j.notes?.count).toBe(0);
 
     const note = run(['job', 'note', id, 'looked', 'fine', 'to', 'me']);

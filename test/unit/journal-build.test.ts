@@ -24,24 +24,24 @@ describe('journal sections of a finished job', () => {
 
   it('header and identity', () => {
     expect(j).toMatchObject({
-      schema_version: 1,
+      schema_version: '1.0',
       generated_by: 'incrementum 0.1.0',
       generated_at: '2026-01-02T11:00:00.000Z',
-    });
-    expect(j.identity).toEqual({
-      job_id: 'job12345',
+      run_id: 'job12345',
       repo: 'demo-1a2b3c4d',
       repo_root: '/src/demo',
-      base_commit: BASE,
-      head_commit: HEAD2,
-      todo: {
-        id: 'todo0001',
-        title: 'Add a --verbose flag',
-        // sha256("Print each step.")
-        description_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
-      },
+      base_sha: BASE,
+      head_sha: HEAD2,
     });
-    expect(j.extraction.identity).toBe('job record + events (last commit stage)');
+    expect(j.task).toEqual({
+      path: null,
+      // sha256("Print each step.")
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      title: 'Add a --verbose flag',
+      goal: 'Print each step.',
+      todo_id: 'todo0001',
+    });
+    expect(j.sources.identity).toBe('job record + events (last commit stage)');
   });
 
   it('status: duration from the stored times, phase from the last stage event', () => {
@@ -50,45 +50,66 @@ describe('journal sections of a finished job', () => {
       job_status: 'completed',
       terminal_state: 'complete',
       stop_reason: null,
-      started_at: '2026-01-02T10:00:00.000Z',
-      ended_at: '2026-01-02T10:12:30.000Z',
+      timestamps: { started_at: '2026-01-02T10:00:00.000Z', ended_at: '2026-01-02T10:12:30.000Z' },
       duration_seconds: 750,
     });
   });
 
   it('milestones: changes attempted, total, verified', () => {
-    expect(j.milestones).toEqual({ changes: { attempted: 2, total: 2, verified: 2 }, iterations: 3 });
+    expect(j.milestones).toEqual({ attempted: 2, total: 2, verified: 2, iterations: 3 });
   });
 
   it('checkpoints: the accepted commits with committer time as ISO', () => {
     expect(j.checkpoints).toEqual({
-      items: [
-        { sha: HEAD1, committed_at: '2026-01-02T10:05:00.000Z', subject: 'feat: add --verbose' },
-        { sha: HEAD2, committed_at: '2026-01-02T10:08:00.000Z', subject: 'docs: mention --verbose' },
+      created: 2,
+      list: [
+        {
+          milestone_index: 0,
+          sha: HEAD1,
+          created_at: '2026-01-02T10:05:00.000Z',
+          title: 'feat: add --verbose',
+        },
+        {
+          milestone_index: 1,
+          sha: HEAD2,
+          created_at: '2026-01-02T10:08:00.000Z',
+          title: 'docs: mention --verbose',
+        },
       ],
       last_sha: HEAD2,
     });
-    expect(j.extraction.checkpoints).toBe('git log base..head');
+    expect(j.sources.checkpoints).toBe('git log base..head');
+    expect(j.extraction).toEqual({
+      checkpoints: 'git_log_v1',
+      verification: 'timeline_v1',
+      next_action: 'derived',
+    });
   });
 
   it('verification counts test runs, not commands, and excerpts the last failure, redacted', () => {
-    const v = j.verification!;
-    expect(v).toMatchObject({ attempts_total: 3, passed: 2, failed: 1, total_duration_ms: 12000 });
+    const v = j.verification;
+    expect(v.summary).toEqual({
+      attempts_total: 3,
+      attempts_passed: 2,
+      attempts_failed: 1,
+      total_duration_seconds: 12,
+    });
     expect(v.last_failure).toMatchObject({
       command: 'npm test',
       exit_code: 1,
       log_path: '/state/incrementum/jobs/job12345/events.jsonl',
     });
-    expect(v.last_failure!.excerpt).toBe(
+    expect(v.last_failure!.error_excerpt).toBe(
       'running 3 tests\nFAIL adds numbers\n  expected 3 to be 4\nenv OPENAI_API_KEY=[REDACTED]',
     );
-    expect(j.extraction.last_failure).toBe('job record + events');
+    expect(j.sources.last_failure).toBe('job record + events');
   });
 
   it('changes: totals, top files by size, the diff stat', () => {
     expect(j.changes).toMatchObject({ files_changed: 3, insertions: 24, deletions: 3 });
-    expect(j.changes!.top_files.map((f) => f.path)).toEqual(['src/cli.ts', 'README.md', 'assets/logo.png']);
-    expect(j.changes!.diff_stat).toContain('3 files changed');
+    expect(j.changes).toMatchObject({ base_sha: BASE, head_sha: HEAD2 });
+    expect(j.changes.top_files!.map((f) => f.path)).toEqual(['src/cli.ts', 'README.md', 'assets/logo.png']);
+    expect(j.changes.diff_stat).toContain('3 files changed');
   });
 
   it('next action derived from a complete job: review the accepted range', () => {
@@ -97,7 +118,7 @@ describe('journal sections of a finished job', () => {
       command: `git log --stat ${BASE.slice(0, 12)}..${HEAD2.slice(0, 12)}`,
       why: 'the project review accepted the job',
     });
-    expect(j.extraction.next_action).toBe('derived from the status');
+    expect(j.sources.next_action).toBe('derived from the status');
   });
 
   it('notes, resumed_from, usage per stage and total', () => {
@@ -107,14 +128,14 @@ describe('journal sections of a finished job', () => {
       recent: [{ ts: '2026-01-02T10:13:00.000Z', text: 'merged by hand' }],
     });
     expect(j.resumed_from).toBeNull();
-    expect(j.extraction.resumed_from).toBe('none');
+    expect(j.sources.resumed_from).toBe('none');
     expect(j.usage.by_stage).toEqual({
       implement: { input_tokens: 8000, output_tokens: 3000, cost: 0.3, sessions: 2 },
       review: { input_tokens: 2000, output_tokens: 200, cost: 0.06, sessions: 1 },
     });
     expect(j.usage.total).toEqual({ input_tokens: 12000, output_tokens: 3400, cost: 0.42 });
     expect(j.usage.unattributed).toEqual({ input_tokens: 2000, output_tokens: 200, cost: 0.06 });
-    expect(j.extraction.usage).toBe('job record (3 of 4 agent sessions recorded their own usage)');
+    expect(j.sources.usage).toBe('job record (3 of 4 agent sessions recorded their own usage)');
   });
 
   it('no warnings when every input is there', () => {
@@ -149,7 +170,7 @@ describe('journal status and next action by outcome', () => {
     expect(j.status).toMatchObject({
       terminal_state: 'running',
       phase: 'testing',
-      ended_at: null,
+      timestamps: { started_at: expect.any(String), ended_at: null },
       duration_seconds: null,
     });
     expect(j.next_action).toMatchObject({ title: 'Watch the job', command: 'ii job show job12345' });
@@ -168,8 +189,8 @@ describe('journal status and next action by outcome', () => {
 
   it('a retried job says where it resumed from', () => {
     const j = build({ job: fixtureJob({ retried_from: 'oldjob01' }) });
-    expect(j.resumed_from).toBe('oldjob01');
-    expect(j.extraction.resumed_from).toBe('job record');
+    expect(j.resumed_from).toEqual({ run_id: 'oldjob01', checkpoint_sha: BASE });
+    expect(j.sources.resumed_from).toBe('job record');
   });
 
   it('a finished job without a completion time: duration null and a warning', () => {
@@ -196,23 +217,23 @@ describe('the stop file', () => {
       },
     });
     expect(j.status.stop_reason).toBe('needs a human decision');
-    expect(j.extraction.status).toBe('job record + stop file');
+    expect(j.sources.status).toBe('job record + stop file');
     expect(j.next_action).toEqual({
       title: 'Pick a strategy',
       command: 'ii job retry job12345',
       why: 'both are sketched',
     });
-    expect(j.extraction.next_action).toBe('stop file');
+    expect(j.sources.next_action).toBe('stop file');
   });
 
   it('an unreadable stop file is ignored with a warning', () => {
     const j = build({ stop: { state: 'error', error: 'not JSON (Unexpected end)' } });
-    expect(j.extraction.next_action).toBe('derived from the status');
+    expect(j.sources.next_action).toBe('derived from the status');
     expect(j.warnings).toContain('the stop file was ignored: not JSON (Unexpected end)');
   });
 });
 
-describe('failure paths: a section becomes null and a warning says why', () => {
+describe('failure paths: a fact becomes null (a count zero) and a warning says why', () => {
   it('missing events file: no excerpt, no head, so no git sections', () => {
     const job = fixtureJob();
     const head = acceptedHead(job, null);
@@ -222,19 +243,28 @@ describe('failure paths: a section becomes null and a warning says why', () => {
       head,
       git: { unavailable: (head as { unknown: string }).unknown },
     });
-    expect(j.identity.head_commit).toBeNull();
-    expect(j.checkpoints).toBeNull();
-    expect(j.changes).toBeNull();
+    expect(j.head_sha).toBeNull();
+    expect(j.checkpoints).toEqual({ created: 0, list: [], last_sha: null });
+    expect(j.changes).toEqual({
+      base_sha: BASE,
+      head_sha: null,
+      files_changed: null,
+      insertions: null,
+      deletions: null,
+      top_files: null,
+      diff_stat: null,
+    });
+    expect(j.sources.checkpoints).toBe('none');
     expect(j.extraction.checkpoints).toBe('none');
-    expect(j.extraction.changes).toBe('none');
-    expect(j.verification?.attempts_total).toBe(3); // the job record still counts the runs
-    expect(j.verification?.last_failure).toEqual({
+    expect(j.sources.changes).toBe('none');
+    expect(j.verification.summary.attempts_total).toBe(3); // the job record still counts the runs
+    expect(j.verification.last_failure).toEqual({
       command: 'npm test',
       exit_code: 1,
-      excerpt: null,
-      log_path: null,
+      error_excerpt: '',
+      log_path: '/state/incrementum/jobs/job12345/events.jsonl',
     });
-    expect(j.extraction.last_failure).toBe('job record');
+    expect(j.sources.last_failure).toBe('job record');
     expect(j.status.phase).toBe('reviewing'); // no stage events to tell the project review apart
     const w = j.warnings.join('\n');
     expect(w).toContain('the event log is missing');
@@ -251,19 +281,35 @@ describe('failure paths: a section becomes null and a warning says why', () => {
         diffStat: { ok: false, error: 'git diff failed in /src/demo: fatal: bad object' },
       },
     });
-    expect(j.checkpoints).toBeNull();
-    expect(j.changes).toBeNull();
-    expect(j.milestones).not.toBeNull();
+    expect(j.checkpoints).toEqual({ created: 0, list: [], last_sha: null });
+    expect(j.changes.files_changed).toBeNull();
+    expect(j.changes.diff_stat).toBeNull();
+    expect(j.milestones.total).toBe(2);
     expect(j.warnings).toEqual([
       'no checkpoints: git log failed in /src/demo: fatal: bad revision',
       'no change summary: git diff failed in /src/demo: fatal: bad object',
     ]);
   });
 
+  it('a checkpoint line that does not parse is left out with a warning', () => {
+    const good = fixtureGit();
+    const log = good.log.ok ? good.log.value : [];
+    const git = {
+      ...good,
+      log: { ok: true as const, value: [log[0]!, { sha: 'garbage line', time: NaN, subject: '' }, log[1]!] },
+    };
+    const j = build({ git });
+    expect(j.checkpoints.list.map((c) => c.sha)).toEqual([HEAD1, HEAD2]);
+    expect(j.checkpoints.created).toBe(2);
+    expect(j.warnings).toEqual([
+      'a checkpoint line of git log does not parse and was left out: "garbage line"',
+    ]);
+  });
+
   it('only the diff stat failing keeps the numbers', () => {
     const git = { ...fixtureGit(), diffStat: { ok: false as const, error: 'git diff failed: x' } };
     const j = build({ git });
-    expect(j.changes).toMatchObject({ files_changed: 3, diff_stat: '' });
+    expect(j.changes).toMatchObject({ files_changed: 3, diff_stat: null });
     expect(j.warnings).toEqual(['no diff stat: git diff failed: x']);
   });
 
@@ -294,11 +340,14 @@ describe('failure paths: a section becomes null and a warning says why', () => {
       diffStat: { ok: true as const, value: '' },
     };
     const j = build({ job, head, git: empty });
-    expect(j.milestones).toEqual({ changes: { attempted: 0, total: 0, verified: 0 }, iterations: 0 });
-    expect(j.checkpoints).toEqual({ items: [], last_sha: null });
+    expect(j.milestones).toEqual({ attempted: 0, total: 0, verified: 0, iterations: 0 });
+    expect(j.checkpoints).toEqual({ created: 0, list: [], last_sha: null });
     expect(j.changes).toMatchObject({ files_changed: 0, insertions: 0, deletions: 0, top_files: [] });
-    expect(j.verification).toMatchObject({ attempts_total: 0, last_failure: null });
-    expect(j.next_action).toMatchObject({ title: 'Nothing to merge: close the todo', command: null });
+    expect(j.verification).toMatchObject({ summary: { attempts_total: 0 }, last_failure: null });
+    expect(j.next_action).toMatchObject({
+      title: 'Nothing to merge: close the todo',
+      command: 'ii todo show todo0001',
+    });
     expect(j.warnings).toEqual([]);
   });
 
@@ -320,27 +369,33 @@ describe('failure paths: a section becomes null and a warning says why', () => {
       head,
       git: { unavailable: 'the job record has no base revision' },
     });
-    expect(j.milestones).toBeNull();
-    expect(j.verification).toBeNull();
-    expect(j.checkpoints).toBeNull();
-    expect(j.changes).toBeNull();
-    expect(j.identity.base_commit).toBeNull();
+    expect(j.milestones).toEqual({ attempted: 0, total: 0, verified: 0, iterations: 0 });
+    expect(j.verification).toEqual({
+      summary: { attempts_total: 0, attempts_passed: 0, attempts_failed: 0, total_duration_seconds: 0 },
+      last_failure: null,
+    });
+    expect(j.checkpoints).toEqual({ created: 0, list: [], last_sha: null });
+    expect(j.changes.files_changed).toBeNull();
+    expect(j.base_sha).toBeNull();
+    expect(j.extraction.verification).toBe('none');
     expect(j.status.duration_seconds).toBe(600);
     expect(j.notes).toEqual({ count: 0, path: '/state/incrementum/jobs/old00001/notes.jsonl', recent: [] });
     expect(j.usage.total).toEqual({ input_tokens: 0, output_tokens: 0, cost: 0 });
-    expect(j.extraction.milestones).toBe('none');
-    expect(j.extraction.verification).toBe('none');
+    expect(j.sources.milestones).toBe('none');
+    expect(j.sources.verification).toBe('none');
     expect(j.warnings.join('\n')).toContain('a record from before changes were tracked');
   });
 
   it('a todo gone from the store: title and hash unknown', () => {
     const j = build({ todo: null });
-    expect(j.identity.todo).toEqual({ id: 'todo0001', title: null, description_sha256: null });
+    expect(j.task).toEqual({ path: null, sha256: null, title: null, goal: null, todo_id: 'todo0001' });
     expect(j.warnings).toContain('todo todo0001 is not in the store: its title and description are unknown');
   });
 
-  it('unreadable notes: notes null; garbled note lines skipped with a warning', () => {
-    expect(build({ notes: { state: 'error', error: 'EACCES' } }).notes).toBeNull();
+  it('unreadable notes: a count of 0 with a warning; garbled note lines skipped with a warning', () => {
+    const unread = build({ notes: { state: 'error', error: 'EACCES' } });
+    expect(unread.notes.count).toBe(0);
+    expect(unread.warnings.join('\n')).toContain('the notes could not be read');
     const j = build({ notes: { state: 'ok', value: { notes: [], skipped: 2 } } });
     expect(j.notes?.count).toBe(0);
     expect(j.warnings[0]).toMatch(/2 lines of .* are not a note/);
@@ -362,7 +417,7 @@ describe('failure paths: a section becomes null and a warning says why', () => {
     job.changes[0]!.commits[0]!.test_results = [];
     const j = build({ job });
     expect(j.verification?.last_failure).toMatchObject({ command: 'npm test', exit_code: 1 });
-    expect(j.extraction.last_failure).toBe('events');
+    expect(j.sources.last_failure).toBe('events');
   });
 
   it('secrets in the stop reason and notes are redacted', () => {

@@ -50,28 +50,33 @@ describe('writeJournal on a job made through the store and a real git repo', () 
     expect(onDisk).toEqual(w.journal);
     expect(readFileSync(journalMdFile(stateDir, made.job.id), 'utf8')).toBe(w.markdown);
     const j = w.journal;
-    expect(j.identity).toMatchObject({
-      job_id: made.job.id,
+    expect(j).toMatchObject({
+      run_id: made.job.id,
       repo: repoSlug(root),
       repo_root: root,
-      base_commit: made.base,
-      head_commit: made.commits[1],
-      todo: { id: made.job.todo_id, title: 'Greet the world' },
+      base_sha: made.base,
+      head_sha: made.commits[1],
+      task: { todo_id: made.job.todo_id, title: 'Greet the world' },
     });
     expect(j.status).toMatchObject({
       terminal_state: 'complete',
       job_status: 'completed',
-      ended_at: made.job.completed_at,
+      timestamps: { ended_at: made.job.completed_at },
     });
-    expect(j.milestones).toEqual({ changes: { attempted: 2, total: 2, verified: 2 }, iterations: 3 });
-    expect(j.checkpoints?.items.map((c) => c.sha)).toEqual(made.commits);
-    expect(j.checkpoints?.items.map((c) => c.subject)).toEqual(['feat: change 1', 'feat: change 2']);
-    expect(j.checkpoints?.items[0]?.committed_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
-    expect(j.verification).toMatchObject({ attempts_total: 3, passed: 2, failed: 1, total_duration_ms: 40 });
-    expect(j.verification?.last_failure).toEqual({
+    expect(j.milestones).toEqual({ attempted: 2, total: 2, verified: 2, iterations: 3 });
+    expect(j.checkpoints.list.map((c) => c.sha)).toEqual(made.commits);
+    expect(j.checkpoints.list.map((c) => c.title)).toEqual(['feat: change 1', 'feat: change 2']);
+    expect(j.checkpoints.list[0]?.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    expect(j.verification.summary).toEqual({
+      attempts_total: 3,
+      attempts_passed: 2,
+      attempts_failed: 1,
+      total_duration_seconds: 0.04,
+    });
+    expect(j.verification.last_failure).toEqual({
       command: 'sh test.sh',
       exit_code: 1,
-      excerpt: 'hello.txt is missing\nAPI_TOKEN=[REDACTED]',
+      error_excerpt: 'hello.txt is missing\nAPI_TOKEN=[REDACTED]',
       log_path: join(stateDir, 'jobs', made.job.id, 'events.jsonl'),
     });
     expect(j.changes).toMatchObject({ files_changed: 2, insertions: 3, deletions: 0 });
@@ -103,11 +108,13 @@ describe('writeJournal on a job made through the store and a real git repo', () 
     });
     const afterStop = await write();
     expect(afterStop.reused).toBe(false);
+    // The spec's next_action always has a command: without one, where to look.
     expect(afterStop.journal.next_action).toEqual({
       title: 'Ask the owner',
-      command: null,
+      command: `ii job show ${made.job.id}`,
       why: 'two options',
     });
+    expect(afterStop.journal.extraction.next_action).toBe('stop_json');
 
     store.jobs.setFeedback(made.job.id, 'changed');
     expect((await write()).reused).toBe(false);
@@ -127,9 +134,9 @@ describe('writeJournal on a job made through the store and a real git repo', () 
 
   it('git failing (the repository is gone) costs the git sections, not the journal', async () => {
     const w = await write({ repoRoot: join(tmp.path, 'not-a-repo') });
-    expect(w.journal.checkpoints).toBeNull();
-    expect(w.journal.changes).toBeNull();
-    expect(w.journal.milestones).not.toBeNull();
+    expect(w.journal.checkpoints).toEqual({ created: 0, list: [], last_sha: null });
+    expect(w.journal.changes.files_changed).toBeNull();
+    expect(w.journal.milestones.total).toBe(2);
     expect(w.journal.warnings.join('\n')).toMatch(/no checkpoints: git log failed/);
     expect(w.markdown).toContain('## Warnings\n\n- no checkpoints: git log failed');
   });
@@ -138,8 +145,8 @@ describe('writeJournal on a job made through the store and a real git repo', () 
     const { rmSync } = await import('node:fs');
     rmSync(join(stateDir, 'jobs', made.job.id, 'events.jsonl'));
     const w = await write();
-    expect(w.journal.checkpoints).toBeNull();
-    expect(w.journal.verification?.last_failure?.excerpt).toBeNull();
+    expect(w.journal.checkpoints).toEqual({ created: 0, list: [], last_sha: null });
+    expect(w.journal.verification.last_failure?.error_excerpt).toBe('');
     expect(w.journal.warnings.join('\n')).toContain('the event log is missing');
   });
 
@@ -147,14 +154,14 @@ describe('writeJournal on a job made through the store and a real git repo', () 
     mkdirSync(join(stateDir, 'jobs', made.job.id), { recursive: true });
     writeFileSync(stopFile(stateDir, made.job.id), '{"next_action": {"title": ""}}');
     const w = await write();
-    expect(w.journal.extraction.next_action).toBe('derived from the status');
+    expect(w.journal.sources.next_action).toBe('derived from the status');
     expect(w.journal.warnings.join('\n')).toMatch(/the stop file was ignored: next_action.title/);
   });
 
   it('finds the repository from the workspace when no root is given', async () => {
     const w = await writeJournal(store, stateDir, made.job.id);
-    expect(w.journal.identity.repo_root).toBe(root);
-    expect(w.journal.checkpoints?.items).toHaveLength(2);
+    expect(w.journal.repo_root).toBe(root);
+    expect(w.journal.checkpoints.list).toHaveLength(2);
   });
 
   it('a running job: running while its runner lives, unknown once it is gone', async () => {
@@ -167,8 +174,12 @@ describe('writeJournal on a job made through the store and a real git repo', () 
       host: hostname(),
     });
     const j = (await writeJournal(store, stateDir, live.id, { repoRoot: root })).journal;
-    expect(j.status).toMatchObject({ terminal_state: 'running', ended_at: null, duration_seconds: null });
-    expect(j.checkpoints).toEqual({ items: [], last_sha: null });
+    expect(j.status).toMatchObject({
+      terminal_state: 'running',
+      timestamps: { ended_at: null },
+      duration_seconds: null,
+    });
+    expect(j.checkpoints).toEqual({ created: 0, list: [], last_sha: null });
 
     // A pid that has certainly exited: a child we waited for.
     const dead = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
