@@ -2,7 +2,7 @@
 // of the same name in <repo>/.incrementum/templates/. Rendered with liquidjs;
 // an unknown variable or filter is an error (strict), so a typo in an
 // override fails loudly instead of sending the agent a half-empty prompt.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Liquid, type Template } from 'liquidjs';
 import { UserError } from '../errors.js';
@@ -73,6 +73,40 @@ export function templateFile(name: TemplateName, repoRoot: string): { path: stri
   const own = join(overrideTemplatesDir(repoRoot), name + TEMPLATE_EXT);
   if (existsSync(own)) return { path: own, override: true };
   return { path: join(shippedTemplatesDir(), name + TEMPLATE_EXT), override: false };
+}
+
+/** Where the original tool (Go text/template) kept its overrides: never read here. */
+export const legacyTemplatesDir = (repoRoot: string): string => join(repoRoot, '.incrementum', 'prompts');
+
+/** The original tool's template names and ours. */
+const LEGACY_NAMES: Record<string, TemplateName> = {
+  'implement.tmpl': 'implement',
+  'review.tmpl': 'review',
+  'commit-message.tmpl': 'commit-message',
+  'commit.tmpl': 'commit',
+};
+
+/**
+ * A warning for each `.incrementum/prompts/*.tmpl` override: a user who had
+ * customised a prompt for the original tool would otherwise get the shipped
+ * prompt with no word said. Each names the file and where it belongs now.
+ */
+export function legacyTemplateWarnings(repoRoot: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(legacyTemplatesDir(repoRoot)).filter((n) => n.endsWith('.tmpl'));
+  } catch {
+    return [];
+  }
+  return names.sort().map((n) => {
+    const file = join('.incrementum', 'prompts', n);
+    const ours = LEGACY_NAMES[n];
+    return ours
+      ? `${file} is not used: template overrides now live in .incrementum/templates/ and use Liquid. ` +
+          `Move it to .incrementum/templates/${ours}${TEMPLATE_EXT} and convert it (README: "Templates"; ii help templates lists the variables).`
+      : `${file} is not used: template overrides now live in .incrementum/templates/ (Liquid), ` +
+          `and there is no template of that name (ii help templates lists them).`;
+  });
 }
 
 const engine = new Liquid({ strictVariables: true, strictFilters: true, cache: false });

@@ -15,7 +15,7 @@ import { addUsage } from '../model/usage.js';
 import type { AgentPurpose, Job, JobReview, Usage } from '../model/job.js';
 import { appendEvent } from '../state/events.js';
 import { transcriptFile } from '../state/paths.js';
-import { Prompts, templateVars, type TemplateName } from './prompts.js';
+import { legacyTemplateWarnings, Prompts, templateVars, type TemplateName } from './prompts.js';
 import {
   clearProtocolFile,
   COMMIT_MESSAGE_FILE,
@@ -136,6 +136,7 @@ export class JobRunner {
     this.timers.push(setInterval(() => this.beat(), this.o.heartbeatMs ?? 5000));
     this.timers.push(setInterval(() => this.pollControl(), this.o.pollMs ?? 250));
     for (const t of this.timers) t.unref();
+    for (const w of legacyTemplateWarnings(this.o.repoRoot)) this.warn(w);
     let outcome: End;
     try {
       outcome = await this.loop();

@@ -1,6 +1,8 @@
 // What a finished `ii job do` leaves on record, end to end (the built CLI, a
 // real git repo, the scripted ACP agent): the final commit a user merges, the
 // usage each agent session reported, as `ii job show` and the journal tell it.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/schema.js';
 import { JobFixture, jobIdFrom, promptsSent, write } from '../helpers/job.js';
@@ -186,5 +188,27 @@ describe('the auto-commit prompt', () => {
     expect(prompts[1]).toContain(
       '# Summary of this iteration\n\nAdded hello.txt, which greets the reader.\n',
     );
+  });
+});
+
+describe('old template overrides', () => {
+  it('a .incrementum/prompts/*.tmpl file is named in a warning with where it belongs now', () => {
+    f.setup();
+    mkdirSync(join(f.repo, '.incrementum', 'prompts'), { recursive: true });
+    writeFileSync(join(f.repo, '.incrementum', 'prompts', 'review.tmpl'), 'Review {{.Todo.Title}}\n');
+    writeFileSync(join(f.repo, '.incrementum', 'prompts', 'notes.tmpl'), 'x\n');
+    const r = f.run(['job', 'do', '--title', 'nothing to do']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: .incrementum/prompts/review.tmpl is not used: template overrides now live in .incrementum/templates/ and use Liquid. ' +
+        'Move it to .incrementum/templates/review.liquid',
+    );
+    expect(r.stderr).toContain('warning: .incrementum/prompts/notes.tmpl is not used');
+    // The warning is in the job's event log too, where ii job logs and the journal find it.
+    const events = readFileSync(
+      join(f.env.XDG_STATE_HOME!, 'incrementum', 'jobs', jobIdFrom(r.stderr), 'events.jsonl'),
+      'utf8',
+    );
+    expect(events).toContain('prompts/review.tmpl is not used');
   });
 });
