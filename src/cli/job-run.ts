@@ -75,12 +75,16 @@ export function registerJobRunCommands(program: Command): void {
   job
     .command('diff')
     .description(
-      'an iteration against the previous one: stage, status, files, tokens and cost, then the code diff',
+      'an iteration against the previous one: stage, status, files, tokens and cost, then the code diff ' +
+        '(at most 2,000 lines a file and 10,000 in all; what is left out is said, with the git command that shows it; binary files by size)',
     )
     .argument('<job>', 'job id or any unique prefix')
     .option('--change <n>', 'which change, 1-based (default: the last)', (v) => Number(v))
     .option('--iteration <k>', 'which iteration of the change, 1-based (default: the last)', (v) => Number(v))
-    .option('--json', 'the iteration diff as JSON (with the code diff as a string)')
+    .option(
+      '--json',
+      'the iteration diff as JSON (the capped code diff as a string, diff_complete false when something was left out)',
+    )
     .action(async (id: string, o: { change?: number; iteration?: number; json?: boolean }) =>
       (await actions()).jobDiff(id, o),
     );
