@@ -1,9 +1,9 @@
 // What every command needs: the repository it runs in and the open store.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
 import { openStateStore, repoSlug, type StateStore } from '../state/index.js';
+import { repoRootSync } from '../vcs/git-run.js';
 
 export interface RepoContext {
   root: string;
@@ -63,21 +63,18 @@ export function workingDir(): string {
 export function currentRepo(cwd = workingDir()): RepoContext {
   const found = findWorkTree(cwd);
   if (found) return { root: found, slug: repoSlug(found) };
-  let root: string;
+  let root: string | null;
   try {
-    root = execFileSync('git', ['rev-parse', '--show-toplevel'], {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }).trim();
+    root = repoRootSync(cwd);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT')
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       throw new UserError('git is not installed or not on PATH; incrementum needs git.');
+    throw err;
+  }
+  if (!root)
     throw new UserError(
       `not inside a git repository: ${cwd}\nRun ii from a git checkout (git init makes one).`,
     );
-  }
   return { root, slug: repoSlug(root) };
 }
 

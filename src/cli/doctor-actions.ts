@@ -1,17 +1,14 @@
 // The body of ii doctor (definition in doctor.ts).
-import { execFileSync } from 'node:child_process';
 import { checkConfig, checkGit, checkNode, checkState, type CheckResult } from '../doctor/checks.js';
 import { loadConfig } from '../job/config.js';
+import { repoRootSync } from '../vcs/git-run.js';
 import { stateDir } from '../state/index.js';
 import { shownLine, shownText } from '../text/shown.js';
 import { printJson, style } from './format.js';
 
 function repoRootOrNull(): string | null {
   try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
+    return repoRootSync(process.cwd());
   } catch {
     return null;
   }

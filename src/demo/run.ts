@@ -4,6 +4,7 @@
 // on them; elsewhere each job's progress is printed as it happens. Everything
 // lives in one temp dir (repo, state, config), removed at the end unless kept.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { gitSync } from '../vcs/git-run.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -53,8 +54,10 @@ export function createDemoRepo(dir: string): string {
     mkdirSync(dirname(join(repo, path)), { recursive: true });
     writeFileSync(join(repo, path), text);
   }
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: repo, env: demoEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const git = (...args: string[]) => {
+    const r = gitSync(repo, args, { env: demoEnv(dir) });
+    if (r.code !== 0) throw new Error(`git ${args.join(' ')} failed in ${repo}: ${r.stderr.trim()}`);
+  };
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'textkit 1.0: truncate()');

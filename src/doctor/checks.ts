@@ -1,6 +1,6 @@
 // What `ii doctor` checks. Each check says what it found and, when it fails,
 // exactly what to do; none of them changes anything.
-import { execFileSync } from 'node:child_process';
+import { gitSync } from '../vcs/git-run.js';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { loadConfig } from '../job/config.js';
@@ -29,10 +29,9 @@ export function checkNode(version = process.versions.node): CheckResult {
 
 export function checkGit(): CheckResult {
   try {
-    const v = execFileSync('git', ['--version'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }).trim();
+    const r = gitSync(undefined, ['--version']);
+    if (r.code !== 0) throw new Error(r.stderr);
+    const v = r.stdout.trim();
     return { name: 'git', ok: true, detail: v };
   } catch {
     return {

@@ -1,8 +1,9 @@
 // The few git facts a journal needs, each gathered on its own so one failing
 // command costs one section, never the journal. Git runs through argv arrays
-// (no shell), read-only, with a timeout.
-import { execFile } from 'node:child_process';
+// (no shell, src/vcs's clean environment), read-only, with a timeout.
+import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { gitRaw } from '../vcs/git-run.js';
 import type { LogEntry } from '../vcs/vcs.js';
 
 export type Fact<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -27,30 +28,22 @@ export const DIFF_STAT_FILES = 20;
 const TIMEOUT_MS = 15_000;
 
 /** Runs git in `cwd`; resolves to stdout or to why it failed (never rejects). */
-export function git(cwd: string, args: string[]): Promise<Fact<string>> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-c', 'core.quotepath=off', '--no-pager', ...args],
-      {
-        cwd,
-        timeout: TIMEOUT_MS,
-        maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' },
-      },
-      (err, stdout, stderr) => {
-        if (!err) return resolve({ ok: true, value: stdout });
-        const e = err as NodeJS.ErrnoException & { killed?: boolean };
-        const why =
-          e.code === 'ENOENT'
-            ? 'git is not installed or not on PATH'
-            : e.killed
-              ? `timed out after ${TIMEOUT_MS / 1000}s`
-              : String(stderr).trim().split('\n').at(-1) || e.message;
-        resolve({ ok: false, error: `git ${args[0]} failed in ${cwd}: ${why}` });
-      },
-    );
-  });
+export async function git(cwd: string, args: string[]): Promise<Fact<string>> {
+  let why: string;
+  try {
+    const r = await gitRaw(cwd, args, { timeoutMs: TIMEOUT_MS, env: { GIT_OPTIONAL_LOCKS: '0' } });
+    if (r.code === 0) return { ok: true, value: r.stdout };
+    why = r.stderr.trim().split('\n').at(-1) || `exit code ${r.code}`;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    why =
+      e.code !== 'ENOENT'
+        ? e.message
+        : existsSync(cwd)
+          ? 'git is not installed or not on PATH'
+          : 'the folder does not exist';
+  }
+  return { ok: false, error: `git ${args[0]} failed in ${cwd}: ${why}` };
 }
 
 const map = <A, B>(f: Fact<A>, fn: (a: A) => B): Fact<B> => (f.ok ? { ok: true, value: fn(f.value) } : f);

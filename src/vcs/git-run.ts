@@ -1,7 +1,7 @@
 // Running git: argv arrays only (no shell), stdin for anything long, a clean
 // environment so a GIT_DIR or GIT_INDEX_FILE inherited from a hook can never
 // point our commands at the user's checkout.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 export interface GitResult {
   code: number;
@@ -38,6 +38,8 @@ function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 export interface GitOptions {
   input?: string;
   env?: NodeJS.ProcessEnv;
+  /** Kills git after this long; the result then has code -1 and says so in stderr. */
+  timeoutMs?: number;
 }
 
 /** Runs git in `cwd` and resolves with its output whatever the exit code. */
@@ -48,20 +50,32 @@ export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise
       env: gitEnv(o.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    let timedOut = false;
+    const timer =
+      o.timeoutMs === undefined
+        ? null
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, o.timeoutMs);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', reject);
+    child.on('error', (e) => {
+      if (timer) clearTimeout(timer);
+      reject(e);
+    });
     child.stdin.on('error', () => {});
     child.stdin.end(o.input ?? '');
-    child.on('close', (code) =>
+    child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
       resolve({
-        code: code ?? -1,
+        code: timedOut ? -1 : (code ?? -1),
         stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-      }),
-    );
+        stderr: timedOut ? `timed out after ${o.timeoutMs! / 1000}s` : Buffer.concat(err).toString('utf8'),
+      });
+    });
   });
 }
 
@@ -118,4 +132,35 @@ export function gitStream(
     child.stdin.end(o.input ?? '');
     child.on('close', (code) => resolve({ code, stopped, stderr }));
   });
+}
+
+/**
+ * Runs git synchronously, for the few callers that must answer before
+ * anything async can run (finding the repository for a command, the demo's
+ * setup, doctor's version check). Same clean environment as gitRaw unless
+ * `keepGitEnv` (finding the user's repository must honour their GIT_DIR);
+ * throws the spawn error (ENOENT: no git) as is.
+ */
+export function gitSync(
+  cwd: string | undefined,
+  args: string[],
+  o: { env?: NodeJS.ProcessEnv; keepGitEnv?: boolean } = {},
+): GitResult {
+  const r = spawnSync('git', ['-c', 'core.quotepath=off', '--no-pager', ...args], {
+    cwd,
+    env: o.keepGitEnv ? { ...process.env, LC_ALL: 'C', ...o.env } : gitEnv(o.env),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (r.error) throw r.error;
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The work tree's top level containing `cwd` as the user's git sees it (their
+ * GIT_DIR / GIT_WORK_TREE honoured), or null outside one; ENOENT (no git) is thrown.
+ */
+export function repoRootSync(cwd: string): string | null {
+  const r = gitSync(cwd, ['rev-parse', '--show-toplevel'], { keepGitEnv: true });
+  return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
