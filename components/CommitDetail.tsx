@@ -1,6 +1,5 @@
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
-import { iterationDiff, locateIteration } from '../src/history/iteration-diff.js';
 import type { Job } from '../src/model/job.js';
 import type { CodeDiff } from '../src/live/state.js';
 import { visibleLine } from '../src/text/sanitize.js';
@@ -56,12 +55,7 @@ export function commitDetailLines(
   );
   if (commit.feedback) out.push('started by feedback:', ...shownLines(commit.feedback).map((l) => `  ${l}`));
   out.push('', '── iteration diff ──');
-  try {
-    const ref = locateIteration(job, change + 1, iteration + 1);
-    out.push(...iterationDiffLines(iterationDiff(job, ref, null), code));
-  } catch (err) {
-    out.push(`(no iteration diff: ${shownLine(err instanceof Error ? err.message : String(err))})`);
-  }
+  out.push(...iterationDiffLines(code));
   return out;
 }
 

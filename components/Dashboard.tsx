@@ -2,7 +2,6 @@ import { Box, Text, useInput, useWindowSize } from 'ink';
 import { useMemo } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
-import { iterationDiff, locateIteration } from '../src/history/iteration-diff.js';
 import type { Actions } from '../src/live/actions.js';
 import { diffTarget } from '../src/live/actions.js';
 import { boardColumns, cursor, drilledJob, jobCounts, selectedJob } from '../src/live/board.js';
@@ -169,12 +168,7 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   );
   const diffLines = useMemo(() => {
     if (overlay !== 'diff' || !target.job) return [];
-    try {
-      const ref = locateIteration(target.job, target.change, target.iteration);
-      return iterationDiffLines(iterationDiff(target.job, ref, null), code);
-    } catch (err) {
-      return [err instanceof Error ? err.message : String(err)];
-    }
+    return iterationDiffLines(code);
   }, [overlay, target.job, target.change, target.iteration, code]);
 
   if (overlay === 'help') return <HelpOverlay width={width} height={height} scroll={scroll} />;

@@ -1,10 +1,16 @@
-import type { IterationDiff as Diff } from '../src/history/iteration-diff.js';
 import type { CodeDiff } from '../src/live/state.js';
 import { visibleLine } from '../src/text/sanitize.js';
 import { shownLine, shownLines } from '../src/text/shown.js';
 
-/** The iteration diff (files, tokens, cost, summary) then the code diff, as lines: names escaped, text redacted. */
-export function iterationDiffLines(d: Diff, code: CodeDiff | undefined): string[] {
+/**
+ * The iteration diff (files, tokens, cost, summary) then the code diff, as
+ * lines: names escaped, text redacted. All of it comes from one load (as
+ * `ii job diff` computes it), so the two never disagree.
+ */
+export function iterationDiffLines(code: CodeDiff | undefined): string[] {
+  if (!code) return ['(loading iteration diff…)'];
+  const d = code.loaded;
+  if (!d) return [`(iteration diff unavailable: ${shownLine(code.error ?? 'unknown error')})`];
   const out = [
     `iteration ${d.iteration} of change ${d.change}: ${d.from_commit?.slice(0, 10) ?? 'N/A'} → ${d.to_commit.slice(0, 10)}`,
     `files: ${d.files_added.length} added, ${d.files_modified.length} modified, ${d.files_removed.length} removed`,
@@ -15,10 +21,9 @@ export function iterationDiffLines(d: Diff, code: CodeDiff | undefined): string[
     `summary: ${shownLine(d.summary)}`,
     '',
   ];
-  if (!code) out.push('(loading code diff…)');
-  else if (code.error) out.push(`(code diff unavailable: ${shownLine(code.error)})`);
-  else if (!code.text?.trim()) out.push('(no code changes between the two iterations)');
-  else out.push(...shownLines(code.text.replace(/\n$/, '')));
+  if (d.diff_error) out.push(`(code diff unavailable: ${shownLine(d.diff_error)})`);
+  else if (!d.diff.trim()) out.push('(no code changes between the two iterations)');
+  else out.push(...shownLines(d.diff.replace(/\n$/, '')));
   return out;
 }
 

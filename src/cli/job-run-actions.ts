@@ -1,7 +1,7 @@
 // The bodies of ii job do | retry | abandon | diff (definitions in job-run.ts).
 // Thin: resolve the todo or job, hand the work to src/job, print.
 import { UserError } from '../errors.js';
-import { iterationDiff, locateIteration } from '../history/iteration-diff.js';
+import { loadIterationDiff, locateIteration } from '../history/iteration-diff.js';
 import { abandonJob } from '../job/abandon.js';
 import { cleanUpDeadRunner, describeCleanup } from '../job/dead-runner.js';
 import { loadConfig } from '../job/config.js';
@@ -137,26 +137,10 @@ export async function jobDiff(
   const repo = currentRepo();
   const job = await withStore((s) => s.jobs.resolve(repo.slug, id));
   const ref = locateIteration(job, o.change, o.iteration);
-  const [{ GitVcs }, { iterationCodeDiff }] = await Promise.all([
-    import('../vcs/git.js'),
-    import('../history/code-diff.js'),
-  ]);
-  const vcs = new GitVcs();
-  let files = null;
-  let diff = '';
-  let complete = true;
-  let diffError: string | null = null;
-  if (ref.fromCommit) {
-    try {
-      files = await vcs.changedFiles(repo.root, ref.fromCommit, ref.commit.commit_id);
-      ({ text: diff, complete } = await iterationCodeDiff([repo.root], ref.fromCommit, ref.commit.commit_id));
-    } catch (err) {
-      diffError = (err as Error).message;
-    }
-  }
-  const d = iterationDiff(job, ref, files);
-  if (o.json) return printJson(redactDeep({ ...d, diff, diff_complete: complete, diff_error: diffError }));
-  process.stdout.write(renderIterationDiff(d, diff, diffError, style()) + '\n');
+  const { GitVcs } = await import('../vcs/git.js');
+  const d = await loadIterationDiff(new GitVcs(), job, ref, [repo.root]);
+  if (o.json) return printJson(redactDeep(d));
+  process.stdout.write(renderIterationDiff(d, d.diff, d.diff_error, style()) + '\n');
 }
 
 function resolveOrCreateTodo(

@@ -11,7 +11,7 @@ import type {
   JobStatus,
   Usage,
 } from '../model/job.js';
-import type { FileStat } from '../vcs/vcs.js';
+import type { FileStat, Vcs } from '../vcs/vcs.js';
 
 export interface IterationRef {
   /** 1-based. */
@@ -149,4 +149,50 @@ export function iterationDiff(job: Job, ref: IterationRef, files: FileStat[] | n
     review: commit.review,
     summary: parts.join('; ') + '.',
   };
+}
+
+/** An iteration diff with its code diff, as `ii job diff` prints it and the dashboard shows it. */
+export interface LoadedIterationDiff extends IterationDiff {
+  /** Unified diff between the two commits, protocol files left out, cut to display limits; '' when unavailable. */
+  diff: string;
+  /** False when the diff was cut (src/vcs/capped-diff.ts says where, on lines starting "… "). */
+  diff_complete: boolean;
+  /** Why the git facts could not be read (the file lists then come from the snapshots). */
+  diff_error: string | null;
+}
+
+/**
+ * The one way an iteration diff is computed: the file list and code diff
+ * from the Vcs (protocol files left out, its caps kept), the rest from the
+ * job. `dirs` are the checkouts to read from, in order (the job's workspace
+ * may be gone; the repository keeps every iteration under refs/incrementum).
+ */
+export async function loadIterationDiff(
+  vcs: Pick<Vcs, 'changedFiles' | 'diff'>,
+  job: Job,
+  ref: IterationRef,
+  dirs: string[],
+): Promise<LoadedIterationDiff> {
+  let files: FileStat[] | null = null;
+  let diff = '';
+  let complete = true;
+  let diffError: string | null = null;
+  if (!ref.fromCommit) diffError = 'no earlier commit to compare with';
+  else if (dirs.length === 0) diffError = 'no repository to read the diff from';
+  else
+    for (const dir of dirs) {
+      try {
+        files = await vcs.changedFiles(dir, ref.fromCommit, ref.commit.commit_id);
+        // Streamed and capped: a 150 MB file neither fills memory nor the screen.
+        ({ text: diff, complete } = await vcs.diff(dir, ref.fromCommit, ref.commit.commit_id));
+        diffError = null;
+        break;
+      } catch (err) {
+        files = null;
+        diff = '';
+        complete = true;
+        diffError = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'unavailable';
+      }
+    }
+  return { ...iterationDiff(job, ref, files), diff, diff_complete: complete, diff_error: diffError };
 }

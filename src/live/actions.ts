@@ -2,14 +2,15 @@
 // diff, and the dispatcher that maps a key press through the keymap.
 import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
-import { iterationCodeDiff } from '../history/code-diff.js';
-import { locateIteration } from '../history/iteration-diff.js';
+import { loadIterationDiff, locateIteration, type LoadedIterationDiff } from '../history/iteration-diff.js';
 import { abandonJob, type StaleProbe } from '../job/abandon.js';
 import { describeCleanup } from '../job/dead-runner.js';
 import { assertRetryable, spawnDetachedRetry } from '../job/retry.js';
 import { localProbe } from '../job/stale.js';
 import type { Job } from '../model/job.js';
 import type { StateStore } from '../state/api.js';
+import { GitVcs } from '../vcs/git.js';
+import type { Vcs } from '../vcs/vcs.js';
 import { drilledJob, selectedJob } from './board.js';
 import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from './keymap.js';
 import { diffKey, type DashboardState } from './state.js';
@@ -21,6 +22,8 @@ export interface ActionDeps {
   /** The repository the dashboard runs in (retries start there); null outside one. */
   repoRoot: string | null;
   probe?: StaleProbe;
+  /** Reads iteration diffs; a GitVcs by default. */
+  vcs?: Pick<Vcs, 'changedFiles' | 'diff'>;
   /** Releases a stale job's session (workspace freed, todo reopened). */
   finishSession?: (sessionId: string) => Promise<void>;
   /** Starts a retry in the background; defaults to a detached `ii job retry`. */
@@ -136,18 +139,16 @@ export function createActions(d: ActionDeps): Actions {
       if (dash.getState().diffs[key]) return;
       const job = d.state.jobs.get(jobId);
       if (!job) return;
-      let text: string | null = null;
+      let loaded: LoadedIterationDiff | null = null;
       let error: string | null = null;
       try {
         const ref = locateIteration(job, change, iteration);
-        if (!ref.fromCommit) throw new Error('no earlier commit to compare with');
         const dirs = [job.workspace_path, d.repoRoot].filter((p): p is string => !!p);
-        // Streamed and cut to display limits: a 150 MB file neither fills memory nor the pane.
-        text = (await iterationCodeDiff(dirs, ref.fromCommit, ref.commit.commit_id)).text;
+        loaded = await loadIterationDiff(d.vcs ?? new GitVcs(), job, ref, dirs);
       } catch (err) {
         error = errText(err).split('\n')[0] ?? 'unavailable';
       }
-      dash.getState().setDiff(key, { text, error });
+      dash.getState().setDiff(key, { loaded, error });
     },
     key(input, key) {
       // Keys that arrive in one read (typed fast, held down, or on a busy

@@ -1,6 +1,7 @@
 // The dashboard's state: what the store holds. Plain data, no React; the
 // watcher, an in-process runner and the key handlers all write it through
 // the store's actions (src/live/store.ts).
+import type { LoadedIterationDiff } from '../history/iteration-diff.js';
 import type { FileChange, Job } from '../model/job.js';
 
 export type Level = 'jobs' | 'changes' | 'commits' | 'detail';
@@ -37,9 +38,9 @@ export interface Nav {
   scroll: number;
 }
 
-/** A code diff between two iterations, loaded on demand. */
+/** An iteration diff (src/history's loadIterationDiff, as ii job diff), loaded on demand; or why not. */
 export interface CodeDiff {
-  text: string | null;
+  loaded: LoadedIterationDiff | null;
   error: string | null;
 }
 

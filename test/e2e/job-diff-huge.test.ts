@@ -84,8 +84,8 @@ describe('the diff of a huge iteration', () => {
       await actions.loadDiff(jobId, 1, 1);
       const d = dash.getState().diffs[diffKey(jobId, 1, 1)];
       expect(d?.error).toBeNull();
-      expect(d?.text).toContain('more lines of big.txt not shown');
-      expect(d?.text).toContain('binary file, 20 MB (added)');
+      expect(d?.loaded?.diff).toContain('more lines of big.txt not shown');
+      expect(d?.loaded?.diff).toContain('binary file, 20 MB (added)');
     } finally {
       state.close();
     }
