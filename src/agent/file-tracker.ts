@@ -1,7 +1,7 @@
 // The live picture of which files an agent changed in one iteration, from its
 // tool_call / tool_call_update notifications. Real agents spread a call over
-// several messages (kind and path on the first, the outcome on the last, see
-// AGENTS-ACP.md), so state is kept per toolCallId and a call counts once it
+// several messages (kind and path on the first, the outcome on the last: see
+// the opencode 1.18 sequences in test/unit/file-tracker.test.ts), so state is kept per toolCallId and a call counts once it
 // completes. Files changed through a shell produce no events at all: the
 // version-control diff at iteration end is the ground truth (mergeWithVcs).
 import type { FileChange } from '../model/index.js';

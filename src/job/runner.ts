@@ -1,4 +1,4 @@
-// The job loop of DESIGN.md §4: implementing → testing → reviewing →
+// The job loop (README, "Running a job"): implementing → testing → reviewing →
 // committing → implementing, until an implement pass changes nothing and the
 // project review decides. A plain object with callbacks: the CLI prints its
 // events, the dashboard mirrors them, and cancel() stops it from anywhere.

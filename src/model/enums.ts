@@ -6,6 +6,6 @@
 export const TODO_TYPES = ['task', 'bug', 'feature', 'chore'] as const;
 /** open → in_progress (a session took it) → done | open again (failed) ; closed by hand. */
 export const TODO_STATUSES = ['open', 'in_progress', 'done', 'closed'] as const;
-/** Where an active job is in its loop (DESIGN.md §4). */
+/** Where an active job is in its loop (README, "Running a job"; src/job/runner.ts). */
 export const JOB_STAGES = ['implementing', 'testing', 'reviewing', 'committing'] as const;
 export const JOB_STATUSES = ['active', 'completed', 'failed', 'abandoned'] as const;

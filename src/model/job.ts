@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { JOB_STAGES, JOB_STATUSES } from './enums.js';
 
-/** Where an active job is in its loop (DESIGN.md §4). */
+/** Where an active job is in its loop (README, "Running a job"; src/job/runner.ts). */
 export const JobStage = z.enum(JOB_STAGES);
 export type JobStage = z.infer<typeof JobStage>;
 

@@ -1,6 +1,6 @@
 // The durable store's surface. Everything above src/state talks to this
 // interface, never to SQL, so a PostgreSQL driver later is a new
-// implementation of it, not a rewrite (DESIGN.md §5).
+// implementation of it, not a rewrite.
 import type {
   AgentSessionRef,
   ControlKind,

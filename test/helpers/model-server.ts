@@ -1,6 +1,6 @@
 // A scripted model on 127.0.0.1 that real agents talk to instead of their
 // provider, so they run offline and really edit files through their own tools
-// (AGENTS-ACP.md, "Running a real agent offline"). One server speaks one wire:
+// (test/e2e/opencode.test.ts drives opencode so). One server speaks one wire:
 // OpenAI chat completions (opencode), the Gemini API (gemini-cli) or the
 // Anthropic Messages API (Claude Code), each streamed as the agent asks.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

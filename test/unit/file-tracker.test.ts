@@ -1,5 +1,5 @@
-// The tracker fed the message sequences real agents send (opencode 1.18's as
-// recorded in AGENTS-ACP.md) and the ideal ones, plus every rule of issue 4.
+// The tracker fed the message sequences real agents send (opencode 1.18's, as
+// recorded from a real run, below) and the ideal ones, plus every rule it keeps.
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The scripted agent: a real ACP agent over stdio (the SDK's agent side) that
 // plays a scenario (scenario.ts) instead of thinking. `ii demo` and the tests
-// run it; its messages are shaped like real agents' (AGENTS-ACP.md).
+// run it; its messages are shaped like real agents' (the styles in scenario.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';

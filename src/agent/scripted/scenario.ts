@@ -37,7 +37,7 @@
 //   {"type":"delete","path"}                     remove a file (a delete tool call)
 //     style "diff" (default): tool_call {kind, locations} then a completed
 //       update with a full diff block and no kind;
-//     style "opencode": the messages opencode 1.18 sends (AGENTS-ACP.md): kind
+//     style "opencode": the messages opencode 1.18 sends (test/unit/file-tracker.test.ts): kind
 //       and path on early updates, no diff block for a write, a snippet diff
 //       plus rawOutput.metadata.filediff for an edit;
 //     style "fs": the file is written by the client through fs/write_text_file
