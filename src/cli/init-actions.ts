@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { configTemplate } from '../init/config-template.js';
 import { guessTestCommands } from '../init/guess-tests.js';
+import { detectPackageManagers } from '../session/lockfiles.js';
 import { currentRepo } from './context.js';
 
 export function init(o: { agent: string; force?: boolean; print?: boolean }): void {
   const { root } = currentRepo();
   const tests = guessTestCommands(root);
-  const text = configTemplate({ testCommands: tests, agent: o.agent });
+  const setup = detectPackageManagers(root).map((m) => ({ command: m.setup, lockfile: m.lockfile }));
+  const text = configTemplate({ testCommands: tests, setup, agent: o.agent });
   if (o.print) {
     process.stdout.write(text);
     return;
@@ -31,4 +33,8 @@ export function init(o: { agent: string; force?: boolean; print?: boolean }): vo
       ? `Test commands: ${tests.join(', ')}\n`
       : 'No test command could be guessed: set [job] test-commands before running a job.\n',
   );
+  if (setup.length > 0)
+    process.stdout.write(
+      `Workspace setup: ${setup.map((s) => s.command).join(', ')} (from ${setup.map((s) => s.lockfile).join(', ')})\n`,
+    );
 }

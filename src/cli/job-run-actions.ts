@@ -53,6 +53,7 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
     ...(o.rev ? { rev: o.rev } : {}),
     ...(o.agent ? { agent: o.agent } : {}),
     autoCommit: autoCommitFlag(o.autoCommit === true ? 'true' : (o.autoCommit as string | undefined)),
+    ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
   };
   // Before a todo is created (or an editor opened for one): a start that
   // fails on something known now must not leave a stray open todo behind.
@@ -64,7 +65,10 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
   process.exitCode = code;
 }
 
-export async function jobRetry(id: string, o: { agent?: string; rev?: string }): Promise<void> {
+export async function jobRetry(
+  id: string,
+  o: { agent?: string; rev?: string; allowFailingBaseline?: boolean },
+): Promise<void> {
   const repo = currentRepo();
   const config = loadConfig(repo.root);
   const deps = await realDeps();
@@ -93,6 +97,7 @@ export async function jobRetry(id: string, o: { agent?: string; rev?: string }):
       ...(o.agent ? { agent: o.agent } : {}),
       autoCommit: old.auto_commit,
       retriedFrom: old.id,
+      ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
     });
   }, RUN_CHECK);
   process.exitCode = code;
@@ -180,7 +185,13 @@ async function runJob(
   repo: RepoContext,
   config: ReturnType<typeof loadConfig>,
   todo: Todo,
-  o: { rev?: string; agent?: string; autoCommit?: boolean | undefined; retriedFrom?: string },
+  o: {
+    rev?: string;
+    agent?: string;
+    autoCommit?: boolean | undefined;
+    retriedFrom?: string;
+    allowFailingBaseline?: boolean;
+  },
 ): Promise<number> {
   const st = style(process.stderr.isTTY === true && !process.env.NO_COLOR);
   const progress = createProgress(process.stderr);
@@ -206,6 +217,7 @@ async function runJob(
     ...(o.agent ? { agent: o.agent } : {}),
     ...(o.autoCommit !== undefined ? { autoCommit: o.autoCommit } : {}),
     ...(o.retriedFrom ? { retriedFrom: o.retriedFrom } : {}),
+    ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
     onEvent: printer.onEvent,
     onFinished: async (job) => {
       await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });

@@ -17,7 +17,11 @@ export interface DoOptions {
   rev?: string;
   agent?: string;
   autoCommit?: boolean | string;
+  allowFailingBaseline?: boolean;
 }
+
+const BASELINE_HELP =
+  'go on when the tests already fail on the untouched base (normally the job stops before any agent turn); the review is told which were failing';
 
 export function registerJobRunCommands(program: Command): void {
   const job = jobCommand(program);
@@ -48,6 +52,7 @@ export function registerJobRunCommands(program: Command): void {
       '--auto-commit [bool]',
       'ask the agent to commit its own work after each implement pass (true|false)',
     )
+    .option('--allow-failing-baseline', BASELINE_HELP)
     .action(async (id: string | undefined, o: DoOptions) => (await actions()).jobDo(id, o));
 
   job
@@ -58,7 +63,10 @@ export function registerJobRunCommands(program: Command): void {
     .argument('<job>', 'job id or any unique prefix')
     .option('--agent <name|path>', 'agent preset or command path for the new job')
     .option('--rev <rev>', 'base revision for the new workspace (default: the trunk)')
-    .action(async (id: string, o: { agent?: string; rev?: string }) => (await actions()).jobRetry(id, o));
+    .option('--allow-failing-baseline', BASELINE_HELP)
+    .action(async (id: string, o: { agent?: string; rev?: string; allowFailingBaseline?: boolean }) =>
+      (await actions()).jobRetry(id, o),
+    );
 
   job
     .command('abandon')

@@ -5,8 +5,20 @@ const tomlString = (s: string): string => JSON.stringify(s);
 
 export interface InitOptions {
   testCommands: string[];
+  /** Install commands from the lockfiles, with the lockfile that named each. */
+  setup?: { command: string; lockfile: string }[];
   /** Agent preset to write, e.g. "opencode". */
   agent?: string;
+}
+
+function setupLines(setup: InitOptions['setup'] = []): string {
+  if (setup.length === 0)
+    return `# Commands that make a new workspace able to run the tests (install the
+# dependencies), e.g. ["npm ci"]; none were needed by the lockfiles found here:
+setup = []`;
+  return `# Commands that make a new workspace able to run the tests, before the first
+# prompt and again whenever a lockfile changes (guessed from ${setup.map((s) => s.lockfile).join(', ')}):
+setup = [${setup.map((s) => tomlString(s.command)).join(', ')}]`;
 }
 
 export function configTemplate(o: InitOptions): string {
@@ -38,9 +50,18 @@ max-changes = 10
 auto-commit = true
 # A test command still running after this long is stopped (with all it started) and fails the iteration:
 test-timeout-seconds = 1800
+# Run the tests once on the untouched base before the first prompt: if they
+# already fail there, the job stops before spending an agent turn.
+baseline-tests = true
 
 [workspace]
 # Files git ignores that a job's workspace still needs, copied from this checkout:
 copy = []
+${setupLines(o.setup)}
+# When a setup command is the package manager's install and the lockfile matches
+# this checkout's, its node_modules is cloned instead ("clone": copy-on-write
+# where the filesystem can, else a copy; "hardlink": faster, but shares files
+# with this checkout; "off": always run the command):
+reuse = "clone"
 `;
 }

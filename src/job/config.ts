@@ -29,6 +29,12 @@ const JobSection = z
     'auto-commit': z.boolean().default(true),
     /** A test command running longer than this has its process group ended and fails. */
     'test-timeout-seconds': z.number().positive().default(1800),
+    /**
+     * Run the test commands once on the untouched base before the first
+     * prompt: a project whose tests already fail stops the job before it
+     * spends an agent turn (`--allow-failing-baseline` runs it anyway).
+     */
+    'baseline-tests': z.boolean().default(true),
   })
   .strict();
 
@@ -36,6 +42,18 @@ const WorkspaceSection = z
   .object({
     /** Files git ignores that a new workspace needs (e.g. ".env"), copied from the repo root. */
     copy: z.array(z.string().min(1)).default([]),
+    /**
+     * Commands (through a shell, in order) that make a new workspace able to
+     * run the tests, e.g. ["npm ci"]; again whenever a lockfile changed.
+     */
+    setup: z.array(z.string().min(1)).default([]),
+    /**
+     * A setup command that is a package manager's install (npm ci, ...) is
+     * replaced by the checkout's dependencies when the lockfiles match:
+     * "clone" (copy-on-write where the filesystem can, else a copy),
+     * "hardlink" (fastest; shares files with the checkout), or "off".
+     */
+    reuse: z.enum(['clone', 'hardlink', 'off']).default('clone'),
   })
   .strict();
 

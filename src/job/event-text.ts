@@ -133,6 +133,42 @@ export function eventLines(e: JobEvent): EventLine[] {
       ];
     case 'agent_start':
       return [line('detail', `● agent: ${e.purpose}`)];
+    case 'setup_start':
+      return [line('fact', `  setup: ${shownLine(e.command)}`)];
+    case 'setup_end':
+      return e.exit_code === 0
+        ? [line('detail', `  exit 0 (${shownLine(e.command)}, ${duration(e.duration_ms)})`)]
+        : [
+            line('fact', {
+              text: `  setup failed: \`${shownLine(e.command)}\` ${ended(e)}`,
+              tone: 'bad',
+            }),
+            ...shownText(e.tail)
+              .replace(/\n$/, '')
+              .split('\n')
+              .filter((l) => l.trim())
+              .slice(-TAIL_LINES)
+              .map((l) => line('detail', `  | ${l}`)),
+          ];
+    case 'setup_reused':
+      return [
+        line(
+          'fact',
+          `  setup: ${visibleLine(e.dir)} from the checkout instead of \`${shownLine(e.command)}\` (${e.method}, ${duration(e.duration_ms)})`,
+        ),
+      ];
+    case 'baseline':
+      return e.passed
+        ? [line('fact', { text: '  baseline: the tests pass on the untouched base', tone: 'good' })]
+        : [
+            line('fact', {
+              text: `  baseline: the tests fail before any change: ${e.results
+                .filter((r) => r.exit_code !== 0)
+                .map((r) => `\`${shownLine(r.command)}\` ${ended(r)}`)
+                .join(', ')}`,
+              tone: 'warn',
+            }),
+          ];
     case 'test_start':
       return [line('detail', `$ ${shownLine(e.command)}`)];
     case 'test_end':

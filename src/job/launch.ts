@@ -51,6 +51,8 @@ export interface LaunchInput {
   agent?: string;
   autoCommit?: boolean;
   retriedFrom?: string;
+  /** Go on when the tests already fail on the untouched base. */
+  allowFailingBaseline?: boolean;
   onEvent?: (e: JobEvent) => void;
   onFinished?: (job: Job) => void | Promise<void>;
 }
@@ -151,6 +153,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
         await deps.finishSession(store, session.id, outcome);
       },
       ...(deps.afterImplement ? { afterImplement: deps.afterImplement } : {}),
+      ...(i.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
       ...(i.onEvent ? { onEvent: i.onEvent } : {}),
       ...(i.onFinished ? { onFinished: i.onFinished } : {}),
     });

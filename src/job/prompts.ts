@@ -34,6 +34,10 @@ export const TEMPLATE_VARIABLES: [string, string][] = [
   ['WorkspacePath', 'the absolute path of the job’s workspace'],
   ['Message', 'the agent’s commit message (commit template; empty elsewhere)'],
   ['BaseRev', 'the commit the job started from'],
+  [
+    'BaselineFailures',
+    'the test commands that already failed on the untouched base (--allow-failing-baseline), as a Markdown list; empty if none',
+  ],
 ];
 
 export interface TemplateVars {
@@ -42,6 +46,7 @@ export interface TemplateVars {
   WorkspacePath: string;
   Message: string;
   BaseRev: string;
+  BaselineFailures: string;
 }
 
 export function templateVars(
@@ -60,6 +65,7 @@ export function templateVars(
     WorkspacePath: extra.WorkspacePath ?? '',
     Message: extra.Message ?? '',
     BaseRev: extra.BaseRev ?? '',
+    BaselineFailures: extra.BaselineFailures ?? '',
   };
 }
 

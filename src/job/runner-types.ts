@@ -58,6 +58,11 @@ export interface JobRunnerOptions {
   pollMs?: number;
   /** Environment for the test commands. */
   testEnv?: NodeJS.ProcessEnv;
+  /**
+   * Go on when the tests already fail on the untouched base (the review is
+   * told which); otherwise such a job stops before any agent turn.
+   */
+  allowFailingBaseline?: boolean;
 }
 
 export type { RunnerStage } from '../model/event.js';

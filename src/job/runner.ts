@@ -12,7 +12,7 @@ import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history
 import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
 import type { EventData, IterationOutcome, NewJobEvent } from '../model/event.js';
 import { addUsage } from '../model/usage.js';
-import type { AgentPurpose, Job, JobReview, Usage } from '../model/job.js';
+import type { AgentPurpose, Job, JobReview, TestResult, Usage } from '../model/job.js';
 import { appendEvent } from '../state/events.js';
 import { transcriptFile } from '../state/paths.js';
 import { legacyTemplateWarnings, Prompts, templateVars, type TemplateName } from './prompts.js';
@@ -27,6 +27,8 @@ import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/re
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { runTests, testFailureTable } from './test-runner.js';
+import { OutputTail, setupWorkspace } from './workspace-setup.js';
+import { redact } from '../text/redact.js';
 
 /** The loop was stopped from outside (abandon request, signal, cancel()). */
 class Stopped extends Error {
@@ -81,6 +83,8 @@ export class JobRunner {
   /** See head(). */
   private knownHead: string | null = null;
   private timers: NodeJS.Timeout[] = [];
+  /** Test commands that already failed on the untouched base (--allow-failing-baseline). */
+  private baselineFailures: TestResult[] = [];
   private running: Promise<Job> | null = null;
   /** Every process group the job starts is recorded, so a dead runner's can be ended by others. */
   private readonly recordGroup: GroupRecorder;
@@ -185,6 +189,7 @@ export class JobRunner {
   }
 
   private async loop(): Promise<End> {
+    await this.prepare();
     let next: Next = 'implementing';
     for (;;) {
       if (typeof next !== 'string') return next;
@@ -212,6 +217,97 @@ export class JobRunner {
         this.cancel({ status: 'abandoned', reason: r.reason || 'abandoned on request' });
       }
     } catch {} // a busy database: the next poll tries again
+  }
+
+  // ─── before the first prompt ────────────────────────────────────────────
+
+  /**
+   * A workspace that can run the tests, and tests that pass on the untouched
+   * base: a broken environment fails here, in seconds, before any agent turn.
+   */
+  private async prepare(): Promise<void> {
+    const failed = await this.setup();
+    if (failed)
+      throw new JobFailure(
+        `the workspace setup failed: \`${failed.result.command}\` exited ${failed.result.exit_code}` +
+          (failed.tail ? `:\n${failed.tail}\n` : '\n') +
+          'Fix [workspace] setup in incrementum.toml; `ii doctor --tests` runs it in a scratch workspace.',
+      );
+    if (this.o.config.job['baseline-tests']) await this.baseline();
+  }
+
+  /** [workspace] setup when the workspace needs it; the failing command and its output's tail, if one fails. */
+  private async setup(): Promise<{ result: TestResult; tail: string } | null> {
+    const { config, workspacePath: ws, repoRoot } = this.o;
+    const tail = new OutputTail();
+    const r = await setupWorkspace({
+      workspace: ws,
+      checkout: repoRoot,
+      commands: config.workspace.setup,
+      reuse: config.workspace.reuse,
+      ...(this.o.testEnv ? { env: this.o.testEnv } : {}),
+      signal: this.abort.signal,
+      onStart: (command) => {
+        tail.reset();
+        this.event({ type: 'setup_start', command });
+      },
+      onOutput: (_command, stream, text) => {
+        tail.add(text);
+        this.event({ type: 'output', source: 'setup', stream, text });
+      },
+      onEnd: (result) => this.event({ type: 'setup_end', ...result, tail: tail.lines(TAIL_LINES) }),
+      onReuse: (u) => this.event({ type: 'setup_reused', ...u }),
+      onNoReuse: (command, reason) =>
+        this.event({ type: 'info', message: `setup: running \`${command}\` (no reuse: ${reason})` }),
+    });
+    this.checkStopped();
+    if (r.kind === 'aborted') throw this.stopRequest ?? new JobFailure('the workspace setup was interrupted');
+    if (r.kind !== 'failed') return null;
+    return { result: r.failed, tail: redact(r.tail) };
+  }
+
+  private async baseline(): Promise<void> {
+    const tails = new Map<string, OutputTail>();
+    const run = await runTests({
+      commands: this.testCommands,
+      cwd: this.o.workspacePath,
+      ...(this.o.testEnv ? { env: this.o.testEnv } : {}),
+      signal: this.abort.signal,
+      onStart: (command) => {
+        tails.set(command, new OutputTail());
+        this.event({ type: 'test_start', command, baseline: true });
+      },
+      onOutput: (command, stream, text) => {
+        tails.get(command)?.add(text);
+        this.event({ type: 'test_output', command, stream, text, baseline: true });
+      },
+      onEnd: (result) =>
+        this.event({
+          type: 'test_end',
+          ...result,
+          baseline: true,
+          tail: tails.get(result.command)?.lines(TAIL_LINES) ?? '',
+        }),
+    });
+    this.checkStopped();
+    this.event({ type: 'baseline', passed: run.passed, results: run.results });
+    if (run.passed) return;
+    const failing = run.results.filter((r) => r.exit_code !== 0);
+    if (this.o.allowFailingBaseline) {
+      this.baselineFailures = failing;
+      this.warn(
+        `the tests fail before any change (${failing.map((f) => `\`${f.command}\``).join(', ')}); going on (--allow-failing-baseline)`,
+      );
+      return;
+    }
+    const first = failing[0]!;
+    const tail = redact(tails.get(first.command)?.lines() ?? '');
+    throw new JobFailure(
+      `the tests fail before any change: ${failing.map((f) => `\`${f.command}\` exited ${f.exit_code}`).join(', ')}` +
+        (tail ? `\n${tail}\n` : '\n') +
+        `No agent turn was spent. Fix the tests (or [workspace] setup) on ${this.o.baseRev.slice(0, 10)}, ` +
+        'or run the job with --allow-failing-baseline to go on anyway.',
+    );
   }
 
   // ─── stages ─────────────────────────────────────────────────────────────
@@ -315,6 +411,21 @@ export class JobRunner {
     const { store, jobId, workspacePath: ws } = this.o;
     await this.enter('testing');
     this.knownHead = null; // so may a test command
+    // An agent that changed a lockfile needs its dependencies installed
+    // before the tests mean anything. A failing install fails this
+    // iteration's tests: the agent's change broke it, so the agent is told.
+    const setupFailed = await this.setup();
+    if (setupFailed) {
+      const result = { ...setupFailed.result, command: `[workspace] setup: ${setupFailed.result.command}` };
+      store.jobs.updateCurrentCommit(jobId, { tests_passed: false, test_results: [result] });
+      this.event({ type: 'tests', passed: false, results: [result] });
+      store.jobs.setFeedback(
+        jobId,
+        testFailureTable([result]) + `\n\nIts output ended with:\n\n\`\`\`\n${setupFailed.tail}\n\`\`\``,
+      );
+      await this.closeIteration(this.job(), 'tests_failed');
+      return 'implementing';
+    }
     // The end of each command's output, so its end event shows why it failed
     // to a reader that does not replay every chunk (another process's pane).
     let tail = '';
@@ -338,9 +449,13 @@ export class JobRunner {
       },
     });
     this.checkStopped();
-    store.jobs.updateCurrentCommit(jobId, { tests_passed: run.passed, test_results: run.results });
-    this.event({ type: 'tests', passed: run.passed, results: run.results });
-    if (run.passed) return 'reviewing';
+    // A command that already failed on the base (--allow-failing-baseline)
+    // does not count against the change; the review is told about it.
+    const known = new Set(this.baselineFailures.map((r) => r.command));
+    const passed = !run.aborted && run.results.every((r) => r.exit_code === 0 || known.has(r.command));
+    store.jobs.updateCurrentCommit(jobId, { tests_passed: passed, test_results: run.results });
+    this.event({ type: 'tests', passed, results: run.results });
+    if (passed) return 'reviewing';
     store.jobs.setFeedback(jobId, testFailureTable(run.results));
     await this.closeIteration(this.job(), 'tests_failed');
     return 'implementing';
@@ -570,7 +685,14 @@ export class JobRunner {
   private render(name: TemplateName, extra: { Feedback?: string; Message?: string }): Promise<string> {
     return this.prompts.render(
       name,
-      templateVars(this.o.todo, { ...extra, WorkspacePath: this.o.workspacePath, BaseRev: this.o.baseRev }),
+      templateVars(this.o.todo, {
+        ...extra,
+        WorkspacePath: this.o.workspacePath,
+        BaseRev: this.o.baseRev,
+        BaselineFailures: this.baselineFailures
+          .map((r) => `- \`${r.command}\` (exit ${r.exit_code})`)
+          .join('\n'),
+      }),
     );
   }
 

@@ -57,11 +57,19 @@ export const EVENT_SCHEMAS = [
   event('agent_start', { purpose: AgentPurpose, agent_session_id: z.string() }),
   /** From the file tracker, live, as the agent edits. */
   event('file_change', FileChange.shape),
-  event('test_start', { command: z.string() }),
+  /** [workspace] setup, before the first prompt or after a lockfile changed (its output: `output`, source "setup"). */
+  event('setup_start', { command: z.string() }),
+  event('setup_end', { ...TestResult.shape, tail: z.string().default('') }),
+  /** A setup command replaced by a clone of the checkout's dependencies. */
+  event('setup_reused', { command: z.string(), dir: z.string(), method: z.string(), duration_ms: z.number() }),
+  /** The test commands on the untouched base, before the first prompt (their test_* events say baseline). */
+  event('baseline', { passed: z.boolean(), results: z.array(TestResult) }),
+  event('test_start', { command: z.string(), baseline: z.boolean().optional() }),
   /** Output chunks of a test command, in order. */
-  event('test_output', { command: z.string(), stream: Stream, text: z.string() }),
+  event('test_output', { command: z.string(), stream: Stream, text: z.string(), baseline: z.boolean().optional() }),
   event('test_end', {
     ...TestResult.shape,
+    baseline: z.boolean().optional(),
     /** The last lines of the command's output (stdout and stderr as they came). */
     tail: z.string().default(''),
   }),

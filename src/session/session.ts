@@ -14,6 +14,7 @@ import { processesIn } from '../proc/cwd.js';
 import { endRecordedGroups } from '../proc/recorded.js';
 import { checkCopies, copyInto } from './copy.js';
 import { isInside, workspaceBranch, workspacePathFor } from './paths.js';
+import { clearSetupRecord } from './setup-record.js';
 
 /** What JobDeps.startSession receives (the same shape as src/job/launch.ts's SessionStart). */
 export interface SessionStartInput {
@@ -81,6 +82,8 @@ export async function startSession(
         await vcs.addWorkspace(root, path, workspace.branch, baseRev);
       }
     }
+    // git clean -x took the dependencies of the last setup with it.
+    clearSetupRecord(path);
     copyInto(root, path, copies);
     store.workspaces.setBaseRev(path, baseRev);
     const session = store.sessions.create(o.slug, {

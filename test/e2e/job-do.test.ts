@@ -121,7 +121,7 @@ describe('ii job do', () => {
   });
 
   it('tests failing then fixed: the failure table is the next feedback', () => {
-    setup(['grep -q fixed a.txt']);
+    setup(['grep -q fixed a.txt'], 'baseline-tests = false\n');
     const s = scenario('tests', {
       implement: [{ actions: [write('a.txt', 'broken\n')] }, { actions: [write('a.txt', 'fixed\n')] }],
     });
@@ -161,7 +161,7 @@ describe('ii job do', () => {
   });
 
   it('the iteration cap ends a job that never passes its tests', () => {
-    setup(['false'], 'max-iterations = 2\n');
+    setup(['false'], 'max-iterations = 2\nbaseline-tests = false\n');
     const s = scenario('cap', {
       implement: [
         { actions: [write('a.txt', '1\n')] },

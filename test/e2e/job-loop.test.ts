@@ -82,7 +82,7 @@ describe('ii job do: the loop', () => {
   });
 
   it('failing tests: the markdown table is in the next implement prompt the agent gets', () => {
-    f.setup(['grep -q fixed a.txt', 'test -f README.md']);
+    f.setup(['grep -q fixed a.txt', 'test -f README.md'], { job: 'baseline-tests = false\n' });
     const s = f.scenario('table', {
       implement: [{ actions: [write('a.txt', 'broken\n')] }, { actions: [write('a.txt', 'fixed\n')] }],
     });
@@ -162,7 +162,8 @@ const STAGES: { stage: string; line: string; tests: string[]; turns: Record<stri
   {
     stage: 'testing',
     line: '→ testing',
-    tests: ['sleep 30'],
+    // Quick on the untouched base (the baseline run), slow once the agent wrote a.txt.
+    tests: ['test ! -f a.txt || sleep 30'],
     turns: { implement: [{ actions: [write('a.txt', 'a\n')] }] },
   },
   {

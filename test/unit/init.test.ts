@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/job/config.js';
 import { configTemplate } from '../../src/init/config-template.js';
 import { guessTestCommands } from '../../src/init/guess-tests.js';
+import { detectPackageManagers, lockfileHash } from '../../src/session/lockfiles.js';
 import { ii } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
@@ -51,6 +52,57 @@ describe('guessTestCommands', () => {
   });
 });
 
+describe('detectPackageManagers', () => {
+  const setup = () => detectPackageManagers(dir).map((m) => m.setup);
+
+  it('needs nothing for a folder without lockfiles, nor for cargo and go', () => {
+    put('Cargo.lock', '');
+    put('go.sum', '');
+    expect(setup()).toEqual([]);
+  });
+
+  it('names the frozen install of each lockfile', () => {
+    const cases: [string, string][] = [
+      ['package-lock.json', 'npm ci'],
+      ['pnpm-lock.yaml', 'pnpm install --frozen-lockfile'],
+      ['yarn.lock', 'yarn install --frozen-lockfile'],
+      ['bun.lock', 'bun install --frozen-lockfile'],
+      ['bun.lockb', 'bun install --frozen-lockfile'],
+      ['uv.lock', 'uv sync --locked'],
+      ['poetry.lock', 'poetry install'],
+      ['requirements.txt', 'python3 -m venv .venv && .venv/bin/pip install -r requirements.txt'],
+    ];
+    for (const [lockfile, command] of cases) {
+      const one = join(tmp.path, lockfile);
+      mkdirSync(one);
+      writeFileSync(join(one, lockfile), '');
+      expect(detectPackageManagers(one).map((m) => m.setup)).toEqual([command]);
+    }
+  });
+
+  it('tells yarn berry from yarn 1, and takes one Node and one Python manager', () => {
+    put('yarn.lock', '');
+    put('package.json', JSON.stringify({ packageManager: 'yarn@4.1.0' }));
+    expect(setup()).toEqual(['yarn install --immutable']);
+    put('package.json', JSON.stringify({ packageManager: 'yarn@1.22.19' }));
+    expect(setup()).toEqual(['yarn install --frozen-lockfile']);
+    put('.yarnrc.yml', 'nodeLinker: node-modules\n');
+    expect(setup()).toEqual(['yarn install --immutable']);
+    put('pnpm-lock.yaml', '');
+    put('uv.lock', '');
+    expect(setup()).toEqual(['pnpm install --frozen-lockfile', 'uv sync --locked']);
+  });
+
+  it('hashes the lockfiles and the setup commands', () => {
+    put('package-lock.json', '{"a":1}');
+    const h = lockfileHash(dir, ['npm ci']);
+    expect(lockfileHash(dir, ['npm ci'])).toBe(h);
+    expect(lockfileHash(dir, ['npm install'])).not.toBe(h);
+    put('package-lock.json', '{"a":2}');
+    expect(lockfileHash(dir, ['npm ci'])).not.toBe(h);
+  });
+});
+
 describe('config template', () => {
   it('is a valid config, with and without guessed commands', () => {
     for (const tests of [[], ['npm test', 'make "lint"']]) {
@@ -58,7 +110,19 @@ describe('config template', () => {
       const c = loadConfig(dir, { HOME: join(tmp.path, 'home') });
       expect(c.job['test-commands']).toEqual(tests);
       expect(c.agent.preset).toBe('claude');
+      expect(c.workspace.setup).toEqual([]);
+      expect(c.job['baseline-tests']).toBe(true);
     }
+    put(
+      'incrementum.toml',
+      configTemplate({
+        testCommands: ['npm test'],
+        setup: [{ command: 'npm ci', lockfile: 'package-lock.json' }],
+      }),
+    );
+    const c = loadConfig(dir, { HOME: join(tmp.path, 'home') });
+    expect(c.workspace.setup).toEqual(['npm ci']);
+    expect(c.workspace.reuse).toBe('clone');
   });
 });
 
@@ -69,6 +133,7 @@ describe('ii init', () => {
     const first = ii(['init'], { cwd: dir, env });
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Test commands: npm test/);
+    expect(first.stdout).not.toMatch(/Workspace setup/);
     expect(readFileSync(join(dir, 'incrementum.toml'), 'utf8')).toMatch(/test-commands = \["npm test"\]/);
     put('incrementum.toml', '# mine\n');
     const again = ii(['init'], { cwd: dir, env });
@@ -77,5 +142,17 @@ describe('ii init', () => {
     expect(readFileSync(join(dir, 'incrementum.toml'), 'utf8')).toBe('# mine\n');
     expect(ii(['init', '--force'], { cwd: dir, env }).code).toBe(0);
     expect(readFileSync(join(dir, 'incrementum.toml'), 'utf8')).toMatch(/\[job\]/);
+  });
+
+  it('writes the install step its lockfile names, with a comment saying where it came from', () => {
+    gitRepo(dir, {
+      'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
+      'package-lock.json': '{}',
+    });
+    const env = { XDG_STATE_HOME: join(tmp.path, 'state'), HOME: join(tmp.path, 'home') };
+    const r = ii(['init'], { cwd: dir, env });
+    expect(r.stdout).toMatch(/Workspace setup: npm ci \(from package-lock.json\)/);
+    const text = readFileSync(join(dir, 'incrementum.toml'), 'utf8');
+    expect(text).toMatch(/guessed from package-lock.json\):\nsetup = \["npm ci"\]/);
   });
 });

@@ -1,0 +1,104 @@
+// Getting a workspace ready to run the project's tests, before the first
+// prompt: [workspace] setup (e.g. `npm ci`) runs there, each command in its
+// own process group (test-runner.ts), unless the dependencies can be cloned
+// from the user's checkout (src/session/dependency-reuse.ts). A hash of the
+// lockfiles is recorded per workspace, so setup runs again only when they
+// changed (an agent that adds a dependency).
+import type { TestResult } from '../model/job.js';
+import { reuseDependencies, type ReuseMode } from '../session/dependency-reuse.js';
+import { detectPackageManagers, lockfileHash } from '../session/lockfiles.js';
+import { readSetupRecord, writeSetupRecord } from '../session/setup-record.js';
+import { runTests } from './test-runner.js';
+
+export interface SetupOptions {
+  workspace: string;
+  /** The user's checkout, where reusable dependencies come from. */
+  checkout: string;
+  commands: string[];
+  reuse: ReuseMode;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  onStart?: (command: string) => void;
+  onOutput?: (command: string, stream: 'stdout' | 'stderr', text: string) => void;
+  onEnd?: (result: TestResult) => void;
+  /** A command that was replaced by a clone of the checkout's dependencies. */
+  onReuse?: (r: { command: string; dir: string; method: string; duration_ms: number }) => void;
+  /** Why a command could not be replaced by a clone (said once, then it runs). */
+  onNoReuse?: (command: string, reason: string) => void;
+}
+
+export type SetupOutcome =
+  /** No [workspace] setup, or the workspace's setup is current. */
+  | { kind: 'skipped'; why: 'none configured' | 'up to date' }
+  | { kind: 'done'; results: TestResult[]; reused: string[] }
+  | { kind: 'failed'; results: TestResult[]; failed: TestResult; tail: string }
+  | { kind: 'aborted' };
+
+/** The last lines of what a failing command printed, for a failure reason. */
+export class OutputTail {
+  private text = '';
+  constructor(private readonly maxChars = 2000) {}
+  add(chunk: string): void {
+    this.text = (this.text + chunk).slice(-this.maxChars * 2);
+  }
+  reset(): void {
+    this.text = '';
+  }
+  lines(max = 20): string {
+    const lines = this.text.trimEnd().split('\n').slice(-max).join('\n');
+    return lines.length > this.maxChars ? '…' + lines.slice(-this.maxChars) : lines;
+  }
+}
+
+/** Runs the setup the workspace needs; never throws for a command's failure. */
+export async function setupWorkspace(o: SetupOptions): Promise<SetupOutcome> {
+  if (o.commands.length === 0) return { kind: 'skipped', why: 'none configured' };
+  const hash = lockfileHash(o.workspace, o.commands);
+  if (readSetupRecord(o.workspace)?.hash === hash) return { kind: 'skipped', why: 'up to date' };
+  const managers = detectPackageManagers(o.workspace);
+  const results: TestResult[] = [];
+  const reused: string[] = [];
+  const tail = new OutputTail();
+  for (const command of o.commands) {
+    if (o.signal?.aborted) return { kind: 'aborted' };
+    // Only a command that is exactly a package manager's install may be
+    // replaced: a custom one (`npm ci && npm run build`) does more than that.
+    const pm = managers.find((m) => m.setup === command.trim());
+    if (pm && o.reuse !== 'off') {
+      const r = await reuseDependencies({
+        checkout: o.checkout,
+        workspace: o.workspace,
+        pm,
+        mode: o.reuse,
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+      if (r.ok) {
+        o.onReuse?.({ command, dir: r.dir, method: r.method, duration_ms: r.duration_ms });
+        reused.push(command);
+        continue;
+      }
+      o.onNoReuse?.(command, r.reason);
+    }
+    tail.reset();
+    const run = await runTests({
+      commands: [command],
+      cwd: o.workspace,
+      ...(o.env ? { env: o.env } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.onStart ? { onStart: o.onStart } : {}),
+      onOutput: (c, stream, text) => {
+        tail.add(text);
+        o.onOutput?.(c, stream, text);
+      },
+      ...(o.onEnd ? { onEnd: o.onEnd } : {}),
+    });
+    if (run.aborted) return { kind: 'aborted' };
+    results.push(...run.results);
+    const last = run.results.at(-1)!;
+    if (last.exit_code !== 0) return { kind: 'failed', results, failed: last, tail: tail.lines() };
+  }
+  // Hashed before the commands ran: a setup that rewrites the lockfile (a
+  // non-frozen install) is then seen as stale next time, and runs again.
+  writeSetupRecord(o.workspace, hash);
+  return { kind: 'done', results, reused };
+}
