@@ -247,6 +247,8 @@ export class JobRunner {
       reuse: config.workspace.reuse,
       ...(this.o.testEnv ? { env: this.o.testEnv } : {}),
       signal: this.abort.signal,
+      timeoutMs: config.job['test-timeout-seconds'] * 1000,
+      recordGroup: this.recordGroup,
       onStart: (command) => {
         tail.reset();
         this.event({ type: 'setup_start', command });
@@ -273,6 +275,8 @@ export class JobRunner {
       cwd: this.o.workspacePath,
       ...(this.o.testEnv ? { env: this.o.testEnv } : {}),
       signal: this.abort.signal,
+      timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
+      recordGroup: this.recordGroup,
       onStart: (command) => {
         tails.set(command, new OutputTail());
         this.event({ type: 'test_start', command, baseline: true });

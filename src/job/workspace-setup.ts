@@ -5,6 +5,7 @@
 // lockfiles is recorded per workspace, so setup runs again only when they
 // changed (an agent that adds a dependency).
 import type { TestResult } from '../model/job.js';
+import type { GroupRecorder } from '../proc/recorded.js';
 import { reuseDependencies, type ReuseMode } from '../session/dependency-reuse.js';
 import { detectPackageManagers, lockfileHash } from '../session/lockfiles.js';
 import { readSetupRecord, writeSetupRecord } from '../session/setup-record.js';
@@ -18,6 +19,10 @@ export interface SetupOptions {
   reuse: ReuseMode;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** A command still running after this long has its group ended and fails. */
+  timeoutMs?: number;
+  /** Records each command's process group for the job (src/proc/recorded.ts). */
+  recordGroup?: GroupRecorder;
   onStart?: (command: string) => void;
   onOutput?: (command: string, stream: 'stdout' | 'stderr', text: string) => void;
   onEnd?: (result: TestResult) => void;
@@ -85,6 +90,8 @@ export async function setupWorkspace(o: SetupOptions): Promise<SetupOutcome> {
       cwd: o.workspace,
       ...(o.env ? { env: o.env } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+      ...(o.recordGroup ? { recordGroup: o.recordGroup } : {}),
       ...(o.onStart ? { onStart: o.onStart } : {}),
       onOutput: (c, stream, text) => {
         tail.add(text);
