@@ -4,8 +4,16 @@ import type { Command } from 'commander';
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('check Node, git, the state dir, the config and the agent, and say what to fix')
+    .description(
+      'check Node, git, the state dir, the repository, your git identity, the config, the prompt templates and the agent, and say what to fix',
+    )
     .option('--json', 'print JSON')
     .option('--agent <name|path>', 'check this agent instead of the configured one')
-    .action(async (o: { json?: boolean; agent?: string }) => (await import('./doctor-actions.js')).doctor(o));
+    .option(
+      '--tests',
+      'also run [workspace] setup and the test commands in a scratch workspace of the base revision, as a job would before its first prompt',
+    )
+    .action(async (o: { json?: boolean; agent?: string; tests?: boolean }) =>
+      (await import('./doctor-actions.js')).doctor(o),
+    );
 }

@@ -4,6 +4,7 @@ import { UserError } from '../errors.js';
 import { loadIterationDiff, locateIteration } from '../history/iteration-diff.js';
 import { abandonJob } from '../job/abandon.js';
 import { cleanUpDeadRunner, describeCleanup } from '../job/dead-runner.js';
+import { checkIdentity } from '../doctor/repo-checks.js';
 import { loadConfig } from '../job/config.js';
 import { checkLaunch, launchJob, type JobDeps } from '../job/launch.js';
 import { assertRetryable } from '../job/retry.js';
@@ -241,6 +242,8 @@ async function runJob(
     st,
   );
   for (const line of context) progress.line(line);
+  const ident = checkIdentity(repo.root);
+  if (!ident.ok) progress.line(st.yellow(`warning: ${ident.detail}; ii doctor says how to set one`));
 
   // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage: the runner
   // cancels the agent and the tests, marks the job failed and releases the

@@ -3,7 +3,7 @@
 import { gitSync } from '../vcs/git-run.js';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { UserError } from '../errors.js';
-import { loadConfig } from '../job/config.js';
+import { loadConfig, type Config } from '../job/config.js';
 import { checkStoreHeader, damageAdvice, dbFile, inspectStoreFile, openStateStore } from '../state/index.js';
 
 export interface CheckResult {
@@ -101,28 +101,54 @@ function stateFailure(msg: string): CheckResult {
   return { name: 'state', ok: false, detail: what ?? msg, fix: todo.join('\n') || 'See the message above.' };
 }
 
-export function checkConfig(repoRoot: string | null): CheckResult {
-  if (!repoRoot)
-    return { name: 'config', ok: true, detail: 'not in a git repository: repository config not checked' };
+/**
+ * The repository's config, loaded and checked; `config` is null when it
+ * cannot be loaded, so later checks that need it say nothing rather than
+ * report a second, misleading failure of the same cause.
+ */
+export function checkConfig(repoRoot: string): { result: CheckResult; config: Config | null } {
+  let c: Config;
   try {
-    const c = loadConfig(repoRoot);
-    const tests = c.job['test-commands'];
-    if (tests.length === 0)
-      return {
+    c = loadConfig(repoRoot);
+  } catch (err) {
+    if (!(err instanceof UserError)) throw err;
+    // The message's own lines stay lines: a TOML error's code frame is
+    // unreadable squashed onto one.
+    const lines = err.message.split('\n');
+    const last = lines.at(-1) ?? '';
+    const hasFix = lines.length > 1 && /^(Fix|Run|Set|Add|Use|Remove|Make|Check)\b/.test(last);
+    return {
+      config: null,
+      result: {
+        name: 'config',
+        ok: false,
+        detail: (hasFix ? lines.slice(0, -1) : lines).join('\n'),
+        fix: hasFix
+          ? last
+          : err.message.startsWith('cannot read config')
+            ? 'Make the file readable (check its permissions and owner), or move it aside.'
+            : 'Fix the file at the place shown (`ii init --print` shows a commented example), or move it aside.',
+      },
+    };
+  }
+  const tests = c.job['test-commands'];
+  if (tests.length === 0)
+    return {
+      config: c,
+      result: {
         name: 'config',
         ok: false,
         detail: 'no [job] test-commands',
         fix: 'Set [job] test-commands in incrementum.toml (`ii init` writes one, guessing them).',
-      };
-    return { name: 'config', ok: true, detail: `test commands: ${tests.join(', ')}` };
-  } catch (err) {
-    if (err instanceof UserError)
-      return {
-        name: 'config',
-        ok: false,
-        detail: err.message.split('\n')[0] ?? '',
-        fix: err.message.split('\n').slice(1).join(' '),
-      };
-    throw err;
-  }
+      },
+    };
+  const setup = c.workspace.setup;
+  return {
+    config: c,
+    result: {
+      name: 'config',
+      ok: true,
+      detail: `test commands: ${tests.join(', ')}` + (setup.length ? `; setup: ${setup.join(', ')}` : ''),
+    },
+  };
 }

@@ -128,6 +128,36 @@ function templateError(file: string, err: unknown, doing: string): UserError {
   );
 }
 
+/** The variable tree templates may read: top-level names, and the keys of objects (from TEMPLATE_VARIABLES). */
+const KNOWN = new Map<string, Set<string> | null>();
+for (const [n] of TEMPLATE_VARIABLES) {
+  const [top, key] = n.split('.') as [string, string | undefined];
+  if (!key) KNOWN.set(top, null);
+  else KNOWN.set(top, (KNOWN.get(top) ?? new Set<string>()).add(key));
+}
+
+/**
+ * Every variable the template reads that does not exist, with its line.
+ * Static: strictVariables only catches the ones on the path a render takes,
+ * so `{% if Feedback != blank %}{{ Todo.Titel }}{% endif %}` would pass
+ * every first prompt and fail, or print nothing, later.
+ */
+export function unknownVariables(tpl: Template[]): { name: string; line: number }[] {
+  const out: { name: string; line: number }[] = [];
+  const globals = engine.analyzeSync(tpl).globals;
+  for (const refs of Object.values(globals)) {
+    for (const v of refs) {
+      const [top, key] = v.segments;
+      const name = String(v);
+      if (typeof top !== 'string') continue;
+      if (!KNOWN.has(top)) out.push({ name, line: v.location.row });
+      else if (typeof key === 'string' && KNOWN.get(top)?.has(key) === false)
+        out.push({ name, line: v.location.row });
+    }
+  }
+  return out.sort((a, b) => a.line - b.line);
+}
+
 /** Loads and parses the templates a job uses, once; render() then only renders. */
 export class Prompts {
   private readonly parsed = new Map<TemplateName, { file: string; tpl: Template[] }>();
@@ -136,7 +166,21 @@ export class Prompts {
 
   /** Parses every template now, so a broken override fails before any agent runs. */
   loadAll(): this {
-    for (const n of TEMPLATE_NAMES) this.load(n);
+    // Every broken template at once (one fix round, not five), each line once.
+    const lines: string[] = [];
+    for (const n of TEMPLATE_NAMES) {
+      try {
+        this.load(n);
+      } catch (err) {
+        if (!(err instanceof UserError)) throw err;
+        for (const l of err.message.split('\n')) if (!lines.includes(l)) lines.push(l);
+      }
+    }
+    if (lines.length > 0) {
+      // The fix lines (not about one file) go last.
+      const about = lines.filter((l) => l.startsWith('prompt template ') || l.startsWith('cannot read'));
+      throw new UserError([...about, ...lines.filter((l) => !about.includes(l))].join('\n'));
+    }
     return this;
   }
 
@@ -156,6 +200,12 @@ export class Prompts {
     } catch (err) {
       throw templateError(path, err, 'parsing');
     }
+    const unknown = unknownVariables(tpl);
+    if (unknown.length > 0)
+      throw new UserError(
+        unknown.map((u) => `prompt template ${path}, line ${u.line}: unknown variable ${u.name}`).join('\n') +
+          `\nThe variables are ${TEMPLATE_VARIABLES.map(([n]) => n).join(', ')} (\`ii help templates\`); fix the name, or delete the override to use the shipped template.`,
+      );
     const entry = { file: path, tpl };
     this.parsed.set(name, entry);
     return entry;

@@ -37,8 +37,7 @@ function setup(fx: JobFixture, m: ModelServer, tests: string[]): void {
   const env = opencodeHome(join(fx.tmp.path, 'oc-home'), m.url);
   // The test commands check the agent's work, so they fail on the untouched base.
   fx.setup(tests, {
-    job: 'baseline-tests = false
-',
+    job: 'baseline-tests = false\n',
     agent: agentToml('opencode', (oc as { bin: string }).bin, env),
   });
 }

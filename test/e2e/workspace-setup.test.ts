@@ -111,7 +111,7 @@ describe('workspace setup', () => {
     expect(ofType(id2, 'test_end').every((e) => e.exit_code === 0)).toBe(true);
     // The checkout's own copy is untouched.
     expect(existsSync(join(repo, 'node_modules', 'picocolors', 'package.json'))).toBe(true);
-  });
+  }, 240_000); // two whole jobs and three npm installs, on a shared machine
 
   it('a failing setup ends the job at once, with the output tail in the reason and no agent turn', () => {
     f = new JobFixture('ii-setup-');

@@ -97,8 +97,38 @@ describe('prompt templates', () => {
     expect(() => new Prompts(tmp.path).loadAll()).toThrow(/review\.liquid, line 3/);
     const render = await p.render('implement', templateVars(todo)).catch((e: unknown) => e);
     expect(render).toBeInstanceOf(UserError);
-    expect((render as Error).message).toMatch(
-      /implement\.liquid, line 2: rendering failed: undefined variable/,
+    expect((render as Error).message).toMatch(/implement\.liquid, line 2: unknown variable Todo\.Nope\n/);
+  });
+
+  it('a variable that does not exist is an error naming file and line, even on a path no render takes', () => {
+    const dir = join(tmp.path, '.incrementum', 'templates');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'project-review.liquid');
+    writeFileSync(
+      file,
+      '# {{ Todo.Title }}\n{% if Feedback != blank %}\n{{ Todo.Titel }}\n{% endif %}\n{{ Nope }}\n',
     );
+    const err = (() => {
+      try {
+        new Prompts(tmp.path).loadAll();
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err).toBeInstanceOf(UserError);
+    expect(err?.message).toContain(`prompt template ${file}, line 3: unknown variable Todo.Titel\n`);
+    expect(err?.message).toContain(`prompt template ${file}, line 5: unknown variable Nope\n`);
+    expect(err?.message).toMatch(/The variables are Todo\.ID, .*BaselineFailures/);
+  });
+
+  it('locals, loop variables and filters of known variables are not unknown', () => {
+    const dir = join(tmp.path, '.incrementum', 'templates');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'implement.liquid'),
+      '{% assign t = Todo.Title | upcase %}{{ t }} {{ Todo.Title.size }}\n' +
+        '{% for w in Feedback | split: " " %}{{ forloop.index }} {{ w }}{% endfor %}\n',
+    );
+    expect(() => new Prompts(tmp.path).loadAll()).not.toThrow();
   });
 });
