@@ -62,7 +62,9 @@ describe.skipIf('skip' in claude)(
           'project-review': [feedback('ACCEPT\n\nAll done.\n')],
         }));
         const env = claudeHome(join(fx.tmp.path, 'claude-home'), m.url);
+        // The tests check the agent's work, so they fail on the untouched base.
         fx.setup(['grep -q hi hello.txt', 'grep -q "Says hello" README.md'], {
+          job: 'baseline-tests = false\n',
           agent: agentToml('claude', (claude as { bin: string }).bin, env),
         });
         const r = await fx.runAsync(['job', 'do', '--title', 'say hello']);

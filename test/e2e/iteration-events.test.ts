@@ -15,7 +15,7 @@ afterEach(() => {
 
 it('logs iteration:started and iteration:completed with the change, iteration and commit', () => {
   jf = new JobFixture('ii-iter-');
-  jf.setup(['test -f hello.txt']);
+  jf.setup(['test -f hello.txt'], { job: 'baseline-tests = false\n' });
   const s = jf.scenario('iterations', {
     implement: [
       { actions: [write('other.txt', 'x\n')] },
