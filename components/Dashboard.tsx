@@ -8,7 +8,7 @@ import { boardColumns, cursor, drilledJob, jobCounts, selectedJob } from '../src
 import { keyHints, modeOf } from '../src/live/keymap.js';
 import { diffKey } from '../src/live/state.js';
 import type { DashboardStore } from '../src/live/store.js';
-import { currentCommit } from '../src/model/derive.js';
+import { currentCommit, recordedFiles } from '../src/model/derive.js';
 import { shownLine } from '../src/text/shown.js';
 import { Board } from './Board.js';
 import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
@@ -85,6 +85,7 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
   const stale = useStore(store, (s) => (job ? s.stale[job.id] === true : false));
   const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
   const nav = useStore(store, (s) => s.nav);
+  const tests = useStore(store, (s) => (job ? s.records[job.id]?.tests : undefined));
   const code = useStore(store, (s) =>
     s.nav.jobId && s.nav.change != null && s.nav.iteration != null
       ? s.diffs[diffKey(s.nav.jobId, s.nav.change + 1, s.nav.iteration + 1)]
@@ -102,6 +103,8 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
         height={height}
         scroll={nav.scroll}
         color={color}
+        tests={tests}
+        fullOutput={nav.fullOutput}
       />
     );
   if (level === 'changes' && job)
@@ -154,6 +157,7 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   const job = useStore(store, selectedJob);
   const files = useStore(store, (s) => (job ? s.files[job.id] : undefined));
   const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
+  const log = useStore(store, (s) => (job ? s.records[job.id]?.log : undefined));
   const target = useStore(
     store,
     useShallow((s) => {
@@ -173,12 +177,21 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
 
   if (overlay === 'help') return <HelpOverlay width={width} height={height} scroll={scroll} />;
   if (overlay === 'files' && job)
-    return <FileList jobId={job.id} files={files ?? []} width={width} height={height} scroll={scroll} />;
+    return (
+      <FileList
+        jobId={job.id}
+        // The tracker's live reports while the job runs; its record once they are gone.
+        files={files?.length ? files : recordedFiles(job)}
+        width={width}
+        height={height}
+        scroll={scroll}
+      />
+    );
   if (overlay === 'logs' && job)
     return (
       <LogPane
         title={`Log of job ${job.id.slice(0, 7)} (${job.status}) · esc closes · j/k scroll`}
-        lines={live ?? []}
+        lines={log ?? live ?? []}
         width={width}
         height={height}
         scroll={scroll}
@@ -209,7 +222,7 @@ function Status({ store, width, hints }: { store: DashboardStore; width: number;
     useShallow((s) => jobCounts(s.jobs, s.stale)),
   );
   const job = useStore(store, (s) => (s.nav.level === 'jobs' ? selectedJob(s) : drilledJob(s)));
-  const files = useStore(store, (s) => (job ? (s.files[job.id]?.length ?? 0) : null));
+  const files = useStore(store, (s) => (job ? s.files[job.id]?.length || recordedFiles(job).length : null));
   const nav = useStore(store, (s) => s.nav);
   const message = useStore(store, (s) => s.message);
   const color = useStore(store, (s) => s.color);

@@ -11,7 +11,7 @@ export interface FileListProps {
   scroll: number;
 }
 
-/** The files the job's agent modified, live from the file tracker; a name's control characters (a newline) shown escaped. */
+/** The files the job's agent modified, live from the file tracker or from its record; a name's control characters (a newline) shown escaped. */
 export function FileList({ jobId, files, width, height, scroll }: FileListProps) {
   const lines = files.map(
     (f) =>

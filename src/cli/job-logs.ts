@@ -12,8 +12,14 @@ export function registerJobLogsCommand(program: Command): void {
       'every agent transcript of a job in order, with a header per agent session and what the job recorded after it',
     )
     .argument('<job>', 'job id or any unique prefix')
-    .option('--json', 'each recorded transcript line as JSON, tagged with its agent session (secrets redacted)')
-    .option('--tests', 'only the test runs, each with its whole output (redacted, control characters escaped)')
+    .option(
+      '--json',
+      'each recorded transcript line as JSON, tagged with its agent session (secrets redacted)',
+    )
+    .option(
+      '--tests',
+      'only the test runs, each with its whole output (redacted, control characters escaped)',
+    )
     .action(async (id: string, o: { json?: boolean; tests?: boolean }) =>
       (await import('./job-logs-actions.js')).jobLogs(id, o),
     );

@@ -12,6 +12,7 @@ import type { StateStore } from '../state/api.js';
 import { GitVcs } from '../vcs/git.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { drilledJob, selectedJob } from './board.js';
+import { readJobRecord } from './record.js';
 import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from './keymap.js';
 import { diffKey, type DashboardState } from './state.js';
 import type { DashboardStore } from './store.js';
@@ -37,6 +38,8 @@ export interface Actions {
   abandon(jobId: string): Promise<void>;
   retry(jobId: string): void;
   loadDiff(jobId: string, change: number, iteration: number): Promise<void>;
+  /** Reads the job's whole log and test runs (events.jsonl, transcripts) into the store. */
+  loadRecord(jobId: string): void;
   /** Runs what a key press means in the current mode. */
   key(input: string, key: KeyPress): void;
 }
@@ -150,6 +153,10 @@ export function createActions(d: ActionDeps): Actions {
       }
       dash.getState().setDiff(key, { loaded, error });
     },
+    loadRecord(jobId) {
+      const job = d.state.jobs.get(jobId);
+      if (job) dash.getState().setRecord(jobId, readJobRecord(d.state.dir, job));
+    },
     key(input, key) {
       // Keys that arrive in one read (typed fast, held down, or on a busy
       // machine) reach us as one string, which no binding matches: they were
@@ -186,7 +193,10 @@ export function createActions(d: ActionDeps): Actions {
         const next = dash.getState();
         if (next.nav.level === 'detail') {
           const t = diffTarget(next);
-          if (t) void actions.loadDiff(t.job.id, t.change, t.iteration);
+          if (t) {
+            actions.loadRecord(t.job.id);
+            void actions.loadDiff(t.job.id, t.change, t.iteration);
+          }
         }
         return;
       }
@@ -217,9 +227,14 @@ export function createActions(d: ActionDeps): Actions {
         if (!job) return s.setMessage('no job selected');
         return actions.retry(job.id);
       }
-      case 'logs':
-        if (!selectedJob(s)) return s.setMessage('no job selected');
+      case 'logs': {
+        const job = selectedJob(s);
+        if (!job) return s.setMessage('no job selected');
+        actions.loadRecord(job.id);
         return s.dispatch({ type: 'overlay', overlay: 'logs' });
+      }
+      case 'output':
+        return s.dispatch({ type: 'toggleOutput' });
       case 'files':
         if (!selectedJob(s)) return s.setMessage('no job selected');
         return s.dispatch({ type: 'overlay', overlay: 'files' });

@@ -17,6 +17,7 @@ export type ActionName =
   | 'logs'
   | 'diff'
   | 'files'
+  | 'output'
   | 'filter'
   | 'finished'
   | 'help'
@@ -81,7 +82,7 @@ export const KEYMAP: readonly Binding[] = [
   },
   {
     keys: ['l'],
-    description: "the job's live log (agent messages, tool calls)",
+    description: "the job's whole log: every agent session, tests with output, stages, reviews",
     action: 'logs',
     hint: 'log',
     when: [...VIEWS, 'overlay'],
@@ -95,10 +96,17 @@ export const KEYMAP: readonly Binding[] = [
   },
   {
     keys: ['f'],
-    description: "the job's modified files (live from the tracker)",
+    description: "the job's modified files (live, or from the record once it ended)",
     action: 'files',
     hint: 'files',
     when: [...VIEWS, 'overlay'],
+  },
+  {
+    keys: ['o'],
+    description: 'failing tests: all of their output, or only its end',
+    action: 'output',
+    hint: 'output',
+    when: ['detail'],
   },
   { keys: ['/'], description: 'filter jobs by text', action: 'filter', hint: 'filter', when: BOARD },
   { keys: ['s'], description: 'show or hide finished jobs', action: 'finished', when: BOARD },

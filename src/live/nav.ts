@@ -17,7 +17,8 @@ export type NavAction =
   | { type: 'filterAccept' }
   | { type: 'filterCancel' }
   | { type: 'toggleFinished' }
-  | { type: 'scroll'; delta: number };
+  | { type: 'scroll'; delta: number }
+  | { type: 'toggleOutput' };
 
 function moveCursor(s: DashboardState, dir: 'up' | 'down' | 'left' | 'right'): Nav {
   const cols = boardColumns(s);
@@ -76,7 +77,8 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
       return nav;
     }
     case 'back':
-      if (nav.level === 'detail') return { ...nav, level: 'commits', iteration: null, scroll: 0 };
+      if (nav.level === 'detail')
+        return { ...nav, level: 'commits', iteration: null, scroll: 0, fullOutput: false };
       if (nav.level === 'commits') return { ...nav, level: 'changes', change: null, scroll: 0 };
       if (nav.level === 'changes') return { ...nav, level: 'jobs', jobId: null, scroll: 0 };
       if (nav.filter) return { ...nav, filter: '' };
@@ -105,6 +107,8 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
       return { ...nav, showFinished: !nav.showFinished };
     case 'scroll':
       return { ...nav, scroll: Math.max(0, nav.scroll + a.delta) };
+    case 'toggleOutput':
+      return { ...nav, fullOutput: !nav.fullOutput };
   }
 }
 

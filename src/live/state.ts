@@ -2,6 +2,7 @@
 // watcher, an in-process runner and the key handlers all write it through
 // the store's actions (src/live/store.ts).
 import type { LoadedIterationDiff } from '../history/iteration-diff.js';
+import type { TestRun } from '../job/job-log.js';
 import type { FileChange, Job } from '../model/job.js';
 
 export type Level = 'jobs' | 'changes' | 'commits' | 'detail';
@@ -36,6 +37,15 @@ export interface Nav {
   confirm: Confirm | null;
   /** Scroll offset of the open overlay or of the commit detail. */
   scroll: number;
+  /** The commit detail shows failing tests' whole output, not only its tail (`o`). */
+  fullOutput: boolean;
+}
+
+/** What a job's events.jsonl and transcripts say, read on demand (the `l` log, the detail's test output). */
+export interface JobRecord {
+  /** The whole log, as `ii job logs` prints it. */
+  log: string[];
+  tests: TestRun[];
 }
 
 /** An iteration diff (src/history's loadIterationDiff, as ii job diff), loaded on demand; or why not. */
@@ -58,6 +68,8 @@ export interface DashboardState {
   live: Record<string, string[]>;
   /** The tracker's modified files of each job, latest state per path. */
   files: Record<string, FileChange[]>;
+  /** Jobs' logs and test runs, loaded when a view needs them and kept fresh while loaded. */
+  records: Record<string, JobRecord>;
   /** Code diffs keyed by `${jobId}:${change}:${iteration}` (1-based, as ii job diff). */
   diffs: Record<string, CodeDiff>;
   nav: Nav;
@@ -82,6 +94,7 @@ export const initialNav = (): Nav => ({
   overlay: null,
   confirm: null,
   scroll: 0,
+  fullOutput: false,
 });
 
 export const diffKey = (jobId: string, change: number, iteration: number): string =>

@@ -5,7 +5,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { FileChange, Job } from '../model/job.js';
 import { redact } from '../text/redact.js';
 import { keepSelection, reduceNav, sanitizeNav, type NavAction } from './nav.js';
-import { initialNav, type CodeDiff, type DashboardState } from './state.js';
+import { initialNav, type CodeDiff, type DashboardState, type JobRecord } from './state.js';
 
 /**
  * The live pane's lines with secrets redacted, as one text: a private key
@@ -28,6 +28,7 @@ export interface DashboardActions {
   /** One tracker report: replaces the file's previous entry. */
   trackFile(jobId: string, file: FileChange): void;
   setDiff(key: string, diff: CodeDiff): void;
+  setRecord(jobId: string, record: JobRecord): void;
   dispatch(action: NavAction): void;
   setMessage(message: string | null): void;
 }
@@ -76,6 +77,7 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       live: {},
       files: {},
       diffs: {},
+      records: {},
       nav: initialNav(),
       message: null,
       color: init.color ?? true,
@@ -137,6 +139,9 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       },
       setDiff(key, diff) {
         set({ diffs: { ...get().diffs, [key]: diff } });
+      },
+      setRecord(jobId, record) {
+        set({ records: { ...get().records, [jobId]: record } });
       },
       dispatch(action) {
         const nav = reduceNav(get(), action);

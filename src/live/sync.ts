@@ -16,6 +16,7 @@ import type { JobEvent } from '../model/event.js';
 import type { StateStore } from '../state/api.js';
 import { tailEvents } from '../state/events.js';
 import { JsonLinesTail } from '../state/jsonl.js';
+import { readJobRecord } from './record.js';
 import type { DashboardStore } from './store.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
@@ -278,6 +279,8 @@ export class DashboardSync {
       }
     }
     if (!changed) return;
+    // A log a view has loaded (l, the commit detail) follows the job.
+    if (s.records[job.id]) s.setRecord(job.id, readJobRecord(this.state.dir, job));
     const header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
     const body = transcriptText(logs.entries).filter((l) => !l.startsWith('>'));
     const after = logs.eventLines.map((x) => logText(x.line)).filter((l) => !l.startsWith('● agent'));

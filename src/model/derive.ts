@@ -1,5 +1,5 @@
 // Derived state: computed from a stored Job, never stored itself.
-import type { Job, JobChange, JobCommit, JobStage, JobStatus } from './job.js';
+import type { FileChange, Job, JobChange, JobCommit, JobStage, JobStatus } from './job.js';
 
 /** The change the job is working on: its last one, or null for a job with none. */
 export function currentChange(job: Pick<Job, 'changes'>): JobChange | null {
@@ -173,3 +173,14 @@ export function isStale(
 
 /** "N/A" for what an old record lacks, so nothing derived ever throws. */
 export const NA = 'N/A';
+
+/**
+ * The files a job changed, from its record: each path's latest state over
+ * every iteration. What `f` lists once the tracker's live reports are gone
+ * (a finished job opened later).
+ */
+export function recordedFiles(job: Pick<Job, 'changes'>): FileChange[] {
+  const by = new Map<string, FileChange>();
+  for (const ch of job.changes) for (const c of ch.commits) for (const f of c.files) by.set(f.path, f);
+  return [...by.values()].sort((a, b) => a.path.localeCompare(b.path));
+}

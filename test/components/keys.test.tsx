@@ -254,19 +254,19 @@ describe('keys', () => {
     stdin.write(KEY.enter);
     await frameWith(lastFrame, 'Accepted (1)');
     stdin.write(KEY.enter);
-    await frameWith(lastFrame, 'draft message:');
+    await frameWith(lastFrame, 'tests: passed');
     stdin.write('j');
-    await frameWithout(lastFrame, 'draft message:');
+    await frameWithout(lastFrame, 'tests: passed');
     stdin.write('k');
-    await frameWith(lastFrame, 'draft message:');
+    await frameWith(lastFrame, 'tests: passed');
     stdin.write(' ');
     await frameWith(lastFrame, 'iteration diff');
     stdin.write('b');
-    await frameWith(lastFrame, 'draft message:');
+    await frameWith(lastFrame, 'tests: passed');
     stdin.write('\u001B[6~'); // page down
-    await frameWithout(lastFrame, 'draft message:');
+    await frameWithout(lastFrame, 'tests: passed');
     stdin.write('\u001B[5~'); // page up
-    await frameWith(lastFrame, 'draft message:');
+    await frameWith(lastFrame, 'tests: passed');
   });
 
   it('ctrl+c quits from a modal too', async () => {

@@ -109,7 +109,7 @@ it('the commit detail names the final commit of an accepted iteration, and the i
   );
   await frameWith(app.lastFrame, `iteration 1 ${'f'.repeat(10)}`, 'final commit: ffff');
   // An iteration not yet committed has no such line.
-  expect(commitDetailLines(job, 0, 0, undefined)[0]).toBe('draft message:');
+  expect(commitDetailLines(job, 0, 0, undefined)[0]).toBe('tests: not run');
 });
 
 it('the commit detail says a test command timed out, not just its exit code', () => {
