@@ -35,8 +35,11 @@ export function renderIterationDiff(
   const out: string[] = [];
   const from = d.from_commit ? d.from_commit.slice(0, 10) : 'N/A';
   out.push(
-    st.bold(`job ${d.job_id} · change ${d.change} (${d.change_id}) · iteration ${d.iteration}`) +
-      `  ${from} → ${d.to_commit.slice(0, 10)}`,
+    st.bold(
+      d.from_iteration
+        ? `job ${d.job_id} · iteration ${d.from_iteration.change}.${d.from_iteration.iteration} → ${d.change}.${d.iteration} (change ${d.change_id})`
+        : `job ${d.job_id} · change ${d.change} (${d.change_id}) · iteration ${d.iteration}`,
+    ) + `  ${from} → ${d.to_commit.slice(0, 10)}`,
   );
   out.push(`stage:    ${arrow(d.stage.from, d.stage.to)}`);
   out.push(`status:   ${arrow(d.status.from, d.status.to)}`);

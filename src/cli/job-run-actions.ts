@@ -1,7 +1,7 @@
 // The bodies of ii job do | retry | abandon | diff (definitions in job-run.ts).
 // Thin: resolve the todo or job, hand the work to src/job, print.
 import { UserError } from '../errors.js';
-import { loadIterationDiff, locateIteration } from '../history/iteration-diff.js';
+import { loadIterationDiff, locateIteration, locateIterationPair } from '../history/iteration-diff.js';
 import { abandonJob } from '../job/abandon.js';
 import { cleanUpDeadRunner, describeCleanup } from '../job/dead-runner.js';
 import { checkIdentity } from '../doctor/repo-checks.js';
@@ -138,11 +138,20 @@ export async function jobAbandon(id: string, o: { reason?: string; wait?: boolea
 
 export async function jobDiff(
   id: string,
-  o: { change?: number; iteration?: number; json?: boolean },
+  o: { change?: number; iteration?: number; from?: string; to?: string; json?: boolean },
 ): Promise<void> {
+  if ((o.from !== undefined || o.to !== undefined) && (o.change !== undefined || o.iteration !== undefined))
+    throw new UserError('give either --change/--iteration or --from/--to, not both.');
   const repo = currentRepo();
   const job = await withStore((s) => s.jobs.resolve(repo.slug, id));
-  const ref = locateIteration(job, o.change, o.iteration);
+  const last = () => {
+    const r = locateIteration(job);
+    return `${r.change}.${r.iteration}`;
+  };
+  const ref =
+    o.from !== undefined || o.to !== undefined
+      ? locateIterationPair(job, o.from ?? last(), o.to ?? last())
+      : locateIteration(job, o.change, o.iteration);
   const { GitVcs } = await import('../vcs/git.js');
   const d = await loadIterationDiff(new GitVcs(), job, ref, [repo.root]);
   if (o.json) return printJson(redactDeep(d));

@@ -90,10 +90,18 @@ export function registerJobRunCommands(program: Command): void {
     .option('--change <n>', 'which change, 1-based (default: the last)', (v) => Number(v))
     .option('--iteration <k>', 'which iteration of the change, 1-based (default: the last)', (v) => Number(v))
     .option(
+      '--from <c.i>',
+      'compare two iterations, any pair, across changes too: the earlier one, as change.iteration (e.g. 1.1)',
+    )
+    .option('--to <c.i>', 'the other iteration of the pair (default: the last one)')
+    .option(
       '--json',
       'the iteration diff as JSON (the capped code diff as a string, diff_complete false when something was left out)',
     )
-    .action(async (id: string, o: { change?: number; iteration?: number; json?: boolean }) =>
-      (await actions()).jobDiff(id, o),
+    .action(
+      async (
+        id: string,
+        o: { change?: number; iteration?: number; from?: string; to?: string; json?: boolean },
+      ) => (await actions()).jobDiff(id, o),
     );
 }

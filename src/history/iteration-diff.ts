@@ -24,6 +24,45 @@ export interface IterationRef {
   previous: JobCommit | null;
   /** The commit this iteration is compared with: the previous iteration, the previous change's last commit, or the base. */
   fromCommit: string | null;
+  /** Set when compared with an iteration the user picked (--from), not the one before. */
+  from?: { change: number; iteration: number };
+}
+
+/** "change.iteration", 1-based: `ii job diff --from 1.1 --to 1.3`. */
+export function parseIterationSpec(flag: string, spec: string): { change: number; iteration: number } {
+  const m = /^(\d+)\.(\d+)$/.exec(spec.trim());
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
+    throw new UserError(
+      `${flag} '${spec}' is not an iteration: give change.iteration, both 1-based (e.g. ${flag} 1.2; ii job show lists them).`,
+    );
+  return { change: Number(m[1]), iteration: Number(m[2]) };
+}
+
+function pickIteration(job: Job, flag: string, spec: string): { change: number; iteration: number } {
+  const p = parseIterationSpec(flag, spec);
+  const ch = job.changes[p.change - 1];
+  if (!ch || !ch.commits[p.iteration - 1]) {
+    const have = job.changes
+      .map((c, i) => (c.commits.length ? `${i + 1}.1-${i + 1}.${c.commits.length}` : null))
+      .filter(Boolean);
+    throw new UserError(
+      `job ${job.id} has no iteration ${spec} (${flag}): it has ${have.length ? have.join(', ') : 'none yet'}.`,
+    );
+  }
+  return p;
+}
+
+/**
+ * Two iterations the user picked, in either order and across changes: the
+ * later one compared with the earlier one.
+ */
+export function locateIterationPair(job: Job, fromSpec: string, toSpec: string): IterationRef {
+  let a = pickIteration(job, '--from', fromSpec);
+  let b = pickIteration(job, '--to', toSpec);
+  if (a.change > b.change || (a.change === b.change && a.iteration > b.iteration)) [a, b] = [b, a];
+  const ref = locateIteration(job, b.change, b.iteration);
+  const earlier = job.changes[a.change - 1]!.commits[a.iteration - 1]!;
+  return { ...ref, previous: earlier, fromCommit: earlier.commit_id, from: a };
 }
 
 /** Picks an iteration; defaults are the last change and its last iteration. */
@@ -59,6 +98,8 @@ export interface IterationDiff {
   change: number;
   change_id: string;
   iteration: number;
+  /** The iteration compared with when the user picked one (--from), else null: the one before. */
+  from_iteration: { change: number; iteration: number } | null;
   from_commit: string | null;
   to_commit: string;
   stage: { from: JobStage | null; to: JobStage | null };
@@ -125,18 +166,25 @@ export function iterationDiff(job: Job, ref: IterationRef, files: FileStat[] | n
     ].sort();
     removed = snap?.files_removed ?? [];
   }
-  const usage = usageDelta(commit.before, to, commit.usage ?? ZERO);
+  const usage = ref.from
+    ? usageDelta(from, to, commit.usage ?? ZERO)
+    : usageDelta(commit.before, to, commit.usage ?? ZERO);
   const parts = [
-    `Change ${ref.change}, iteration ${ref.iteration}`,
+    ref.from
+      ? `Change ${ref.from.change}, iteration ${ref.from.iteration} → change ${ref.change}, iteration ${ref.iteration}`
+      : `Change ${ref.change}, iteration ${ref.iteration}`,
     `${plural(added.length, 'file')} added, ${modified.length} modified, ${removed.length} removed`,
     `+${usage.input_tokens} input / +${usage.output_tokens} output tokens, +$${usage.cost.toFixed(4)}`,
-    `${outcome(commit)} (previous iteration: ${previous ? outcome(previous) : 'none, first of the change'})`,
+    ref.from
+      ? `${outcome(commit)} (iteration ${ref.from.change}.${ref.from.iteration}: ${outcome(previous)})`
+      : `${outcome(commit)} (previous iteration: ${previous ? outcome(previous) : 'none, first of the change'})`,
   ];
   return {
     job_id: job.id,
     change: ref.change,
     change_id: ref.changeRecord.change_id,
     iteration: ref.iteration,
+    from_iteration: ref.from ?? null,
     from_commit: ref.fromCommit,
     to_commit: commit.commit_id,
     stage: { from: from?.stage ?? null, to: to?.stage ?? null },
