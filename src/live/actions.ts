@@ -217,15 +217,27 @@ export function createActions(d: ActionDeps): Actions {
         const c = s.nav.confirm;
         s.dispatch({ type: 'closeConfirm' });
         if (c?.kind === 'abandon') void actions.abandon(c.jobId);
+        if (c?.kind === 'retry') actions.retry(c.jobId);
         return;
       }
-      case 'no':
+      case 'no': {
+        const kind = s.nav.confirm?.kind;
         s.dispatch({ type: 'closeConfirm' });
-        return s.setMessage('nothing abandoned');
+        return s.setMessage(kind === 'retry' ? 'nothing retried' : 'nothing abandoned');
+      }
       case 'retry': {
         const job = selectedJob(s);
         if (!job) return s.setMessage('no job selected');
-        return actions.retry(job.id);
+        // A running job is refused at once (retry says why); anything else starts a new job, so it asks first.
+        if (job.status === 'active' && !s.stale[job.id]) return actions.retry(job.id);
+        return s.dispatch({
+          type: 'confirm',
+          confirm: {
+            kind: 'retry',
+            jobId: job.id,
+            prompt: `Retry job ${job.id.slice(0, 7)} as a new job${s.stale[job.id] ? ' (the stale one is ended first)' : ''}?`,
+          },
+        });
       }
       case 'logs': {
         const job = selectedJob(s);

@@ -75,7 +75,7 @@ export const KEYMAP: readonly Binding[] = [
   },
   {
     keys: ['r'],
-    description: 'retry the selected job (new job, in the background)',
+    description: 'retry the selected job (asks y/n; a new job, in the background)',
     action: 'retry',
     hint: 'retry',
     when: VIEWS,

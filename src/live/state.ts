@@ -17,7 +17,7 @@ export interface Selection {
 }
 
 export interface Confirm {
-  kind: 'abandon';
+  kind: 'abandon' | 'retry';
   jobId: string;
   prompt: string;
 }

@@ -84,7 +84,7 @@ describe('keys', () => {
     expect(lastFrame()).not.toContain('y/n');
   });
 
-  it('r retries a finished job in the background, and refuses a running one', async () => {
+  it('r asks y/n, then retries a finished job in the background; it refuses a running one', async () => {
     fx = dashFixture();
     const failed = makeJob(fx.state, { title: 'failed one', finish: 'failed' });
     makeJob(fx.state, { title: 'running one' });
@@ -102,6 +102,13 @@ describe('keys', () => {
       5,
     );
     stdin.write('r');
+    await frameWith(lastFrame, `Retry job ${failed.id.slice(0, 7)} as a new job?`);
+    stdin.write('n');
+    await frameWith(lastFrame, 'nothing retried');
+    expect(fx.retries).toEqual([]);
+    stdin.write('r');
+    await frameWith(lastFrame, `Retry job ${failed.id.slice(0, 7)} as a new job?`);
+    stdin.write('y');
     await frameWith(lastFrame, `retrying ${failed.id.slice(0, 7)} in the background`);
     expect(fx.retries).toEqual([failed.id]);
   });

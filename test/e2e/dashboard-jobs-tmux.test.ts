@@ -191,6 +191,8 @@ it.skipIf(!hasTmux)(
     // ── Retried from the board: a new job for the same todo runs to the end ─
     // The cursor stayed on the abandoned card.
     t.send('r');
+    await t.screenWith(`Retry job ${id2.slice(0, 7)} as a new job?`);
+    t.send('y');
     const retrying = await t.screenWith(`retrying ${id2.slice(0, 7)} in the background`);
     const retryPid = Number(/\(pid (\d+)\)/.exec(retrying)?.[1]);
     expect(retryPid).toBeGreaterThan(0);
