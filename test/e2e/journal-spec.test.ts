@@ -16,7 +16,10 @@ afterEach(() => {
 
 it("a real job's journal.json reads as the spec's JournalJson", () => {
   jf = new JobFixture('ii-jspec-');
-  jf.setup(['test -f hello.txt || { echo hello.txt is missing; exit 4; }']);
+  // The test checks the agent's work, so it fails on the untouched base: no baseline run.
+  jf.setup(['test -f hello.txt || { echo hello.txt is missing; exit 4; }'], {
+    job: 'baseline-tests = false\n',
+  });
   const s = jf.scenario('spec', {
     implement: [{ actions: [write('other.txt', 'x\n')] }, { actions: [write('hello.txt', 'hi\n')] }],
     review: [verdict('ACCEPT', 'Good.')],

@@ -159,7 +159,10 @@ it('shows what `ii job do` in another process records: test results, verdicts an
   // passing test run, a review asking for changes, then one accepting.
   const jf = new JobFixture('ii-live-');
   try {
-    jf.setup(['echo checking; test -f hello.txt || { echo hello.txt is missing >&2; exit 3; }']);
+    // The test checks the agent's work, so it fails on the untouched base: no baseline run.
+    jf.setup(['echo checking; test -f hello.txt || { echo hello.txt is missing >&2; exit 3; }'], {
+      job: 'baseline-tests = false\n',
+    });
     const s = jf.scenario('two-reviews', {
       implement: [
         { actions: [writeFile('other.txt', 'x\n')] },
