@@ -19,7 +19,7 @@ import { currentRepo, withStore, type RepoContext } from './context.js';
 import { editText } from './editor.js';
 import { printJson, style } from './format.js';
 import { redactDeep } from '../text/redact.js';
-import { shownLine } from '../text/shown.js';
+import { shownText } from '../text/shown.js';
 import { renderIterationDiff } from './job-diff-view.js';
 import { jobContextLines } from './job-context.js';
 import { progressPrinter } from './job-progress.js';
@@ -293,7 +293,7 @@ function report(job: Job, finalCommit: string | null, st: ReturnType<typeof styl
   }
   process.stderr.write(
     st.red(`job ${job.id} ${job.status}`) +
-      `: ${job.failure_reason ? shownLine(job.failure_reason) : 'no reason recorded'}\n` +
+      `: ${job.failure_reason ? shownText(job.failure_reason) : 'no reason recorded'}\n` +
       `see: ii job show ${job.id} · ii job logs ${job.id} · retry: ii job retry ${job.id}\n`,
   );
   return 1;

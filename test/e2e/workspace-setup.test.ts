@@ -163,6 +163,8 @@ describe('baseline tests', () => {
     const r = f.run(['job', 'do', '--title', 't']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the tests fail before any change/);
+    // The reason's lines stay lines on the terminal, not an escaped \n run.
+    expect(r.stderr).toMatch(/^1 test failed: parse$/m);
     const job = f.show(jobIdFrom(r.stderr));
     expect(job.status).toBe('failed');
     expect(job.failure_reason).toMatch(
