@@ -105,39 +105,29 @@ export function testRuns(events: JobEvent[]): TestRun[] {
     runs.push(open.run);
     open = null;
   };
+  // A run that starts at test_start, or at a test_end whose start was not logged.
+  const fresh = (command: string) => ({
+    run: {
+      change,
+      iteration,
+      command,
+      exitCode: null,
+      durationMs: null,
+      timedOutAfterS: undefined,
+      output: '',
+    } as TestRun,
+    chunks: [] as string[],
+  });
   for (const e of events) {
     if (e.type === 'iteration:started') {
       change = e.change_number;
       iteration = e.iteration;
     } else if (e.type === 'test_start') {
       close();
-      open = {
-        run: {
-          change,
-          iteration,
-          command: e.command,
-          exitCode: null,
-          durationMs: null,
-          timedOutAfterS: undefined,
-          output: '',
-        },
-        chunks: [],
-      };
+      open = fresh(e.command);
     } else if (e.type === 'test_output' && open && e.command === open.run.command) open.chunks.push(e.text);
     else if (e.type === 'test_end') {
-      if (!open || open.run.command !== e.command)
-        open = {
-          run: {
-            change,
-            iteration,
-            command: e.command,
-            exitCode: null,
-            durationMs: null,
-            timedOutAfterS: undefined,
-            output: '',
-          },
-          chunks: [],
-        };
+      if (!open || open.run.command !== e.command) open = fresh(e.command);
       open.run.exitCode = e.exit_code;
       open.run.durationMs = e.duration_ms;
       open.run.timedOutAfterS = e.timed_out_after_s;
