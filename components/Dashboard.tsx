@@ -3,10 +3,10 @@ import { useMemo } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Actions } from '../src/live/actions.js';
-import { diffTarget } from '../src/live/actions.js';
+import { diffRequest, pairLabel } from '../src/live/actions.js';
 import { boardColumns, cursor, drilledJob, jobCounts, selectedJob } from '../src/live/board.js';
 import { keyHints, modeOf } from '../src/live/keymap.js';
-import { diffKey } from '../src/live/state.js';
+import { diffKey, iterationLabel } from '../src/live/state.js';
 import type { DashboardStore } from '../src/live/store.js';
 import { currentCommit, recordedFiles } from '../src/model/derive.js';
 import { shownLine } from '../src/text/shown.js';
@@ -53,7 +53,7 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
         )}
       </Box>
       {nav.confirm ? <Confirm prompt={nav.confirm.prompt} width={width} color={color} /> : null}
-      <Status store={store} width={width} hints={keyHints(mode === 'overlay' ? 'overlay' : mode)} />
+      <Status store={store} width={width} hints={keyHints(mode, nav.level)} />
     </Box>
   );
 }
@@ -161,14 +161,22 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   const target = useStore(
     store,
     useShallow((s) => {
-      const t = diffTarget(s);
+      const t = diffRequest(s);
       return t
-        ? { job: t.job, change: t.change, iteration: t.iteration }
-        : { job: null, change: 0, iteration: 0 };
+        ? {
+            job: t.job,
+            change: t.change,
+            iteration: t.iteration,
+            fromC: t.from?.change,
+            fromI: t.from?.iteration,
+          }
+        : { job: null, change: 0, iteration: 0, fromC: undefined, fromI: undefined };
     }),
   );
+  const from =
+    target.fromC != null && target.fromI != null ? { change: target.fromC, iteration: target.fromI } : null;
   const code = useStore(store, (s) =>
-    target.job ? s.diffs[diffKey(target.job.id, target.change, target.iteration)] : undefined,
+    target.job ? s.diffs[diffKey(target.job.id, target.change, target.iteration, from)] : undefined,
   );
   const diffLines = useMemo(() => {
     if (overlay !== 'diff' || !target.job) return [];
@@ -201,7 +209,9 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
     return (
       <Box flexDirection="column">
         <Text bold wrap="truncate-end">
-          Iteration diff · job {target.job.id.slice(0, 7)} · esc closes
+          {from
+            ? `Diff of iterations ${pairLabel(from, target)} · job ${target.job.id.slice(0, 7)} · esc closes`
+            : `Iteration diff · ${iterationLabel(target)} against the one before · job ${target.job.id.slice(0, 7)} · esc closes`}
         </Text>
         <Lines
           lines={diffLines}
@@ -226,6 +236,7 @@ function Status({ store, width, hints }: { store: DashboardStore; width: number;
   const nav = useStore(store, (s) => s.nav);
   const message = useStore(store, (s) => s.message);
   const color = useStore(store, (s) => s.color);
+  const mark = useStore(store, (s) => s.nav.mark);
   const last = job ? currentCommit(job) : null;
   const lastCommit = last
     ? last.review?.outcome === 'ACCEPT'
@@ -243,7 +254,11 @@ function Status({ store, width, hints }: { store: DashboardStore; width: number;
       filtering={nav.filtering}
       showFinished={nav.showFinished}
       message={message}
-      hints={hints}
+      hints={
+        mark
+          ? `marked ${iterationLabel(mark)}: d diffs the selected iteration against it · [ ] other changes · esc clears · ${hints}`
+          : hints
+      }
       width={width}
       color={color}
     />

@@ -12,7 +12,9 @@ export function iterationDiffLines(code: CodeDiff | undefined): string[] {
   const d = code.loaded;
   if (!d) return [`(iteration diff unavailable: ${shownLine(code.error ?? 'unknown error')})`];
   const out = [
-    `iteration ${d.iteration} of change ${d.change}: ${d.from_commit?.slice(0, 10) ?? 'N/A'} → ${d.to_commit.slice(0, 10)}`,
+    d.from_iteration
+      ? `iterations ${d.from_iteration.change}.${d.from_iteration.iteration} → ${d.change}.${d.iteration}: ${d.from_commit?.slice(0, 10) ?? 'N/A'} → ${d.to_commit.slice(0, 10)}`
+      : `iteration ${d.iteration} of change ${d.change}: ${d.from_commit?.slice(0, 10) ?? 'N/A'} → ${d.to_commit.slice(0, 10)}`,
     `files: ${d.files_added.length} added, ${d.files_modified.length} modified, ${d.files_removed.length} removed`,
     ...d.files_added.map((f) => `  A ${visibleLine(f)}`),
     ...d.files_modified.map((f) => `  M ${visibleLine(f)}`),

@@ -2,7 +2,13 @@
 // diff, and the dispatcher that maps a key press through the keymap.
 import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
-import { loadIterationDiff, locateIteration, type LoadedIterationDiff } from '../history/iteration-diff.js';
+import {
+  loadIterationDiff,
+  locateIteration,
+  locateIterationPair,
+  type IterationRef,
+  type LoadedIterationDiff,
+} from '../history/iteration-diff.js';
 import { abandonJob, type StaleProbe } from '../job/abandon.js';
 import { describeCleanup } from '../job/dead-runner.js';
 import { assertRetryable, spawnDetachedRetry } from '../job/retry.js';
@@ -11,10 +17,10 @@ import type { Job } from '../model/job.js';
 import type { StateStore } from '../state/api.js';
 import { GitVcs } from '../vcs/git.js';
 import type { Vcs } from '../vcs/vcs.js';
-import { drilledJob, selectedJob } from './board.js';
+import { drilledJob, selectedCard, selectedJob } from './board.js';
 import { readJobRecord } from './record.js';
 import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from './keymap.js';
-import { diffKey, type DashboardState } from './state.js';
+import { diffKey, iterationLabel, type DashboardState, type IterationId } from './state.js';
 import type { DashboardStore } from './store.js';
 
 export interface ActionDeps {
@@ -37,7 +43,8 @@ export interface ActionDeps {
 export interface Actions {
   abandon(jobId: string): Promise<void>;
   retry(jobId: string): void;
-  loadDiff(jobId: string, change: number, iteration: number): Promise<void>;
+  /** Loads an iteration's diff against the one before it, or against `from` (a marked iteration). */
+  loadDiff(jobId: string, change: number, iteration: number, from?: IterationId | null): Promise<void>;
   /** Reads the job's whole log and test runs (events.jsonl, transcripts) into the store. */
   loadRecord(jobId: string): void;
   /** Runs what a key press means in the current mode. */
@@ -84,17 +91,40 @@ export function diffTarget(s: DashboardState): { job: Job; change: number; itera
   let change = job.changes.length;
   let iteration: number | null = null;
   if (s.nav.change != null) change = s.nav.change + 1;
+  // The card under the cursor, not the stored selection: a cursor never moved
+  // has no key yet, but it still sits on a card, and that is what the user sees.
   if (s.nav.iteration != null) iteration = s.nav.iteration + 1;
   else if (s.nav.level === 'commits') {
-    const key = s.nav.sel.commits.key;
+    const key = selectedCard(s)?.key;
     if (key != null) iteration = Number(key) + 1;
   } else if (s.nav.level === 'changes') {
-    const key = s.nav.sel.changes.key;
+    const key = selectedCard(s)?.key;
     if (key != null) change = Number(key) + 1;
   }
   const ch = job.changes[change - 1];
   if (!ch || ch.commits.length === 0) return null;
   return { job, change, iteration: iteration ?? ch.commits.length };
+}
+
+/** What `d` shows: the target iteration, compared with the marked one when the mark is another iteration of its job. */
+export function diffRequest(
+  s: DashboardState,
+): { job: Job; change: number; iteration: number; from: IterationId | null } | null {
+  const t = diffTarget(s);
+  if (!t) return null;
+  const m = s.nav.mark;
+  const from =
+    m && m.jobId === t.job.id && (m.change !== t.change || m.iteration !== t.iteration)
+      ? { change: m.change, iteration: m.iteration }
+      : null;
+  return { ...t, from };
+}
+
+/** "1.1 → 1.3", earlier first, whichever was marked: the pair as `ii job diff --from --to` compares it. */
+export function pairLabel(a: IterationId, b: IterationId): string {
+  const [x, y] =
+    a.change < b.change || (a.change === b.change && a.iteration <= b.iteration) ? [a, b] : [b, a];
+  return `${iterationLabel(x)} → ${iterationLabel(y)}`;
 }
 
 export function createActions(d: ActionDeps): Actions {
@@ -137,15 +167,17 @@ export function createActions(d: ActionDeps): Actions {
         say(errText(err));
       }
     },
-    async loadDiff(jobId, change, iteration) {
-      const key = diffKey(jobId, change, iteration);
+    async loadDiff(jobId, change, iteration, from) {
+      const key = diffKey(jobId, change, iteration, from);
       if (dash.getState().diffs[key]) return;
       const job = d.state.jobs.get(jobId);
       if (!job) return;
       let loaded: LoadedIterationDiff | null = null;
       let error: string | null = null;
       try {
-        const ref = locateIteration(job, change, iteration);
+        const ref: IterationRef = from
+          ? locateIterationPair(job, iterationLabel(from), iterationLabel({ change, iteration }))
+          : locateIteration(job, change, iteration);
         const dirs = [job.workspace_path, d.repoRoot].filter((p): p is string => !!p);
         loaded = await loadIterationDiff(d.vcs ?? new GitVcs(), job, ref, dirs);
       } catch (err) {
@@ -251,10 +283,40 @@ export function createActions(d: ActionDeps): Actions {
         if (!selectedJob(s)) return s.setMessage('no job selected');
         return s.dispatch({ type: 'overlay', overlay: 'files' });
       case 'diff': {
-        const t = diffTarget(s);
+        const t = diffRequest(s);
         if (!t) return s.setMessage('no iteration to diff yet');
-        void actions.loadDiff(t.job.id, t.change, t.iteration);
+        const m = s.nav.mark;
+        if (m && m.jobId === t.job.id && !t.from)
+          return s.setMessage(
+            `${iterationLabel(m)} is the marked iteration: move to another one, then d diffs it against ${iterationLabel(m)}`,
+          );
+        void actions.loadDiff(t.job.id, t.change, t.iteration, t.from);
         return s.dispatch({ type: 'overlay', overlay: 'diff' });
+      }
+      case 'mark': {
+        if (s.nav.level !== 'commits' && s.nav.level !== 'detail')
+          return s.setMessage('m marks an iteration: enter a job, then a change, to reach its iterations');
+        const t = diffTarget(s);
+        if (!t) return s.setMessage('no iteration to mark yet');
+        const m = s.nav.mark;
+        if (m && m.jobId === t.job.id && m.change === t.change && m.iteration === t.iteration) {
+          s.dispatch({ type: 'mark', mark: null });
+          return s.setMessage(`mark on ${iterationLabel(m)} cleared`);
+        }
+        return s.dispatch({
+          type: 'mark',
+          mark: { jobId: t.job.id, change: t.change, iteration: t.iteration },
+        });
+      }
+      case 'prevChange':
+      case 'nextChange': {
+        if (s.nav.level !== 'commits')
+          return s.setMessage("[ and ] step between changes on a change's iterations board");
+        const before = s.nav.change;
+        s.dispatch({ type: 'changeStep', delta: a === 'prevChange' ? -1 : 1 });
+        if (dash.getState().nav.change === before)
+          return s.setMessage(a === 'prevChange' ? 'this is the first change' : 'this is the last change');
+        return;
       }
       case 'help':
         return s.dispatch({ type: 'overlay', overlay: 'help' });

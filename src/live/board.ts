@@ -12,7 +12,7 @@ import {
   jobColumn,
 } from '../model/derive.js';
 import type { Job, JobChange, JobCommit } from '../model/job.js';
-import type { BoardLevel, DashboardState } from './state.js';
+import type { BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
 import { visibleLine } from '../text/sanitize.js';
 import { shownLine, shownLines } from '../text/shown.js';
@@ -120,13 +120,14 @@ function buildChanges(job: Job | undefined): ColumnData[] {
   return CHANGE_COLUMNS.map((title) => ({ title, cards: cols.get(title)! }));
 }
 
-export function commitCard(commit: JobCommit, index: number, version: string): CardData {
+export function commitCard(commit: JobCommit, index: number, version: string, marked = false): CardData {
   const subject = shownLines(commit.draft_message)[0] || '(no message yet)';
   const adds = commit.files.reduce((n, f) => n + f.additions, 0);
   const dels = commit.files.reduce((n, f) => n + f.deletions, 0);
   return {
     key: String(index),
-    title: `i${index + 1} ${commit.commit_id.slice(0, 7)} ${subject}`,
+    // The marked iteration (m) says so on its card: d diffs others against it.
+    title: `${marked ? '◆ marked · ' : ''}i${index + 1} ${commit.commit_id.slice(0, 7)} ${subject}`,
     detail: `${count(commit.files.length, 'file')} +${adds} -${dels} · ${commitOutcome(commit)}`,
     tone:
       commit.review?.outcome === 'ACCEPT'
@@ -139,16 +140,17 @@ export function commitCard(commit: JobCommit, index: number, version: string): C
   };
 }
 
-function buildCommits(job: Job | undefined, changeIndex: number | null): ColumnData[] {
+function buildCommits(job: Job | undefined, changeIndex: number | null, mark: Mark | null): ColumnData[] {
   const cols = new Map<string, CardData[]>(COMMIT_COLUMNS.map((c) => [c, []]));
   const change = job && changeIndex != null ? job.changes[changeIndex] : undefined;
-  if (job && change) {
+  if (job && change && changeIndex != null) {
     const n = change.commits.length;
-    change.commits.forEach((c, i) =>
+    change.commits.forEach((c, i) => {
+      const marked = mark?.jobId === job.id && mark.change === changeIndex + 1 && mark.iteration === i + 1;
       cols
         .get(commitColumn(c, { isCurrent: i === n - 1 && changeIndex === job.changes.length - 1, job }))!
-        .push(commitCard(c, i, `${job.updated_at}|${job.status}|${job.stage}`)),
-    );
+        .push(commitCard(c, i, `${job.updated_at}|${job.status}|${job.stage}|${marked}`, marked));
+    });
   }
   return COMMIT_COLUMNS.map((title) => ({ title, cards: cols.get(title)! }));
 }
@@ -171,6 +173,7 @@ export function boardColumns(s: DashboardState): ColumnData[] {
     s.nav.showFinished,
     s.nav.jobId,
     s.nav.change,
+    s.nav.mark,
   ];
   if (memo && memo.key.length === key.length && memo.key.every((v, i) => v === key[i])) return memo.value;
   const value =
@@ -178,7 +181,7 @@ export function boardColumns(s: DashboardState): ColumnData[] {
       ? buildJobs(s)
       : level === 'changes'
         ? buildChanges(drilledJob(s))
-        : buildCommits(drilledJob(s), s.nav.change);
+        : buildCommits(drilledJob(s), s.nav.change, s.nav.mark);
   memo = { key, value };
   return value;
 }

@@ -1,6 +1,6 @@
 // The keymap as data: one table drives the input handler and the `?` help
 // overlay (and the README's key table), so they never drift apart.
-import type { DashboardState } from './state.js';
+import type { DashboardState, Level } from './state.js';
 
 /** Who has the keys: a modal above the board takes them while it is open. */
 export type Mode = 'board' | 'detail' | 'overlay' | 'confirm' | 'filter';
@@ -16,6 +16,9 @@ export type ActionName =
   | 'retry'
   | 'logs'
   | 'diff'
+  | 'mark'
+  | 'prevChange'
+  | 'nextChange'
   | 'files'
   | 'output'
   | 'filter'
@@ -42,6 +45,8 @@ export interface Binding {
   hint?: string;
   /** The modes the binding is live in. */
   when: Mode[];
+  /** The levels its hint is shown at, when not all: a key that only means something on some boards. */
+  hintAt?: Level[];
 }
 
 const BOARD: Mode[] = ['board'];
@@ -61,7 +66,7 @@ export const KEYMAP: readonly Binding[] = [
   },
   {
     keys: ['esc'],
-    description: 'back one level (or clear the filter)',
+    description: 'back one level (or first clear the mark, or the filter)',
     action: 'back',
     hint: 'back',
     when: VIEWS,
@@ -89,10 +94,30 @@ export const KEYMAP: readonly Binding[] = [
   },
   {
     keys: ['d'],
-    description: 'iteration diff of the selected iteration',
+    description: 'iteration diff of the selected iteration (against the marked one, if any)',
     action: 'diff',
     hint: 'diff',
     when: [...VIEWS, 'overlay'],
+  },
+  {
+    keys: ['m'],
+    description: 'mark the selected iteration (m again unmarks): d then diffs another against it',
+    action: 'mark',
+    hint: 'mark',
+    hintAt: ['commits', 'detail'],
+    when: VIEWS,
+  },
+  {
+    keys: ['['],
+    description: "the previous change's iterations (a mark stays)",
+    action: 'prevChange',
+    when: BOARD,
+  },
+  {
+    keys: [']'],
+    description: "the next change's iterations (a mark stays)",
+    action: 'nextChange',
+    when: BOARD,
   },
   {
     keys: ['f'],
@@ -172,9 +197,11 @@ export function bindingFor(mode: Mode, name: string): Binding | undefined {
 const shown = (k: string) =>
   ({ up: '↑', down: '↓', left: '←', right: '→', enter: 'enter', esc: 'esc', space: 'space' })[k] ?? k;
 
-/** The status bar's key hints for a mode, from the table. */
-export function keyHints(mode: Mode): string {
-  return KEYMAP.filter((b) => b.hint && b.when.includes(mode))
+/** The status bar's key hints for a mode (at a level), from the table. */
+export function keyHints(mode: Mode, level?: Level): string {
+  return KEYMAP.filter(
+    (b) => b.hint && b.when.includes(mode) && (!b.hintAt || !level || b.hintAt.includes(level)),
+  )
     .map((b) => `${shown(b.keys[0]!)} ${b.hint}`)
     .join(' · ');
 }

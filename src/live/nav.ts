@@ -1,7 +1,7 @@
 // Screen state as a pure reducer: the key handlers only dispatch these
 // actions, so selection, drilling and scrolling are tested without a screen.
 import { boardColumns, boardLevel, cursor, drilledJob, selectedCard } from './board.js';
-import type { Confirm, DashboardState, Nav, Overlay } from './state.js';
+import type { Confirm, DashboardState, Mark, Nav, Overlay } from './state.js';
 
 export type NavAction =
   | { type: 'move'; dir: 'up' | 'down' | 'left' | 'right' }
@@ -18,7 +18,9 @@ export type NavAction =
   | { type: 'filterCancel' }
   | { type: 'toggleFinished' }
   | { type: 'scroll'; delta: number }
-  | { type: 'toggleOutput' };
+  | { type: 'toggleOutput' }
+  | { type: 'mark'; mark: Mark | null }
+  | { type: 'changeStep'; delta: number };
 
 function moveCursor(s: DashboardState, dir: 'up' | 'down' | 'left' | 'right'): Nav {
   const cols = boardColumns(s);
@@ -77,6 +79,8 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
       return nav;
     }
     case 'back':
+      // A mark is cleared before anything else, so esc never leaves one behind unseen.
+      if (nav.mark) return { ...nav, mark: null };
       if (nav.level === 'detail')
         return { ...nav, level: 'commits', iteration: null, scroll: 0, fullOutput: false };
       if (nav.level === 'commits') return { ...nav, level: 'changes', change: null, scroll: 0 };
@@ -109,6 +113,17 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
       return { ...nav, scroll: Math.max(0, nav.scroll + a.delta) };
     case 'toggleOutput':
       return { ...nav, fullOutput: !nav.fullOutput };
+    case 'mark':
+      return { ...nav, mark: a.mark };
+    case 'changeStep': {
+      // The iterations of the change before or after, keeping the mark: how a
+      // mark in one change reaches an iteration of another.
+      const job = drilledJob(s);
+      if (nav.level !== 'commits' || nav.change == null || !job) return nav;
+      const change = nav.change + a.delta;
+      if (change < 0 || change >= job.changes.length) return nav;
+      return { ...nav, change, sel: { ...nav.sel, commits: { col: 0, row: 0, key: null } }, scroll: 0 };
+    }
   }
 }
 

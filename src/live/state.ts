@@ -22,6 +22,17 @@ export interface Confirm {
   prompt: string;
 }
 
+/** An iteration, 1-based, as `ii job diff --from C.I` names it. */
+export interface IterationId {
+  change: number;
+  iteration: number;
+}
+
+/** The iteration `m` marked: `d` then diffs the selected iteration against it, not the one before. */
+export interface Mark extends IterationId {
+  jobId: string;
+}
+
 export interface Nav {
   level: Level;
   /** What is drilled into: the job, then the change (0-based), then the iteration (0-based). */
@@ -39,6 +50,8 @@ export interface Nav {
   scroll: number;
   /** The commit detail shows failing tests' whole output, not only its tail (`o`). */
   fullOutput: boolean;
+  /** The marked iteration of the drilled-into job; esc clears it before going back. */
+  mark: Mark | null;
 }
 
 /** What a job's events.jsonl and transcripts say, read on demand (the `l` log, the detail's test output). */
@@ -70,7 +83,7 @@ export interface DashboardState {
   files: Record<string, FileChange[]>;
   /** Jobs' logs and test runs, loaded when a view needs them and kept fresh while loaded. */
   records: Record<string, JobRecord>;
-  /** Code diffs keyed by `${jobId}:${change}:${iteration}` (1-based, as ii job diff). */
+  /** Code diffs keyed by diffKey (1-based, as ii job diff). */
   diffs: Record<string, CodeDiff>;
   nav: Nav;
   /** The last action's outcome, shown in the status bar. */
@@ -95,7 +108,19 @@ export const initialNav = (): Nav => ({
   confirm: null,
   scroll: 0,
   fullOutput: false,
+  mark: null,
 });
 
-export const diffKey = (jobId: string, change: number, iteration: number): string =>
-  `${jobId}:${change}:${iteration}`;
+/** The key of an iteration's diff against the one before, or against `from` (a marked iteration). */
+export const diffKey = (
+  jobId: string,
+  change: number,
+  iteration: number,
+  from?: IterationId | null,
+): string =>
+  from
+    ? `${jobId}:${from.change}.${from.iteration}:${change}:${iteration}`
+    : `${jobId}:${change}:${iteration}`;
+
+/** "1.3": an iteration as the dashboard and `ii job diff --from/--to` spell it. */
+export const iterationLabel = (i: IterationId): string => `${i.change}.${i.iteration}`;

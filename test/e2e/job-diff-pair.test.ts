@@ -1,7 +1,17 @@
 // `ii job diff --from C.I --to C.I`: any two iterations of a job compared,
 // with the same summary and code diff as an iteration against the one before.
+import { join } from 'node:path';
+import { render } from 'ink-testing-library';
+import { createElement } from 'react';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Dashboard } from '../../components/Dashboard.js';
 import type { LoadedIterationDiff } from '../../src/history/iteration-diff.js';
+import { createActions } from '../../src/live/actions.js';
+import { diffKey } from '../../src/live/state.js';
+import { createDashboardStore } from '../../src/live/store.js';
+import { DashboardSync } from '../../src/live/sync.js';
+import { openStateStore, repoSlug } from '../../src/state/index.js';
+import { frameWith, inputReady, KEY } from '../helpers/dash-fixture.js';
 import { JobFixture, jobIdFrom, verdict, write } from '../helpers/job.js';
 
 let fx: JobFixture;
@@ -68,3 +78,43 @@ it('bad specs: a clear error naming the flag and what exists', () => {
   expect(both.code).not.toBe(0);
   expect(both.stderr).toContain('not both');
 });
+
+it('the dashboard: m on 1.1, d on 1.3 shows the pair ii job diff --from 1.1 --to 1.3 prints', async () => {
+  const state = openStateStore({ dir: join(fx.tmp.path, 'state', 'incrementum') });
+  const dash = createDashboardStore({ repo: repoSlug(fx.repo), repoLabel: fx.repo, color: false });
+  const sync = new DashboardSync({ state, dash });
+  const actions = createActions({ state, dash, repoRoot: fx.repo, quit: () => {} });
+  sync.loadAll();
+  const app = render(createElement(Dashboard, { store: dash, actions, size: { columns: 120, rows: 40 } }));
+  try {
+    await inputReady(app);
+    const { lastFrame, stdin } = app;
+    await frameWith(lastFrame, 'three iterations');
+    stdin.write(KEY.enter);
+    await frameWith(lastFrame, 'Committed (1)');
+    stdin.write(KEY.enter);
+    await frameWith(lastFrame, 'Rejected (2)');
+    stdin.write('m');
+    await frameWith(lastFrame, 'marked 1.1');
+    stdin.write(KEY.right);
+    stdin.write('d');
+    const cli = json('--from', '1.1', '--to', '1.3');
+    const f = await frameWith(lastFrame, 'Diff of iterations 1.1 → 1.3', '+three', 'A c.txt', 'M a.txt');
+    expect(f).toContain(`summary: ${cli.summary}`.slice(0, 60));
+    const shown = dash.getState().diffs[diffKey(jobId, 1, 3, { change: 1, iteration: 1 })]!.loaded!;
+    const pick = (d: LoadedIterationDiff) => ({
+      from: d.from_iteration,
+      added: d.files_added,
+      modified: d.files_modified,
+      removed: d.files_removed,
+      usage: d.usage_delta,
+      summary: d.summary,
+      diff: d.diff,
+    });
+    expect(pick(shown)).toEqual(pick(cli));
+  } finally {
+    app.unmount();
+    await sync.close();
+    state.close();
+  }
+}, 120_000);
