@@ -88,9 +88,16 @@ export function commitDetailLines(
   } else if (commit.tests_passed === false)
     out.push('review: none (the tests failed; only passing work is reviewed)');
   else if (isLast && job.status !== 'active')
-    out.push(`review: none (the job ${job.status} before its review)`);
+    // The reason is why there is no review: said on the review line, not left to be found below.
+    out.push(
+      ...wrap([
+        job.failure_reason
+          ? `review: none, the job ${job.status} before its review: ${shownText(job.failure_reason).replace(/\n/g, ' ')}`
+          : `review: none (the job ${job.status} before its review)`,
+      ]),
+    );
   else out.push('review: none yet');
-  if (isLast && job.failure_reason)
+  if (isLast && job.failure_reason && (commit.review || commit.tests_passed === false))
     out.push(...wrap([`job ${job.status}: ${shownText(job.failure_reason).replace(/\n/g, ' ')}`]));
   // What decided the iteration (tests, review, reason) comes first: it is what a person opens this for.
   out.push('', 'draft message:', ...shownLines(commit.draft_message || '(none yet)').map((l) => `  ${l}`));

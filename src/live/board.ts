@@ -38,6 +38,24 @@ const FINISHED = new Set(['Completed', 'Failed', 'Abandoned']);
 
 const money = (c: number) => (c > 0 ? ` $${c.toFixed(2)}` : '');
 
+/**
+ * A failed job's reason on one line: its first line (the rest, such as what
+ * to do, is in the job's detail), shown escaped and redacted.
+ */
+export function reasonLine(job: Job): string {
+  const first = (job.failure_reason ?? '').split('\n').find((l) => l.trim()) ?? '';
+  return first ? shownLine(first.trim()) : `the job ${job.status}`;
+}
+
+/** Why an iteration has no review when its job ended before one: the failure reason, or null. */
+function noReviewWhy(job: Job, change: number, iteration: number): string | null {
+  const ch = job.changes[change];
+  const c = ch?.commits[iteration];
+  const last = change === job.changes.length - 1 && iteration === (ch?.commits.length ?? 0) - 1;
+  if (!c || c.review || !last || job.status !== 'failed') return null;
+  return `no review: ${reasonLine(job)}`;
+}
+
 function commitOutcome(c: JobCommit | undefined): string {
   if (!c) return 'no iteration yet';
   if (c.review) return `review ${c.review.outcome}`;
@@ -61,9 +79,7 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
     job.status === 'active'
       ? `${job.stage}${ch ? ` · c${job.changes.length} i${iterationCount(ch)}` : ''}`
       : job.status === 'failed'
-        ? job.failure_reason
-          ? shownLine(job.failure_reason)
-          : 'failed'
+        ? reasonLine(job)
         : count(job.changes.length, 'change');
   const tone: Tone = stale
     ? 'warn'
@@ -107,8 +123,11 @@ export function changeCard(job: Job, change: JobChange, index: number): CardData
   return {
     key: String(index),
     title: `#${index + 1} ${visibleLine(change.change_id.slice(0, 9))}`,
-    detail: `${change.commits.length} iter · ${commitOutcome(last)}`,
-    tone: col === 'Committed' ? 'ok' : col === 'Abandoned' ? 'dim' : 'active',
+    detail:
+      col === 'Failed'
+        ? `${change.commits.length} iter · job failed: ${reasonLine(job)}`
+        : `${change.commits.length} iter · ${commitOutcome(last)}`,
+    tone: col === 'Committed' ? 'ok' : col === 'Failed' ? 'bad' : col === 'Abandoned' ? 'dim' : 'active',
     stale: false,
     version: `${job.updated_at}|${job.status}`,
   };
@@ -120,7 +139,14 @@ function buildChanges(job: Job | undefined): ColumnData[] {
   return CHANGE_COLUMNS.map((title) => ({ title, cards: cols.get(title)! }));
 }
 
-export function commitCard(commit: JobCommit, index: number, version: string, marked = false): CardData {
+export function commitCard(
+  commit: JobCommit,
+  index: number,
+  version: string,
+  marked = false,
+  /** Why it has no review (its job failed first), shown instead of its outcome. */
+  noReview: string | null = null,
+): CardData {
   const subject = shownLines(commit.draft_message)[0] || '(no message yet)';
   const adds = commit.files.reduce((n, f) => n + f.additions, 0);
   const dels = commit.files.reduce((n, f) => n + f.deletions, 0);
@@ -128,7 +154,11 @@ export function commitCard(commit: JobCommit, index: number, version: string, ma
     key: String(index),
     // The marked iteration (m) says so on its card: d diffs others against it.
     title: `${marked ? '◆ marked · ' : ''}i${index + 1} ${commit.commit_id.slice(0, 7)} ${subject}`,
-    detail: `${count(commit.files.length, 'file')} +${adds} -${dels} · ${commitOutcome(commit)}`,
+    detail: `${count(commit.files.length, 'file')} +${adds} -${dels} · ${
+      noReview
+        ? `${commit.tests_passed === false ? 'tests failed · ' : ''}${noReview}`
+        : commitOutcome(commit)
+    }`,
     tone:
       commit.review?.outcome === 'ACCEPT'
         ? 'ok'
@@ -149,7 +179,15 @@ function buildCommits(job: Job | undefined, changeIndex: number | null, mark: Ma
       const marked = mark?.jobId === job.id && mark.change === changeIndex + 1 && mark.iteration === i + 1;
       cols
         .get(commitColumn(c, { isCurrent: i === n - 1 && changeIndex === job.changes.length - 1, job }))!
-        .push(commitCard(c, i, `${job.updated_at}|${job.status}|${job.stage}|${marked}`, marked));
+        .push(
+          commitCard(
+            c,
+            i,
+            `${job.updated_at}|${job.status}|${job.stage}|${marked}`,
+            marked,
+            noReviewWhy(job, changeIndex, i),
+          ),
+        );
     });
   }
   return COMMIT_COLUMNS.map((title) => ({ title, cards: cols.get(title)! }));

@@ -97,7 +97,14 @@ export function jobColumn(job: Pick<Job, 'status' | 'stage'>): JobColumn {
   return job.status === 'active' ? STAGE_COLUMN[job.stage] : STATUS_COLUMN[job.status];
 }
 
-export const CHANGE_COLUMNS = ['Implementing', 'Testing', 'Reviewing', 'Committed', 'Abandoned'] as const;
+export const CHANGE_COLUMNS = [
+  'Implementing',
+  'Testing',
+  'Reviewing',
+  'Committed',
+  'Failed',
+  'Abandoned',
+] as const;
 export type ChangeColumn = (typeof CHANGE_COLUMNS)[number];
 
 /**
@@ -105,12 +112,18 @@ export type ChangeColumn = (typeof CHANGE_COLUMNS)[number];
  * matches wins, so a change is in exactly one column:
  *
  *  1. last review ACCEPT                         → Committed
- *  2. last review ABANDON, or the job is no longer
- *     active (nobody will move the change on)    → Abandoned
- *  3. no commit yet                              → Implementing
- *  4. tests failed, or review REQUEST_CHANGES    → Implementing (the agent reworks it)
- *  5. tests not run yet (tests_passed null)      → Testing
- *  6. tests passed, no review yet                → Reviewing
+ *  2. last review ABANDON                        → Abandoned
+ *  3. the job failed (nobody will move it on)    → Failed
+ *  4. the job ended otherwise (completed or
+ *     abandoned before this change was accepted) → Abandoned
+ *  5. no commit yet                              → Implementing
+ *  6. tests failed, or review REQUEST_CHANGES    → Implementing (the agent reworks it)
+ *  7. tests not run yet (tests_passed null)      → Testing
+ *  8. tests passed, no review yet                → Reviewing
+ *
+ * A failed job's change was not given up by anyone: calling it Abandoned
+ * sent people looking for who abandoned it, when the job's failure reason
+ * is the answer.
  *
  * The old rules put a commit with no review in both Implementing and Testing;
  * rule 5 settles it: a commit exists only after the agent finished its pass,
@@ -119,7 +132,9 @@ export type ChangeColumn = (typeof CHANGE_COLUMNS)[number];
 export function changeColumn(change: JobChange, job: Pick<Job, 'status'>): ChangeColumn {
   const last = change.commits.at(-1);
   if (last?.review?.outcome === 'ACCEPT') return 'Committed';
-  if (last?.review?.outcome === 'ABANDON' || job.status !== 'active') return 'Abandoned';
+  if (last?.review?.outcome === 'ABANDON') return 'Abandoned';
+  if (job.status === 'failed') return 'Failed';
+  if (job.status !== 'active') return 'Abandoned';
   if (!last) return 'Implementing';
   if (last.tests_passed === false || last.review?.outcome === 'REQUEST_CHANGES') return 'Implementing';
   if (last.tests_passed === null) return 'Testing';

@@ -85,8 +85,8 @@ it('the iteration detail shows the failing command output at 80×24: its end, an
   app = await renderDashboard(fx, { columns: 80, rows: 24 });
   await frameWith(app.lastFrame, 'sum');
   app.stdin.write(KEY.enter);
-  await frameWith(app.lastFrame, 'Abandoned (1)');
-  app.stdin.write(KEY.right);
+  await frameWith(app.lastFrame, 'Failed (1)');
+  app.stdin.write('j');
   await waitFor(() => fx!.dash.getState().nav.sel.changes.key != null, 'the cursor on the change');
   app.stdin.write(KEY.enter);
   await frameWith(app.lastFrame, 'iteration');
@@ -155,4 +155,32 @@ it('l on a finished job is its whole log; f lists its files from the record', as
   app.stdin.write('f');
   const files = await frameWith(app.lastFrame, 'Modified files', 'src/f0.ts');
   expect(files).not.toContain('no files modified');
+});
+
+it('a failed job’s change is Failed, not Abandoned, and its last iteration says why it has no review', async () => {
+  fx = dashFixture();
+  const job = makeJob(fx.state, { title: 'crashed', changes: 1, iterations: 2, tested: true });
+  fx.state.jobs.finish(
+    job.id,
+    'failed',
+    'the review agent crashed: exit 137\nRun it again with ii job retry.',
+  );
+  app = await renderDashboard(fx, { columns: 120, rows: 30 });
+  const { lastFrame, stdin } = app;
+  // The jobs board's card shows the reason's first line, not an escaped "\n" run.
+  let f = await frameWith(lastFrame, 'the review agent');
+  expect(f).not.toContain('\\n');
+  stdin.write(KEY.enter);
+  f = await frameWith(lastFrame, 'Failed (1)', 'job failed: the review');
+  expect(f).not.toMatch(/Aband\w* \(1\)/);
+  stdin.write(KEY.enter);
+  // i1 was reviewed (REQUEST_CHANGES); i2, the last, never was: its card says why.
+  await frameWith(lastFrame, 'no review: the review ag');
+  stdin.write('j');
+  stdin.write(KEY.enter);
+  f = await frameWith(
+    lastFrame,
+    'review: none, the job failed before its review: the review agent crashed: exit 137',
+  );
+  expect(f).not.toContain('review: none yet');
 });

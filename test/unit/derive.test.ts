@@ -89,13 +89,18 @@ describe('change column precedence', () => {
     expect(changeColumn(change([commit({ tests_passed: true, review: review('ABANDON') })]), active)).toBe(
       'Abandoned',
     ));
-  it.each(['failed', 'abandoned', 'completed'] as const)(
-    'unfinished change of a %s job → Abandoned',
-    (status) => {
-      expect(changeColumn(change([]), job({ status }))).toBe('Abandoned');
-      expect(changeColumn(change([commit()]), job({ status }))).toBe('Abandoned');
-    },
-  );
+  it.each(['abandoned', 'completed'] as const)('unfinished change of a %s job → Abandoned', (status) => {
+    expect(changeColumn(change([]), job({ status }))).toBe('Abandoned');
+    expect(changeColumn(change([commit()]), job({ status }))).toBe('Abandoned');
+  });
+  it('unfinished change of a failed job → Failed, not Abandoned: nobody gave it up', () => {
+    const failed = job({ status: 'failed' });
+    expect(changeColumn(change([]), failed)).toBe('Failed');
+    expect(changeColumn(change([commit({ tests_passed: true })]), failed)).toBe('Failed');
+    expect(changeColumn(change([commit({ tests_passed: true, review: review('ABANDON') })]), failed)).toBe(
+      'Abandoned',
+    );
+  });
 });
 
 describe('commit column precedence', () => {
