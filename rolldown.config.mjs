@@ -9,5 +9,15 @@ export default {
   platform: 'node',
   external: (id) =>
     !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('commander') && !/^[A-Za-z]:/.test(id),
-  output: { dir: 'dist/cli', format: 'esm', sourcemap: true },
+  output: {
+    dir: 'dist/cli',
+    format: 'esm',
+    sourcemap: true,
+    // A command's body is named for its folder (cli/job/do.ts -> cli-job-do),
+    // since every command group has an actions.ts and an index.ts.
+    chunkFileNames: (chunk) => {
+      const m = chunk.facadeModuleId?.match(/dist\/src\/(.+)\.js$/);
+      return `${m ? m[1].replaceAll('/', '-') : '[name]'}-[hash].js`;
+    },
+  },
 };

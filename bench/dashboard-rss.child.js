@@ -9,9 +9,9 @@ const [dist, stateDir] = process.argv.slice(2);
 const mb = () => process.memoryUsage().rss / 2 ** 20;
 const { openStateStore } = await import(`${dist}/src/state/index.js`);
 const floor = mb();
-// As src/cli/dashboard-run.ts does, before the jobs are loaded.
+// As src/cli/dashboard/run.ts does, before the jobs are loaded.
 (await import(`${dist}/src/live/heap.js`)).tuneHeapForDashboard();
-const { RENDER_OPTIONS } = await import(`${dist}/src/cli/dashboard-run.js`);
+const { RENDER_OPTIONS } = await import(`${dist}/src/cli/dashboard/run.js`);
 const { createDashboardStore } = await import(`${dist}/src/live/store.js`);
 const { DashboardSync } = await import(`${dist}/src/live/sync.js`);
 const { createActions } = await import(`${dist}/src/live/actions.js`);

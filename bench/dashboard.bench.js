@@ -196,7 +196,7 @@ async function keys(stateDir) {
   const { DashboardSync } = await import(join(dist, 'src', 'live', 'sync.js'));
   const { createActions } = await import(join(dist, 'src', 'live', 'actions.js'));
   const { Dashboard } = await import(join(dist, 'components', 'Dashboard.js'));
-  // As the dashboard runs (src/cli/dashboard-run.ts); the floor app runs under it too.
+  // As the dashboard runs (src/cli/dashboard/run.ts); the floor app runs under it too.
   (await import(join(dist, 'src', 'live', 'heap.js'))).tuneHeapForDashboard();
   const state = openStateStore({ dir: stateDir });
   const dash = createDashboardStore({ repo: null, repoLabel: 'bench' });

@@ -1,20 +1,18 @@
 // Entry point of the `ii` command: builds the commander program from one
-// file per command group and maps errors to exit codes.
+// folder per command group (its index.ts) and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../errors.js';
 import { visibleText } from '../text/sanitize.js';
-import { defaultArgv, registerDashboardCommand } from './dashboard.js';
-import { registerDoctorCommand } from './doctor.js';
-import { registerHelpCommand } from './help.js';
-import { registerInitCommand } from './init.js';
-import { registerJobCommands } from './job.js';
-import { registerJournalCommands } from './journal.js';
-import { registerJobLogsCommand } from './job-logs.js';
-import { registerJobRunCommands } from './job-run.js';
+import { defaultArgv, registerDashboardCommand } from './dashboard/index.js';
+import { registerDoctorCommand } from './doctor/index.js';
+import { registerHelpCommand } from './help/index.js';
+import { registerInitCommand } from './init/index.js';
+import { registerJobCommands, registerJobLogsCommand, registerJobRunCommands } from './job/index.js';
+import { registerJournalCommands } from './journal/index.js';
 import { guardOutput } from './output.js';
-import { registerDemoCommand } from './demo.js';
-import { registerTodoCommands } from './todo.js';
-import { registerWorkspaceCommands } from './workspace.js';
+import { registerDemoCommand } from './demo/index.js';
+import { registerTodoCommands } from './todo/index.js';
+import { registerWorkspaceCommands } from './workspace/index.js';
 
 /** Exit codes (documented in the README). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 3 } as const;

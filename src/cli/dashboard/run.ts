@@ -1,0 +1,109 @@
+// Runs the dashboard: the store and its sync, then the Ink app in the
+// alternate screen. The terminal is given back clean on quit, on a crash and
+// on SIGINT/SIGTERM.
+import { createElement } from 'react';
+import { UserError } from '../../errors.js';
+import { createActions } from '../../live/actions.js';
+import { readBanner } from '../../live/banner.js';
+import { tuneHeapForDashboard } from '../../live/heap.js';
+import { createDashboardStore } from '../../live/store.js';
+import { DashboardSync } from '../../live/sync.js';
+import { openStateStore } from '../../state/index.js';
+import { currentRepo, type RepoContext } from '../context.js';
+
+/** How the dashboard renders (bench/dashboard.bench.js measures keypresses with the same). */
+export const RENDER_OPTIONS = {
+  alternateScreen: true,
+  // A terminal is a terminal even under CI=true (the tmux test runs there).
+  interactive: true,
+  exitOnCtrlC: false,
+  patchConsole: true,
+  maxFps: 30,
+} as const;
+
+/** Leaves the alternate screen and shows the cursor: harmless when already done. */
+const RESTORE = '\x1b[?1049l\x1b[?25h';
+
+export async function runDashboard(opts: { all: boolean }): Promise<void> {
+  if (!process.stdout.isTTY || !process.stdin.isTTY)
+    throw new UserError(
+      'ii dashboard needs a terminal (its input and output must be a TTY).\n' +
+        'To list jobs from a script or a pipe, use: ii job list (or ii job list --json)',
+    );
+  let repo: RepoContext | null = null;
+  try {
+    repo = currentRepo();
+  } catch (err) {
+    if (!opts.all && !(err instanceof UserError)) throw err;
+  }
+  tuneHeapForDashboard();
+  const scope = opts.all || !repo ? null : repo.slug;
+  const state = openStateStore();
+  const dash = createDashboardStore({
+    repo: scope,
+    repoLabel: scope && repo ? repo.root : 'all repositories',
+    banner: readBanner(process.env),
+    color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
+  });
+  const sync = new DashboardSync({ state, dash });
+  sync.loadAll();
+  sync.start();
+
+  const [{ render }, { Dashboard }] = await Promise.all([
+    import('ink'),
+    import('../../../components/Dashboard.js'),
+  ]);
+  let quit: () => void = () => {};
+  const actions = createActions({
+    state,
+    dash,
+    repoRoot: repo?.root ?? null,
+    onChanged: () => sync.refreshJobs(),
+    quit: () => quit(),
+  });
+  const app = render(createElement(Dashboard, { store: dash, actions }), RENDER_OPTIONS);
+  quit = () => app.unmount();
+
+  const restore = () => {
+    try {
+      app.unmount();
+    } catch {}
+    process.stdout.write(RESTORE);
+  };
+  const onSignal = (sig: NodeJS.Signals) => {
+    restore();
+    void sync.close();
+    state.close();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  const onCrash = (err: unknown) => {
+    restore();
+    // A damaged store (met by a refresh) is no crash: its message says what to do.
+    process.stderr.write(
+      err instanceof UserError
+        ? `ii: ${err.message}\n`
+        : `ii: dashboard crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(err instanceof UserError ? err.exitCode : 3);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  try {
+    await app.waitUntilExit();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+    process.stdout.write(RESTORE);
+    await sync.close();
+    state.close();
+    // Nothing of the dashboard may keep the process alive once it has quit.
+    process.stdin.pause();
+    process.stdin.unref?.();
+  }
+}

@@ -1,0 +1,28 @@
+// The body of ii job diff (definition in index.ts): one iteration against the
+// previous one, or any two iterations.
+import { UserError } from '../../errors.js';
+import { loadIterationDiff, locateIteration, locateIterationPair } from '../../history/iteration-diff.js';
+import { redactDeep } from '../../text/redact.js';
+import { currentRepo, withStore } from '../context.js';
+import { printJson, style } from '../format.js';
+import { renderIterationDiff } from './diff-view.js';
+import type { DiffOptions } from './options.js';
+
+export async function jobDiff(id: string, o: DiffOptions): Promise<void> {
+  if ((o.from !== undefined || o.to !== undefined) && (o.change !== undefined || o.iteration !== undefined))
+    throw new UserError('give either --change/--iteration or --from/--to, not both.');
+  const repo = currentRepo();
+  const job = await withStore((s) => s.jobs.resolve(repo.slug, id));
+  const last = () => {
+    const r = locateIteration(job);
+    return `${r.change}.${r.iteration}`;
+  };
+  const ref =
+    o.from !== undefined || o.to !== undefined
+      ? locateIterationPair(job, o.from ?? last(), o.to ?? last())
+      : locateIteration(job, o.change, o.iteration);
+  const { GitVcs } = await import('../../vcs/git.js');
+  const d = await loadIterationDiff(new GitVcs(), job, ref, [repo.root]);
+  if (o.json) return printJson(redactDeep(d));
+  process.stdout.write(renderIterationDiff(d, d.diff, d.diff_error, style()) + '\n');
+}

@@ -1,0 +1,197 @@
+// The body of ii job do (definition in index.ts), and the foreground run that
+// ii job retry shares. Thin: resolve or create the todo, hand the work to
+// src/job, print progress and the outcome.
+import { UserError } from '../../errors.js';
+import { describeCleanup } from '../../job/dead-runner.js';
+import { checkIdentity } from '../../doctor/repo-checks.js';
+import { loadConfig } from '../../job/config.js';
+import { checkLaunch, launchJob, type JobDeps } from '../../job/launch.js';
+import type { Job } from '../../model/job.js';
+import type { Todo } from '../../model/todo.js';
+import type { NewTodo, StateStore } from '../../state/api.js';
+import { appendEvent } from '../../state/events.js';
+import { shownText } from '../../text/shown.js';
+import { parseTodoTemplate, todoTemplate } from '../../todo/edit-template.js';
+import { currentRepo, withStore, type RepoContext } from '../context.js';
+import { editText } from '../editor.js';
+import { style } from '../format.js';
+import { keepRunningWithoutOutput } from '../output.js';
+import { createProgress } from '../progress.js';
+import { jobContextLines } from './context-lines.js';
+import { realDeps } from './deps.js';
+import type { DoOptions } from './options.js';
+import { progressPrinter } from './progress-printer.js';
+
+const autoCommitFlag = (v: string | undefined): boolean | undefined => {
+  if (v === undefined) return undefined;
+  if (/^(true|yes|on|1)$/i.test(v)) return true;
+  if (/^(false|no|off|0)$/i.test(v)) return false;
+  throw new UserError(`--auto-commit takes true or false, not "${v}".`);
+};
+
+/**
+ * A job runs for minutes: a damaged store is worth finding (quick_check, ~170 ms
+ * on a 10,000-job store) before it creates a todo, a workspace and a job.
+ */
+export const RUN_CHECK = { integrityCheck: true };
+
+export async function jobDo(id: string | undefined, o: DoOptions): Promise<void> {
+  const repo = currentRepo();
+  const config = loadConfig(repo.root);
+  const deps = await realDeps();
+  const run = {
+    ...(o.rev ? { rev: o.rev } : {}),
+    ...(o.agent ? { agent: o.agent } : {}),
+    autoCommit: autoCommitFlag(o.autoCommit === true ? 'true' : (o.autoCommit as string | undefined)),
+    ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
+  };
+  // Before a todo is created (or an editor opened for one): a start that
+  // fails on something known now must not leave a stray open todo behind.
+  await checkLaunch(deps, { repo, config, ...run });
+  const code = await withStore(async (store) => {
+    const todo = resolveOrCreateTodo(store, repo, id, o);
+    return runJob(deps, store, repo, config, todo, run);
+  }, RUN_CHECK);
+  process.exitCode = code;
+}
+
+function resolveOrCreateTodo(
+  store: StateStore,
+  repo: RepoContext,
+  id: string | undefined,
+  o: DoOptions,
+): Todo {
+  if (id) {
+    if (o.title) throw new UserError('give either a todo id or --title, not both.');
+    return store.todos.resolve(repo.slug, id);
+  }
+  const given: NewTodo = {
+    title: o.title ?? '',
+    description: o.desc ?? '',
+    type: o.type,
+    priority: o.priority,
+    deps: o.deps,
+  };
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const wantEditor = o.edit === true || (o.edit !== false && !o.title);
+  if (wantEditor) {
+    if (!interactive)
+      throw new UserError(
+        'no todo given: pass a todo id, or --title "..." to create one (the editor opens only on a terminal).',
+      );
+    return store.todos.create(repo.slug, parseTodoTemplate(editText(todoTemplate(given))));
+  }
+  if (!given.title) throw new UserError('no todo given: pass a todo id, or --title "..." to create one.');
+  return store.todos.create(repo.slug, given);
+}
+
+/** Runs one job in the foreground with progress on stderr; returns the exit code. */
+export async function runJob(
+  deps: JobDeps,
+  store: StateStore,
+  repo: RepoContext,
+  config: ReturnType<typeof loadConfig>,
+  todo: Todo,
+  o: {
+    rev?: string;
+    agent?: string;
+    autoCommit?: boolean | undefined;
+    retriedFrom?: string;
+    allowFailingBaseline?: boolean;
+  },
+): Promise<number> {
+  const st = style(process.stderr.isTTY === true && !process.env.NO_COLOR);
+  const progress = createProgress(process.stderr);
+  const printer = progressPrinter(progress, st);
+  const { writeJournal } = await import('../../journal/index.js');
+  // A closed pipe (ii job do | head) must not kill the runner, not even while
+  // it claims the workspace: the job runs on to its end with its output
+  // dropped, and its event log says so.
+  let jobId: string | null = null;
+  keepRunningWithoutOutput(() => {
+    if (jobId)
+      appendEvent(store.dir, jobId, 'warning', {
+        message: 'the output of ii job do was closed (a pipe or terminal); the job runs on without it',
+      });
+  });
+  const launched = await launchJob(deps, {
+    store,
+    stateDir: store.dir,
+    repo,
+    config,
+    todo,
+    ...(o.rev ? { rev: o.rev } : {}),
+    ...(o.agent ? { agent: o.agent } : {}),
+    ...(o.autoCommit !== undefined ? { autoCommit: o.autoCommit } : {}),
+    ...(o.retriedFrom ? { retriedFrom: o.retriedFrom } : {}),
+    ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
+    onEvent: printer.onEvent,
+    onFinished: async (job) => {
+      await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });
+    },
+  });
+  const { job, runner, session, workspacePath, baseRev, changeId } = launched;
+  jobId = job.id;
+  for (const c of launched.endedStale)
+    progress.line(`job ${c.job.id} of this todo failed (its runner was gone): ${describeCleanup(c)}`);
+  const context = jobContextLines(
+    {
+      jobId: job.id,
+      todo: store.todos.get(repo.slug, todo.id) ?? todo,
+      sessionId: session.id,
+      workspaceName: store.workspaces.list(repo.slug).find((w) => w.path === workspacePath)?.branch,
+      workspacePath,
+      baseRev,
+      changeId,
+      retriedFrom: o.retriedFrom,
+    },
+    st,
+  );
+  for (const line of context) progress.line(line);
+  const ident = checkIdentity(repo.root);
+  if (!ident.ok) progress.line(st.yellow(`warning: ${ident.detail}; ii doctor says how to set one`));
+
+  // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage: the runner
+  // cancels the agent and the tests, marks the job failed and releases the
+  // workspace; a second signal is ignored so that cleanup is never cut short.
+  const onSignal = (sig: NodeJS.Signals) => {
+    progress.line(st.yellow(`${sig}: stopping the job (cancelling the agent, releasing the workspace)…`));
+    runner.cancel({ status: 'failed', reason: `interrupted (${sig})` });
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const sig of signals) process.on(sig, onSignal);
+  let final: Job;
+  try {
+    final = await runner.run();
+  } finally {
+    for (const sig of signals) process.off(sig, onSignal);
+    progress.done();
+  }
+  return report(final, printer.state.finalCommit, st);
+}
+
+function report(job: Job, finalCommit: string | null, st: ReturnType<typeof style>): number {
+  const changes = job.changes.length;
+  if (job.status === 'completed') {
+    const last = finalCommit ?? job.changes.at(-1)?.commits.at(-1)?.commit_id ?? null;
+    process.stderr.write(
+      st.green(`job ${job.id} completed`) +
+        ` · ${changes} change${changes === 1 ? '' : 's'}` +
+        (last ? ` · final commit ${last}` : ' · no code changes were needed') +
+        '\n',
+    );
+    if (last) {
+      process.stderr.write(
+        `bring it into your branch: git merge --ff-only ${last}  (or: git cherry-pick ${(job.base_rev ?? '').slice(0, 10)}..${last.slice(0, 10)})\n`,
+      );
+      process.stdout.write(`${last}\n`);
+    }
+    return 0;
+  }
+  process.stderr.write(
+    st.red(`job ${job.id} ${job.status}`) +
+      `: ${job.failure_reason ? shownText(job.failure_reason) : 'no reason recorded'}\n` +
+      `see: ii job show ${job.id} · ii job logs ${job.id} · retry: ii job retry ${job.id}\n`,
+  );
+  return 1;
+}

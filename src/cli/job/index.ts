@@ -1,0 +1,145 @@
+// ii job list | show | logs | do | retry | abandon | diff: definitions only.
+// Each body lives in its own file beside this one (list-show.ts, logs.ts,
+// do.ts, retry.ts, abandon.ts, diff.ts) and loads when its command runs, so
+// `ii job list` never loads the agent, git or template code `ii job do` needs.
+// `ii job journal | note` join this group from src/cli/journal.
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { JOB_STATUSES, TODO_TYPES } from '../../model/enums.js';
+import { parseList, parsePriority } from '../todo/options.js';
+import type {
+  AbandonOptions,
+  DiffOptions,
+  DoOptions,
+  ListOptions,
+  LogsOptions,
+  RetryOptions,
+  ShowOptions,
+} from './options.js';
+
+export function jobCommand(program: Command): Command {
+  return (
+    program.commands.find((c) => c.name() === 'job') ??
+    program.command('job').description('run and inspect jobs')
+  );
+}
+
+export function registerJobCommands(program: Command): void {
+  const job = jobCommand(program);
+  const actions = () => import('./list-show.js');
+
+  job
+    .command('list')
+    .description('list jobs of this repository (active ones unless --all or --status)')
+    .option('--status <status>', `only jobs with this status (${JOB_STATUSES.join(', ')}; any case)`)
+    .option('--all', 'include finished jobs')
+    .option('--json', 'print JSON')
+    .action(async (o: ListOptions) => (await actions()).jobList(o));
+
+  job
+    .command('show')
+    .description('show a job: its stage, feedback, agent sessions and change history')
+    .argument('<job>', 'job id or any unique prefix')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: ShowOptions) => (await actions()).jobShow(id, o));
+}
+
+/**
+ * ii job logs: every agent transcript of a job, in the order the sessions
+ * started, each under a header naming its purpose and id and followed by the
+ * events logged after it (tests, verdict, commit).
+ */
+export function registerJobLogsCommand(program: Command): void {
+  jobCommand(program)
+    .command('logs')
+    .description(
+      'every agent transcript of a job in order, with a header per agent session and what the job recorded after it',
+    )
+    .argument('<job>', 'job id or any unique prefix')
+    .option(
+      '--json',
+      'each recorded transcript line as JSON, tagged with its agent session (secrets redacted)',
+    )
+    .option(
+      '--tests',
+      'only the test runs, each with its whole output (redacted, control characters escaped)',
+    )
+    .action(async (id: string, o: LogsOptions) => (await import('./logs.js')).jobLogs(id, o));
+}
+
+const BASELINE_HELP =
+  'go on when the tests already fail on the untouched base (normally the job stops before any agent turn); the review is told which were failing';
+
+/** ii job do | retry | abandon | diff: the commands that start, stop and compare jobs. */
+export function registerJobRunCommands(program: Command): void {
+  const job = jobCommand(program);
+
+  job
+    .command('do')
+    .description(
+      'run a todo as a job: an agent implements it in a fresh git worktree, the tests run, an agent reviews, the change is committed; loops until the work is accepted',
+    )
+    .argument('[todo]', 'todo id or any unique prefix (omit it to create one with --title or in $EDITOR)')
+    .option('--title <title>', 'create a new todo with this title and run it')
+    .addOption(new Option('--type <type>', 'type of the new todo').choices(TODO_TYPES).default('task'))
+    .option('--priority <0-4>', 'priority of the new todo, 0 highest', parsePriority, 2)
+    .option('--description, --desc <text>', 'description of the new todo')
+    .option('--deps <ids>', 'comma-separated ids the new todo depends on', parseList, [])
+    .option(
+      '--edit',
+      'open $EDITOR on the new todo before running it (the default with no todo and no --title)',
+    )
+    .option('--no-edit', 'never open $EDITOR')
+    .option('--rev <rev>', 'base revision for the workspace (default: the trunk)')
+    .option(
+      '--agent <name|path>',
+      'agent preset (opencode, claude, gemini, codex, scripted) or a command path',
+    )
+    .option(
+      '--auto-commit [bool]',
+      'ask the agent to commit its own work after each implement pass (true|false)',
+    )
+    .option('--allow-failing-baseline', BASELINE_HELP)
+    .action(async (id: string | undefined, o: DoOptions) => (await import('./do.js')).jobDo(id, o));
+
+  job
+    .command('retry')
+    .description(
+      "a new job for the same todo as a finished one (the old job's history is kept), run in the foreground",
+    )
+    .argument('<job>', 'job id or any unique prefix')
+    .option('--agent <name|path>', 'agent preset or command path for the new job')
+    .option('--rev <rev>', 'base revision for the new workspace (default: the trunk)')
+    .option('--allow-failing-baseline', BASELINE_HELP)
+    .action(async (id: string, o: RetryOptions) => (await import('./retry.js')).jobRetry(id, o));
+
+  job
+    .command('abandon')
+    .description(
+      'stop a running job: its runner is asked to stop (within 2 s); a job whose runner is gone is cleaned up directly',
+    )
+    .argument('<job>', 'job id or any unique prefix')
+    .option('--reason <text>', 'why (recorded on the job)')
+    .option('--wait', 'wait until the runner has stopped the job')
+    .action(async (id: string, o: AbandonOptions) => (await import('./abandon.js')).jobAbandon(id, o));
+
+  job
+    .command('diff')
+    .description(
+      'an iteration against the previous one: stage, status, files, tokens and cost, then the code diff ' +
+        '(at most 2,000 lines a file and 10,000 in all; what is left out is said, with the git command that shows it; binary files by size)',
+    )
+    .argument('<job>', 'job id or any unique prefix')
+    .option('--change <n>', 'which change, 1-based (default: the last)', (v) => Number(v))
+    .option('--iteration <k>', 'which iteration of the change, 1-based (default: the last)', (v) => Number(v))
+    .option(
+      '--from <c.i>',
+      'compare two iterations, any pair, across changes too: the earlier one, as change.iteration (e.g. 1.1)',
+    )
+    .option('--to <c.i>', 'the other iteration of the pair (default: the last one)')
+    .option(
+      '--json',
+      'the iteration diff as JSON (the capped code diff as a string, diff_complete false when something was left out)',
+    )
+    .action(async (id: string, o: DiffOptions) => (await import('./diff.js')).jobDiff(id, o));
+}

@@ -1,0 +1,55 @@
+// The bodies of ii job list | show (definitions in index.ts).
+import { UserError } from '../../errors.js';
+import { JOB_STATUSES } from '../../model/enums.js';
+import type { JobStatus } from '../../model/job.js';
+import { escapeJsonText } from '../../text/json.js';
+import { redactDeep } from '../../text/redact.js';
+import { currentRepo, withStore } from '../context.js';
+import { printJson, style } from '../format.js';
+import { jobDetail, jobListTable } from './view.js';
+
+export async function jobList(o: { status?: string; all?: boolean; json?: boolean }): Promise<void> {
+  let status: JobStatus | undefined;
+  if (o.status) {
+    const s = o.status.toLowerCase();
+    status = JOB_STATUSES.find((v) => v === s);
+    if (!status) throw new UserError(`unknown status "${o.status}": use one of ${JOB_STATUSES.join(', ')}`);
+  }
+  const { slug } = currentRepo();
+  const filter = status ? { status } : { activeOnly: !o.all };
+  if (o.json) {
+    // The store writes the JSON text itself: no Job objects for thousands of
+    // jobs. Its control characters are escaped; secrets are not redacted here
+    // (ii job show --json is), as that would mean parsing every job again.
+    const text = await withStore((s) => s.jobs.listJson(slug, filter));
+    if (process.stdout.isTTY) return printJson(JSON.parse(text));
+    process.stdout.write(escapeJsonText(text) + '\n');
+    return;
+  }
+  const { jobs, total, todos } = await withStore((s) => {
+    const all = s.jobs.list(slug);
+    const jobs = status
+      ? all.filter((j) => j.status === status)
+      : o.all
+        ? all
+        : all.filter((j) => j.status === 'active');
+    return { jobs, total: all.length, todos: new Map(s.todos.list(slug).map((t) => [t.id, t])) };
+  });
+  if (jobs.length === 0) {
+    const hint =
+      total > 0 && !o.all ? ` (${total} finished job${total === 1 ? '' : 's'}: ii job list --all)` : '';
+    process.stdout.write(`No ${status ?? 'active'} jobs${hint}.\n`);
+    return;
+  }
+  process.stdout.write(jobListTable(jobs, todos, style()) + '\n');
+}
+
+export async function jobShow(id: string, o: { json?: boolean }): Promise<void> {
+  const { slug } = currentRepo();
+  const { job, todo } = await withStore((s) => {
+    const job = s.jobs.resolve(slug, id);
+    return { job, todo: s.todos.get(slug, job.todo_id) };
+  });
+  if (o.json) return printJson(redactDeep(job));
+  process.stdout.write(jobDetail(job, todo, style()) + '\n');
+}

@@ -1,0 +1,51 @@
+// The options of the ii job commands, as commander hands them to the bodies.
+// Their own file so the wiring (index.ts) and the bodies both import them and
+// neither imports the other's code.
+import type { Todo } from '../../model/todo.js';
+
+export interface ListOptions {
+  status?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+export interface ShowOptions {
+  json?: boolean;
+}
+
+export interface LogsOptions {
+  json?: boolean;
+  tests?: boolean;
+}
+
+export interface DoOptions {
+  title?: string;
+  type: Todo['type'];
+  priority: number;
+  desc?: string;
+  deps: string[];
+  edit?: boolean;
+  rev?: string;
+  agent?: string;
+  autoCommit?: boolean | string;
+  allowFailingBaseline?: boolean;
+}
+
+export interface RetryOptions {
+  agent?: string;
+  rev?: string;
+  allowFailingBaseline?: boolean;
+}
+
+export interface AbandonOptions {
+  reason?: string;
+  wait?: boolean;
+}
+
+export interface DiffOptions {
+  change?: number;
+  iteration?: number;
+  from?: string;
+  to?: string;
+  json?: boolean;
+}

@@ -1,0 +1,8 @@
+// The options of ii job journal, as commander hands them to the body. Their own file so
+// the wiring (index.ts) and the body (actions.ts) both import them and neither
+// imports the other.
+
+export interface JournalOptions {
+  json?: boolean;
+  force?: boolean;
+}

@@ -1,0 +1,45 @@
+// ii todo create | list | show: definitions only; the bodies live in
+// actions.ts and are imported when a command runs.
+import { Command, Option } from 'commander';
+import { TODO_STATUSES, TODO_TYPES } from '../../model/enums.js';
+import {
+  parseList,
+  parsePriority,
+  type TodoCreateOptions,
+  type TodoListOptions,
+  type TodoShowOptions,
+} from './options.js';
+
+export function registerTodoCommands(program: Command): void {
+  const todo = program.command('todo').description('create and inspect todos (the work you hand to agents)');
+  const actions = () => import('./actions.js');
+
+  todo
+    .command('create')
+    .description('create a todo; prints its id')
+    .requiredOption('--title <title>', 'one-line title')
+    .option('--description, --desc <text>', 'what to do, in as much detail as the agent needs', '')
+    .addOption(new Option('--type <type>', 'kind of work').choices(TODO_TYPES).default('task'))
+    .option('--priority <0-4>', '0 is the highest priority, 4 the lowest', parsePriority, 2)
+    .option('--deps <ids>', 'comma-separated ids (or prefixes) of todos this one depends on', parseList, [])
+    .option('--json', 'print the todo as JSON')
+    .action(async (o: TodoCreateOptions) => (await actions()).todoCreate(o));
+
+  todo
+    .command('list')
+    .description('list the todos of this repository')
+    .addOption(
+      new Option('--status <status>', 'only todos with this status')
+        .choices(TODO_STATUSES)
+        .argParser((v) => v.toLowerCase()),
+    )
+    .option('--json', 'print JSON')
+    .action(async (o: TodoListOptions) => (await actions()).todoList(o));
+
+  todo
+    .command('show')
+    .description('show one todo')
+    .argument('<id>', 'todo id or any unique prefix')
+    .option('--json', 'print JSON')
+    .action(async (id: string, o: TodoShowOptions) => (await actions()).todoShow(id, o));
+}

@@ -1,0 +1,59 @@
+// The bodies of ii workspace list | prune (definitions in index.ts).
+import { cleanUpDeadRunner, describeCleanup } from '../../job/dead-runner.js';
+import { localProbe } from '../../job/stale.js';
+import { isStale } from '../../model/derive.js';
+import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../../session/workspaces.js';
+import { visibleLine } from '../../text/sanitize.js';
+import { currentRepo, withStore } from '../context.js';
+import { age, printJson, style, table, type Style } from '../format.js';
+import type { WorkspaceListOptions } from './options.js';
+
+export async function workspaceList(o: WorkspaceListOptions): Promise<void> {
+  const { slug } = currentRepo();
+  const rows = await withStore((s) => listWorkspaces(s, slug));
+  if (o.json) return printJson(rows);
+  if (rows.length === 0) {
+    process.stdout.write('No workspaces yet: ii job do makes one.\n');
+    return;
+  }
+  process.stdout.write(workspaceTable(rows, style()) + '\n');
+}
+
+export async function workspacePrune(): Promise<void> {
+  const { root, slug } = currentRepo();
+  const pruned = await withStore(async (s) => {
+    // A job whose runner is gone still claims its workspace: end it (and what
+    // it left running) first, so its workspace is pruned like any finished one.
+    const { finishSession } = await import('../../session/index.js');
+    for (const job of s.jobs.list(slug, { activeOnly: true })) {
+      if (!isStale(job, Date.now(), localProbe)) continue;
+      const c = await cleanUpDeadRunner(s, s.dir, job, {
+        status: 'failed',
+        reason: `its runner${job.pid ? ` (pid ${job.pid})` : ''} was gone; ended by ii workspace prune`,
+        finishSession: (sessionId) => finishSession(s, sessionId, 'failed').then(() => {}),
+      });
+      process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.\n`);
+    }
+    return pruneWorkspaces(s, { root, slug, stateDir: s.dir });
+  });
+  if (pruned.length === 0) {
+    process.stdout.write('Nothing to prune.\n');
+    return;
+  }
+  for (const p of pruned) process.stdout.write(`removed ${p.path} (${p.reason})\n`);
+  process.stdout.write(`Pruned ${pruned.length} workspace${pruned.length === 1 ? '' : 's'}.\n`);
+}
+
+function workspaceTable(rows: WorkspaceInfo[], st: Style, now = Date.now()): string {
+  return table(
+    ['BRANCH', 'STATUS', 'TODO', 'BASE', 'UPDATED', 'PATH'],
+    rows.map((w) => [
+      visibleLine(w.branch),
+      !w.exists ? st.yellow('missing') : w.status === 'acquired' ? st.green('in use') : 'free',
+      w.todo_id ?? '',
+      w.base_rev ? w.base_rev.slice(0, 10) : 'N/A',
+      age(w.updated_at, now),
+      visibleLine(w.path),
+    ]),
+  );
+}

@@ -1,0 +1,7 @@
+// The options of ii workspace list, as commander hands them to the body. Their own file so
+// the wiring (index.ts) and the body (actions.ts) both import them and neither
+// imports the other.
+
+export interface WorkspaceListOptions {
+  json?: boolean;
+}
