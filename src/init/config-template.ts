@@ -63,5 +63,12 @@ ${setupLines(o.setup)}
 # where the filesystem can, else a copy; "hardlink": faster, but shares files
 # with this checkout; "off": always run the command):
 reuse = "clone"
+
+[run]
+# Jobs \`ii run\` keeps running at once (ii run --jobs N wins):
+jobs = 2
+# A todo whose jobs failed (or were abandoned) this many times is left alone
+# until \`ii todo reopen\`:
+max-attempts = 2
 `;
 }

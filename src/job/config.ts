@@ -57,11 +57,21 @@ const WorkspaceSection = z
   })
   .strict();
 
+const RunSection = z
+  .object({
+    /** Jobs `ii run` keeps running at once (--jobs wins). */
+    jobs: z.number().int().positive().default(2),
+    /** Failed or abandoned jobs after which `ii run` leaves a todo alone until `ii todo reopen`. */
+    'max-attempts': z.number().int().positive().default(2),
+  })
+  .strict();
+
 export const Config = z
   .object({
     agent: AgentSection.default(AgentSection.parse({})),
     job: JobSection.default(JobSection.parse({})),
     workspace: WorkspaceSection.default(WorkspaceSection.parse({})),
+    run: RunSection.default(RunSection.parse({})),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import type { AgentSpec } from '../agent/types.js';
 import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
+import { claimRefusal } from '../model/backlog.js';
 import type { Job } from '../model/job.js';
 import type { Session } from '../model/session.js';
 import type { Todo } from '../model/todo.js';
@@ -55,6 +56,12 @@ export interface LaunchInput {
   allowFailingBaseline?: boolean;
   onEvent?: (e: JobEvent) => void;
   onFinished?: (job: Job) => void | Promise<void>;
+  /**
+   * How the todo is claimed: 'manual' (default; a person chose it: refused
+   * only while another job holds it, a dead runner's job is ended first) or
+   * 'ready' (ii run: refused unless the todo is ready, model/backlog.ts).
+   */
+  claim?: 'manual' | 'ready';
 }
 
 export interface Launched {
@@ -95,47 +102,62 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   const { store, repo, todo } = i;
   const agent = await checkLaunch(deps, i);
   const config = i.config;
-  const active = store.jobs.list(repo.slug, { activeOnly: true }).filter((j) => j.todo_id === todo.id);
-  const running = active.find((j) => !isStale(j, Date.now(), localProbe));
-  if (running)
-    throw new UserError(
-      `todo ${todo.id} already has a running job, ${running.id} (${running.stage}). Watch it with ii job show ${running.id}, or stop it with ii job abandon ${running.id}.`,
-    );
-  // A job on this todo whose runner is gone ends before the new one starts:
-  // left active, it would keep its workspace and, abandoned later, reopen the
-  // todo under the new job.
+  const mode = i.claim ?? 'manual';
   const endedStale: DeadRunnerCleanup[] = [];
-  for (const old of active)
-    endedStale.push(
-      await cleanUpDeadRunner(store, i.stateDir, old, {
-        status: 'failed',
-        reason: `its runner${old.pid ? ` (pid ${old.pid})` : ''} was gone; a new job was started for the todo`,
-        finishSession: (sessionId) => deps.finishSession(store, sessionId, 'failed').then(() => {}),
-      }),
-    );
-  const { session, workspacePath, baseRev } = await deps.startSession(store, {
-    repoRoot: repo.root,
-    slug: repo.slug,
-    todoId: todo.id,
-    ...(i.rev ? { rev: i.rev } : {}),
-    stateDir: i.stateDir,
-    copy: config.workspace.copy,
-  });
-  try {
-    // The first change exists before the job starts (the spec's `jj new
-    // <base>`), so the job's context names it from the first line.
-    const changeBase = await deps.vcs.head(workspacePath);
-    const changeId = await deps.vcs.startChange(workspacePath);
-    const job = store.jobs.create(repo.slug, {
+  if (mode === 'manual') {
+    const active = store.jobs.list(repo.slug, { activeOnly: true }).filter((j) => j.todo_id === todo.id);
+    const running = active.find((j) => !isStale(j, Date.now(), localProbe));
+    if (running)
+      throw new UserError(
+        `todo ${todo.id} already has a running job, ${running.id} (${running.stage}). Watch it with ii job show ${running.id}, or stop it with ii job abandon ${running.id}.`,
+      );
+    // A job on this todo whose runner is gone ends before the new one starts:
+    // left active, it would keep its workspace and, abandoned later, reopen the
+    // todo under the new job.
+    for (const old of active)
+      endedStale.push(
+        await cleanUpDeadRunner(store, i.stateDir, old, {
+          status: 'failed',
+          reason: `its runner${old.pid ? ` (pid ${old.pid})` : ''} was gone; a new job was started for the todo`,
+          finishSession: (sessionId) => deps.finishSession(store, sessionId, 'failed').then(() => {}),
+        }),
+      );
+  }
+  // The claim: the job record and the todo in progress, in one transaction
+  // that checks the todo may still be taken. From here the job holds the
+  // todo; whatever fails below ends the job, so nothing is left held.
+  const job = store.jobs.claim(
+    repo.slug,
+    {
       todo_id: todo.id,
-      session_id: session.id,
-      base_rev: baseRev,
-      workspace_path: workspacePath,
       auto_commit: i.autoCommit ?? config.job['auto-commit'],
       retried_from: i.retriedFrom ?? null,
       pid: process.pid,
       host: hostname(),
+    },
+    (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
+  );
+  let started: Awaited<ReturnType<JobDeps['startSession']>>;
+  try {
+    started = await deps.startSession(store, {
+      repoRoot: repo.root,
+      slug: repo.slug,
+      todoId: todo.id,
+      ...(i.rev ? { rev: i.rev } : {}),
+      stateDir: i.stateDir,
+      copy: config.workspace.copy,
     });
+  } catch (err) {
+    failUnstarted(store, job, err);
+    throw err;
+  }
+  const { session, workspacePath, baseRev } = started;
+  try {
+    store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
+    // The first change exists before the job starts (the spec's `jj new
+    // <base>`), so the job's context names it from the first line.
+    const changeBase = await deps.vcs.head(workspacePath);
+    const changeId = await deps.vcs.startChange(workspacePath);
     const runner = new JobRunner({
       store,
       stateDir: i.stateDir,
@@ -157,9 +179,25 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       ...(i.onEvent ? { onEvent: i.onEvent } : {}),
       ...(i.onFinished ? { onFinished: i.onFinished } : {}),
     });
-    return { job, runner, session, workspacePath, baseRev, changeId, endedStale };
+    return {
+      job: store.jobs.get(job.id) ?? job,
+      runner,
+      session,
+      workspacePath,
+      baseRev,
+      changeId,
+      endedStale,
+    };
   } catch (err) {
+    store.jobs.finish(job.id, 'failed', `could not start: ${(err as Error).message}`);
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
     throw err;
   }
+}
+
+/** A claimed job whose workspace could not be made: failed, its todo open again. */
+function failUnstarted(store: StateStore, job: Job, err: unknown): void {
+  store.jobs.finish(job.id, 'failed', `could not start: ${(err as Error).message}`);
+  const todo = store.todos.get(job.repo, job.todo_id);
+  if (todo?.status === 'in_progress') store.todos.setStatus(job.repo, job.todo_id, 'open');
 }

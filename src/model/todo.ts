@@ -21,5 +21,10 @@ export const Todo = z.object({
   status: TodoStatus.default('open'),
   created_at: z.string(),
   updated_at: z.string(),
+  /**
+   * When `ii todo reopen` last gave the todo a fresh start: only jobs started
+   * after it count against `[run] max-attempts`. Absent in older records.
+   */
+  reopened_at: z.string().nullable().optional(),
 });
 export type Todo = z.infer<typeof Todo>;

@@ -22,6 +22,7 @@ import type {
   IterationSnapshot,
   ProcessGroup,
 } from '../model/index.js';
+import type { JobBrief } from '../model/backlog.js';
 
 export interface NewTodo {
   title: string;
@@ -31,8 +32,17 @@ export interface NewTodo {
   deps?: string[];
 }
 
+/** Fields `ii todo edit` changes; absent ones stay as they are. */
+export type TodoPatch = Partial<NewTodo>;
+
 export interface TodoStore {
   create(repo: string, input: NewTodo): Todo;
+  /** Refuses an unknown dep and a dep cycle (naming it) with a UserError; changes nothing then. */
+  update(repo: string, idOrPrefix: string, patch: TodoPatch): Todo;
+  /** Closed todos never run; refused while a job holds the todo. */
+  close(repo: string, idOrPrefix: string): Todo;
+  /** Open again with a fresh count of attempts ([run] max-attempts); refused while a job holds it. */
+  reopen(repo: string, idOrPrefix: string): Todo;
   list(repo: string, filter?: { status?: TodoStatus }): Todo[];
   /** Exact id or any unique prefix; throws UserError listing candidates otherwise. */
   resolve(repo: string, idOrPrefix: string): Todo;
@@ -89,7 +99,17 @@ export interface JobStore {
   listChangedAfter(after: number, repo?: string | null): Job[];
   setStage(id: string, stage: JobStage): Job;
   setFeedback(id: string, feedback: string | null): Job;
-  setSession(id: string, session_id: string, workspace_path: string): Job;
+  /** The job's session and workspace, and its base revision once the workspace has one. */
+  setSession(id: string, session_id: string, workspace_path: string, base_rev?: string): Job;
+  /** The backlog's view of every job of a repo (model/backlog.ts), cheap enough to poll. */
+  briefs(repo: string): JobBrief[];
+  /**
+   * Creates a job for input.todo_id and marks the todo in progress, in one
+   * write transaction (BEGIN IMMEDIATE) that first asks `check` whether the
+   * todo may still be claimed: two processes never get the same todo.
+   * Throws ClaimRefused (a UserError) with check's reason.
+   */
+  claim(repo: string, input: NewJob, check: (todos: Todo[], jobs: JobBrief[]) => string | null): Job;
   addAgentSession(id: string, ref: AgentSessionRef): Job;
   /**
    * Records the usage an agent session reported over its whole life and adds

@@ -12,12 +12,17 @@ import type {
   JobStatus,
   Usage,
 } from '../../model/job.js';
+import type { JobBrief } from '../../model/backlog.js';
 import { matchPrefix } from '../../model/prefix.js';
 import { fromMicros, MAX_MICROS, normalizeUsage, toMicros } from '../../model/usage.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import { statements, transaction } from './db.js';
 import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
+import { toTodo, type TodoRow } from './todos.js';
+
+/** A claim the backlog refused (model/backlog.ts claimRefusal says why). */
+export class ClaimRefused extends UserError {}
 
 interface JobRow {
   id: string;
@@ -101,6 +106,41 @@ const toCommit = (c: CommitRow, review: JobReview | null): JobCommit => ({
  * from BEGIN IMMEDIATE, so versions follow commit order whatever the clocks say.
  */
 const NEXT_VERSION = "(SELECT value + 1 FROM meta WHERE key = 'version')";
+
+/** What the backlog needs of each job of a repo, without loading the jobs (model/backlog.ts). */
+const BRIEFS = `SELECT j.id, j.todo_id, j.status, j.stage, j.started_at, j.completed_at, j.pid, j.host,
+    j.heartbeat_at, j.updated_at, j.cost_micros,
+    (SELECT COUNT(*) FROM commits c WHERE c.job_id = j.id
+       AND c.change_seq = (SELECT MAX(seq) FROM changes WHERE job_id = j.id)) AS iteration
+  FROM jobs j WHERE j.repo = ?`;
+interface BriefRow {
+  id: string;
+  todo_id: string;
+  status: string;
+  stage: string;
+  started_at: string;
+  completed_at: string | null;
+  pid: number | null;
+  host: string | null;
+  heartbeat_at: string | null;
+  updated_at: string;
+  cost_micros: number;
+  iteration: number;
+}
+const toBrief = (r: BriefRow): JobBrief => ({
+  id: r.id,
+  todo_id: r.todo_id,
+  status: r.status as JobStatus,
+  stage: r.stage as JobStage,
+  started_at: r.started_at,
+  completed_at: r.completed_at,
+  pid: r.pid,
+  host: r.host,
+  heartbeat_at: r.heartbeat_at,
+  updated_at: r.updated_at,
+  cost: fromMicros(r.cost_micros),
+  iteration: r.iteration,
+});
 
 /** The columns a Job is made of: not list_json, the job's text for listings (job-json.ts). */
 const JOB_COLUMNS = `id, repo, todo_id, session_id, stage, status, feedback, project_review, pid, host,
@@ -229,6 +269,34 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     return opts.activeOnly ? ["repo = ? AND status = 'active'", [repo]] : ['repo = ?', [repo]];
   }
 
+  /** The new job's row (inside the caller's transaction). */
+  function insertJob(repo: string, input: NewJob): Job {
+    let id = shortId(input.todo_id);
+    while (jobRow.get(id)) id = shortId(input.todo_id);
+    const now = nowIso();
+    q(
+      `INSERT INTO jobs (id, repo, todo_id, session_id, stage, status, base_rev, workspace_path, auto_commit,
+         pid, host, heartbeat_at, started_at, updated_at, retried_from, changed_version)
+       VALUES (?,?,?,?,'implementing','active',?,?,?,?,?,?,?,?,?, ${NEXT_VERSION})`,
+    ).run(
+      id,
+      repo,
+      input.todo_id,
+      input.session_id ?? null,
+      input.base_rev ?? null,
+      input.workspace_path ?? null,
+      input.auto_commit === false ? 0 : 1,
+      input.pid ?? null,
+      input.host ?? null,
+      input.pid != null ? now : null,
+      now,
+      now,
+      input.retried_from ?? null,
+    );
+    refreshJobJson(db, id);
+    return mustGet(id);
+  }
+
   function mustGet(id: string): Job {
     const job = load('id = ?', [id])[0];
     if (!job) throw new UserError(`no job ${id}`);
@@ -273,31 +341,24 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
 
   const store: JobStore = {
     create(repo, input: NewJob) {
+      return transaction(db, () => insertJob(repo, input));
+    },
+    briefs(repo) {
+      return (q(BRIEFS).all(repo) as unknown as BriefRow[]).map(toBrief);
+    },
+    claim(repo, input, check) {
       return transaction(db, () => {
-        let id = shortId(input.todo_id);
-        while (jobRow.get(id)) id = shortId(input.todo_id);
-        const now = nowIso();
-        q(
-          `INSERT INTO jobs (id, repo, todo_id, session_id, stage, status, base_rev, workspace_path, auto_commit,
-             pid, host, heartbeat_at, started_at, updated_at, retried_from, changed_version)
-           VALUES (?,?,?,?,'implementing','active',?,?,?,?,?,?,?,?,?, ${NEXT_VERSION})`,
-        ).run(
-          id,
+        const todos = (q('SELECT * FROM todos WHERE repo = ?').all(repo) as unknown as TodoRow[]).map(toTodo);
+        const jobs = (q(BRIEFS).all(repo) as unknown as BriefRow[]).map(toBrief);
+        const refusal = check(todos, jobs);
+        if (refusal !== null) throw new ClaimRefused(refusal);
+        const job = insertJob(repo, input);
+        q("UPDATE todos SET status = 'in_progress', updated_at = ? WHERE repo = ? AND id = ?").run(
+          nowIso(),
           repo,
           input.todo_id,
-          input.session_id ?? null,
-          input.base_rev ?? null,
-          input.workspace_path ?? null,
-          input.auto_commit === false ? 0 : 1,
-          input.pid ?? null,
-          input.host ?? null,
-          input.pid != null ? now : null,
-          now,
-          now,
-          input.retried_from ?? null,
         );
-        refreshJobJson(db, id);
-        return mustGet(id);
+        return job;
       });
     },
     get: (id) => load('id = ?', [id])[0] ?? null,
@@ -330,9 +391,15 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         touch(id, 'feedback = ?', [feedback]);
         return mustGet(id);
       }),
-    setSession: (id, session_id, workspace_path) =>
+    setSession: (id, session_id, workspace_path, base_rev) =>
       transaction(db, () => {
-        touch(id, 'session_id = ?, workspace_path = ?', [session_id, workspace_path]);
+        if (base_rev !== undefined)
+          touch(id, 'session_id = ?, workspace_path = ?, base_rev = ?', [
+            session_id,
+            workspace_path,
+            base_rev,
+          ]);
+        else touch(id, 'session_id = ?, workspace_path = ?', [session_id, workspace_path]);
         return mustGet(id);
       }),
     addAgentSession: (id, ref) =>

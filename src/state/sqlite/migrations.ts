@@ -109,6 +109,13 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE commits SET list_json = NULL;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 8: the backlog. A todo remembers when it was last reopened by hand, so
+  // only the jobs since then count against [run] max-attempts; the backlog
+  // asks for a repo's jobs by todo (readiness, claims).
+  `
+  ALTER TABLE todos ADD COLUMN reopened_at TEXT;
+  CREATE INDEX jobs_todo ON jobs(repo, todo_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { UserError } from '../../errors.js';
 import { matchPrefix } from '../../model/prefix.js';
+import { depCycle } from '../../model/backlog.js';
 import type { Todo, TodoStatus, TodoType } from '../../model/todo.js';
 import type { NewTodo, TodoStore } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
@@ -8,7 +9,7 @@ import { transaction } from './db.js';
 
 const TYPES: readonly TodoType[] = ['task', 'bug', 'feature', 'chore'];
 
-interface TodoRow {
+export interface TodoRow {
   id: string;
   repo: string;
   title: string;
@@ -19,9 +20,10 @@ interface TodoRow {
   status: string;
   created_at: string;
   updated_at: string;
+  reopened_at: string | null;
 }
 
-const toTodo = (r: TodoRow): Todo => ({
+export const toTodo = (r: TodoRow): Todo => ({
   id: r.id,
   repo: r.repo,
   title: r.title,
@@ -32,7 +34,24 @@ const toTodo = (r: TodoRow): Todo => ({
   status: r.status as TodoStatus,
   created_at: r.created_at,
   updated_at: r.updated_at,
+  reopened_at: r.reopened_at ?? null,
 });
+
+function checkTitle(title: string): string {
+  const t = title.trim();
+  if (!t) throw new UserError('a todo needs a title (--title "...")');
+  return t;
+}
+function checkType(type: TodoType): TodoType {
+  if (!TYPES.includes(type))
+    throw new UserError(`unknown todo type "${type}": use one of ${TYPES.join(', ')}`);
+  return type;
+}
+function checkPriority(priority: number): number {
+  if (!Number.isInteger(priority) || priority < 0 || priority > 4)
+    throw new UserError(`priority must be an integer from 0 (highest) to 4 (lowest), got ${priority}`);
+  return priority;
+}
 
 export function sqliteTodoStore(db: DatabaseSync): TodoStore {
   const byId = db.prepare('SELECT * FROM todos WHERE repo = ? AND id = ?');
@@ -40,16 +59,12 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
 
   const store: TodoStore = {
     create(repo: string, input: NewTodo): Todo {
-      const title = input.title.trim();
-      if (!title) throw new UserError('a todo needs a title (--title "...")');
-      const type = input.type ?? 'task';
-      if (!TYPES.includes(type))
-        throw new UserError(`unknown todo type "${type}": use one of ${TYPES.join(', ')}`);
-      const priority = input.priority ?? 2;
-      if (!Number.isInteger(priority) || priority < 0 || priority > 4)
-        throw new UserError(`priority must be an integer from 0 (highest) to 4 (lowest), got ${priority}`);
+      const title = checkTitle(input.title);
+      const type = checkType(input.type ?? 'task');
+      const priority = checkPriority(input.priority ?? 2);
       return transaction(db, () => {
-        const deps = (input.deps ?? []).map((d) => store.resolve(repo, d).id);
+        // A new todo cannot close a cycle: nothing depends on it yet.
+        const deps = resolveDeps(repo, input.deps ?? []);
         let id = shortId(title);
         while (byId.get(repo, id)) id = shortId(title);
         const now = nowIso();
@@ -92,6 +107,68 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
           m.items.map((t) => `  ${t.id}  ${t.title}`).join('\n'),
       );
     },
+    update(repo, id, patch) {
+      const set: string[] = [];
+      const params: (string | number)[] = [];
+      const change = (column: string, value: string | number) => {
+        set.push(`${column} = ?`);
+        params.push(value);
+      };
+      if (patch.title !== undefined) change('title', checkTitle(patch.title));
+      if (patch.description !== undefined) change('description', patch.description);
+      if (patch.type !== undefined) change('type', checkType(patch.type));
+      if (patch.priority !== undefined) change('priority', checkPriority(patch.priority));
+      return transaction(db, () => {
+        const todo = store.resolve(repo, id);
+        if (patch.deps !== undefined) {
+          const deps = resolveDeps(repo, patch.deps);
+          if (deps.includes(todo.id)) throw new UserError(`todo ${todo.id} cannot depend on itself.`);
+          const rows = db.prepare('SELECT id, deps FROM todos WHERE repo = ?').all(repo) as {
+            id: string;
+            deps: string;
+          }[];
+          const graph = new Map(rows.map((r) => [r.id, JSON.parse(r.deps) as string[]]));
+          const cycle = depCycle(todo.id, deps, (t) => graph.get(t) ?? []);
+          if (cycle)
+            throw new UserError(
+              `todo ${todo.id} cannot depend on ${cycle[1]}: that would make a cycle, ${cycle.join(' → ')}. Nothing was changed.`,
+            );
+          change('deps', JSON.stringify(deps));
+        }
+        if (set.length === 0) return todo;
+        db.prepare(`UPDATE todos SET ${set.join(', ')}, updated_at = ? WHERE repo = ? AND id = ?`).run(
+          ...params,
+          nowIso(),
+          repo,
+          todo.id,
+        );
+        return toTodo(byId.get(repo, todo.id) as unknown as TodoRow);
+      });
+    },
+    close(repo, id) {
+      return transaction(db, () => {
+        const todo = store.resolve(repo, id);
+        refuseIfHeld(repo, todo, 'close');
+        if (todo.status === 'closed') return todo;
+        db.prepare("UPDATE todos SET status = 'closed', updated_at = ? WHERE repo = ? AND id = ?").run(
+          nowIso(),
+          repo,
+          todo.id,
+        );
+        return toTodo(byId.get(repo, todo.id) as unknown as TodoRow);
+      });
+    },
+    reopen(repo, id) {
+      return transaction(db, () => {
+        const todo = store.resolve(repo, id);
+        refuseIfHeld(repo, todo, 'reopen');
+        const now = nowIso();
+        db.prepare(
+          "UPDATE todos SET status = 'open', reopened_at = ?, updated_at = ? WHERE repo = ? AND id = ?",
+        ).run(now, now, repo, todo.id);
+        return toTodo(byId.get(repo, todo.id) as unknown as TodoRow);
+      });
+    },
     setStatus(repo, id, status) {
       return transaction(db, () => {
         const now = nowIso();
@@ -103,5 +180,21 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
       });
     },
   };
+  /** Exact ids for what was given (ids or prefixes), each once, in the order given. */
+  function resolveDeps(repo: string, given: readonly string[]): string[] {
+    return [...new Set(given.map((d) => store.resolve(repo, d).id))];
+  }
+
+  /** A todo a job is working on is not closed or reopened under it. */
+  function refuseIfHeld(repo: string, todo: Todo, verb: string): void {
+    const job = db
+      .prepare("SELECT id FROM jobs WHERE repo = ? AND todo_id = ? AND status = 'active' LIMIT 1")
+      .get(repo, todo.id) as { id: string } | undefined;
+    if (job)
+      throw new UserError(
+        `cannot ${verb} todo ${todo.id}: job ${job.id} is working on it. Stop it first: ii job abandon ${job.id}`,
+      );
+  }
+
   return store;
 }

@@ -1,0 +1,178 @@
+// The backlog: which todos can run now, in what order, and what holds back
+// the others. Pure: the store hands in the todos and a brief of their jobs,
+// so `ii todo list`, `ii run`, the claim transaction and the board all
+// decide the same way.
+import type { JobStage, JobStatus } from './job.js';
+import type { Todo, TodoStatus } from './todo.js';
+
+/** What the backlog needs to know of a job (JobStore.briefs). */
+export interface JobBrief {
+  id: string;
+  todo_id: string;
+  status: JobStatus;
+  stage: JobStage;
+  started_at: string;
+  completed_at: string | null;
+  pid: number | null;
+  host: string | null;
+  heartbeat_at: string | null;
+  updated_at: string;
+  cost: number;
+  /** Iterations (commits) in the job's current change. */
+  iteration: number;
+}
+
+/** A dep's state as a blocker: the todo's status, or how its last job ended while it is open again. */
+export type DepState = TodoStatus | 'failed' | 'abandoned' | 'missing';
+
+export type Blocker =
+  | { kind: 'dep'; dep_id: string; title: string | null; state: DepState }
+  | { kind: 'job'; job_id: string }
+  | { kind: 'attempts'; failures: number };
+
+export interface BlockedTodo {
+  todo: Todo;
+  blockers: Blocker[];
+}
+
+export interface Backlog {
+  /** Open todos that can run now, in run order (priority 0 first, then oldest). */
+  ready: Todo[];
+  /** Open todos that cannot, in run order, each with what holds it back. */
+  blocked: BlockedTodo[];
+}
+
+export interface BacklogOptions {
+  /** Failed or abandoned jobs since the todo was last reopened that keep it from running ([run] max-attempts). */
+  maxAttempts: number;
+}
+
+/** Run order: priority (0 first), then oldest, then id (a stable tie-break). */
+export function byRunOrder(a: Todo, b: Todo): number {
+  return (
+    a.priority - b.priority ||
+    (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+const ENDED_BADLY: ReadonlySet<JobStatus> = new Set(['failed', 'abandoned']);
+
+/** Jobs of a todo that failed or were abandoned since it was last reopened. */
+export function failedAttempts(todo: Pick<Todo, 'id' | 'reopened_at'>, jobs: readonly JobBrief[]): number {
+  return jobs.filter(
+    (j) =>
+      j.todo_id === todo.id &&
+      ENDED_BADLY.has(j.status) &&
+      (todo.reopened_at == null || j.started_at > todo.reopened_at),
+  ).length;
+}
+
+/** Why an open todo cannot run now; empty when it can. */
+export function blockersOf(
+  todo: Todo,
+  byId: ReadonlyMap<string, Todo>,
+  jobs: readonly JobBrief[],
+  o: BacklogOptions,
+): Blocker[] {
+  const out: Blocker[] = [];
+  for (const d of todo.deps) {
+    const dep = byId.get(d);
+    if (!dep) out.push({ kind: 'dep', dep_id: d, title: null, state: 'missing' });
+    else if (dep.status !== 'done')
+      out.push({ kind: 'dep', dep_id: d, title: dep.title, state: depState(dep, jobs) });
+  }
+  for (const j of jobs)
+    if (j.todo_id === todo.id && j.status === 'active') out.push({ kind: 'job', job_id: j.id });
+  const failures = failedAttempts(todo, jobs);
+  if (failures >= o.maxAttempts) out.push({ kind: 'attempts', failures });
+  return out;
+}
+
+function depState(dep: Todo, jobs: readonly JobBrief[]): DepState {
+  if (dep.status !== 'open') return dep.status;
+  // An open dep whose last job failed or was abandoned says so: "open" alone
+  // would hide why the dependent todo is still waiting.
+  let last: JobBrief | undefined;
+  for (const j of jobs) if (j.todo_id === dep.id && (!last || j.started_at > last.started_at)) last = j;
+  return last && (last.status === 'failed' || last.status === 'abandoned') ? last.status : 'open';
+}
+
+/** The open todos of a repository split into ready (run order) and blocked. */
+export function backlog(todos: readonly Todo[], jobs: readonly JobBrief[], o: BacklogOptions): Backlog {
+  const byId = new Map(todos.map((t) => [t.id, t]));
+  const ready: Todo[] = [];
+  const blocked: BlockedTodo[] = [];
+  for (const t of [...todos].sort(byRunOrder)) {
+    if (t.status !== 'open') continue;
+    const blockers = blockersOf(t, byId, jobs, o);
+    if (blockers.length === 0) ready.push(t);
+    else blocked.push({ todo: t, blockers });
+  }
+  return { ready, blocked };
+}
+
+/** One blocker as a line: what it is and what to do about it. */
+export function describeBlocker(b: Blocker): string {
+  switch (b.kind) {
+    case 'dep':
+      return `waits for ${b.dep_id}${b.title !== null ? ` "${b.title}"` : ''} (${b.state === 'in_progress' ? 'in progress' : b.state})`;
+    case 'job':
+      return `held by job ${b.job_id} (ii job show ${b.job_id})`;
+    case 'attempts':
+      return `its jobs failed ${b.failures} time${b.failures === 1 ? '' : 's'}; ii todo reopen to try again`;
+  }
+}
+
+/**
+ * Whether a claim for a job on `todoId` may go ahead, decided inside the
+ * claim's transaction: null, or why not. 'ready' (ii run) wants the todo
+ * ready; 'manual' (ii job do, ii job retry: a person chose this todo) only
+ * wants no other job holding it and the todo not closed.
+ */
+export function claimRefusal(
+  todoId: string,
+  todos: readonly Todo[],
+  jobs: readonly JobBrief[],
+  o: BacklogOptions & { mode: 'ready' | 'manual' },
+): string | null {
+  const byId = new Map(todos.map((t) => [t.id, t]));
+  const todo = byId.get(todoId);
+  if (!todo) return `no todo ${todoId} in this repository: ii todo list shows them.`;
+  const holder = jobs.find((j) => j.todo_id === todoId && j.status === 'active');
+  if (holder)
+    return `todo ${todoId} already has a job, ${holder.id} (${holder.stage}). Watch it with ii job show ${holder.id}, or stop it with ii job abandon ${holder.id}.`;
+  if (todo.status === 'closed') return `todo ${todoId} is closed; reopen it first: ii todo reopen ${todoId}`;
+  if (o.mode === 'manual') return null;
+  if (todo.status !== 'open')
+    return `todo ${todoId} is ${todo.status === 'in_progress' ? 'in progress' : todo.status}, not open.`;
+  const blockers = blockersOf(todo, byId, jobs, o);
+  return blockers.length ? `todo ${todoId} is not ready: ${blockers.map(describeBlocker).join('; ')}.` : null;
+}
+
+/**
+ * The first cycle that making `id` depend on `deps` would close, as ids from
+ * `id` back to it (a → b → a), or null. `depsOf` gives the current deps.
+ */
+export function depCycle(
+  id: string,
+  deps: readonly string[],
+  depsOf: (id: string) => readonly string[],
+): string[] | null {
+  const seen = new Set<string>();
+  const walk = (at: string, path: string[]): string[] | null => {
+    if (at === id) return [...path, at];
+    if (seen.has(at)) return null;
+    seen.add(at);
+    for (const next of depsOf(at)) {
+      const found = walk(next, [...path, at]);
+      if (found) return found;
+    }
+    return null;
+  };
+  for (const d of deps) {
+    const found = walk(d, [id]);
+    if (found) return found;
+  }
+  return null;
+}

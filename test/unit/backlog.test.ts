@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { backlog, claimRefusal, depCycle, describeBlocker, type JobBrief } from '../../src/model/backlog.js';
+import type { Todo } from '../../src/model/todo.js';
+
+const todo = (id: string, o: Partial<Todo> = {}): Todo => ({
+  id,
+  repo: 'r',
+  title: `title ${id}`,
+  description: '',
+  type: 'task',
+  priority: 2,
+  deps: [],
+  status: 'open',
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  reopened_at: null,
+  ...o,
+});
+const job = (
+  id: string,
+  todo_id: string,
+  status: JobBrief['status'],
+  started_at = '2026-01-02T00:00:00.000Z',
+): JobBrief => ({
+  id,
+  todo_id,
+  status,
+  stage: 'implementing',
+  started_at,
+  completed_at: null,
+  pid: null,
+  host: null,
+  heartbeat_at: null,
+  updated_at: started_at,
+  cost: 0,
+  iteration: 0,
+});
+const OPTS = { maxAttempts: 2 };
+
+describe('backlog readiness', () => {
+  it('run order: priority 0 first, then oldest, then id', () => {
+    const b = backlog(
+      [
+        todo('c', { priority: 2, created_at: '2026-01-01T00:00:01.000Z' }),
+        todo('b', { priority: 2, created_at: '2026-01-01T00:00:00.000Z' }),
+        todo('a', { priority: 2, created_at: '2026-01-01T00:00:00.000Z' }),
+        todo('z', { priority: 0, created_at: '2026-03-01T00:00:00.000Z' }),
+      ],
+      [],
+      OPTS,
+    );
+    expect(b.ready.map((t) => t.id)).toEqual(['z', 'a', 'b', 'c']);
+  });
+
+  it('only open todos whose deps are all done, held by no active job', () => {
+    const b = backlog(
+      [
+        todo('done', { status: 'done' }),
+        todo('wip', { status: 'in_progress' }),
+        todo('closed', { status: 'closed' }),
+        todo('ok', { deps: ['done'] }),
+        todo('waits', { deps: ['done', 'wip'] }),
+        todo('held'),
+      ],
+      [job('j1', 'held', 'active'), job('j0', 'ok', 'completed')],
+      OPTS,
+    );
+    expect(b.ready.map((t) => t.id)).toEqual(['ok']);
+    expect(b.blocked.map((x) => [x.todo.id, x.blockers])).toEqual([
+      ['held', [{ kind: 'job', job_id: 'j1' }]],
+      ['waits', [{ kind: 'dep', dep_id: 'wip', title: 'title wip', state: 'in_progress' }]],
+    ]);
+  });
+
+  it('a dep closed, abandoned or missing blocks, and says by what', () => {
+    const b = backlog(
+      [
+        todo('c', { status: 'closed', title: 'Closed one' }),
+        todo('ab', { title: 'Gave up' }),
+        todo('x', { deps: ['c', 'ab', 'gone'] }),
+      ],
+      [
+        job('j1', 'ab', 'failed', '2026-01-02T00:00:00.000Z'),
+        job('j2', 'ab', 'abandoned', '2026-01-03T00:00:00.000Z'),
+      ],
+      { maxAttempts: 5 },
+    );
+    const x = b.blocked.find((t) => t.todo.id === 'x')!;
+    expect(x.blockers.map(describeBlocker)).toEqual([
+      'waits for c "Closed one" (closed)',
+      'waits for ab "Gave up" (abandoned)',
+      'waits for gone (missing)',
+    ]);
+    // ab itself is ready: 2 failures < 5
+    expect(b.ready.map((t) => t.id)).toEqual(['ab']);
+  });
+
+  it('max-attempts: failed or abandoned jobs since the last reopen keep a todo back', () => {
+    const jobs = [
+      job('j1', 'a', 'failed', '2026-01-02T00:00:00.000Z'),
+      job('j2', 'a', 'abandoned', '2026-01-03T00:00:00.000Z'),
+    ];
+    const b = backlog([todo('a')], jobs, OPTS);
+    expect(b.ready).toEqual([]);
+    expect(b.blocked[0]!.blockers.map(describeBlocker)).toEqual([
+      'its jobs failed 2 times; ii todo reopen to try again',
+    ]);
+    expect(backlog([todo('a')], jobs.slice(0, 1), OPTS).ready.map((t) => t.id)).toEqual(['a']);
+    const reopened = todo('a', { reopened_at: '2026-01-02T12:00:00.000Z' });
+    expect(backlog([reopened], jobs, OPTS).ready.map((t) => t.id)).toEqual(['a']);
+  });
+});
+
+describe('claims', () => {
+  it('ready mode wants the todo ready; manual only wants it free and not closed', () => {
+    const todos = [todo('d'), todo('a', { deps: ['d'] }), todo('c', { status: 'closed' }), todo('h')];
+    const jobs = [job('j1', 'h', 'active')];
+    const ready = { ...OPTS, mode: 'ready' as const };
+    const manual = { ...OPTS, mode: 'manual' as const };
+    expect(claimRefusal('d', todos, jobs, ready)).toBeNull();
+    expect(claimRefusal('a', todos, jobs, ready)).toMatch(
+      /todo a is not ready: waits for d "title d" \(open\)/,
+    );
+    expect(claimRefusal('a', todos, jobs, manual)).toBeNull();
+    expect(claimRefusal('c', todos, jobs, manual)).toMatch(/closed; reopen it first: ii todo reopen c/);
+    expect(claimRefusal('h', todos, jobs, manual)).toMatch(/already has a job, j1/);
+    expect(claimRefusal('nope', todos, jobs, manual)).toMatch(/no todo nope/);
+    expect(claimRefusal('d', [todo('d', { status: 'done' })], [], ready)).toMatch(/is done, not open/);
+  });
+});
+
+describe('dep cycles', () => {
+  const graph: Record<string, string[]> = { a: ['b'], b: ['c'], c: [], d: [] };
+  const depsOf = (id: string) => graph[id] ?? [];
+  it('names the cycle a new dep would close', () => {
+    expect(depCycle('c', ['a'], depsOf)).toEqual(['c', 'a', 'b', 'c']);
+    expect(depCycle('b', ['a'], depsOf)).toEqual(['b', 'a', 'b']);
+    expect(depCycle('a', ['a'], depsOf)).toEqual(['a', 'a']);
+  });
+  it('none when the graph stays acyclic (shared deps are not cycles)', () => {
+    expect(depCycle('d', ['a', 'b', 'c'], depsOf)).toBeNull();
+    expect(depCycle('a', ['c', 'd'], depsOf)).toBeNull();
+  });
+});
