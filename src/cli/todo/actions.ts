@@ -1,9 +1,13 @@
-// The bodies of ii todo create | list | show (definitions in index.ts).
+// The bodies of ii todo create | edit | close | reopen | list | show (definitions in index.ts).
+import { loadConfig } from '../../job/config.js';
+import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/backlog.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
+import type { Todo } from '../../model/todo.js';
+import type { StateStore } from '../../state/api.js';
 import { shownLine, shownText } from '../../text/shown.js';
-import { currentRepo, withStore } from '../context.js';
+import { currentRepo, withStore, type RepoContext } from '../context.js';
 import { age, printJson, style, table } from '../format.js';
-import type { TodoCreateOptions, TodoListOptions, TodoShowOptions } from './options.js';
+import type { TodoCreateOptions, TodoEditOptions, TodoListOptions, TodoShowOptions } from './options.js';
 
 export async function todoCreate(o: TodoCreateOptions): Promise<void> {
   const { slug } = currentRepo();
@@ -20,44 +24,110 @@ export async function todoCreate(o: TodoCreateOptions): Promise<void> {
   else process.stdout.write(`${t.id}\n`);
 }
 
-export async function todoList(o: TodoListOptions): Promise<void> {
+export async function todoEdit(id: string, o: TodoEditOptions): Promise<void> {
   const { slug } = currentRepo();
-  const todos = await withStore((s) => s.todos.list(slug, o.status ? { status: o.status } : {}));
-  if (o.json) return printJson(todos);
-  if (todos.length === 0) {
+  const t = await withStore((s) =>
+    s.todos.update(slug, id, {
+      ...(o.title !== undefined ? { title: o.title } : {}),
+      ...(o.desc !== undefined ? { description: o.desc } : {}),
+      ...(o.type !== undefined ? { type: o.type } : {}),
+      ...(o.priority !== undefined ? { priority: o.priority } : {}),
+      ...(o.deps !== undefined ? { deps: o.deps } : {}),
+    }),
+  );
+  if (o.json) printJson(t);
+  else process.stdout.write(`todo ${t.id} updated.\n`);
+}
+
+export async function todoClose(id: string): Promise<void> {
+  const { slug } = currentRepo();
+  const t = await withStore((s) => s.todos.close(slug, id));
+  process.stdout.write(`todo ${t.id} closed; ii todo reopen ${t.id} opens it again.\n`);
+}
+
+export async function todoReopen(id: string): Promise<void> {
+  const { slug } = currentRepo();
+  const t = await withStore((s) => s.todos.reopen(slug, id));
+  process.stdout.write(`todo ${t.id} is open; ii run takes it once its deps are done.\n`);
+}
+
+/** The repository's backlog, with [run] max-attempts from its config. */
+function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[]): Backlog {
+  const maxAttempts = loadConfig(repo.root).run['max-attempts'];
+  return backlog(todos, store.jobs.briefs(repo.slug), { maxAttempts });
+}
+
+export async function todoList(o: TodoListOptions): Promise<void> {
+  const repo = currentRepo();
+  const { todos, plan } = await withStore((s) => {
+    const all = s.todos.list(repo.slug);
+    return { todos: all, plan: backlogOf(s, repo, all) };
+  });
+  const shown = o.ready
+    ? plan.ready.filter((t) => !o.status || t.status === o.status)
+    : todos.filter((t) => !o.status || t.status === o.status).sort(byRunOrder);
+  if (o.json) return printJson(shown);
+  if (shown.length === 0) {
     process.stdout.write(
-      o.status ? `No ${o.status} todos.\n` : 'No todos yet. Create one with: ii todo create --title "..."\n',
+      o.ready
+        ? `No todo is ready to run${plan.blocked.length ? ` (${plan.blocked.length} blocked: ii todo list shows why)` : ''}.\n`
+        : o.status
+          ? `No ${o.status} todos.\n`
+          : 'No todos yet. Create one with: ii todo create --title "..."\n',
     );
     return;
   }
   const st = style();
+  const blocked = new Map(plan.blocked.map((b) => [b.todo.id, b.blockers]));
   const ids = todos.map((t) => t.id);
-  const rows = todos.map((t) => {
-    const n = shortestUniquePrefix(t.id, ids);
-    return [
-      st.bold(t.id.slice(0, n)) + st.dim(t.id.slice(n)),
-      `P${t.priority}`,
-      t.type,
-      t.status,
-      age(t.created_at),
-      shownLine(t.title),
-    ];
-  });
-  process.stdout.write(table(['ID', 'PRI', 'TYPE', 'STATUS', 'AGE', 'TITLE'], rows) + '\n');
+  const short = (id: string) => {
+    const n = shortestUniquePrefix(id, ids);
+    return st.bold(id.slice(0, n)) + st.dim(id.slice(n));
+  };
+  const rows = shown.map((t) => [
+    short(t.id),
+    `P${t.priority}`,
+    t.type,
+    blocked.has(t.id) ? st.yellow('blocked') : t.status,
+    age(t.created_at),
+    shownLine(t.title),
+  ]);
+  const lines = [table(['ID', 'PRI', 'TYPE', 'STATUS', 'AGE', 'TITLE'], rows)];
+  const why = shown.filter((t) => blocked.has(t.id));
+  if (why.length) {
+    lines.push('', 'blocked:');
+    for (const t of why)
+      lines.push(`  ${short(t.id)}  ${shownLine((blocked.get(t.id) ?? []).map(describeBlocker).join('; '))}`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
 }
 
 export async function todoShow(id: string, o: TodoShowOptions): Promise<void> {
-  const { slug } = currentRepo();
-  const t = await withStore((s) => s.todos.resolve(slug, id));
+  const repo = currentRepo();
+  const { t, blockers, titles } = await withStore((s) => {
+    const t = s.todos.resolve(repo.slug, id);
+    const all = s.todos.list(repo.slug);
+    const plan = backlogOf(s, repo, all);
+    return {
+      t,
+      blockers: plan.blocked.find((b) => b.todo.id === t.id)?.blockers ?? [],
+      titles: new Map(all.map((x) => [x.id, x])),
+    };
+  });
   if (o.json) return printJson(t);
+  const deps = t.deps.map((d) => {
+    const dep = titles.get(d);
+    return dep ? `${d} (${dep.status}) ${shownLine(dep.title)}` : `${d} (missing)`;
+  });
   const lines = [
     `todo ${t.id}: ${shownLine(t.title)}`,
-    `  status:   ${t.status}`,
+    `  status:   ${t.status}${blockers.length ? ' (blocked)' : ''}`,
     `  type:     ${t.type}`,
     `  priority: P${t.priority}`,
-    `  deps:     ${t.deps.length ? t.deps.join(', ') : 'none'}`,
+    `  deps:     ${deps.length ? deps.join('\n            ') : 'none'}`,
     `  created:  ${t.created_at}`,
   ];
+  for (const b of blockers) lines.push(`  blocked:  ${shownLine(describeBlocker(b))}`);
   if (t.description)
     lines.push(
       '',

@@ -25,8 +25,18 @@ export interface TodoCreateOptions {
   json?: boolean;
 }
 
+export interface TodoEditOptions {
+  title?: string;
+  desc?: string;
+  type?: Todo['type'];
+  priority?: number;
+  deps?: string[];
+  json?: boolean;
+}
+
 export interface TodoListOptions {
   status?: Todo['status'];
+  ready?: boolean;
   json?: boolean;
 }
 
