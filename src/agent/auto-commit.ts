@@ -7,7 +7,7 @@
 // here ever fails the iteration.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AfterImplement } from '../job/runner-types.js';
+import type { AfterImplement } from './types.js';
 import type { FileChange, Todo } from '../model/index.js';
 import { PROTOCOL_FILES, type Vcs } from '../vcs/vcs.js';
 import { AUTO_COMMIT_MARK } from './scripted/scenario.js';

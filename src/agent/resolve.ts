@@ -4,7 +4,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
-import type { Config } from '../job/config.js';
+import type { Config } from '../model/config.js';
 import { packageRoot } from '../package-root.js';
 import type { AgentSpec } from './types.js';
 

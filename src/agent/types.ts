@@ -1,7 +1,7 @@
 // The agent surface the runner and the dashboard use. The ACP wire, the SDK
 // and process handling stay behind it (src/agent/*), so the runner never sees
 // JSON-RPC and a test can drive a real agent through the same calls.
-import type { FileChange, Usage } from '../model/index.js';
+import type { FileChange, Todo, Usage } from '../model/index.js';
 import type { GroupRecorder } from '../proc/recorded.js';
 
 /** An ACP agent to launch over stdio. */
@@ -66,3 +66,17 @@ export interface AgentSession {
   /** Close stdin, then SIGTERM, then SIGKILL the process group after grace periods. */
   close(): Promise<void>;
 }
+
+/**
+ * Runs after an implement turn that changed files, in the same agent session
+ * (auto-commit: the agent is asked to commit its work). It may move HEAD; it
+ * must never throw for the job's sake (a failure is a warning).
+ */
+export type AfterImplement = (ctx: {
+  session: AgentSession;
+  workspace: string;
+  todo: Todo;
+  files: FileChange[];
+  /** What the agent said at the end of its implement turn: the iteration's summary. */
+  summary?: string;
+}) => Promise<{ warning?: string } | void>;

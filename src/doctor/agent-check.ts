@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startAgent } from '../agent/acp-session.js';
 import { resolveAgent } from '../agent/resolve.js';
 import type { AgentSpec } from '../agent/types.js';
-import type { Config } from '../job/config.js';
+import type { Config } from '../model/config.js';
 import type { CheckResult } from './checks.js';
 
 /** Real agents start in a few seconds; II_DOCTOR_HANDSHAKE_MS shortens the wait in tests. */

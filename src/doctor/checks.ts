@@ -3,7 +3,8 @@
 import { gitSync } from '../vcs/git-run.js';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { UserError } from '../errors.js';
-import { loadConfig, type Config } from '../job/config.js';
+import { loadConfig } from '../job/config.js';
+import type { Config } from '../model/config.js';
 import { checkStoreHeader, damageAdvice, dbFile, inspectStoreFile, openStateStore } from '../state/index.js';
 
 export interface CheckResult {

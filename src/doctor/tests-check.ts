@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Config } from '../job/config.js';
+import type { Config } from '../model/config.js';
 import { runTests } from '../job/test-runner.js';
 import { OutputTail, setupWorkspace } from '../job/workspace-setup.js';
 import type { TestResult } from '../model/job.js';

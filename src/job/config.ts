@@ -1,80 +1,12 @@
-// incrementum.toml: where it is looked for, what it may hold, and errors that
+// incrementum.toml: where it is looked for, how it is read, and errors that
 // name the file and the key. Repo config wins over the user's, key by key.
+// What it may hold is src/model/config.ts (the agent layer reads it too).
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { z } from 'zod';
 import { UserError } from '../errors.js';
-
-const AgentSection = z
-  .object({
-    /** A preset name: opencode, claude, gemini, codex, scripted. */
-    preset: z.string().min(1).optional(),
-    /** argv of an ACP agent over stdio; wins over preset. */
-    command: z.array(z.string().min(1)).min(1).optional(),
-    env: z.record(z.string(), z.string()).default({}),
-    /** Longest one prompt turn may take before it is cancelled. */
-    'turn-timeout-seconds': z.number().positive().default(1800),
-  })
-  .strict();
-
-const JobSection = z
-  .object({
-    'test-commands': z.array(z.string().min(1)).default([]),
-    /** Iterations (commits) one change may take before the job fails. */
-    'max-iterations': z.number().int().positive().default(8),
-    /** Changes one job may make before it fails. */
-    'max-changes': z.number().int().positive().default(10),
-    'auto-commit': z.boolean().default(true),
-    /** A test command running longer than this has its process group ended and fails. */
-    'test-timeout-seconds': z.number().positive().default(1800),
-    /**
-     * Run the test commands once on the untouched base before the first
-     * prompt: a project whose tests already fail stops the job before it
-     * spends an agent turn (`--allow-failing-baseline` runs it anyway).
-     */
-    'baseline-tests': z.boolean().default(true),
-  })
-  .strict();
-
-const WorkspaceSection = z
-  .object({
-    /** Files git ignores that a new workspace needs (e.g. ".env"), copied from the repo root. */
-    copy: z.array(z.string().min(1)).default([]),
-    /**
-     * Commands (through a shell, in order) that make a new workspace able to
-     * run the tests, e.g. ["npm ci"]; again whenever a lockfile changed.
-     */
-    setup: z.array(z.string().min(1)).default([]),
-    /**
-     * A setup command that is a package manager's install (npm ci, ...) is
-     * replaced by the checkout's dependencies when the lockfiles match:
-     * "clone" (copy-on-write where the filesystem can, else a copy),
-     * "hardlink" (fastest; shares files with the checkout), or "off".
-     */
-    reuse: z.enum(['clone', 'hardlink', 'off']).default('clone'),
-  })
-  .strict();
-
-const RunSection = z
-  .object({
-    /** Jobs `ii run` keeps running at once (--jobs wins). */
-    jobs: z.number().int().positive().default(2),
-    /** Failed or abandoned jobs after which `ii run` leaves a todo alone until `ii todo reopen`. */
-    'max-attempts': z.number().int().positive().default(2),
-  })
-  .strict();
-
-export const Config = z
-  .object({
-    agent: AgentSection.default(AgentSection.parse({})),
-    job: JobSection.default(JobSection.parse({})),
-    workspace: WorkspaceSection.default(WorkspaceSection.parse({})),
-    run: RunSection.default(RunSection.parse({})),
-  })
-  .strict();
-export type Config = z.infer<typeof Config>;
+import { Config } from '../model/config.js';
 
 /** The config files that apply to a repo, most specific first; only those that exist. */
 export function configFiles(repoRoot: string, env: NodeJS.ProcessEnv = process.env): string[] {

@@ -2,7 +2,7 @@
 // runner wired to them. Shared by `ii job do`, `ii job retry` and anything
 // else that starts jobs; the concrete collaborators come in as JobDeps.
 import { hostname } from 'node:os';
-import type { AgentSpec } from '../agent/types.js';
+import type { AfterImplement, AgentSpec } from '../agent/types.js';
 import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
 import { claimRefusal } from '../model/backlog.js';
@@ -11,12 +11,12 @@ import type { Session } from '../model/session.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import type { Vcs } from '../vcs/vcs.js';
-import type { Config } from './config.js';
+import type { Config } from '../model/config.js';
 import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
 import { Prompts } from './prompts.js';
 import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
-import type { AfterImplement, StartAgent } from './runner-types.js';
+import type { StartAgent } from './runner-types.js';
 import { localProbe } from './stale.js';
 
 export interface SessionStart {

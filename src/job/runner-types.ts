@@ -1,30 +1,16 @@
 // The runner's collaborators and what it reports. It takes them as plain
 // values and callbacks (the codex AgentLoop shape), so the CLI, the dashboard
 // and the benchmarks plug in what they have and nothing reaches inside.
-import type { AgentSession, AgentSessionOptions, AgentSpec } from '../agent/types.js';
-import type { FileChange, Job, JobEvent, Todo } from '../model/index.js';
+import type { AfterImplement, AgentSession, AgentSessionOptions, AgentSpec } from '../agent/types.js';
+import type { Job, JobEvent, Todo } from '../model/index.js';
 import type { StateStore } from '../state/api.js';
 import type { Vcs } from '../vcs/vcs.js';
-import type { Config } from './config.js';
+import type { Config } from '../model/config.js';
 
 export type StartAgent = (opts: AgentSessionOptions) => Promise<AgentSession>;
 
 /** Where a job ends. */
 export type FinalStatus = 'completed' | 'failed' | 'abandoned';
-
-/**
- * Runs after an implement turn that changed files, in the same agent session
- * (auto-commit: the agent is asked to commit its work). It may move HEAD; it
- * must never throw for the job's sake (a failure is a warning).
- */
-export type AfterImplement = (ctx: {
-  session: AgentSession;
-  workspace: string;
-  todo: Todo;
-  files: FileChange[];
-  /** What the agent said at the end of its implement turn: the iteration's summary. */
-  summary?: string;
-}) => Promise<{ warning?: string } | void>;
 
 export interface JobRunnerOptions {
   store: StateStore;

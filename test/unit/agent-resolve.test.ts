@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from '../../src/agent/resolve.js';
 import { UserError } from '../../src/errors.js';
-import { Config } from '../../src/job/config.js';
+import { Config } from '../../src/model/config.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const bin = tempDir('ii-resolve-');

@@ -1,7 +1,7 @@
 // The body of ii doctor (definition in index.ts).
 import { checkConfig, checkGit, checkNode, checkState, type CheckResult } from '../../doctor/checks.js';
 import { checkIdentity, checkRepo, checkTemplates } from '../../doctor/repo-checks.js';
-import type { Config } from '../../job/config.js';
+import type { Config } from '../../model/config.js';
 import { stateDir } from '../../state/index.js';
 import { shownText } from '../../text/shown.js';
 import { printJson, style } from '../format.js';
@@ -56,7 +56,7 @@ export async function doctor(o: DoctorOptions): Promise<void> {
 
 /** The agent's binary and an ACP handshake with it; the config's agent unless --agent names one. */
 async function agentChecks(config: Config | null, override?: string): Promise<CheckResult[]> {
-  const { Config } = await import('../../job/config.js');
+  const { Config } = await import('../../model/config.js');
   const { checkAgent } = await import('../../doctor/agent-check.js');
   return checkAgent(config ?? Config.parse({}), override);
 }
