@@ -20,6 +20,7 @@ import { missingFileAnswer } from './missing-file.js';
 import { decidePermission } from './permission-policy.js';
 import type { RecordedGroup } from '../proc/recorded.js';
 import { groupAlive, stopGroup, type StopGrace } from './process-group.js';
+import { startTicks } from '../proc/group.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
 import { quotedOutput } from './quoted-output.js';
@@ -96,6 +97,7 @@ export class AcpSession implements AgentSession {
   /** The agent's own name from initialize (agentInfo.name), for its quirks. */
   private agentName: string | undefined;
   private group: RecordedGroup | null = null;
+  private leaderStart: number | null = null;
 
   constructor(
     private readonly o: AgentSessionOptions,
@@ -148,7 +150,10 @@ export class AcpSession implements AgentSession {
       detached: true, // its own process group, so close() reaches all it started
     });
     const child = this.child;
-    if (child.pid !== undefined) this.group = this.o.recordGroup?.(child.pid, `agent ${agent.name}`) ?? null;
+    // Its start time, read before it can have been reaped, is the group's identity for close().
+    this.leaderStart = child.pid !== undefined ? startTicks(child.pid) : null;
+    if (child.pid !== undefined)
+      this.group = this.o.recordGroup?.(child.pid, `agent ${agent.name}`, this.leaderStart) ?? null;
     child.on('error', (err) => {
       const e = err as NodeJS.ErrnoException;
       this.die(
@@ -451,7 +456,7 @@ export class AcpSession implements AgentSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.turn?.fail(new Error('the agent session was closed during the turn'));
-      if (this.child) await stopGroup(this.child, this.grace);
+      if (this.child) await stopGroup(this.child, this.grace, this.leaderStart);
       // Keep the record of a group that outlived even SIGKILL's wait: a later cleanup retries.
       if (this.group && !groupAlive(this.group.pgid)) this.group.forget();
       try {

@@ -2,7 +2,7 @@
 // reaches everything it started: language servers, shells, MCP helpers. Agents
 // in the field ignore EOF and sometimes SIGTERM, hence the escalation.
 import type { ChildProcess } from 'node:child_process';
-import { groupAlive, signalGroup } from '../proc/group.js';
+import { groupAlive, isOurGroup, signalGroup } from '../proc/group.js';
 
 export { groupAlive, signalGroup };
 
@@ -31,14 +31,22 @@ export interface StopGrace {
 /**
  * Close stdin, wait, SIGTERM the group, wait, SIGKILL the group. Resolves when
  * no process of the group remains (or after SIGKILL, which cannot be refused).
+ * `leaderStart` is the child's start time (startTicks) taken at spawn: a
+ * group that is no longer provably ours is never signalled (see isOurGroup).
  */
-export async function stopGroup(child: ChildProcess, grace: StopGrace): Promise<void> {
+export async function stopGroup(
+  child: ChildProcess,
+  grace: StopGrace,
+  leaderStart: number | null,
+): Promise<void> {
   const pid = child.pid;
   if (pid === undefined) return;
   child.stdin?.end();
   if (await waitGone(pid, child, grace.eofMs)) return;
+  if (!isOurGroup(pid, leaderStart)) return;
   signalGroup(pid, 'SIGTERM');
   if (await waitGone(pid, child, grace.termMs)) return;
+  if (!isOurGroup(pid, leaderStart)) return;
   signalGroup(pid, 'SIGKILL');
   await waitGone(pid, child, 2000);
 }

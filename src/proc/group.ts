@@ -2,6 +2,12 @@
 // ending it (SIGTERM, then SIGKILL after a grace period). Every child that
 // incrementum starts leads its own group (spawned detached), so ending the
 // group reaches everything it started in turn.
+//
+// A group is only ever signalled while it is provably the one we started
+// (isOurGroup): pids are reused (pid_max is 32768 on many machines, a busy
+// one wraps it in minutes), and once a group has emptied its number can come
+// back as somebody else's group, e.g. a shell's job whose leader has exited.
+// Signalling that by number ended another demo's runners (SIGTERM) under load.
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Sends `sig` to the whole group led by `pgid`; false when the group is gone. */
@@ -42,24 +48,57 @@ export function groupOf(pid: number): number | null {
   return f ? Number(f[2]) : null;
 }
 
+interface Member {
+  session: number;
+  start: number;
+}
+
+/** The live (not zombie) processes of group `pgid`, or null where /proc cannot be read. */
+function liveMembers(pgid: number): Member[] | null {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const out: Member[] = [];
+  for (const d of entries) {
+    if (d.charCodeAt(0) > 57) continue; // not a pid
+    const f = statFields(Number(d));
+    if (f && Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X')
+      out.push({ session: Number(f[3]), start: Number(f[19]) });
+  }
+  return out;
+}
+
+/**
+ * True while group `pgid` is still the one whose leader started at
+ * `leaderStart` (clock ticks, see startTicks) and was spawned detached, i.e.
+ * as the leader of a new session. With the leader alive (or a zombie not yet
+ * reaped) its start time says so. With the leader gone, its number is free
+ * for reuse once the group has emptied, so what runs as group `pgid` now is
+ * ours only if every process of it is in session `pgid` (inherited from our
+ * leader's setsid; a shell's job, such as the group a demo runs in, is not a
+ * session of its own) and started no earlier than our leader. Where /proc
+ * cannot be read nothing can be told apart: any live group counts, as before.
+ */
+export function isOurGroup(pgid: number, leaderStart: number | null): boolean {
+  const t = startTicks(pgid);
+  if (t !== null) return leaderStart !== null && t === leaderStart && groupOf(pgid) === pgid;
+  const members = liveMembers(pgid);
+  if (members === null) return signalGroup(pgid, 0);
+  if (leaderStart === null || members.length === 0) return false;
+  return members.every((m) => m.session === pgid && m.start >= leaderStart);
+}
+
 /**
  * True while a live process of the group led by `pgid` exists. A zombie runs
  * nothing, so it does not count (where /proc exists to tell them apart).
  */
 export function groupAlive(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const d of entries) {
-    if (d.charCodeAt(0) > 57) continue; // not a pid
-    const f = statFields(Number(d));
-    if (f && Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X') return true;
-  }
-  return false;
+  const members = liveMembers(pgid);
+  return members === null || members.length > 0;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -77,11 +116,14 @@ export async function waitGroupGone(pgid: number, ms: number): Promise<boolean> 
 /**
  * SIGTERM the group, SIGKILL it if anything is left after `graceMs`; resolves
  * true once nothing of it runs (false only if even SIGKILL did not end it in
- * 2 s, e.g. a process stuck in the kernel).
+ * 2 s, e.g. a process stuck in the kernel). `leaderStart` is its leader's
+ * start time, taken when it was spawned: before each signal the group must
+ * still be ours (isOurGroup), or it counts as ended and is left alone.
  */
-export async function endGroup(pgid: number, graceMs: number): Promise<boolean> {
-  if (!signalGroup(pgid, 'SIGTERM')) return true;
+export async function endGroup(pgid: number, leaderStart: number | null, graceMs: number): Promise<boolean> {
+  if (!isOurGroup(pgid, leaderStart) || !signalGroup(pgid, 'SIGTERM')) return true;
   if (await waitGroupGone(pgid, graceMs)) return true;
+  if (!isOurGroup(pgid, leaderStart)) return true;
   signalGroup(pgid, 'SIGKILL');
   return waitGroupGone(pgid, 2000);
 }

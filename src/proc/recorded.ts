@@ -7,7 +7,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { hostname } from 'node:os';
 import type { ProcessGroup } from '../model/session.js';
 import type { StateStore } from '../state/api.js';
-import { endGroup, groupAlive, groupOf, startTicks } from './group.js';
+import { endGroup, isOurGroup, startTicks } from './group.js';
 
 /** A recorded group; forget() drops the record once nothing of the group runs. */
 export interface RecordedGroup {
@@ -15,19 +15,19 @@ export interface RecordedGroup {
   forget(): void;
 }
 
-/** Records a group just started (led by `pgid`) for a job. Never throws. */
-export type GroupRecorder = (pgid: number, label: string) => RecordedGroup;
+/** Records a group just started (led by `pgid`, which started at `leaderStart` ticks) for a job. Never throws. */
+export type GroupRecorder = (pgid: number, label: string, leaderStart?: number | null) => RecordedGroup;
 
 /** The recorder of one job's groups, working in `workspacePath`. */
 export function groupRecorder(store: StateStore, jobId: string, workspacePath: string): GroupRecorder {
-  return (pgid, label) => {
+  return (pgid, label, leaderStart = startTicks(pgid)) => {
     let id: number | null = null;
     try {
       id = store.processGroups.record({
         job_id: jobId,
         workspace_path: workspacePath,
         pgid,
-        start_ticks: startTicks(pgid),
+        start_ticks: leaderStart,
         host: hostname(),
         label,
       }).id;
@@ -65,14 +65,17 @@ export function spawnInGroup(
 ): GroupChild {
   const child = spawn(command, args, { ...options, detached: true });
   const pid = child.pid;
-  const group = pid !== undefined && record ? record.recorder(pid, record.label) : null;
+  // Taken now, while the child cannot have been reaped: the group's identity
+  // for every later signal (stop() also runs after the leader has exited).
+  const leaderStart = pid !== undefined ? startTicks(pid) : null;
+  const group = pid !== undefined && record ? record.recorder(pid, record.label, leaderStart) : null;
   let stopping: Promise<void> | null = null;
   return {
     child,
     stop(graceMs) {
       stopping ??= (async () => {
         if (pid === undefined) return;
-        if (await endGroup(pid, graceMs)) group?.forget();
+        if (await endGroup(pid, leaderStart, graceMs)) group?.forget();
       })();
       return stopping;
     },
@@ -80,15 +83,14 @@ export function spawnInGroup(
 }
 
 /**
- * True when the recorded group is still the one that was recorded. A live
- * leader must have the recorded start time and still lead its group; with the
- * leader gone, Linux does not reuse a pid while it still names a process
- * group, so whatever runs in group `pgid` is what the leader left.
+ * True when the recorded group is still the one that was recorded (see
+ * isOurGroup). A record can outlive its group by minutes (its runner was
+ * killed, or forgetting it failed on a busy store), long enough for the pid
+ * to come back as another group: Linux keeps a pid from reuse only while it
+ * still names a process group, not after the group has emptied.
  */
 export function sameGroup(g: Pick<ProcessGroup, 'pgid' | 'start_ticks'>): boolean {
-  const t = startTicks(g.pgid);
-  if (t !== null) return g.start_ticks !== null && t === g.start_ticks && groupOf(g.pgid) === g.pgid;
-  return groupAlive(g.pgid);
+  return isOurGroup(g.pgid, g.start_ticks);
 }
 
 export interface EndedGroups {
@@ -115,7 +117,7 @@ export async function endRecordedGroups(
   await Promise.all(
     groups.map(async (g) => {
       if (!sameGroup(g)) return store.processGroups.forget(g.id);
-      if (!(await endGroup(g.pgid, graceMs))) return out.left.push(g);
+      if (!(await endGroup(g.pgid, g.start_ticks, graceMs))) return out.left.push(g);
       out.ended.push(g);
       store.processGroups.forget(g.id);
     }),

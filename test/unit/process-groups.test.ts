@@ -75,6 +75,53 @@ describe('recorded process groups', () => {
     expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
   });
 
+  it("never signals a group that took a recorded group's number after it emptied (a shell's job whose leader exited)", async () => {
+    // The shape of the demo's flake: a record outlives its group, the pid comes
+    // back as the group a shell made for a job (setpgid, no session of its own),
+    // whose leader has exited while its processes (there, the demo's runners) run on.
+    const pidFile = join(tmp.path, 'pid');
+    const shell = spawn(
+      '/bin/bash',
+      ['-c', `set -m; sh -c 'sleep 600 & echo $! > ${pidFile}' & echo $! > ${pidFile}.job; wait`],
+      { stdio: 'ignore' },
+    );
+    await new Promise((r) => shell.on('exit', r));
+    const pgid = Number(readFileSync(`${pidFile}.job`, 'utf8').trim());
+    const sleeper = Number(readFileSync(pidFile, 'utf8').trim());
+    started.push(pgid);
+    expect(isRunning(pgid)).toBe(false); // its leader is gone
+    expect(runningInGroup(pgid)).toEqual([sleeper]);
+    store.processGroups.record({
+      job_id: 'job1',
+      workspace_path: tmp.path,
+      pgid,
+      start_ticks: startTicks(sleeper)! - 1, // the earlier process that had this pid
+      host: (await import('node:os')).hostname(),
+      label: 'test',
+    });
+    const r = await endRecordedGroups(store, { job_id: 'job1' }, 200);
+    expect(r.ended).toEqual([]);
+    expect(isRunning(sleeper)).toBe(true);
+    expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
+  });
+
+  it('still ends what a recorded group left behind once its leader has exited', async () => {
+    const pidFile = join(tmp.path, 'pid');
+    const child = spawn('/bin/sh', ['-c', `sleep 600 & echo $! > ${pidFile}`], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    const pgid = child.pid!;
+    started.push(pgid);
+    groupRecorder(store, 'job1', tmp.path)(pgid, 'test');
+    await new Promise((r) => child.on('exit', r));
+    const sleeper = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(runningInGroup(pgid)).toEqual([sleeper]);
+    const r = await endRecordedGroups(store, { job_id: 'job1' }, 200);
+    expect(r.ended.map((g) => g.pgid)).toEqual([pgid]);
+    expect(isRunning(sleeper)).toBe(false);
+  });
+
   it('spawnInGroup records the group while it runs; stop() ends it and drops the record', async () => {
     const g = spawnInGroup(
       '/bin/sh',
