@@ -1,6 +1,12 @@
 // The few git facts a journal needs, each gathered on its own so one failing
 // command costs one section, never the journal. Git runs through argv arrays
 // (no shell, src/vcs's clean environment), read-only, with a timeout.
+//
+// These are facts of the whole run, base..head (its commits, its files, its
+// diff stat), not of one iteration: the journal shows no iteration's diff, so
+// it has no use for iterationDiff (src/history), which `ii job diff` and the
+// dashboard share. What it counts per iteration (iterations, test runs)
+// comes from the job record and the event log.
 import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { gitRaw } from '../vcs/git-run.js';
