@@ -4,6 +4,8 @@ import { Card, CARD_HEIGHT } from './Card.js';
 
 export interface ColumnProps {
   column: ColumnData;
+  /** The board's choice of names (shortNames). */
+  short: boolean;
   width: number;
   height: number;
   /** The selected row when the cursor is in this column. */
@@ -21,9 +23,8 @@ export function windowStart(count: number, fits: number, selected: number | null
   return Math.max(0, Math.min(count - fits, selected - Math.floor(fits / 2)));
 }
 
-/** "Title (n)", the title shortened rather than the count when narrow. */
 /**
- * Short names for narrow columns, distinct within each board: cut to a few
+ * Short names for narrow boards, distinct within each board: cut to a few
  * letters, Committing, Committed and Completed would all read "Com…", and
  * Reviewing and Rejected "Re…".
  */
@@ -40,16 +41,31 @@ const SHORT: Record<string, string> = {
   Accepted: 'Acc',
 };
 
-export function columnTitle(title: string, n: number, width: number): string {
-  const count = ` (${n})`;
-  if (title.length + count.length <= width) return title + count;
-  const short = SHORT[title] ?? title;
-  if (short.length + count.length <= width) return short + count;
-  const room = Math.max(1, width - count.length - 1);
-  return `${short.slice(0, room)}…${count}`;
+/** Room a count takes after a name: " (999)". */
+const COUNT_ROOM = 6;
+
+/**
+ * Whether a board of these columns uses the short names at this width. It
+ * depends on the width and the column names only, never on the counts: a
+ * name that changed whenever a job moved ("Te… (0)", then "Test (1)") was
+ * read as a different column every second.
+ */
+export function shortNames(titles: string[], width: number): boolean {
+  const even = Math.floor(width / Math.max(1, titles.length));
+  return titles.some((t) => t.length + COUNT_ROOM + 1 > even);
 }
 
-export function Column({ column, width, height, selectedRow, focused, color }: ColumnProps) {
+/** A column's name in the form the board chose. */
+export const columnName = (title: string, short: boolean): string =>
+  short ? (SHORT[title] ?? title) : title;
+
+/** "Name (n)"; an empty column is its name alone (dimmed), so it takes little room. */
+export function columnTitle(title: string, n: number, short: boolean): string {
+  const name = columnName(title, short);
+  return n > 0 ? `${name} (${n})` : name;
+}
+
+export function Column({ column, short, width, height, selectedRow, focused, color }: ColumnProps) {
   const n = column.cards.length;
   // One line for the title, one kept for "+N more".
   const fits = Math.max(1, Math.floor((height - 2) / CARD_HEIGHT));
@@ -60,8 +76,8 @@ export function Column({ column, width, height, selectedRow, focused, color }: C
   const more = [above ? `↑${above}` : '', below ? `↓${below} more` : ''].filter(Boolean).join(' ');
   return (
     <Box flexDirection="column" width={width} height={height} paddingRight={1}>
-      <Text bold underline={focused} wrap="truncate-end">
-        {columnTitle(column.title, n, width - 1)}
+      <Text bold={n > 0} dimColor={n === 0} underline={focused} wrap="truncate-end">
+        {columnTitle(column.title, n, short)}
       </Text>
       {shown.map((card, i) => (
         <Card

@@ -5,7 +5,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { Actions } from '../src/live/actions.js';
 import { diffRequest, pairLabel } from '../src/live/actions.js';
 import { boardColumns, cursor, drilledJob, jobCounts, selectedJob } from '../src/live/board.js';
-import { keyHints, modeOf } from '../src/live/keymap.js';
+import { keyHints, modeOf, type Hint } from '../src/live/keymap.js';
 import { diffKey, iterationLabel } from '../src/live/state.js';
 import type { DashboardStore } from '../src/live/store.js';
 import { currentCommit, recordedFiles } from '../src/model/derive.js';
@@ -225,7 +225,7 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   return <Text dimColor>(nothing to show: esc closes)</Text>;
 }
 
-function Status({ store, width, hints }: { store: DashboardStore; width: number; hints: string }) {
+function Status({ store, width, hints }: { store: DashboardStore; width: number; hints: Hint[] }) {
   const repo = useStore(store, (s) => s.repoLabel);
   const counts = useStore(
     store,
@@ -254,11 +254,8 @@ function Status({ store, width, hints }: { store: DashboardStore; width: number;
       filtering={nav.filtering}
       showFinished={nav.showFinished}
       message={message}
-      hints={
-        mark
-          ? `marked ${iterationLabel(mark)}: d diffs the selected iteration against it · [ ] other changes · esc clears · ${hints}`
-          : hints
-      }
+      lead={mark ? `marked ${iterationLabel(mark)}: d diffs against it, [ ] other changes, esc clears` : null}
+      hints={hints}
       width={width}
       color={color}
     />

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { helpRows } from '../src/live/keymap.js';
+import { helpSections } from '../src/live/keymap.js';
 import { Lines } from './Lines.js';
 
 export interface HelpOverlayProps {
@@ -8,11 +8,15 @@ export interface HelpOverlayProps {
   scroll: number;
 }
 
-/** The keys, generated from the keymap table the handler uses. */
+/** The keys, grouped by what they do, generated from the keymap table the handler uses. */
 export function HelpOverlay({ width, height, scroll }: HelpOverlayProps) {
-  const rows = helpRows();
-  const w = Math.max(...rows.map(([k]) => k.length));
-  const lines = rows.map(([k, d]) => `  ${k.padEnd(w)}  ${d}`);
+  const sections = helpSections();
+  const w = Math.max(...sections.flatMap((s) => s.rows.map(([k]) => k.length)));
+  const lines = sections.flatMap((s, i) => [
+    ...(i ? [''] : []),
+    s.title,
+    ...s.rows.map(([k, d]) => `  ${k.padEnd(w)}  ${d}`),
+  ]);
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Text bold>Keys (esc closes)</Text>

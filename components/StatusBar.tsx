@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { paint } from './tone.js';
 import { count } from '../src/live/count.js';
+import { fitHints, type Hint } from '../src/live/keymap.js';
 import { visibleLine } from '../src/text/sanitize.js';
 
 export interface StatusBarProps {
@@ -15,7 +16,9 @@ export interface StatusBarProps {
   filtering: boolean;
   showFinished: boolean;
   message: string | null;
-  hints: string;
+  /** What is going on before the hints (a marked iteration), or null. */
+  lead: string | null;
+  hints: Hint[];
   width: number;
   color: boolean;
 }
@@ -40,9 +43,11 @@ export function StatusBar(p: StatusBarProps) {
     ? `filter: ${filter}▏ (enter apply, esc clear)`
     : p.message != null
       ? visibleLine(p.message)
-      : p.filter
-        ? `filter "${filter}" (esc clears) · ${p.hints}`
-        : p.hints;
+      : fitHints(
+          [p.filter ? `filter "${filter}" (esc clears)` : '', p.lead ?? ''].filter(Boolean).join(' · '),
+          p.hints,
+          p.width,
+        );
   return (
     <Box flexDirection="column" width={p.width} height={STATUS_HEIGHT}>
       <Text inverse wrap="truncate-end">

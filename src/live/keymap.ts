@@ -36,31 +36,46 @@ export type ActionName =
   | 'filterCancel'
   | 'filterBackspace';
 
+/** What keys do, the `?` help's sections: a person looks for a key by what they want to do. */
+export type Group = 'move' | 'open' | 'job' | 'view' | 'answer';
+
+export const GROUPS: Record<Group, string> = {
+  move: 'Move',
+  open: 'Open and close',
+  job: 'Act on a job',
+  view: 'View',
+  answer: 'In a question or the filter box',
+};
+
 export interface Binding {
   /** Key names: a character, or up/down/left/right/enter/esc/backspace/pageup/pagedown/ctrl+c. */
   keys: string[];
   description: string;
   action: ActionName;
+  group: Group;
   /** A one-word label for the status bar's key hints; bindings without one are only in the help. */
   hint?: string;
   /** The modes the binding is live in. */
   when: Mode[];
   /** The levels its hint is shown at, when not all: a key that only means something on some boards. */
   hintAt?: Level[];
+  /** Its hint stays when the hints are cut to fit the width (the way out, and where the rest are). */
+  keep?: boolean;
 }
 
 const BOARD: Mode[] = ['board'];
 const VIEWS: Mode[] = ['board', 'detail'];
 
 export const KEYMAP: readonly Binding[] = [
-  { keys: ['up', 'k'], description: 'move up', action: 'up', when: BOARD },
-  { keys: ['down', 'j'], description: 'move down', action: 'down', when: BOARD },
-  { keys: ['left', 'h'], description: 'previous column', action: 'left', when: BOARD },
-  { keys: ['right', 'L'], description: 'next column', action: 'right', when: BOARD },
+  { keys: ['up', 'k'], description: 'move up', action: 'up', group: 'move', when: BOARD },
+  { keys: ['down', 'j'], description: 'move down', action: 'down', group: 'move', when: BOARD },
+  { keys: ['left', 'h'], description: 'previous column', action: 'left', group: 'move', when: BOARD },
+  { keys: ['right', 'L'], description: 'next column', action: 'right', group: 'move', when: BOARD },
   {
     keys: ['enter'],
     description: 'drill in: job → changes → iterations → detail',
     action: 'drill',
+    group: 'open',
     hint: 'drill',
     when: BOARD,
   },
@@ -68,6 +83,7 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['esc'],
     description: 'back one level (or first clear the mark, or the filter)',
     action: 'back',
+    group: 'open',
     hint: 'back',
     when: VIEWS,
   },
@@ -75,6 +91,7 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['a'],
     description: 'abandon the selected job (asks y/n)',
     action: 'abandon',
+    group: 'job',
     hint: 'abandon',
     when: VIEWS,
   },
@@ -82,6 +99,7 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['r'],
     description: 'retry the selected job (asks y/n; a new job, in the background)',
     action: 'retry',
+    group: 'job',
     hint: 'retry',
     when: VIEWS,
   },
@@ -89,6 +107,7 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['l'],
     description: "the job's whole log: every agent session, tests with output, stages, reviews",
     action: 'logs',
+    group: 'open',
     hint: 'log',
     when: [...VIEWS, 'overlay'],
   },
@@ -96,6 +115,7 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['d'],
     description: 'iteration diff of the selected iteration (against the marked one, if any)',
     action: 'diff',
+    group: 'open',
     hint: 'diff',
     when: [...VIEWS, 'overlay'],
   },
@@ -103,6 +123,7 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['m'],
     description: 'mark the selected iteration (m again unmarks): d then diffs another against it',
     action: 'mark',
+    group: 'view',
     hint: 'mark',
     hintAt: ['commits', 'detail'],
     when: VIEWS,
@@ -111,18 +132,21 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['['],
     description: "the previous change's iterations (a mark stays)",
     action: 'prevChange',
+    group: 'move',
     when: BOARD,
   },
   {
     keys: [']'],
     description: "the next change's iterations (a mark stays)",
     action: 'nextChange',
+    group: 'move',
     when: BOARD,
   },
   {
     keys: ['f'],
     description: "the job's modified files (live, or from the record once it ended)",
     action: 'files',
+    group: 'open',
     hint: 'files',
     when: [...VIEWS, 'overlay'],
   },
@@ -130,24 +154,102 @@ export const KEYMAP: readonly Binding[] = [
     keys: ['o'],
     description: 'failing tests: all of their output, or only its end',
     action: 'output',
+    group: 'view',
     hint: 'output',
     when: ['detail'],
   },
-  { keys: ['/'], description: 'filter jobs by text', action: 'filter', hint: 'filter', when: BOARD },
-  { keys: ['s'], description: 'show or hide finished jobs', action: 'finished', when: BOARD },
-  { keys: ['?'], description: 'this help', action: 'help', hint: 'help', when: [...VIEWS, 'overlay'] },
-  { keys: ['up', 'k'], description: 'scroll up', action: 'scrollUp', when: ['detail', 'overlay'] },
-  { keys: ['down', 'j'], description: 'scroll down', action: 'scrollDown', when: ['detail', 'overlay'] },
-  { keys: ['pageup', 'b'], description: 'page up', action: 'pageUp', when: ['detail', 'overlay'] },
-  { keys: ['pagedown', 'space'], description: 'page down', action: 'pageDown', when: ['detail', 'overlay'] },
-  { keys: ['esc', 'q'], description: 'close', action: 'close', when: ['overlay'] },
-  { keys: ['y'], description: 'yes', action: 'yes', when: ['confirm'] },
-  { keys: ['n', 'esc'], description: 'no', action: 'no', when: ['confirm'] },
-  { keys: ['enter'], description: 'apply the filter', action: 'filterAccept', when: ['filter'] },
-  { keys: ['esc'], description: 'clear the filter', action: 'filterCancel', when: ['filter'] },
-  { keys: ['backspace'], description: 'delete a character', action: 'filterBackspace', when: ['filter'] },
-  { keys: ['q', 'ctrl+c'], description: 'quit', action: 'quit', hint: 'quit', when: VIEWS },
-  { keys: ['ctrl+c'], description: 'quit', action: 'quit', when: ['overlay', 'confirm', 'filter'] },
+  {
+    keys: ['/'],
+    description: 'filter jobs by text',
+    action: 'filter',
+    group: 'view',
+    hint: 'filter',
+    when: BOARD,
+  },
+  { keys: ['s'], description: 'show or hide finished jobs', action: 'finished', group: 'view', when: BOARD },
+  {
+    keys: ['?'],
+    description: 'this help',
+    action: 'help',
+    group: 'open',
+    hint: 'help',
+    keep: true,
+    when: [...VIEWS, 'overlay'],
+  },
+  {
+    keys: ['up', 'k'],
+    description: 'scroll up (in a view)',
+    action: 'scrollUp',
+    group: 'move',
+    when: ['detail', 'overlay'],
+  },
+  {
+    keys: ['down', 'j'],
+    description: 'scroll down (in a view)',
+    action: 'scrollDown',
+    group: 'move',
+    when: ['detail', 'overlay'],
+  },
+  {
+    keys: ['pageup', 'b'],
+    description: 'page up (in a view)',
+    action: 'pageUp',
+    group: 'move',
+    when: ['detail', 'overlay'],
+  },
+  {
+    keys: ['pagedown', 'space'],
+    description: 'page down (in a view)',
+    action: 'pageDown',
+    group: 'move',
+    when: ['detail', 'overlay'],
+  },
+  {
+    keys: ['esc', 'q'],
+    description: 'close the view (log, diff, files, this help)',
+    action: 'close',
+    group: 'open',
+    when: ['overlay'],
+  },
+  { keys: ['y'], description: 'yes', action: 'yes', group: 'answer', when: ['confirm'] },
+  { keys: ['n', 'esc'], description: 'no', action: 'no', group: 'answer', when: ['confirm'] },
+  {
+    keys: ['enter'],
+    description: 'apply the filter',
+    action: 'filterAccept',
+    group: 'answer',
+    when: ['filter'],
+  },
+  {
+    keys: ['esc'],
+    description: 'clear the filter',
+    action: 'filterCancel',
+    group: 'answer',
+    when: ['filter'],
+  },
+  {
+    keys: ['backspace'],
+    description: 'delete a character',
+    action: 'filterBackspace',
+    group: 'answer',
+    when: ['filter'],
+  },
+  {
+    keys: ['q', 'ctrl+c'],
+    description: 'quit',
+    action: 'quit',
+    group: 'open',
+    hint: 'quit',
+    keep: true,
+    when: VIEWS,
+  },
+  {
+    keys: ['ctrl+c'],
+    description: 'quit',
+    action: 'quit',
+    group: 'open',
+    when: ['overlay', 'confirm', 'filter'],
+  },
 ];
 
 /** The subset of Ink's Key the handler looks at. */
@@ -197,47 +299,97 @@ export function bindingFor(mode: Mode, name: string): Binding | undefined {
 const shown = (k: string) =>
   ({ up: '↑', down: '↓', left: '←', right: '→', enter: 'enter', esc: 'esc', space: 'space' })[k] ?? k;
 
-/** The status bar's key hints for a mode (at a level), from the table. */
-export function keyHints(mode: Mode, level?: Level): string {
+/** One key hint of the status bar ("q quit"); kept ones survive cutting to the width. */
+export interface Hint {
+  text: string;
+  keep: boolean;
+}
+
+/** The status bar's key hints for a mode (at a level), from the table, in its order. */
+export function keyHints(mode: Mode, level?: Level): Hint[] {
   return KEYMAP.filter(
     (b) => b.hint && b.when.includes(mode) && (!b.hintAt || !level || b.hintAt.includes(level)),
-  )
-    .map((b) => `${shown(b.keys[0]!)} ${b.hint}`)
-    .join(' · ');
+  ).map((b) => ({ text: `${shown(b.keys[0]!)} ${b.hint}`, keep: b.keep === true }));
+}
+
+const SEP = ' · ';
+
+/**
+ * The hints line, fitted to `width` after a lead (a filter, a mark): hints
+ * are given up from the end, except the kept ones (`? help` lists the rest,
+ * `q quit` is the way out), so a narrow screen never loses those two to an
+ * ellipsis.
+ */
+export function fitHints(lead: string, hints: Hint[], width: number): string {
+  const kept = hints
+    .filter((h) => h.keep)
+    .map((h) => h.text)
+    .join(SEP);
+  // A lead too long to leave room for the kept hints is cut, not them.
+  const room = width - (kept ? kept.length + SEP.length : 0);
+  const head = lead.length > room && room > 1 ? `${lead.slice(0, room - 1).trimEnd()}…` : lead;
+  const line = (hs: Hint[]) => [head, ...hs.map((h) => h.text)].filter(Boolean).join(SEP);
+  const shown = [...hints];
+  while (line(shown).length > width) {
+    const i = shown.findLastIndex((h) => !h.keep);
+    if (i < 0) break;
+    shown.splice(i, 1);
+  }
+  return line(shown);
 }
 
 const ALL_MODES: Mode[] = ['board', 'detail', 'overlay', 'confirm', 'filter'];
 
-/**
- * Help rows (keys, what they do) for the modes given, one row per action,
- * from the table. The `?` overlay shows every mode's, so the keys of the
- * confirmation and the filter box are documented too.
- */
-export function helpRows(modes: Mode[] = ALL_MODES): [string, string][] {
-  const rows: [string, string][] = [];
-  const seen = new Set<string>();
-  for (const b of KEYMAP) {
-    if (!b.when.some((m) => modes.includes(m))) continue;
-    const id = `${b.action}|${b.description}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    rows.push([b.keys.map(shown).join(' '), b.description]);
-  }
-  return rows;
+/** One section of the help: a group's rows (keys, what they do). */
+export interface HelpSection {
+  title: string;
+  rows: [string, string][];
 }
+
+/**
+ * The help, from the table: one section per group, one row per meaning.
+ * Keys that do two things by mode (↑ moves on a board, scrolls in a view)
+ * are one row, not two. The `?` overlay shows every mode's, so the keys of
+ * the confirmation and the filter box are documented too.
+ */
+export function helpSections(modes: Mode[] = ALL_MODES): HelpSection[] {
+  const sections: HelpSection[] = [];
+  const seen = new Set<string>();
+  for (const g of Object.keys(GROUPS) as Group[]) {
+    const rows: [string, string][] = [];
+    for (const b of KEYMAP) {
+      if (b.group !== g || !b.when.some((m) => modes.includes(m))) continue;
+      const id = `${b.action}|${b.description}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const keys = b.keys.map(shown).join(' ');
+      const same = rows.find(([k]) => k === keys);
+      if (same) same[1] = `${same[1]} · ${b.description}`;
+      else rows.push([keys, b.description]);
+    }
+    if (rows.length) sections.push({ title: GROUPS[g], rows });
+  }
+  return sections;
+}
+
+/** Every help row, sections flattened. */
+export const helpRows = (modes: Mode[] = ALL_MODES): [string, string][] =>
+  helpSections(modes).flatMap((s) => s.rows);
+
+const cell = (k: string) =>
+  k
+    .split(' ')
+    .map((x) => `\`${x === '|' ? '\\|' : x}\``)
+    .join(' ');
 
 /** The keys table as markdown, for the README (test/unit/keymap.test.ts checks the README matches). */
 export function keymapMarkdown(): string {
-  const rows = helpRows(ALL_MODES);
   return [
     '| Keys | What they do |',
     '| --- | --- |',
-    ...rows.map(
-      ([k, d]) =>
-        `| ${k
-          .split(' ')
-          .map((x) => `\`${x === '|' ? '\\|' : x}\``)
-          .join(' ')} | ${d} |`,
-    ),
+    ...helpSections(ALL_MODES).flatMap((s) => [
+      `| **${s.title}** | |`,
+      ...s.rows.map(([k, d]) => `| ${cell(k)} | ${d} |`),
+    ]),
   ].join('\n');
 }

@@ -41,7 +41,7 @@ it('m marks 1.1, d on 1.3 diffs the pair: titles, files and summary of 1.1 → 1
   // The cursor starts on i1 (the first iteration of the first column with cards).
   await frameWith(lastFrame, 'Rejected (2)', 'Accepted (1)');
   stdin.write('m');
-  await frameWith(lastFrame, '◆ marked · i1', 'marked 1.1: d diffs the selected iteration against it');
+  await frameWith(lastFrame, '◆ marked · i1', 'marked 1.1: d diffs against it');
   stdin.write('d');
   await frameWith(lastFrame, '1.1 is the marked iteration: move to another one');
   stdin.write(KEY.right);

@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { Board, columnWidths } from '../../components/Board.js';
 import { Card } from '../../components/Card.js';
 import { CommitDetail, commitDetailLines } from '../../components/CommitDetail.js';
-import { columnTitle, windowStart } from '../../components/Column.js';
+import { columnTitle, shortNames, windowStart } from '../../components/Column.js';
 import { jobCard } from '../../src/live/board.js';
 import {
   dashFixture,
@@ -30,7 +30,7 @@ it('fits 80×24 with 1,000 jobs: only the visible cards, and a count of the rest
   for (let i = 0; i < 999; i++)
     fx.state.jobs.create(first.repo, { todo_id: first.todo_id, pid: 4242, host: 'here' });
   app = await renderDashboard(fx, { columns: 80, rows: 24 });
-  const f = await frameWith(app.lastFrame, 'Implementing (1000)', 'more');
+  const f = await frameWith(app.lastFrame, 'Impl (1000)', 'more');
   const lines = f.split('\n');
   expect(lines.length).toBeLessThanOrEqual(24);
   expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
@@ -48,16 +48,21 @@ it('windows a column around the selected card', () => {
   expect(windowStart(100, 10, 99)).toBe(90);
 });
 
-it('shortens a title, never the count; gives empty columns little room', () => {
-  expect(columnTitle('Implementing', 3, 40)).toBe('Implementing (3)');
-  expect(columnTitle('Implementing', 3, 10)).toBe('Impl (3)');
-  expect(columnTitle('Implementing', 3, 7)).toBe('Im… (3)');
-  // Narrow, the columns that start alike still read differently.
-  const narrow = ['Committing', 'Completed', 'Reviewing', 'Rejected', 'Committed'].map((t) =>
-    columnTitle(t, 0, 9),
-  );
-  expect(narrow).toEqual(['Comm… (0)', 'Done (0)', 'Rev (0)', 'Rej (0)', 'Done (0)']);
-  expect(columnWidths([0, 5, 0], 80)).toEqual([12, 56, 12]);
+it('names columns for the width once, whatever the counts; gives empty columns room for their name only', () => {
+  const jobs = ['Implementing', 'Testing', 'Reviewing', 'Committing', 'Completed', 'Failed', 'Abandoned'];
+  expect(shortNames(jobs, 160)).toBe(false);
+  expect(shortNames(jobs, 80)).toBe(true);
+  expect(columnTitle('Implementing', 3, false)).toBe('Implementing (3)');
+  expect(columnTitle('Implementing', 3, true)).toBe('Impl (3)');
+  expect(columnTitle('Implementing', 0, true)).toBe('Impl');
+  // Short, the columns that start alike still read differently.
+  expect(['Committing', 'Completed', 'Reviewing', 'Rejected'].map((t) => columnTitle(t, 1, true))).toEqual([
+    'Commit (1)',
+    'Done (1)',
+    'Rev (1)',
+    'Rej (1)',
+  ]);
+  expect(columnWidths([0, 5, 0], 80, ['Impl', 'Test', 'Rev'])).toEqual([6, 69, 5]);
   expect(columnWidths([1, 1], 80)).toEqual([40, 40]);
 });
 
@@ -84,7 +89,7 @@ it('renders a board and a card alone', async () => {
       color={false}
     />,
   );
-  await frameWith(app.lastFrame, 'Left (1)', 'Right (0)', 'lonely card');
+  await frameWith(app.lastFrame, 'Left (1)', 'Right', 'lonely card');
 });
 
 it('the commit detail names the final commit of an accepted iteration, and the iteration it came from', async () => {

@@ -85,7 +85,7 @@ it('the iteration detail shows the failing command output at 80×24: its end, an
   app = await renderDashboard(fx, { columns: 80, rows: 24 });
   await frameWith(app.lastFrame, 'sum');
   app.stdin.write(KEY.enter);
-  await frameWith(app.lastFrame, 'Failed (1)');
+  await frameWith(app.lastFrame, 'Fail (1)');
   app.stdin.write('j');
   await waitFor(() => fx!.dash.getState().nav.sel.changes.key != null, 'the cursor on the change');
   app.stdin.write(KEY.enter);

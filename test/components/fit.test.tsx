@@ -1,0 +1,125 @@
+// The dashboard at the sizes people use, 80×24 and 160×45: the way out and
+// the help stay on screen, column names hold still while jobs move, and the
+// room goes to what is read.
+import { render } from 'ink-testing-library';
+import { afterEach, expect, it } from 'vitest';
+import { fitHints, helpSections, keyHints } from '../../src/live/keymap.js';
+import {
+  dashFixture,
+  frameWith,
+  KEY,
+  makeJob,
+  renderDashboard,
+  type DashFixture,
+} from '../helpers/dash-fixture.js';
+
+let fx: DashFixture | null = null;
+let app: ReturnType<typeof render> | null = null;
+afterEach(async () => {
+  app?.unmount();
+  app = null;
+  await fx?.cleanup();
+  fx = null;
+});
+
+const lastLine = (f: string) => f.split('\n').at(-1) ?? '';
+
+it('q quit and ? help are on the hints line at 80×24, at every level, with a filter or a mark', async () => {
+  fx = dashFixture();
+  makeJob(fx.state, { title: 'parser bug', changes: 1, iterations: 2, tested: true });
+  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  const { lastFrame, stdin } = app;
+  const hintsEnd = async () => {
+    const f = await frameWith(lastFrame, 'q quit');
+    expect(lastLine(f)).toMatch(/\? help · q quit$/);
+    expect(lastLine(f).length).toBeLessThanOrEqual(80);
+  };
+  await frameWith(lastFrame, 'parser bug');
+  await hintsEnd();
+  stdin.write('/');
+  stdin.write('parser');
+  stdin.write(KEY.enter);
+  await frameWith(lastFrame, 'filter "parser" (esc clears)');
+  await hintsEnd();
+  stdin.write(KEY.enter);
+  await frameWith(lastFrame, 'Impl');
+  await hintsEnd();
+  stdin.write(KEY.enter);
+  await frameWith(lastFrame, 'change 1');
+  stdin.write('m');
+  await frameWith(lastFrame, 'marked 1.');
+  await hintsEnd();
+  stdin.write(KEY.enter);
+  await frameWith(lastFrame, 'draft message:');
+  await hintsEnd();
+});
+
+it('fitHints gives up hints from the end, never the kept ones', () => {
+  const hints = keyHints('board', 'jobs');
+  expect(fitHints('', hints, 200)).toBe(hints.map((h) => h.text).join(' · '));
+  const narrow = fitHints('marked 1.1: d diffs against it', hints, 70);
+  expect(narrow.length).toBeLessThanOrEqual(70);
+  expect(narrow).toMatch(/^marked 1\.1: d diffs against it · .* · \? help · q quit$/);
+  // Too narrow for anything else: the kept ones alone, for the terminal to cut.
+  expect(fitHints('', hints, 10)).toBe('? help · q quit');
+  // A lead too long for the line is cut before the kept hints are.
+  expect(fitHints('x'.repeat(100), hints, 40)).toBe(`${'x'.repeat(21)}… · ? help · q quit`);
+});
+
+/** The column names of the board's title row, counts left out. */
+const names = (f: string) =>
+  (f.split('\n')[1] ?? '')
+    .replace(/\(\d+\)/g, '')
+    .split(/\s+/)
+    .filter(Boolean);
+
+it('column names are chosen for the width and stay put as jobs move between columns', async () => {
+  fx = dashFixture();
+  const a = makeJob(fx.state, { title: 'alpha' });
+  makeJob(fx.state, { title: 'beta' });
+  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  const { lastFrame } = app;
+  const before = await frameWith(lastFrame, 'Impl (2)');
+  expect(names(before)).toEqual(['Impl', 'Test', 'Rev', 'Commit', 'Done', 'Fail', 'Aband']);
+  fx.state.jobs.setStage(a.id, 'testing');
+  fx.sync.refreshJobs();
+  const after = await frameWith(lastFrame, 'Impl (1)', 'Test (1)');
+  expect(names(after)).toEqual(names(before));
+  fx.state.jobs.finish(a.id, 'failed', 'boom');
+  fx.sync.refreshJobs();
+  expect(names(await frameWith(lastFrame, 'Fail (1)'))).toEqual(names(before));
+  app.unmount();
+  app = await renderDashboard(fx, { columns: 160, rows: 45 });
+  const wide = await frameWith(app.lastFrame, 'Implementing (1)');
+  expect(names(wide)).toEqual([
+    'Implementing',
+    'Testing',
+    'Reviewing',
+    'Committing',
+    'Completed',
+    'Failed',
+    'Abandoned',
+  ]);
+});
+
+it('? help is grouped by what keys do, each key once per group', async () => {
+  const sections = helpSections();
+  expect(sections.map((s) => s.title)).toEqual([
+    'Move',
+    'Open and close',
+    'Act on a job',
+    'View',
+    'In a question or the filter box',
+  ]);
+  for (const s of sections) {
+    const keys = s.rows.map(([k]) => k);
+    expect(new Set(keys).size, s.title).toBe(keys.length);
+  }
+  fx = dashFixture();
+  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  await frameWith(app.lastFrame, 'Jobs');
+  app.stdin.write('?');
+  const f = await frameWith(app.lastFrame, 'Keys (esc closes)', 'Move', 'move up · scroll up (in a view)');
+  // One row for ↑/k: a key that scrolls in a view is not listed a second time.
+  expect(f.split('\n').filter((l) => /^\s+↑ k\s/.test(l))).toHaveLength(1);
+});
