@@ -21,13 +21,20 @@ export interface DemoOptions {
   /** Multiplies the scripted agent's pauses; 0 runs as fast as it can. */
   pace: number;
   out?: NodeJS.WritableStream;
+  /** Aborting stops the demo as a quit does (the CLI aborts when nobody reads its output any more). */
+  signal?: AbortSignal;
 }
+
+/** Why a demo ended before its jobs did: the person quit (q, Ctrl-C), a signal, or its output was closed. */
+export type DemoStop = 'quit' | 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'output';
 
 export interface DemoResult {
   dir: string;
   jobs: { todo: DemoTodo; todoId: string; jobId: string | null; status: string; exitCode: number | null }[];
-  /** True when every job ended as its scenario says it should. */
+  /** True when every job ended as its scenario says it should (or the demo was stopped). */
   ok: boolean;
+  /** Set when the demo was stopped before its jobs ended: they were stopped too. */
+  stopped: DemoStop | null;
 }
 
 /** The dashboard's header says the demo's jobs run on a script, not an agent (fits at 80 columns). */
@@ -67,16 +74,35 @@ export function createDemoRepo(dir: string): string {
 const ii = (args: string[], cwd: string, env: NodeJS.ProcessEnv): string =>
   execFileSync(process.execPath, [iiBin(), ...args], { cwd, env, encoding: 'utf8' }).trim();
 
+const STOP_TEXT: Record<DemoStop, string> = {
+  quit: 'you quit the dashboard',
+  SIGINT: 'Ctrl-C',
+  SIGTERM: 'SIGTERM',
+  SIGHUP: 'the terminal closed',
+  output: 'its output was closed',
+};
+
 export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const out = o.out ?? process.stdout;
   const dir = mkdtempSync(join(tmpdir(), 'ii-demo-'));
   const env = demoEnv(dir);
   const children: ChildProcess[] = [];
+  let stopped: DemoStop | null = null;
+  // Ends the runners (each cancels its job and releases its workspace) and
+  // the dashboard; the demo then waits for them and removes its folder.
   const stopAll = () => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  };
+  const stop = (why: DemoStop) => {
+    stopped ??= why;
+    stopAll();
   };
   // A closed terminal (SIGHUP) too: the demo's jobs end and its folder goes.
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, stopAll);
+  const onSignal = (sig: NodeJS.Signals) => stop(sig as DemoStop);
+  const onAbort = () => stop('output');
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSignal);
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  if (o.signal?.aborted) stopped = 'output';
   try {
     const repo = createDemoRepo(dir);
     out.write(`demo repository: ${repo}\n`);
@@ -113,11 +139,15 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       };
     });
 
-    const runs = jobs.map((j, i) => {
+    // Stopped while setting up (the todos are created synchronously): no job starts.
+    const runs = (stopped ? [] : jobs).map((j, i) => {
+      // Each runner leads its own group: a signal meant for the demo's group
+      // (Ctrl-C on the terminal) reaches the demo alone, which stops each runner once.
       const child = spawn(process.execPath, [iiBin(), 'job', 'do', j.todoId, '--agent', 'scripted'], {
         cwd: repo,
         env: { ...env, II_SCRIPTED_SCENARIO: j.scenario, NO_COLOR: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
       });
       children.push(child);
       const tag = `[${i + 1}]`;
@@ -142,11 +172,18 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
         env: { ...env, [BANNER_ENV]: DEMO_BANNER },
         stdio: 'inherit',
       });
+      children.push(dash);
       await new Promise<void>((res) => dash.on('close', () => res()));
-      // Quitting the dashboard early ends the demo: stop the jobs still running.
-      stopAll();
+      // Quitting the dashboard (q, Ctrl-C) before the jobs end ends the demo: stop them.
+      if (children.some((c) => c !== dash && c.exitCode === null && c.signalCode === null)) stop('quit');
     }
     await Promise.all(runs);
+    if (stopped) {
+      out.write(`
+the demo was stopped (${STOP_TEXT[stopped]}); its jobs were stopped too.
+`);
+      return { dir, jobs: jobs.map(({ scenario: _s, ...rest }) => rest), ok: true, stopped };
+    }
 
     for (const j of jobs) {
       if (!j.jobId) continue;
@@ -166,9 +203,17 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
           (j.jobId && o.keep ? `  ii job show ${j.jobId}` : '') +
           '\n',
       );
-    return { dir, jobs: jobs.map(({ scenario: _s, ...rest }) => rest), ok };
+    return { dir, jobs: jobs.map(({ scenario: _s, ...rest }) => rest), ok, stopped: null };
+  } catch (err) {
+    // A stop while setting up kills the `ii todo create` in hand (Ctrl-C
+    // reaches the whole group): that is the stop, not an error of its own.
+    const sig = (err as { signal?: string | null }).signal;
+    stopped ??= sig === 'SIGINT' || sig === 'SIGTERM' || sig === 'SIGHUP' ? sig : null;
+    if (!stopped) throw err;
+    return { dir, jobs: [], ok: true, stopped };
   } finally {
-    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, stopAll);
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, onSignal);
+    o.signal?.removeEventListener('abort', onAbort);
     stopAll();
     if (o.keep) {
       out.write(

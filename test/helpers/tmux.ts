@@ -51,21 +51,24 @@ export class Tmux {
       ...env,
       'sh',
       '-c',
-      '"$@"; echo "$?" > "$0.tmp" && mv "$0.tmp" "$0"',
+      // The trap keeps sh alive through a Ctrl-C sent to the terminal's
+      // foreground group, to record the program's status; the program itself
+      // gets SIGINT as usual (a caught signal is reset to default on exec).
+      'trap : INT; "$@"; echo "$?" > "$0.tmp" && mv "$0.tmp" "$0"',
       this.exitFile,
       ...argv,
     );
   }
 
   /** The program's exit status, once it has ended (128+N when a signal N ended it). */
-  async exitStatus(): Promise<number> {
+  async exitStatus(ms = 20_000): Promise<number> {
     const file = this.exitFile;
     if (!file) throw new Error('nothing started');
     // The text, not the number: waitFor treats a 0 as "not yet".
     const text = await waitFor(
       () => (existsSync(file) ? readFileSync(file, 'utf8').trim() : null),
       'the program in tmux to exit',
-      20_000,
+      ms,
       50,
     ).catch((err: Error) => {
       throw new Error(`${err.message}\nlast screen:\n${this.capture()}`);

@@ -1,6 +1,7 @@
 // ii demo: see incrementum work in a minute, with no agent account.
 import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
+import { keepRunningWithoutOutput } from '../output.js';
 
 export function registerDemoCommand(program: Command): void {
   program
@@ -19,7 +20,19 @@ export function registerDemoCommand(program: Command): void {
       const { runDemo } = await import('../../demo/run.js');
       const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
       const dashboard = o.dashboard && tty;
-      const r = await runDemo({ keep: Boolean(o.keep), dashboard, pace: o.pace ?? (dashboard ? 1 : 0) });
-      if (!r.ok) process.exitCode = 1;
+      // `ii demo | head`: once nobody reads, the demo stops its jobs and
+      // removes its folder instead of dying on the closed pipe with them running.
+      const lost = new AbortController();
+      keepRunningWithoutOutput(() => lost.abort());
+      const r = await runDemo({
+        keep: Boolean(o.keep),
+        dashboard,
+        pace: o.pace ?? (dashboard ? 1 : 0),
+        signal: lost.signal,
+      });
+      // Quitting (q, Ctrl-C) or a closed reader is the person's choice, not a failure.
+      if (r.stopped === 'SIGTERM') process.exitCode = 143;
+      else if (r.stopped === 'SIGHUP') process.exitCode = 129;
+      else if (!r.ok) process.exitCode = 1;
     });
 }
