@@ -63,7 +63,7 @@ export const IterationSnapshot = z.object({
   files_created: z.array(z.string()).default([]),
   files_modified: z.array(z.string()).default([]),
   files_removed: z.array(z.string()).default([]),
-  usage: Usage.default({ input_tokens: 0, output_tokens: 0, cost: 0 }),
+  usage: Usage.default(ZERO_USAGE),
   artifact_count: z.number().int().nonnegative().default(0),
   taken_at: z.string(),
 });
@@ -101,7 +101,7 @@ export const JobCommit = z.object({
   agent_session_id: z.string().nullable().default(null),
   created_at: z.string(),
   files: z.array(FileChange).default([]),
-  usage: Usage.default({ input_tokens: 0, output_tokens: 0, cost: 0 }),
+  usage: Usage.default(ZERO_USAGE),
   /** The feedback (test table or review comments) that started this iteration. */
   feedback: z.string().nullable().default(null),
   before: IterationSnapshot.nullable().default(null),
@@ -135,7 +135,7 @@ export const Job = z.object({
   base_rev: z.string().nullable().default(null),
   workspace_path: z.string().nullable().default(null),
   auto_commit: z.boolean().default(true),
-  usage: Usage.default({ input_tokens: 0, output_tokens: 0, cost: 0 }),
+  usage: Usage.default(ZERO_USAGE),
   started_at: z.string(),
   updated_at: z.string(),
   completed_at: z.string().nullable().default(null),
@@ -157,3 +157,18 @@ export const ControlRequest = z.object({
   handled_at: z.string().nullable().default(null),
 });
 export type ControlRequest = z.infer<typeof ControlRequest>;
+
+/**
+ * `given` with the schema's default for each field it leaves out (undefined
+ * or null): the schema is where a field's default is written, for writers too.
+ */
+export function withDefaults<S extends z.ZodObject>(schema: S, given: Partial<z.infer<S>>): z.infer<S> {
+  const out: Record<string, unknown> = { ...given };
+  for (const [key, field] of Object.entries(schema.shape)) {
+    if (out[key] != null) continue;
+    // A default is what parsing an absent value gives (a fresh copy each time).
+    const d = (field as z.ZodType).safeParse(undefined);
+    if (d.success) out[key] = d.data;
+  }
+  return out as z.infer<S>;
+}

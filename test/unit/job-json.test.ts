@@ -3,7 +3,15 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Job, type IterationSnapshot, type JobReview } from '../../src/model/index.js';
+import type { z } from 'zod';
+import {
+  AgentSessionRef,
+  Job,
+  JobChange,
+  JobCommit,
+  JobReview,
+  type IterationSnapshot,
+} from '../../src/model/index.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -78,6 +86,7 @@ function seed(repo: string): void {
     created_at: T,
   });
   s.updateCurrentCommit(full.id, {
+    iteration_commit_id: 'i1',
     tests_passed: false,
     test_results: [{ command: 'npm test', exit_code: 1, duration_ms: 12.5 }],
     after: snapshot('testing'),
@@ -192,6 +201,42 @@ describe('jobs.listJson', () => {
       ['purpose', 'id', 'transcript', 'started_at'],
       ['purpose', 'id', 'transcript', 'started_at', 'usage'],
     ]);
+  });
+
+  it('sets every field of every part of a job somewhere, so the comparisons above cover each one', () => {
+    seed('r');
+    seedLegacyRows('r');
+    // The texts as kept by the writers, and as built on the fly (an older build's rows).
+    const kept = store.jobs.listJson('r');
+    const db = new DatabaseSync(store.dbPath);
+    db.exec('UPDATE jobs SET list_json = NULL; UPDATE commits SET list_json = NULL');
+    db.close();
+    const built = store.jobs.listJson('r');
+    const loaded = store.jobs.list('r');
+    expect(kept).toBe(JSON.stringify(loaded));
+    expect(built).toBe(kept);
+
+    const commits = loaded.flatMap((j) => j.changes.flatMap((c) => c.commits));
+    const parts: [string, z.ZodObject, object[]][] = [
+      ['Job', Job, loaded],
+      ['JobChange', JobChange, loaded.flatMap((j) => j.changes)],
+      ['JobCommit', JobCommit, commits],
+      [
+        'JobReview',
+        JobReview,
+        [...commits.flatMap((c) => c.review ?? []), ...loaded.flatMap((j) => j.project_review ?? [])],
+      ],
+      ['AgentSessionRef', AgentSessionRef, loaded.flatMap((j) => j.agent_sessions)],
+    ];
+    for (const [name, schema, objects] of parts) {
+      // A field is set when some object has it with other than the schema's default.
+      const unset = Object.entries(schema.shape).filter(([key, field]) => {
+        const d = (field as z.ZodType).safeParse(undefined);
+        const dflt = JSON.stringify(d.success ? d.data : undefined);
+        return !objects.some((o) => JSON.stringify((o as Record<string, unknown>)[key]) !== dflt);
+      });
+      expect(unset.map(([k]) => `${name}.${k}`)).toEqual([]);
+    }
   });
 
   it('escapes every code point as JSON.stringify does', () => {

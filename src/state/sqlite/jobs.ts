@@ -1,104 +1,38 @@
 // Jobs and their history (changes → commits → reviews), one transaction per mutation.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { UserError } from '../../errors.js';
-import type {
-  AgentPurpose,
-  AgentSessionRef,
-  Job,
-  JobChange,
+import {
+  type AgentSessionRef,
+  type Job,
+  type JobChange,
   JobCommit,
-  JobReview,
-  JobStage,
-  JobStatus,
-  Usage,
+  type JobReview,
+  type JobStatus,
+  type Usage,
+  withDefaults,
 } from '../../model/job.js';
 import type { JobBrief } from '../../model/backlog.js';
 import { matchPrefix } from '../../model/prefix.js';
-import { fromMicros, MAX_MICROS, normalizeUsage, toMicros } from '../../model/usage.js';
+import { MAX_MICROS, normalizeUsage, toMicros } from '../../model/usage.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
+import type { Row } from './codec.js';
 import { statements, transaction } from './db.js';
+import { AGENT_SESSION, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
 import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
 
 /** A claim the backlog refused (model/backlog.ts claimRefusal says why). */
 export class ClaimRefused extends UserError {}
 
-interface JobRow {
-  id: string;
-  repo: string;
-  todo_id: string;
-  session_id: string | null;
-  stage: string;
-  status: string;
-  feedback: string | null;
-  project_review: string | null;
-  pid: number | null;
-  host: string | null;
-  heartbeat_at: string | null;
-  base_rev: string | null;
-  workspace_path: string | null;
-  auto_commit: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_micros: number;
-  started_at: string;
-  updated_at: string;
-  completed_at: string | null;
-  failure_reason: string | null;
-  retried_from: string | null;
-}
-interface CommitRow {
+/** The keys a loader joins a commit's or a review's row to its job and change by. */
+interface CommitKeys {
   job_id: string;
   change_seq: number;
   seq: number;
-  commit_id: string;
-  iteration_commit_id: string | null;
-  draft_message: string;
-  tests_passed: number | null;
-  test_results: string;
-  agent_session_id: string | null;
-  created_at: string;
-  files: string;
-  usage: string | null;
-  feedback: string | null;
-  before: string | null;
-  after: string | null;
 }
-interface ReviewRow {
-  job_id: string;
-  change_seq: number;
-  commit_seq: number;
-  outcome: string;
-  comments: string;
-  agent_session_id: string | null;
-  reviewed_at: string;
-}
-
-const ZERO: Usage = { input_tokens: 0, output_tokens: 0, cost: 0 };
-const json = <T>(s: string | null, fallback: T): T => (s == null ? fallback : (JSON.parse(s) as T));
-const toReview = (r: ReviewRow): JobReview => ({
-  outcome: r.outcome as JobReview['outcome'],
-  comments: r.comments,
-  agent_session_id: r.agent_session_id,
-  reviewed_at: r.reviewed_at,
-});
-
-const toCommit = (c: CommitRow, review: JobReview | null): JobCommit => ({
-  commit_id: c.commit_id,
-  iteration_commit_id: c.iteration_commit_id,
-  draft_message: c.draft_message,
-  tests_passed: c.tests_passed == null ? null : c.tests_passed === 1,
-  test_results: json(c.test_results, []),
-  review,
-  agent_session_id: c.agent_session_id,
-  created_at: c.created_at,
-  files: json(c.files, []),
-  usage: json(c.usage, ZERO),
-  feedback: c.feedback,
-  before: json(c.before, null),
-  after: json(c.after, null),
-});
+type CommitRow = Row & CommitKeys;
+type ReviewRow = Row & { job_id: string; change_seq: number; commit_seq: number };
 
 /**
  * The store version the current transaction commits (transaction() adds one
@@ -143,13 +77,14 @@ const toBrief = (r: BriefRow): JobBrief => ({
 });
 
 /** The columns a Job is made of: not list_json, the job's text for listings (job-json.ts). */
-const JOB_COLUMNS = `id, repo, todo_id, session_id, stage, status, feedback, project_review, pid, host,
-  base_rev, workspace_path, auto_commit, input_tokens, output_tokens, cost_micros, started_at, updated_at,
-  completed_at, failure_reason, heartbeat_at, retried_from`;
+const JOB_COLUMNS = JOB.cols.join(', ');
 
-/** The columns a JobCommit is made of: not list_json, the commit's text for listings. */
-const COMMIT_COLUMNS = `job_id, change_seq, seq, commit_id, iteration_commit_id, draft_message, tests_passed, test_results,
-  agent_session_id, created_at, files, usage, feedback, before, after`;
+/** The columns a JobCommit is made of, with the keys that place it. */
+const COMMIT_COLUMNS = ['job_id', 'change_seq', 'seq', ...COMMIT.cols].join(', ');
+
+/** A commit's row: the keys that place it, then every column the model's fields are stored in. */
+const INSERT_COMMIT = `INSERT INTO commits (job_id, change_seq, seq, ${COMMIT.writes.map((w) => w.col).join(', ')})
+  VALUES (?, ?, ?, ${COMMIT.writes.map(() => '?').join(', ')})`;
 
 /** Jobs whose children are read in one go; larger loads go a chunk at a time. */
 const LOAD_CHUNK = 500;
@@ -163,12 +98,13 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
    * the count; past LOAD_CHUNK jobs, their children are read a chunk of jobs
    * at a time, which bounds the memory a load of thousands of jobs (the
    * dashboard's) takes at its peak.
-   * job-json.ts writes the same jobs as JSON text: change the two together.
+   * Rows become model objects through the tables in job-codec.ts, which
+   * job-json.ts writes the same jobs' JSON text from.
    */
   function load(where: string, params: SQLInputValue[]): Job[] {
     const rows = q(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY started_at DESC, id`).all(
       ...params,
-    ) as unknown as JobRow[];
+    );
     if (rows.length === 0) return [];
     if (rows.length <= LOAD_CHUNK)
       return assemble(rows, `job_id IN (SELECT id FROM jobs WHERE ${where})`, params);
@@ -177,7 +113,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     const sub = `job_id IN (${Array.from({ length: LOAD_CHUNK }, () => '?').join(',')})`;
     for (let i = 0; i < rows.length; i += LOAD_CHUNK) {
       const chunk = rows.slice(i, i + LOAD_CHUNK);
-      const ids: SQLInputValue[] = chunk.map((r) => r.id);
+      const ids = chunk.map((r) => r.id as SQLInputValue);
       while (ids.length < LOAD_CHUNK) ids.push(null);
       out.push(...assemble(chunk, sub, ids));
     }
@@ -185,80 +121,49 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
   }
 
   /** Whole jobs for `rows`, their children selected by `sub` (a condition on job_id) with `params`. */
-  function assemble(rows: JobRow[], sub: string, params: SQLInputValue[]): Job[] {
-    const changes = q(`SELECT * FROM changes WHERE ${sub} ORDER BY job_id, seq`).all(
-      ...params,
-    ) as unknown as {
+  function assemble(rows: Row[], sub: string, params: SQLInputValue[]): Job[] {
+    const changes = q(`SELECT * FROM changes WHERE ${sub} ORDER BY job_id, seq`).all(...params) as (Row & {
       job_id: string;
       seq: number;
-      change_id: string;
-      created_at: string;
-    }[];
+    })[];
     const commits = q(
       `SELECT ${COMMIT_COLUMNS} FROM commits WHERE ${sub} ORDER BY job_id, change_seq, seq`,
-    ).all(...params) as unknown as CommitRow[];
-    const reviews = q(`SELECT * FROM reviews WHERE ${sub}`).all(...params) as unknown as ReviewRow[];
+    ).all(...params) as CommitRow[];
+    const reviews = q(`SELECT * FROM reviews WHERE ${sub}`).all(...params) as ReviewRow[];
     const agents = q(`SELECT * FROM agent_sessions WHERE ${sub} ORDER BY job_id, seq`).all(
       ...params,
-    ) as unknown as {
+    ) as (Row & {
       job_id: string;
-      purpose: string;
-      id: string;
-      transcript: string;
-      started_at: string | null;
-      usage: string | null;
-    }[];
+    })[];
 
     const reviewByKey = new Map<string, JobReview>();
-    for (const r of reviews) reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, toReview(r));
+    for (const r of reviews)
+      reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, REVIEW.read(r, undefined));
     const changesByJob = new Map<string, Map<number, JobChange>>();
     for (const c of changes) {
       let m = changesByJob.get(c.job_id);
       if (!m) changesByJob.set(c.job_id, (m = new Map()));
-      m.set(c.seq, { change_id: c.change_id, created_at: c.created_at, commits: [] });
+      m.set(c.seq, CHANGE.read(c, { commits: [] }));
     }
     for (const c of commits) {
       const change = changesByJob.get(c.job_id)?.get(c.change_seq);
       if (!change) continue;
-      change.commits.push(toCommit(c, reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null));
+      const review = reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null;
+      change.commits.push(COMMIT.read(c, { review }));
     }
     const agentsByJob = new Map<string, AgentSessionRef[]>();
     for (const a of agents) {
-      const ref: AgentSessionRef = { purpose: a.purpose as AgentPurpose, id: a.id, transcript: a.transcript };
-      if (a.started_at) ref.started_at = a.started_at;
-      if (a.usage) ref.usage = JSON.parse(a.usage) as Usage;
+      const ref = AGENT_SESSION.read(a, undefined);
       const list = agentsByJob.get(a.job_id);
       if (list) list.push(ref);
       else agentsByJob.set(a.job_id, [ref]);
     }
-    return rows.map((r) => ({
-      id: r.id,
-      repo: r.repo,
-      todo_id: r.todo_id,
-      session_id: r.session_id,
-      stage: r.stage as JobStage,
-      status: r.status as JobStatus,
-      feedback: r.feedback,
-      agent_sessions: agentsByJob.get(r.id) ?? [],
-      changes: [...(changesByJob.get(r.id)?.values() ?? [])],
-      project_review: json(r.project_review, null),
-      pid: r.pid,
-      host: r.host,
-      heartbeat_at: r.heartbeat_at,
-      base_rev: r.base_rev,
-      workspace_path: r.workspace_path,
-      auto_commit: r.auto_commit === 1,
-      usage: {
-        input_tokens: r.input_tokens,
-        output_tokens: r.output_tokens,
-        cost: fromMicros(r.cost_micros),
-      },
-      started_at: r.started_at,
-      updated_at: r.updated_at,
-      completed_at: r.completed_at,
-      failure_reason: r.failure_reason,
-      retried_from: r.retried_from,
-    }));
+    return rows.map((r) =>
+      JOB.read(r, {
+        agent_sessions: agentsByJob.get(r.id as string) ?? [],
+        changes: [...(changesByJob.get(r.id as string)?.values() ?? [])],
+      }),
+    );
   }
 
   function listWhere(
@@ -329,14 +234,14 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       id,
       change,
       seq,
-    ) as CommitRow | undefined;
+    );
     if (!c) throw new Error(`job ${id}: commit ${change}/${seq} vanished`);
     const r = q('SELECT * FROM reviews WHERE job_id = ? AND change_seq = ? AND commit_seq = ?').get(
       id,
       change,
       seq,
-    ) as ReviewRow | undefined;
-    return toCommit(c, r ? toReview(r) : null);
+    );
+    return COMMIT.read(c, { review: r ? REVIEW.read(r, undefined) : null });
   }
 
   const store: JobStore = {
@@ -450,27 +355,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     appendCommit: (id, c) =>
       transaction(db, () => {
         const { change, commit } = currentSeqs(id);
-        q(
-          `INSERT INTO commits (job_id, change_seq, seq, commit_id, iteration_commit_id, draft_message, tests_passed,
-             test_results, agent_session_id, created_at, files, usage, feedback, before, after)
-           VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-        ).run(
-          id,
-          change,
-          commit + 1,
-          c.commit_id,
-          c.iteration_commit_id ?? null,
-          c.draft_message ?? '',
-          c.tests_passed == null ? null : c.tests_passed ? 1 : 0,
-          JSON.stringify(c.test_results ?? []),
-          c.agent_session_id ?? null,
-          c.created_at ?? nowIso(),
-          JSON.stringify(c.files ?? []),
-          JSON.stringify(normalizeUsage(c.usage ?? ZERO)),
-          c.feedback ?? null,
-          c.before ? JSON.stringify(c.before) : null,
-          c.after ? JSON.stringify(c.after) : null,
-        );
+        const full = withDefaults(JobCommit, { ...c, created_at: c.created_at ?? nowIso() });
+        full.usage = normalizeUsage(full.usage);
+        q(INSERT_COMMIT).run(id, change, commit + 1, ...COMMIT.writes.map((w) => w.encode(full[w.key])));
         if (c.review) writeReview(id, change, commit + 1, c.review);
         refreshCommitJson(db, id, change, commit + 1);
         touch(id);
@@ -486,15 +373,8 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           sets.push(`${col} = ?`);
           params.push(v);
         };
-        if (u.commit_id !== undefined) set('commit_id', u.commit_id);
-        if (u.iteration_commit_id !== undefined) set('iteration_commit_id', u.iteration_commit_id);
-        if (u.draft_message !== undefined) set('draft_message', u.draft_message);
-        if (u.tests_passed !== undefined)
-          set('tests_passed', u.tests_passed == null ? null : u.tests_passed ? 1 : 0);
-        if (u.test_results !== undefined) set('test_results', JSON.stringify(u.test_results));
-        if (u.files !== undefined) set('files', JSON.stringify(u.files));
-        if (u.usage !== undefined) set('usage', JSON.stringify(normalizeUsage(u.usage)));
-        if (u.after !== undefined) set('after', u.after ? JSON.stringify(u.after) : null);
+        const given: Partial<JobCommit> = { ...u, usage: u.usage && normalizeUsage(u.usage) };
+        for (const w of COMMIT.writes) if (given[w.key] !== undefined) set(w.col, w.encode(given[w.key]));
         if (sets.length > 0)
           q(`UPDATE commits SET ${sets.join(', ')} WHERE job_id = ? AND change_seq = ? AND seq = ?`).run(
             ...params,

@@ -1,0 +1,103 @@
+// Where each field of a Job and of its parts is stored: one table per model
+// object (codec.ts says how a table reads). The loader (jobs.ts) makes Jobs
+// with read(), the listing texts (job-json.ts) are written by SQLite with
+// json(), and both follow these tables, so a field is added here once.
+//
+// A stored listing text is only right for the build that wrote it: a change to
+// what a job's or a commit's text holds must come with a migration that clears
+// list_json in both tables (UPDATE ... SET list_json = NULL).
+import {
+  type AgentSessionRef,
+  type IterationSnapshot,
+  type Job,
+  type JobChange,
+  type JobCommit,
+  type JobReview,
+  type Usage,
+  ZERO_USAGE,
+} from '../../model/job.js';
+import { dollars, flag, given, jsonArray, nested, optional, plain, stored, table } from './codec.js';
+
+export const REVIEW = table<JobReview>({
+  outcome: plain(),
+  comments: plain(),
+  agent_session_id: plain(),
+  reviewed_at: plain(),
+});
+
+const noSnapshot = (): IterationSnapshot | null => null;
+
+/** Its review comes from the reviews table (key `review` of read()'s extra). */
+export const COMMIT = table<JobCommit, { review: JobReview | null }>({
+  commit_id: plain(),
+  iteration_commit_id: plain(),
+  draft_message: plain(),
+  tests_passed: flag(),
+  test_results: stored(() => []),
+  review: given(
+    (c) =>
+      `COALESCE((SELECT ${REVIEW.json('r')} FROM reviews r WHERE r.job_id = ${c}.job_id AND r.change_seq = ${c}.change_seq AND r.commit_seq = ${c}.seq), 'null')`,
+  ),
+  agent_session_id: plain(),
+  created_at: plain(),
+  files: stored(() => []),
+  usage: stored(() => ({ ...ZERO_USAGE })),
+  feedback: plain(),
+  before: stored(noSnapshot),
+  after: stored(noSnapshot),
+});
+
+/** Its commits come from the commits table, each from its kept text when it has one. */
+export const CHANGE = table<JobChange, { commits: JobCommit[] }>({
+  change_id: plain(),
+  created_at: plain(),
+  commits: given((ch) =>
+    jsonArray(
+      `COALESCE(c.list_json, ${COMMIT.json('c')})`,
+      'commits',
+      'c',
+      `job_id = ${ch}.job_id AND change_seq = ${ch}.seq`,
+      'seq',
+    ),
+  ),
+});
+
+export const AGENT_SESSION = table<AgentSessionRef>({
+  purpose: plain(),
+  id: plain(),
+  transcript: plain(),
+  started_at: optional(plain()),
+  usage: optional(stored((): Usage => ({ ...ZERO_USAGE }))),
+});
+
+/** Its agent sessions and changes come from their tables. */
+export const JOB = table<Job, { agent_sessions: AgentSessionRef[]; changes: JobChange[] }>({
+  id: plain(),
+  repo: plain(),
+  todo_id: plain(),
+  session_id: plain(),
+  stage: plain(),
+  status: plain(),
+  feedback: plain(),
+  agent_sessions: given((j) =>
+    jsonArray(AGENT_SESSION.json('a'), 'agent_sessions', 'a', `job_id = ${j}.id`, 'seq'),
+  ),
+  changes: given((j) => jsonArray(CHANGE.json('ch'), 'changes', 'ch', `job_id = ${j}.id`, 'seq')),
+  project_review: stored((): JobReview | null => null),
+  pid: plain(),
+  host: plain(),
+  heartbeat_at: plain(),
+  base_rev: plain(),
+  workspace_path: plain(),
+  auto_commit: flag(),
+  usage: nested<Usage>({
+    input_tokens: plain(),
+    output_tokens: plain(),
+    cost: dollars('cost_micros'),
+  }),
+  started_at: plain(),
+  updated_at: plain(),
+  completed_at: plain(),
+  failure_reason: plain(),
+  retried_from: plain(),
+});
