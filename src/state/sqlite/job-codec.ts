@@ -6,6 +6,7 @@
 // A stored listing text is only right for the build that wrote it: a change to
 // what a job's or a commit's text holds must come with a migration that clears
 // list_json in both tables (UPDATE ... SET list_json = NULL).
+import type { JobBrief } from '../../model/backlog.js';
 import {
   type AgentSessionRef,
   type IterationSnapshot,
@@ -100,4 +101,20 @@ export const JOB = table<Job, { agent_sessions: AgentSessionRef[]; changes: JobC
   completed_at: plain(),
   failure_reason: plain(),
   retried_from: plain(),
+});
+
+/** A job's brief for the backlog: its iteration is counted by the query that reads it (jobs.ts). */
+export const BRIEF = table<JobBrief>({
+  id: plain(),
+  todo_id: plain(),
+  status: plain(),
+  stage: plain(),
+  started_at: plain(),
+  completed_at: plain(),
+  pid: plain(),
+  host: plain(),
+  heartbeat_at: plain(),
+  updated_at: plain(),
+  cost: dollars('cost_micros'),
+  iteration: plain(),
 });

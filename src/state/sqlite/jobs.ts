@@ -18,7 +18,7 @@ import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import type { Row } from './codec.js';
 import { statements, transaction } from './db.js';
-import { AGENT_SESSION, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
+import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
 import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
 
@@ -42,39 +42,11 @@ type ReviewRow = Row & { job_id: string; change_seq: number; commit_seq: number 
 const NEXT_VERSION = "(SELECT value + 1 FROM meta WHERE key = 'version')";
 
 /** What the backlog needs of each job of a repo, without loading the jobs (model/backlog.ts). */
-const BRIEFS = `SELECT j.id, j.todo_id, j.status, j.stage, j.started_at, j.completed_at, j.pid, j.host,
-    j.heartbeat_at, j.updated_at, j.cost_micros,
+const BRIEFS = `SELECT ${BRIEF.cols.filter((c) => c !== 'iteration').join(', ')},
     (SELECT COUNT(*) FROM commits c WHERE c.job_id = j.id
        AND c.change_seq = (SELECT MAX(seq) FROM changes WHERE job_id = j.id)) AS iteration
   FROM jobs j WHERE j.repo = ?`;
-interface BriefRow {
-  id: string;
-  todo_id: string;
-  status: string;
-  stage: string;
-  started_at: string;
-  completed_at: string | null;
-  pid: number | null;
-  host: string | null;
-  heartbeat_at: string | null;
-  updated_at: string;
-  cost_micros: number;
-  iteration: number;
-}
-const toBrief = (r: BriefRow): JobBrief => ({
-  id: r.id,
-  todo_id: r.todo_id,
-  status: r.status as JobStatus,
-  stage: r.stage as JobStage,
-  started_at: r.started_at,
-  completed_at: r.completed_at,
-  pid: r.pid,
-  host: r.host,
-  heartbeat_at: r.heartbeat_at,
-  updated_at: r.updated_at,
-  cost: fromMicros(r.cost_micros),
-  iteration: r.iteration,
-});
+const briefs = (rows: Row[]): JobBrief[] => rows.map((r) => BRIEF.read(r, undefined));
 
 /** The columns a Job is made of: not list_json, the job's text for listings (job-json.ts). */
 const JOB_COLUMNS = JOB.cols.join(', ');
@@ -249,12 +221,12 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       return transaction(db, () => insertJob(repo, input));
     },
     briefs(repo) {
-      return (q(BRIEFS).all(repo) as unknown as BriefRow[]).map(toBrief);
+      return briefs(q(BRIEFS).all(repo));
     },
     claim(repo, input, check) {
       return transaction(db, () => {
         const todos = (q('SELECT * FROM todos WHERE repo = ?').all(repo) as unknown as TodoRow[]).map(toTodo);
-        const jobs = (q(BRIEFS).all(repo) as unknown as BriefRow[]).map(toBrief);
+        const jobs = briefs(q(BRIEFS).all(repo));
         const refusal = check(todos, jobs);
         if (refusal !== null) throw new ClaimRefused(refusal);
         const job = insertJob(repo, input);
