@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_BANNER } from '../../src/demo/run.js';
+import { DEMO_BANNER } from '../../src/cli/demo/run.js';
 import { II } from '../helpers/cli.js';
 import { runningIn } from '../helpers/procs.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';

@@ -26,9 +26,9 @@ const LAYERS: { name: string; holds: string[] }[] = [
   { name: 'job', holds: ['src/job/'] },
   // What looks at jobs: the dashboard's view-model and I/O, and the doctor's checks.
   { name: 'dashboard', holds: ['src/live/', 'src/doctor/'] },
-  // The dashboard's React views, and the demo, which runs jobs with the dashboard open.
-  { name: 'views', holds: ['components/', 'src/demo/'] },
-  // The commands.
+  // The dashboard's React views.
+  { name: 'views', holds: ['components/'] },
+  // The commands and their start-up code (the demo too: it runs `ii` itself).
   { name: 'cli', holds: ['src/cli/'] },
 ];
 

@@ -17,7 +17,7 @@ export function registerDemoCommand(program: Command): void {
       return n;
     })
     .action(async (o: { keep?: boolean; dashboard: boolean; pace?: number }) => {
-      const { runDemo } = await import('../../demo/run.js');
+      const { runDemo } = await import('./run.js');
       const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
       const dashboard = o.dashboard && tty;
       // `ii demo | head`: once nobody reads, the demo stops its jobs and

@@ -2,7 +2,7 @@
 // job can take (accepted first time, changes requested then accepted, tests
 // failing then fixed, abandoned). Pure data; `pace` stretches the agent's
 // turns so a person watching the dashboard sees the cards move.
-import type { JobStatus } from '../model/job.js';
+import type { JobStatus } from '../../model/job.js';
 
 export interface DemoTodo {
   title: string;

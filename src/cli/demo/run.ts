@@ -4,13 +4,13 @@
 // on them; elsewhere each job's progress is printed as it happens. Everything
 // lives in one temp dir (repo, state, config), removed at the end unless kept.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { gitSync } from '../vcs/git-run.js';
+import { gitSync } from '../../vcs/git-run.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { BANNER_ENV } from '../live/banner.js';
-import { iiBin } from '../package-root.js';
+import { BANNER_ENV } from '../../live/banner.js';
+import { iiBin } from '../../package-root.js';
 import { DEMO_FILES } from './project.js';
 import { DEMO_TODOS, type DemoTodo } from './scenarios.js';
 
