@@ -7,6 +7,8 @@
 export default {
   input: 'dist/src/cli/main.js',
   platform: 'node',
+  // Warnings and errors only (scripts/bundle.mjs runs it).
+  logLevel: 'warn',
   external: (id) =>
     !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('commander') && !/^[A-Za-z]:/.test(id),
   output: {
