@@ -11,7 +11,7 @@ import {
   RequestError,
   type ClientConnection,
 } from '@agentclientprotocol/sdk';
-import type { FileChange, Usage } from '../model/index.js';
+import { type FileChange, type Usage, ZERO_USAGE } from '../model/index.js';
 import { fromMicros, MAX_MICROS, normalizeUsage, toMicros } from '../model/usage.js';
 import { PathChanged, readConfined, writeConfined } from './confined-fs.js';
 import { FileTracker } from './file-tracker.js';
@@ -84,7 +84,7 @@ export class AcpSession implements AgentSession {
   private turn: Turn | null = null;
   /** Set by cancel() until the next prompt. */
   private cancelled = false;
-  private total: Usage = { input_tokens: 0, output_tokens: 0, cost: 0 };
+  private total: Usage = { ...ZERO_USAGE };
   /**
    * Cost in whole micro-dollars (model/usage.ts): the session's total, and
    * the agent's cumulative figure from its last usage_update.

@@ -2,14 +2,15 @@
 // and the dashboard's iteration view. Pure: git facts (the file list between
 // the two iteration commits) come in as arguments.
 import { UserError } from '../errors.js';
-import type {
-  IterationSnapshot,
-  Job,
-  JobChange,
-  JobCommit,
-  JobStage,
-  JobStatus,
-  Usage,
+import {
+  type IterationSnapshot,
+  type Job,
+  type JobChange,
+  type JobCommit,
+  type JobStage,
+  type JobStatus,
+  type Usage,
+  ZERO_USAGE,
 } from '../model/job.js';
 import type { FileStat, Vcs } from '../vcs/vcs.js';
 
@@ -114,8 +115,6 @@ export interface IterationDiff {
   summary: string;
 }
 
-const ZERO: Usage = { input_tokens: 0, output_tokens: 0, cost: 0 };
-
 function usageDelta(from: IterationSnapshot | null, to: IterationSnapshot | null, fallback: Usage): Usage {
   if (!from || !to) return fallback;
   return {
@@ -167,8 +166,8 @@ export function iterationDiff(job: Job, ref: IterationRef, files: FileStat[] | n
     removed = snap?.files_removed ?? [];
   }
   const usage = ref.from
-    ? usageDelta(from, to, commit.usage ?? ZERO)
-    : usageDelta(commit.before, to, commit.usage ?? ZERO);
+    ? usageDelta(from, to, commit.usage ?? ZERO_USAGE)
+    : usageDelta(commit.before, to, commit.usage ?? ZERO_USAGE);
   const parts = [
     ref.from
       ? `Change ${ref.from.change}, iteration ${ref.from.iteration} → change ${ref.change}, iteration ${ref.iteration}`

@@ -5,7 +5,7 @@
 // 0.023399999999999997. Agents report whatever they like, so anything that is
 // not a finite, non-negative amount counts as nothing, and a sum stops at the
 // largest integer a double holds exactly.
-import type { AgentPurpose, AgentSessionRef, Usage } from './job.js';
+import { type AgentPurpose, type AgentSessionRef, type Usage, ZERO_USAGE } from './job.js';
 
 /** About nine billion dollars: more than any job costs, and exact as a double. */
 export const MAX_MICROS = Number.MAX_SAFE_INTEGER;
@@ -73,12 +73,12 @@ export function usageByStage(sessions: readonly AgentSessionRef[]): {
   recorded: number;
 } {
   const by: Partial<Record<AgentPurpose, StageUsage>> = {};
-  let attributed: Usage = { input_tokens: 0, output_tokens: 0, cost: 0 };
+  let attributed: Usage = ZERO_USAGE;
   let recorded = 0;
   for (const s of sessions) {
     if (!s.usage) continue;
     recorded++;
-    const prev = by[s.purpose] ?? { input_tokens: 0, output_tokens: 0, cost: 0, sessions: 0 };
+    const prev = by[s.purpose] ?? { ...ZERO_USAGE, sessions: 0 };
     by[s.purpose] = { ...addUsage(prev, s.usage), sessions: prev.sessions + 1 };
     attributed = addUsage(attributed, s.usage);
   }
