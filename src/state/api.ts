@@ -97,10 +97,11 @@ export interface JobStore {
    * dashboard reloads only these.
    */
   listChangedAfter(after: number, repo?: string | null): Job[];
-  setStage(id: string, stage: JobStage): Job;
-  setFeedback(id: string, feedback: string | null): Job;
+  // Mutators return what callers read, not the whole job reloaded: get() loads it.
+  setStage(id: string, stage: JobStage): void;
+  setFeedback(id: string, feedback: string | null): void;
   /** The job's session and workspace, and its base revision once the workspace has one. */
-  setSession(id: string, session_id: string, workspace_path: string, base_rev?: string): Job;
+  setSession(id: string, session_id: string, workspace_path: string, base_rev?: string): void;
   /** The backlog's view of every job of a repo (model/backlog.ts), cheap enough to poll. */
   briefs(repo: string): JobBrief[];
   /**
@@ -110,18 +111,18 @@ export interface JobStore {
    * Throws ClaimRefused (a UserError) with check's reason.
    */
   claim(repo: string, input: NewJob, check: (todos: Todo[], jobs: JobBrief[]) => string | null): Job;
-  addAgentSession(id: string, ref: AgentSessionRef): Job;
+  addAgentSession(id: string, ref: AgentSessionRef): void;
   /**
    * Records the usage an agent session reported over its whole life and adds
    * it to the job's total, in one transaction (call it once per session).
    */
-  recordAgentUsage(id: string, agentSessionId: string, usage: Usage): Job;
+  recordAgentUsage(id: string, agentSessionId: string, usage: Usage): void;
   appendChange(id: string, change_id: string): JobChange;
   /** Appends an iteration commit to the job's current change. */
   appendCommit(id: string, commit: NewCommit): JobCommit;
   updateCurrentCommit(id: string, update: CommitUpdate): JobCommit;
-  setProjectReview(id: string, review: JobReview): Job;
-  addUsage(id: string, usage: Usage): Job;
+  setProjectReview(id: string, review: JobReview): void;
+  addUsage(id: string, usage: Usage): void;
   finish(id: string, status: 'completed' | 'failed' | 'abandoned', reason?: string | null): Job;
   heartbeat(id: string, pid: number, host: string): void;
   /** A monotonically growing number bumped by every mutation (cheap change detection). */

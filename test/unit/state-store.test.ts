@@ -104,7 +104,8 @@ describe('job mutations', () => {
       auto_commit: true,
       heartbeat_at: expect.any(String),
     });
-    job = store.jobs.setSession(job.id, 's1', '/ws/1');
+    store.jobs.setSession(job.id, 's1', '/ws/1');
+    job = store.jobs.get(job.id)!;
     expect(job.workspace_path).toBe('/ws/1');
     store.jobs.addAgentSession(job.id, { purpose: 'implement', id: 'a1', transcript: '/t/a1.jsonl' });
     store.jobs.appendChange(job.id, 'I1');
@@ -175,16 +176,19 @@ describe('job mutations', () => {
     store.jobs.addAgentSession(job.id, { purpose: 'review', id: 'a2', transcript: '/t/a2' });
     // 0.0117 + 0.0117 is 0.023399999999999997 in floats.
     store.jobs.recordAgentUsage(job.id, 'a1', { input_tokens: 10, output_tokens: 2, cost: 0.0117 });
-    let j = store.jobs.recordAgentUsage(job.id, 'a2', { input_tokens: 5, output_tokens: 1, cost: 0.0117 });
+    store.jobs.recordAgentUsage(job.id, 'a2', { input_tokens: 5, output_tokens: 1, cost: 0.0117 });
+    let j = store.jobs.get(job.id)!;
     expect(j.usage).toEqual({ input_tokens: 15, output_tokens: 3, cost: 0.0234 });
     expect(j.agent_sessions.map((a) => [a.id, a.usage])).toEqual([
       ['a1', { input_tokens: 10, output_tokens: 2, cost: 0.0117 }],
       ['a2', { input_tokens: 5, output_tokens: 1, cost: 0.0117 }],
     ]);
     // An agent's noisy or hostile figures are stored rounded to the micro-dollar, or as nothing.
-    j = store.jobs.addUsage(job.id, { input_tokens: 0, output_tokens: 0, cost: 0.1 + 0.2 });
+    store.jobs.addUsage(job.id, { input_tokens: 0, output_tokens: 0, cost: 0.1 + 0.2 });
+    j = store.jobs.get(job.id)!;
     expect(j.usage.cost).toBe(0.3234);
-    j = store.jobs.addUsage(job.id, { input_tokens: 0, output_tokens: 0, cost: Number.NaN });
+    store.jobs.addUsage(job.id, { input_tokens: 0, output_tokens: 0, cost: Number.NaN });
+    j = store.jobs.get(job.id)!;
     expect(j.usage.cost).toBe(0.3234);
     store.jobs.appendChange(job.id, 'I1');
     const c = store.jobs.appendCommit(job.id, {

@@ -261,12 +261,10 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     setStage: (id, stage) =>
       transaction(db, () => {
         touch(id, 'stage = ?', [stage]);
-        return mustGet(id);
       }),
     setFeedback: (id, feedback) =>
       transaction(db, () => {
         touch(id, 'feedback = ?', [feedback]);
-        return mustGet(id);
       }),
     setSession: (id, session_id, workspace_path, base_rev) =>
       transaction(db, () => {
@@ -277,7 +275,6 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
             base_rev,
           ]);
         else touch(id, 'session_id = ?, workspace_path = ?', [session_id, workspace_path]);
-        return mustGet(id);
       }),
     addAgentSession: (id, ref) =>
       transaction(db, () => {
@@ -296,7 +293,6 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           ref.usage ? JSON.stringify(normalizeUsage(ref.usage)) : null,
         );
         touch(id);
-        return mustGet(id);
       }),
     recordAgentUsage: (id, agentSessionId, usage) =>
       transaction(db, () => {
@@ -307,7 +303,6 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           agentSessionId,
         );
         addToTotal(id, n);
-        return mustGet(id);
       }),
     appendChange: (id, change_id) =>
       transaction(db, () => {
@@ -370,12 +365,10 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     setProjectReview: (id, review) =>
       transaction(db, () => {
         touch(id, 'project_review = ?', [JSON.stringify(review)]);
-        return mustGet(id);
       }),
     addUsage: (id, u) =>
       transaction(db, () => {
         addToTotal(id, normalizeUsage(u));
-        return mustGet(id);
       }),
     finish: (id, status, reason = null) =>
       transaction(db, () => {
