@@ -10,11 +10,11 @@ const mb = () => process.memoryUsage().rss / 2 ** 20;
 const { openStateStore } = await import(`${dist}/src/state/index.js`);
 const floor = mb();
 // As src/cli/dashboard/run.ts does, before the jobs are loaded.
-(await import(`${dist}/src/live/heap.js`)).tuneHeapForDashboard();
+(await import(`${dist}/src/cli/dashboard/heap.js`)).tuneHeapForDashboard();
 const { RENDER_OPTIONS } = await import(`${dist}/src/cli/dashboard/run.js`);
-const { createDashboardStore } = await import(`${dist}/src/live/store.js`);
-const { DashboardSync } = await import(`${dist}/src/live/sync.js`);
-const { createActions } = await import(`${dist}/src/live/actions.js`);
+const { createDashboardStore } = await import(`${dist}/src/dashboard/view/store.js`);
+const { DashboardSync } = await import(`${dist}/src/dashboard/io/sync.js`);
+const { createActions } = await import(`${dist}/src/dashboard/io/actions.js`);
 const { render } = await import('ink');
 const { createElement } = await import('react');
 const { Dashboard } = await import(`${dist}/components/Dashboard.js`);

@@ -83,8 +83,8 @@ function child(args) {
 
 async function storeLatency(tmp, stateDir) {
   const { openStateStore } = await import(join(dist, 'src', 'state', 'index.js'));
-  const { createDashboardStore } = await import(join(dist, 'src', 'live', 'store.js'));
-  const { DashboardSync } = await import(join(dist, 'src', 'live', 'sync.js'));
+  const { createDashboardStore } = await import(join(dist, 'src', 'dashboard', 'view', 'store.js'));
+  const { DashboardSync } = await import(join(dist, 'src', 'dashboard', 'io', 'sync.js'));
   const state = openStateStore({ dir: stateDir });
   const dash = createDashboardStore({ repo: null, repoLabel: 'bench' });
   // The default debounce; a long fallback poll, so the watcher carries every change.
@@ -170,7 +170,7 @@ function fakeTerminal() {
 /** Milliseconds from each keypress to the frame it causes. */
 async function keyLatency(element, keys, n = 60) {
   const { render } = await import('ink');
-  const { RENDER_OPTIONS } = await import(join(dist, 'src', 'cli', 'dashboard-run.js'));
+  const { RENDER_OPTIONS } = await import(join(dist, 'src', 'cli', 'dashboard', 'run.js'));
   const t = fakeTerminal();
   const app = render(element, { ...RENDER_OPTIONS, stdout: t.stdout, stdin: t.stdin });
   await until(() => t.frames.n > 0 && t.stdin.listenerCount('readable') > 0, 'the first frame');
@@ -192,12 +192,12 @@ async function keys(stateDir) {
   const { createElement, useState } = await import('react');
   const { Text, useInput } = await import('ink');
   const { openStateStore } = await import(join(dist, 'src', 'state', 'index.js'));
-  const { createDashboardStore } = await import(join(dist, 'src', 'live', 'store.js'));
-  const { DashboardSync } = await import(join(dist, 'src', 'live', 'sync.js'));
-  const { createActions } = await import(join(dist, 'src', 'live', 'actions.js'));
+  const { createDashboardStore } = await import(join(dist, 'src', 'dashboard', 'view', 'store.js'));
+  const { DashboardSync } = await import(join(dist, 'src', 'dashboard', 'io', 'sync.js'));
+  const { createActions } = await import(join(dist, 'src', 'dashboard', 'io', 'actions.js'));
   const { Dashboard } = await import(join(dist, 'components', 'Dashboard.js'));
   // As the dashboard runs (src/cli/dashboard/run.ts); the floor app runs under it too.
-  (await import(join(dist, 'src', 'live', 'heap.js'))).tuneHeapForDashboard();
+  (await import(join(dist, 'src', 'cli', 'dashboard', 'heap.js'))).tuneHeapForDashboard();
   const state = openStateStore({ dir: stateDir });
   const dash = createDashboardStore({ repo: null, repoLabel: 'bench' });
   const sync = new DashboardSync({ state, dash });

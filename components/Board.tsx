@@ -1,5 +1,5 @@
 import { Box } from 'ink';
-import type { ColumnData } from '../src/live/board.js';
+import type { ColumnData } from '../src/dashboard/view/board.js';
 import { Column, columnName, shortNames } from './Column.js';
 
 export interface BoardProps {

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import type { CardData } from '../src/live/board.js';
+import type { CardData } from '../src/dashboard/view/board.js';
 import { visibleLine } from '../src/text/sanitize.js';
 import { toneColor } from './tone.js';
 

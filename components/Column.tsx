@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { ColumnData } from '../src/live/board.js';
+import type { ColumnData } from '../src/dashboard/view/board.js';
 import { Card, CARD_HEIGHT } from './Card.js';
 
 export interface ColumnProps {

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { helpSections } from '../src/live/keymap.js';
+import { helpSections } from '../src/dashboard/view/keymap.js';
 import { Lines } from './Lines.js';
 
 export interface HelpOverlayProps {

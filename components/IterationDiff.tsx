@@ -1,4 +1,4 @@
-import type { CodeDiff } from '../src/live/state.js';
+import type { CodeDiff } from '../src/dashboard/view/state.js';
 import { visibleLine } from '../src/text/sanitize.js';
 import { shownLine, shownLines } from '../src/text/shown.js';
 

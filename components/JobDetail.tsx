@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { NA } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
-import { count } from '../src/live/count.js';
+import { count } from '../src/dashboard/view/count.js';
 import { visibleLine } from '../src/text/sanitize.js';
 import { shownLine } from '../src/text/shown.js';
 

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { paint } from './tone.js';
-import { count } from '../src/live/count.js';
-import { fitHints, type Hint } from '../src/live/keymap.js';
+import { count } from '../src/dashboard/view/count.js';
+import { fitHints, type Hint } from '../src/dashboard/view/keymap.js';
 import { visibleLine } from '../src/text/sanitize.js';
 
 export interface StatusBarProps {

@@ -1,6 +1,6 @@
 // Colours for card tones; none at all when NO_COLOR is set (the dashboard
 // passes color=false), so only bold/inverse/dim carry meaning then.
-import type { Tone } from '../src/live/board.js';
+import type { Tone } from '../src/dashboard/view/board.js';
 
 export function toneColor(tone: Tone, color: boolean): string | undefined {
   if (!color) return undefined;

@@ -3,7 +3,7 @@
 // room goes to what is read.
 import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
-import { fitHints, helpSections, keyHints } from '../../src/live/keymap.js';
+import { fitHints, helpSections, keyHints } from '../../src/dashboard/view/keymap.js';
 import {
   dashFixture,
   frameWith,

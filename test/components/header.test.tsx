@@ -4,7 +4,7 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fitHeader } from '../../components/Header.js';
 import { DEMO_BANNER } from '../../src/cli/demo/run.js';
-import { BANNER_ENV, readBanner } from '../../src/live/banner.js';
+import { BANNER_ENV, readBanner } from '../../src/cli/dashboard/banner.js';
 import {
   dashFixture,
   frameWith,

@@ -7,9 +7,9 @@ import { render } from 'ink-testing-library';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dashboard } from '../../components/Dashboard.js';
-import { createActions } from '../../src/live/actions.js';
-import { createDashboardStore } from '../../src/live/store.js';
-import { DashboardSync } from '../../src/live/sync.js';
+import { createActions } from '../../src/dashboard/io/actions.js';
+import { createDashboardStore } from '../../src/dashboard/view/store.js';
+import { DashboardSync } from '../../src/dashboard/io/sync.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { frameWith, frameWithout, inputReady, KEY } from '../helpers/dash-fixture.js';
 import {

@@ -3,7 +3,7 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendEvent } from '../../src/state/events.js';
-import { KEYMAP } from '../../src/live/keymap.js';
+import { KEYMAP } from '../../src/dashboard/view/keymap.js';
 import {
   dashFixture,
   frameWith,

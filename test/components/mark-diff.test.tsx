@@ -3,7 +3,7 @@
 // the mark before it goes back.
 import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
-import { diffKey } from '../../src/live/state.js';
+import { diffKey } from '../../src/dashboard/view/state.js';
 import {
   dashFixture,
   frameWith,

@@ -5,7 +5,7 @@ import { Board, columnWidths } from '../../components/Board.js';
 import { Card } from '../../components/Card.js';
 import { CommitDetail, commitDetailLines } from '../../components/CommitDetail.js';
 import { columnTitle, shortNames, windowStart } from '../../components/Column.js';
-import { jobCard } from '../../src/live/board.js';
+import { jobCard } from '../../src/dashboard/view/board.js';
 import {
   dashFixture,
   frameWith,

@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { LoadedIterationDiff } from '../../src/history/iteration-diff.js';
-import { createActions } from '../../src/live/actions.js';
-import { diffKey } from '../../src/live/state.js';
-import { createDashboardStore } from '../../src/live/store.js';
+import { createActions } from '../../src/dashboard/io/actions.js';
+import { diffKey } from '../../src/dashboard/view/state.js';
+import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { JobFixture, jobIdFrom, verdict, write } from '../helpers/job.js';
 

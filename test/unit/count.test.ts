@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { count } from '../../src/live/count.js';
+import { count } from '../../src/dashboard/view/count.js';
 
 it('agrees the noun with the number', () => {
   expect(count(0, 'change')).toBe('0 changes');

@@ -12,9 +12,9 @@ import {
   modeOf,
   type KeyPress,
   type Mode,
-} from '../../src/live/keymap.js';
-import type { NavAction } from '../../src/live/nav.js';
-import { initialNav } from '../../src/live/state.js';
+} from '../../src/dashboard/view/keymap.js';
+import type { NavAction } from '../../src/dashboard/view/nav.js';
+import { initialNav } from '../../src/dashboard/view/state.js';
 import { dashFixture, makeJob, type DashFixture } from '../helpers/dash-fixture.js';
 
 let fx: DashFixture | null = null;

@@ -24,9 +24,8 @@ const LAYERS: { name: string; holds: string[] }[] = [
   },
   // The runner and its wiring.
   { name: 'job', holds: ['src/job/'] },
-  // What looks at jobs: the dashboard's view-model and I/O (src/live until it
-  // becomes src/dashboard), and the doctor's checks.
-  { name: 'dashboard', holds: ['src/dashboard/', 'src/live/', 'src/doctor/'] },
+  // What looks at jobs: the dashboard's view-model and I/O, and the doctor's checks.
+  { name: 'dashboard', holds: ['src/dashboard/', 'src/doctor/'] },
   // The dashboard's React views.
   { name: 'views', holds: ['components/'] },
   // The commands and their start-up code (the demo too: it runs `ii` itself).
@@ -221,6 +220,15 @@ describe('layers', () => {
         .join('\n'),
     );
     expect(found).toEqual([]);
+  });
+
+  it("keeps the dashboard's view-model and views off its I/O: components/ and src/dashboard/view/ import nothing from src/dashboard/io/", () => {
+    const io = edges.filter(
+      (e) =>
+        (e.from.startsWith('components/') || e.from.startsWith('src/dashboard/view/')) &&
+        e.to.startsWith('src/dashboard/io/'),
+    );
+    expect(io.map(show)).toEqual([]);
   });
 
   it("loads a command's body only when it runs: a group's index.ts imports its own bodies through import()", () => {

@@ -3,11 +3,11 @@
 // on SIGINT/SIGTERM.
 import { createElement } from 'react';
 import { UserError } from '../../errors.js';
-import { createActions } from '../../live/actions.js';
-import { readBanner } from '../../live/banner.js';
-import { tuneHeapForDashboard } from '../../live/heap.js';
-import { createDashboardStore } from '../../live/store.js';
-import { DashboardSync } from '../../live/sync.js';
+import { createActions } from '../../dashboard/io/actions.js';
+import { readBanner } from './banner.js';
+import { tuneHeapForDashboard } from './heap.js';
+import { createDashboardStore } from '../../dashboard/view/store.js';
+import { DashboardSync } from '../../dashboard/io/sync.js';
 import { openStateStore } from '../../state/index.js';
 import { currentRepo, type RepoContext } from '../context.js';
 

@@ -7,17 +7,17 @@
 import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { isStale } from '../model/derive.js';
-import type { Job } from '../model/job.js';
-import { localProbe } from '../job/stale.js';
-import { transcriptText } from '../job/transcript-text.js';
-import { eventLines, logText, type EventLine } from '../job/event-text.js';
-import type { JobEvent } from '../model/event.js';
-import type { StateStore } from '../state/api.js';
-import { tailEvents } from '../state/events.js';
-import { JsonLinesTail } from '../state/jsonl.js';
+import { isStale } from '../../model/derive.js';
+import type { Job } from '../../model/job.js';
+import { localProbe } from '../../job/stale.js';
+import { transcriptText } from '../../job/transcript-text.js';
+import { eventLines, logText, type EventLine } from '../../job/event-text.js';
+import type { JobEvent } from '../../model/event.js';
+import type { StateStore } from '../../state/api.js';
+import { tailEvents } from '../../state/events.js';
+import { JsonLinesTail } from '../../state/jsonl.js';
 import { readJobRecord } from './record.js';
-import type { DashboardStore } from './store.js';
+import type { DashboardStore } from '../view/store.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
 const TRANSCRIPT_ENTRIES = 4000;

@@ -2,9 +2,9 @@
 // (every agent session, tests with output, stages, verdicts) and its test runs,
 // for the `l` overlay and the commit detail. I/O: called by the actions and the
 // sync, never by a component.
-import { jobEvents, jobLogLines, testRuns } from '../job/job-log.js';
-import type { Job } from '../model/job.js';
-import type { JobRecord } from './state.js';
+import { jobEvents, jobLogLines, testRuns } from '../../job/job-log.js';
+import type { Job } from '../../model/job.js';
+import type { JobRecord } from '../view/state.js';
 
 export function readJobRecord(stateDir: string, job: Job): JobRecord {
   const { events } = jobEvents(stateDir, job.id);

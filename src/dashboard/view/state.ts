@@ -1,9 +1,9 @@
 // The dashboard's state: what the store holds. Plain data, no React; the
 // watcher, an in-process runner and the key handlers all write it through
-// the store's actions (src/live/store.ts).
-import type { LoadedIterationDiff } from '../history/iteration-diff.js';
-import type { TestRun } from '../job/job-log.js';
-import type { FileChange, Job } from '../model/job.js';
+// the store's actions (view/store.ts).
+import type { LoadedIterationDiff } from '../../history/iteration-diff.js';
+import type { TestRun } from '../../job/job-log.js';
+import type { FileChange, Job } from '../../model/job.js';
 
 export type Level = 'jobs' | 'changes' | 'commits' | 'detail';
 export type BoardLevel = Exclude<Level, 'detail'>;

@@ -10,12 +10,12 @@ import {
   iterationCount,
   JOB_COLUMNS,
   jobColumn,
-} from '../model/derive.js';
-import type { Job, JobChange, JobCommit } from '../model/job.js';
+} from '../../model/derive.js';
+import type { Job, JobChange, JobCommit } from '../../model/job.js';
 import type { BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
-import { visibleLine } from '../text/sanitize.js';
-import { shownLine, shownLines } from '../text/shown.js';
+import { visibleLine } from '../../text/sanitize.js';
+import { shownLine, shownLines } from '../../text/shown.js';
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'dim' | 'active' | null;
 

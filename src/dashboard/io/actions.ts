@@ -1,27 +1,28 @@
 // What the dashboard's keys do beyond moving: abandon, retry, loading a code
 // diff, and the dispatcher that maps a key press through the keymap.
-import { UserError } from '../errors.js';
-import { isStale } from '../model/derive.js';
+import { UserError } from '../../errors.js';
+import { isStale } from '../../model/derive.js';
 import {
   loadIterationDiff,
   locateIteration,
   locateIterationPair,
   type IterationRef,
   type LoadedIterationDiff,
-} from '../history/iteration-diff.js';
-import { abandonJob, type StaleProbe } from '../job/abandon.js';
-import { describeCleanup } from '../job/dead-runner.js';
-import { assertRetryable, spawnDetachedRetry } from '../job/retry.js';
-import { localProbe } from '../job/stale.js';
-import type { Job } from '../model/job.js';
-import type { StateStore } from '../state/api.js';
-import { GitVcs } from '../vcs/git.js';
-import type { Vcs } from '../vcs/vcs.js';
-import { drilledJob, selectedCard, selectedJob } from './board.js';
+} from '../../history/iteration-diff.js';
+import { abandonJob, type StaleProbe } from '../../job/abandon.js';
+import { describeCleanup } from '../../job/dead-runner.js';
+import { assertRetryable, spawnDetachedRetry } from '../../job/retry.js';
+import { localProbe } from '../../job/stale.js';
+import type { StateStore } from '../../state/api.js';
+import { GitVcs } from '../../vcs/git.js';
+import type { Vcs } from '../../vcs/vcs.js';
+import type { Actions } from '../view/actions-api.js';
+import { selectedJob } from '../view/board.js';
+import { diffRequest, diffTarget } from '../view/diff-request.js';
 import { readJobRecord } from './record.js';
-import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from './keymap.js';
-import { diffKey, iterationLabel, type DashboardState, type IterationId } from './state.js';
-import type { DashboardStore } from './store.js';
+import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from '../view/keymap.js';
+import { diffKey, iterationLabel } from '../view/state.js';
+import type { DashboardStore } from '../view/store.js';
 
 export interface ActionDeps {
   state: StateStore;
@@ -38,17 +39,6 @@ export interface ActionDeps {
   /** Called after something the sync should pick up at once (the store changed in this process). */
   onChanged?: () => void;
   quit: () => void;
-}
-
-export interface Actions {
-  abandon(jobId: string): Promise<void>;
-  retry(jobId: string): void;
-  /** Loads an iteration's diff against the one before it, or against `from` (a marked iteration). */
-  loadDiff(jobId: string, change: number, iteration: number, from?: IterationId | null): Promise<void>;
-  /** Reads the job's whole log and test runs (events.jsonl, transcripts) into the store. */
-  loadRecord(jobId: string): void;
-  /** Runs what a key press means in the current mode. */
-  key(input: string, key: KeyPress): void;
 }
 
 /** A key press with no named key or modifier: printable text (or several keys in one read). */
@@ -82,49 +72,6 @@ export function releaseSession(state: StateStore): (sessionId: string) => Promis
     if (state.todos.get(s.repo, s.todo_id)?.status === 'in_progress')
       state.todos.setStatus(s.repo, s.todo_id, 'open');
   };
-}
-
-/** The iteration the `d` key and the commit detail are about (1-based change and iteration). */
-export function diffTarget(s: DashboardState): { job: Job; change: number; iteration: number } | null {
-  const job = s.nav.level === 'jobs' ? selectedJob(s) : drilledJob(s);
-  if (!job || job.changes.length === 0) return null;
-  let change = job.changes.length;
-  let iteration: number | null = null;
-  if (s.nav.change != null) change = s.nav.change + 1;
-  // The card under the cursor, not the stored selection: a cursor never moved
-  // has no key yet, but it still sits on a card, and that is what the user sees.
-  if (s.nav.iteration != null) iteration = s.nav.iteration + 1;
-  else if (s.nav.level === 'commits') {
-    const key = selectedCard(s)?.key;
-    if (key != null) iteration = Number(key) + 1;
-  } else if (s.nav.level === 'changes') {
-    const key = selectedCard(s)?.key;
-    if (key != null) change = Number(key) + 1;
-  }
-  const ch = job.changes[change - 1];
-  if (!ch || ch.commits.length === 0) return null;
-  return { job, change, iteration: iteration ?? ch.commits.length };
-}
-
-/** What `d` shows: the target iteration, compared with the marked one when the mark is another iteration of its job. */
-export function diffRequest(
-  s: DashboardState,
-): { job: Job; change: number; iteration: number; from: IterationId | null } | null {
-  const t = diffTarget(s);
-  if (!t) return null;
-  const m = s.nav.mark;
-  const from =
-    m && m.jobId === t.job.id && (m.change !== t.change || m.iteration !== t.iteration)
-      ? { change: m.change, iteration: m.iteration }
-      : null;
-  return { ...t, from };
-}
-
-/** "1.1 → 1.3", earlier first, whichever was marked: the pair as `ii job diff --from --to` compares it. */
-export function pairLabel(a: IterationId, b: IterationId): string {
-  const [x, y] =
-    a.change < b.change || (a.change === b.change && a.iteration <= b.iteration) ? [a, b] : [b, a];
-  return `${iterationLabel(x)} → ${iterationLabel(y)}`;
 }
 
 export function createActions(d: ActionDeps): Actions {

@@ -2,8 +2,8 @@
 // in-process runner and the components alike. Actions live here, next to the
 // state they change; components bind with useStore(store, selector).
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { FileChange, Job } from '../model/job.js';
-import { redact } from '../text/redact.js';
+import type { FileChange, Job } from '../../model/job.js';
+import { redact } from '../../text/redact.js';
 import { keepSelection, reduceNav, sanitizeNav, type NavAction } from './nav.js';
 import { initialNav, type CodeDiff, type DashboardState, type JobRecord } from './state.js';
 

@@ -1,0 +1,15 @@
+// What the views may ask of the dashboard beyond moving: the interface the
+// components call. io/actions.ts implements it (git, the store, child processes).
+import type { KeyPress } from './keymap.js';
+import type { IterationId } from './state.js';
+
+export interface Actions {
+  abandon(jobId: string): Promise<void>;
+  retry(jobId: string): void;
+  /** Loads an iteration's diff against the one before it, or against `from` (a marked iteration). */
+  loadDiff(jobId: string, change: number, iteration: number, from?: IterationId | null): Promise<void>;
+  /** Reads the job's whole log and test runs (events.jsonl, transcripts) into the store. */
+  loadRecord(jobId: string): void;
+  /** Runs what a key press means in the current mode. */
+  key(input: string, key: KeyPress): void;
+}
