@@ -1,10 +1,12 @@
 // Progress for long CLI work (ii job do, ii demo without a terminal). On a
 // terminal one status line ("● reviewing  1m12s") is rewritten in place every
-// second and permanent lines print above it; elsewhere every line is plain and
+// second below the permanent lines, and each stage also prints a permanent
+// line when it starts, so the scrollback keeps the job's path (implementing,
+// testing, reviewing, …) as a log would; elsewhere every line is plain and
 // printed once, so logs and CI output stay readable.
 
 export interface Progress {
-  /** The current stage; on a terminal it stays on the live line with its elapsed time. */
+  /** A new stage: a permanent line, and on a terminal the live line with its elapsed time. */
   stage(name: string, detail?: string): void;
   /** A permanent line. */
   line(text: string): void;
@@ -43,11 +45,10 @@ export function createProgress(
 
   return {
     stage(name, detail = '') {
+      if (tty && current) clear();
       current = { name, detail, since: now() };
-      if (!tty) {
-        stream.write(`${name}${detail ? ` ${detail}` : ''}\n`);
-        return;
-      }
+      stream.write(`${name}${detail ? ` ${detail}` : ''}\n`);
+      if (!tty) return;
       draw();
       // unref: the ticker never keeps the process alive on its own.
       timer ??= setInterval(draw, 1000).unref();

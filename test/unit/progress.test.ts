@@ -10,6 +10,11 @@ function sink(isTTY: boolean) {
   return s;
 }
 
+/** What stays on a terminal: each line as last drawn ("\r\x1b[2K" wipes the line in hand). */
+function scrollback(text: string): string[] {
+  return text.split('\n').map((l) => l.split('\r\x1b[2K').at(-1)!);
+}
+
 describe('progress', () => {
   it('formats elapsed time', () => {
     expect(elapsed(9_400)).toBe('9s');
@@ -43,5 +48,28 @@ describe('progress', () => {
     expect(text).toContain('review: ACCEPT\n');
     expect(text).toContain('● reviewing  1m12s');
     expect(text.endsWith('\r\x1b[2K')).toBe(true);
+  });
+
+  it('keeps every stage as a line in the scrollback on a terminal, the live line below the last', async () => {
+    let t = 0;
+    const s = sink(true);
+    const p = createProgress(s, { tty: true, now: () => t });
+    p.stage('→ implementing');
+    t = 5_000;
+    p.line('change 1 · iteration 1');
+    p.stage('→ testing');
+    t = 9_000;
+    p.stage('→ reviewing');
+    await new Promise((r) => setImmediate(r));
+    expect(scrollback(s.text())).toEqual([
+      '→ implementing',
+      'change 1 · iteration 1',
+      '→ testing',
+      '→ reviewing',
+      '● → reviewing  0s',
+    ]);
+    p.done();
+    await new Promise((r) => setImmediate(r));
+    expect(scrollback(s.text()).at(-1)).toBe('');
   });
 });
