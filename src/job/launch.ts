@@ -11,6 +11,7 @@ import type { Session } from '../model/session.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import type { Vcs } from '../vcs/vcs.js';
+import { baseBranchOf } from '../vcs/land.js';
 import type { Config } from '../model/config.js';
 import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
 import { Prompts } from './prompts.js';
@@ -154,6 +155,8 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   const { session, workspacePath, baseRev } = started;
   try {
     store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
+    // Where `ii job land` goes by default: the branch the base was taken from.
+    store.jobs.setBaseBranch(job.id, await baseBranchOf(repo.root, i.rev));
     // The first change exists before the job starts (the spec's `jj new
     // <base>`), so the job's context names it from the first line.
     const changeBase = await deps.vcs.head(workspacePath);

@@ -61,8 +61,12 @@ export function renderJournalMd(j: Journal): string {
     `- State: ${TERMINAL[st.terminal_state]} (job ${st.job_status}, phase ${st.phase})`,
     `- Stop reason: ${st.stop_reason === null ? 'none' : cell(st.stop_reason)}`,
     `- Started: ${st.timestamps.started_at ?? NA} · Ended: ${st.timestamps.ended_at ?? NA} · Duration: ${humanDuration(st.duration_seconds)}`,
-    '',
   );
+  if (st.landed)
+    p(
+      `- Landed: on ${cell(st.landed.onto)} at ${st.landed.commit} (${st.landed.at}; ${st.landed.tested ? 'tested on the rebased tip' : 'not tested: --no-test'})`,
+    );
+  p('');
 
   p('## Milestones', '');
   if (j.sources.milestones === 'none') p(NA, '');

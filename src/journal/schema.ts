@@ -6,7 +6,7 @@
 // (or zero) and `warnings` says why; `extraction` and `sources` say where
 // each part came from.
 import { z } from 'zod';
-import { AgentPurpose, JobStatus, Usage } from '../model/job.js';
+import { AgentPurpose, JobLanded, JobStatus, Usage } from '../model/job.js';
 
 /**
  * The journal spec's version (journal-v2, "Updated Schema (FINAL)"): the
@@ -59,6 +59,8 @@ export const Status = z.object({
   timestamps: z.object({ started_at: z.string().nullable(), ended_at: z.string().nullable() }),
   /** Addition: the job record's status. */
   job_status: JobStatus,
+  /** Addition: where `ii job land` put the job's commits; null until landed. */
+  landed: JobLanded.nullable().default(null),
 });
 export type Status = z.infer<typeof Status>;
 

@@ -132,6 +132,7 @@ export function status(i: JournalInputs): Section<Status> {
       duration_seconds: Number.isFinite(ms) && ms >= 0 ? ms / 1000 : null,
       timestamps: { started_at: job.started_at, ended_at: ended },
       job_status: job.status,
+      landed: job.landed,
     },
     stop?.reason && reason === stop.reason ? 'job record + stop file' : 'job record',
     warnings,

@@ -62,12 +62,21 @@ const RunSection = z
   })
   .strict();
 
+/** `ii job land`: where a finished job's commits go. */
+export const LandSection = z
+  .object({
+    /** The branch to land on; unset: the branch the job's base came from. */
+    onto: z.string().min(1).optional(),
+  })
+  .strict();
+
 export const Config = z
   .object({
     agent: AgentSection.default(AgentSection.parse({})),
     job: JobSection.default(JobSection.parse({})),
     workspace: WorkspaceSection.default(WorkspaceSection.parse({})),
     run: RunSection.default(RunSection.parse({})),
+    land: LandSection.default(LandSection.parse({})),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

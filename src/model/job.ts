@@ -117,6 +117,18 @@ export const JobChange = z.object({
 });
 export type JobChange = z.infer<typeof JobChange>;
 
+/** Where and when a job's commits were landed (`ii job land`). */
+export const JobLanded = z.object({
+  /** The branch that was advanced. */
+  onto: z.string(),
+  /** The branch's new tip: the job's last commit as rebased. */
+  commit: z.string(),
+  at: z.string(),
+  /** False when --no-test skipped the test run on the rebased tip. */
+  tested: z.boolean(),
+});
+export type JobLanded = z.infer<typeof JobLanded>;
+
 export const Job = z.object({
   id: z.string().min(1),
   repo: z.string(),
@@ -142,6 +154,9 @@ export const Job = z.object({
   failure_reason: z.string().nullable().default(null),
   /** The job this one retried, if any. */
   retried_from: z.string().nullable().default(null),
+  /** The local branch the base came from (the landing target); null for older jobs or a bare sha. */
+  base_branch: z.string().nullable().default(null),
+  landed: JobLanded.nullable().default(null),
 });
 export type Job = z.infer<typeof Job>;
 

@@ -8,6 +8,7 @@ import type {
   FileChange,
   Job,
   JobChange,
+  JobLanded,
   JobCommit,
   JobReview,
   JobStage,
@@ -100,6 +101,10 @@ export interface JobStore {
   // Mutators return what callers read, not the whole job reloaded: get() loads it.
   setStage(id: string, stage: JobStage): void;
   setFeedback(id: string, feedback: string | null): void;
+  /** The local branch the job's base came from (where `ii job land` goes by default). */
+  setBaseBranch(id: string, branch: string | null): void;
+  /** Records that the job's commits were landed (ii job land); the job as it is now. */
+  setLanded(id: string, landed: JobLanded): Job;
   /** The job's session and workspace, and its base revision once the workspace has one. */
   setSession(id: string, session_id: string, workspace_path: string, base_rev?: string): void;
   /** The backlog's view of every job of a repo (model/backlog.ts), cheap enough to poll. */

@@ -100,6 +100,8 @@ function seed(repo: string): void {
   s.addUsage(full.id, { input_tokens: 3, output_tokens: 4, cost: 0.1 });
   s.addUsage(full.id, { input_tokens: 0, output_tokens: 0, cost: 0.2 });
   s.heartbeat(full.id, 4343, 'other-box');
+  s.setBaseBranch(full.id, `feat/${NASTY}`);
+  s.setLanded(full.id, { onto: `feat/${NASTY}`, commit: 'c3', at: T, tested: false });
 
   // Costs SQLite would print differently from JavaScript.
   for (const [i, cost] of [1 / 3, 1e21, 5e-324, 123456.789, 2].entries()) {

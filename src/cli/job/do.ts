@@ -182,7 +182,7 @@ function report(job: Job, finalCommit: string | null, st: ReturnType<typeof styl
     );
     if (last) {
       process.stderr.write(
-        `bring it into your branch: git merge --ff-only ${last}  (or: git cherry-pick ${(job.base_rev ?? '').slice(0, 10)}..${last.slice(0, 10)})\n`,
+        `land it (rebased onto the branch as it is now, tested there): ii job land ${job.id}\n`,
       );
       process.stdout.write(`${last}\n`);
     }

@@ -11,6 +11,7 @@ import type {
   AbandonOptions,
   DiffOptions,
   DoOptions,
+  LandOptions,
   ListOptions,
   LogsOptions,
   RetryOptions,
@@ -122,6 +123,22 @@ export function registerJobRunCommands(program: Command): void {
     .option('--reason <text>', 'why (recorded on the job)')
     .option('--wait', 'wait until the runner has stopped the job')
     .action(async (id: string, o: AbandonOptions) => (await import('./abandon.js')).jobAbandon(id, o));
+
+  job
+    .command('land')
+    .description(
+      "put a completed job's commits on a branch: rebased onto its tip as it is now (messages and Change-Ids kept), " +
+        'tested there, and the branch moved only if nobody moved it meanwhile (else rebased and tested again); ' +
+        'where the branch is checked out its files are updated only as git merge --ff-only does, never over uncommitted changes',
+    )
+    .argument('<job>', 'job id or any unique prefix')
+    .option(
+      '--onto <branch>',
+      'the branch to land on (default: [land] onto, else the branch the job started from)',
+    )
+    .option('--no-test', 'land without running the test commands on the rebased tip (recorded as untested)')
+    .option('--json', 'print the landed job as JSON')
+    .action(async (id: string, o: LandOptions) => (await import('./land.js')).jobLand(id, o));
 
   job
     .command('diff')

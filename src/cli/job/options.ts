@@ -9,6 +9,13 @@ export interface ListOptions {
   json?: boolean;
 }
 
+export interface LandOptions {
+  onto?: string;
+  /** commander's --no-test. */
+  test?: boolean;
+  json?: boolean;
+}
+
 export interface ShowOptions {
   json?: boolean;
 }

@@ -42,7 +42,13 @@ export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, n
   const sessionIds = jobs.flatMap((j) => (j.session_id ? [j.session_id] : []));
   const rows = jobs.map((j) => {
     const stale = isStale(j, now, staleProbe);
-    const status = stale ? st.yellow('stale') : j.status === 'failed' ? st.red(j.status) : j.status;
+    const status = stale
+      ? st.yellow('stale')
+      : j.status === 'failed'
+        ? st.red(j.status)
+        : j.landed
+          ? st.green('LANDED')
+          : j.status;
     return [
       highlight(st, j.id, jobIds),
       highlight(st, j.todo_id, todoIds),
@@ -73,10 +79,18 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
   out.push(
     `  session:   ${job.session_id ?? NA}${job.workspace_path ? `  (workspace ${shownLine(job.workspace_path)})` : ''}`,
   );
-  out.push(`  base rev:  ${job.base_rev ?? NA}`);
+  out.push(
+    `  base rev:  ${job.base_rev ?? NA}${job.base_branch ? ` (from ${shownLine(job.base_branch)})` : ''}`,
+  );
   out.push(`  started:   ${job.started_at} (${age(job.started_at, now)} ago)`);
   if (job.completed_at) out.push(`  ended:     ${job.completed_at}`);
   if (job.failure_reason) out.push(`  reason:    ${shownLine(job.failure_reason)}`);
+  if (job.landed)
+    out.push(
+      `  landed:    on ${shownLine(job.landed.onto)} at ${job.landed.commit}, ${job.landed.at}${job.landed.tested ? ' (tested on the rebased tip)' : ' (not tested: --no-test)'}`,
+    );
+  else if (job.status === 'completed' && job.changes.some((c) => c.commits.length > 0))
+    out.push(`  landed:    not yet (ii job land ${job.id})`);
   out.push(`  usage:     ${usageLine(job.usage)}`);
   const { by } = usageByStage(job.agent_sessions);
   for (const stage of USAGE_STAGES) {

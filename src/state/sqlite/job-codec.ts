@@ -13,6 +13,7 @@ import {
   type Job,
   type JobChange,
   type JobCommit,
+  type JobLanded,
   type JobReview,
   type Usage,
   ZERO_USAGE,
@@ -101,6 +102,8 @@ export const JOB = table<Job, { agent_sessions: AgentSessionRef[]; changes: JobC
   completed_at: plain(),
   failure_reason: plain(),
   retried_from: plain(),
+  base_branch: plain(),
+  landed: stored((): JobLanded | null => null),
 });
 
 /** A job's brief for the backlog: its iteration is counted by the query that reads it (jobs.ts). */

@@ -266,6 +266,15 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       transaction(db, () => {
         touch(id, 'feedback = ?', [feedback]);
       }),
+    setBaseBranch: (id, branch) =>
+      transaction(db, () => {
+        touch(id, 'base_branch = ?', [branch]);
+      }),
+    setLanded: (id, landed) =>
+      transaction(db, () => {
+        touch(id, 'landed = ?', [JSON.stringify(landed)]);
+        return mustGet(id);
+      }),
     setSession: (id, session_id, workspace_path, base_rev) =>
       transaction(db, () => {
         if (base_rev !== undefined)

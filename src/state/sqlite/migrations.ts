@@ -116,6 +116,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE todos ADD COLUMN reopened_at TEXT;
   CREATE INDEX jobs_todo ON jobs(repo, todo_id);
   `,
+  // 9: landing. A job remembers the branch its base came from (where it
+  // lands by default) and, once landed, where and on which commit
+  // (JSON of model/job.ts JobLanded). The listing texts gain both keys.
+  `
+  ALTER TABLE jobs ADD COLUMN base_branch TEXT;
+  ALTER TABLE jobs ADD COLUMN landed TEXT;
+  UPDATE jobs SET list_json = NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,76 @@
+// The body of ii job land (definition in index.ts): hands the work to
+// landJob (src/job/land.ts) and prints its progress on stderr, the landed
+// commit on stdout (or the record as JSON with --json).
+import { loadConfig } from '../../job/config.js';
+import { landJob, type LandProgress } from '../../job/land.js';
+import { shownText } from '../../text/shown.js';
+import { currentRepo, withStore } from '../context.js';
+import { printJson, style } from '../format.js';
+import type { LandOptions } from './options.js';
+
+export async function jobLand(id: string, o: LandOptions): Promise<void> {
+  const repo = currentRepo();
+  const config = loadConfig(repo.root);
+  const st = style(process.stderr.isTTY === true && !process.env.NO_COLOR);
+  const say = (s: string) => process.stderr.write(`${s}\n`);
+  const abort = new AbortController();
+  // Ctrl-C during the test run ends the test's process group; nothing moves.
+  const onSignal = () => abort.abort();
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const sig of signals) process.on(sig, onSignal);
+  try {
+    await withStore(async (store) => {
+      const job = store.jobs.resolve(repo.slug, id);
+      const r = await landJob({
+        store,
+        stateDir: store.dir,
+        repo,
+        config,
+        job,
+        ...(o.onto ? { onto: o.onto } : {}),
+        test: o.test !== false,
+        signal: abort.signal,
+        onProgress: (p) => {
+          const line = progressLine(p);
+          if (line) say(line);
+        },
+      });
+      if (o.json) printJson(r.job);
+      else process.stdout.write(`${r.landed.commit}\n`);
+      say(
+        st.green(`job ${job.id} landed on ${r.landed.onto}`) +
+          ` · ${r.commits.length} commit${r.commits.length === 1 ? '' : 's'} · ${r.landed.commit.slice(0, 10)}` +
+          (r.landed.tested ? ' · tested on the rebased tip' : ' · not tested (--no-test)'),
+      );
+    });
+  } finally {
+    for (const sig of signals) process.off(sig, onSignal);
+  }
+}
+
+function progressLine(p: LandProgress): string | null {
+  switch (p.type) {
+    case 'target':
+      return (
+        (p.note ? `note: ${shownText(p.note)}\n` : '') +
+        `landing ${p.commits} commit${p.commits === 1 ? '' : 's'} onto ${shownText(p.onto)} (${p.tip.slice(0, 10)})`
+      );
+    case 'rebased':
+      return `rebased onto ${p.onto_tip.slice(0, 10)}: ${p.head.slice(0, 10)}`;
+    case 'setup':
+      return `setup: ${shownText(p.command)}`;
+    case 'test_start':
+      return `test: ${shownText(p.command)}`;
+    case 'test_end':
+      return `  exit ${p.result.exit_code}`;
+    case 'tests_skipped':
+      return 'tests skipped (--no-test)';
+    case 'target_moved':
+      return `the branch moved meanwhile (now ${p.tip.slice(0, 10)}): rebasing and testing again`;
+    case 'checkout_updated':
+      return `fast-forwarded the checkout at ${shownText(p.path)}`;
+    case 'test_output':
+    case 'landed':
+      return null;
+  }
+}

@@ -1,0 +1,305 @@
+// Landing a completed job: its commits (base..final) rebased onto the target
+// branch as it is now, the test commands run on the rebased tip, and the
+// branch advanced only by compare-and-swap; where the branch is checked out
+// (the user's checkout), only as `git merge --ff-only` would, which never
+// touches a file with uncommitted changes. Everything happens in a throwaway
+// worktree under the state dir; the user's files are never written by us.
+// Domain only: the CLI (src/cli/job/land.ts) and the dashboard call landJob.
+import { join } from 'node:path';
+import { UserError } from '../errors.js';
+import type { Config } from '../model/config.js';
+import type { Job, JobLanded, TestResult } from '../model/job.js';
+import { groupRecorder } from '../proc/recorded.js';
+import type { StateStore } from '../state/api.js';
+import { appendEvent } from '../state/events.js';
+import { workspacesDir } from '../state/paths.js';
+import * as git from '../vcs/land.js';
+import { OutputTail, setupWorkspace } from './workspace-setup.js';
+import { runTests } from './test-runner.js';
+import { isInside } from '../session/paths.js';
+import { GitVcs } from '../vcs/git.js';
+import { writeJournal } from '../journal/write.js';
+
+/** Times the target may move under a landing before it gives up (each time: rebase and test again). */
+export const LAND_ATTEMPTS = 3;
+
+export interface LandInput {
+  store: StateStore;
+  stateDir: string;
+  repo: { root: string; slug: string };
+  config: Config;
+  /** A completed job (store.jobs.resolve gives one). */
+  job: Job;
+  /** --onto; else [land] onto; else the job's base branch; else the checked-out branch. */
+  onto?: string;
+  /** False: --no-test, the rebased tip is not tested (recorded as tested: false). */
+  test?: boolean;
+  /** Aborting ends a running test command's process group; nothing is moved. */
+  signal?: AbortSignal;
+  onProgress?: (p: LandProgress) => void;
+  /** Bounds the rebase-and-test rounds when the target keeps moving (default LAND_ATTEMPTS). */
+  maxAttempts?: number;
+}
+
+/** What a landing reports as it goes (the CLI prints it; the dashboard shows it live). */
+export type LandProgress =
+  | { type: 'target'; onto: string; tip: string; commits: number; note: string | null }
+  | { type: 'rebased'; attempt: number; onto_tip: string; head: string }
+  | { type: 'setup'; command: string }
+  | { type: 'test_start'; command: string }
+  | { type: 'test_output'; command: string; stream: 'stdout' | 'stderr'; text: string }
+  | { type: 'test_end'; result: TestResult }
+  | { type: 'tests_skipped' }
+  /** The target moved while this landing worked: rebase and test again. */
+  | { type: 'target_moved'; attempt: number; tip: string }
+  | { type: 'checkout_updated'; path: string }
+  | { type: 'landed'; landed: JobLanded };
+
+export interface LandResult {
+  job: Job;
+  landed: JobLanded;
+  /** The landed commits, oldest first (the rebased ones). */
+  commits: string[];
+  /** Said when the target was a guess (an older job with no recorded base branch). */
+  note: string | null;
+  attempts: number;
+  /** The checkouts whose files were fast-forwarded. */
+  checkouts: string[];
+}
+
+/** A landing that stopped: nothing was moved, the message says why and what to do. */
+export class LandRefused extends UserError {
+  constructor(
+    message: string,
+    readonly kind: 'not-landable' | 'target' | 'conflict' | 'tests' | 'checkout' | 'moved' | 'aborted',
+    readonly conflicts: string[] = [],
+  ) {
+    super(message);
+    this.name = 'LandRefused';
+  }
+}
+
+/** The job's last commit (the final commit of its last change that has one). */
+export function finalCommit(job: Job): string | null {
+  for (let i = job.changes.length - 1; i >= 0; i--) {
+    const c = job.changes[i]!.commits.at(-1);
+    if (c) return c.commit_id;
+  }
+  return null;
+}
+
+/** Where the target comes from, and a note when it is a guess. */
+async function target(i: LandInput): Promise<{ onto: string; note: string | null }> {
+  if (i.onto) return { onto: i.onto, note: null };
+  if (i.config.land.onto) return { onto: i.config.land.onto, note: null };
+  if (i.job.base_branch) return { onto: i.job.base_branch, note: null };
+  const current = await git.currentBranch(i.repo.root);
+  if (!current)
+    throw new LandRefused(
+      `job ${i.job.id} has no recorded base branch and ${i.repo.root} has no branch checked out: pass --onto BRANCH.`,
+      'target',
+    );
+  return {
+    onto: current,
+    note: `job ${i.job.id} predates recorded base branches: landing onto the checked-out branch, ${current} (--onto chooses another)`,
+  };
+}
+
+const short = (sha: string) => sha.slice(0, 10);
+
+export async function landJob(i: LandInput): Promise<LandResult> {
+  const { store, repo, job } = i;
+  const progress = i.onProgress ?? (() => {});
+  if (job.landed)
+    throw new LandRefused(
+      `job ${job.id} was already landed on ${job.landed.onto} at ${short(job.landed.commit)}.`,
+      'not-landable',
+    );
+  if (job.status !== 'completed')
+    throw new LandRefused(
+      `job ${job.id} is ${job.status}: only a completed job can be landed (ii job show ${job.id}).`,
+      'not-landable',
+    );
+  const final = finalCommit(job);
+  if (!final || !job.base_rev)
+    throw new LandRefused(`job ${job.id} made no commits: there is nothing to land.`, 'not-landable');
+  if (!(await git.isAncestor(repo.root, job.base_rev, final)))
+    throw new LandRefused(
+      `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(job.base_rev)} (or is missing from this repository): it cannot be landed.`,
+      'not-landable',
+    );
+  const { onto, note } = await target(i);
+  let tip = await git.branchTip(repo.root, onto);
+  if (!tip)
+    throw new LandRefused(
+      `there is no local branch ${onto} to land on: create it, or pass --onto an existing branch (git branch lists them).`,
+      'target',
+    );
+  const original = await git.commitsBetween(repo.root, job.base_rev, final);
+  progress({ type: 'target', onto, tip, commits: original.length, note });
+
+  const test = i.test !== false;
+  // Not under workspaces/: that is the pool `ii workspace prune` clears.
+  const ws = join(i.stateDir, 'landing', repo.slug, job.id);
+  const max = i.maxAttempts ?? LAND_ATTEMPTS;
+  const checkouts: string[] = [];
+  let landedHead: string | null = null;
+  let attempts: number;
+  try {
+    await git.addLandingWorktree(repo.root, ws, tip);
+    for (attempts = 1; attempts <= max; attempts++) {
+      const rebased = await git.rebaseInWorktree(ws, tip, job.base_rev, final);
+      if (!rebased.ok)
+        throw new LandRefused(
+          `job ${job.id} does not rebase cleanly onto ${onto} (${short(tip)}): conflicts in\n` +
+            rebased.conflicts.map((f) => `  ${f}`).join('\n') +
+            `\nNothing was changed. Resolve it by hand (git rebase --onto ${onto} ${short(job.base_rev)} ${short(final)}), or retry the todo on the new ${onto}: ii job retry ${job.id}`,
+          'conflict',
+          rebased.conflicts,
+        );
+      progress({ type: 'rebased', attempt: attempts, onto_tip: tip, head: rebased.head });
+      if (test) await testTip(i, ws, onto);
+      else progress({ type: 'tests_skipped' });
+
+      const moved = await advance(i, onto, rebased.head, tip, checkouts, progress);
+      if (moved === 'ok') {
+        landedHead = rebased.head;
+        break;
+      }
+      const now = await git.branchTip(repo.root, onto);
+      if (!now)
+        throw new LandRefused(`the branch ${onto} was deleted while job ${job.id} was landing.`, 'target');
+      tip = now;
+      progress({ type: 'target_moved', attempt: attempts, tip });
+    }
+  } finally {
+    await git.removeLandingWorktree(repo.root, ws).catch(() => {});
+  }
+  if (!landedHead)
+    throw new LandRefused(
+      `${onto} kept moving while job ${job.id} was landing (${max} attempts, each rebased and tested again): nothing was overwritten; run ii job land ${job.id} again.`,
+      'moved',
+    );
+
+  const landed: JobLanded = { onto, commit: landedHead, at: new Date().toISOString(), tested: test };
+  const updated = store.jobs.setLanded(job.id, landed);
+  appendEvent(i.stateDir, job.id, 'info', {
+    message: `landed on ${onto} at ${short(landedHead)}${test ? ', tested on the rebased tip' : ' (--no-test: not tested)'}`,
+  });
+  progress({ type: 'landed', landed });
+  await releaseJobWorkspace(i);
+  // The journal says where the work went; a journal that cannot be written
+  // does not undo a landing that happened.
+  await writeJournal(store, i.stateDir, job.id, { repoRoot: repo.root }).catch(() => {});
+  return {
+    job: updated,
+    landed,
+    commits: await git.commitsBetween(repo.root, tip!, landedHead),
+    note,
+    attempts,
+    checkouts,
+  };
+}
+
+/** [workspace] setup if needed, then the test commands on the rebased tip; red throws. */
+async function testTip(i: LandInput, ws: string, onto: string): Promise<void> {
+  const progress = i.onProgress ?? (() => {});
+  const { config } = i;
+  const recordGroup = groupRecorder(i.store, i.job.id, ws);
+  const timeoutMs = config.job['test-timeout-seconds'] * 1000;
+  const setup = await setupWorkspace({
+    workspace: ws,
+    checkout: i.repo.root,
+    commands: config.workspace.setup,
+    reuse: config.workspace.reuse,
+    ...(i.signal ? { signal: i.signal } : {}),
+    timeoutMs,
+    recordGroup,
+    onStart: (command) => progress({ type: 'setup', command }),
+  });
+  if (setup.kind === 'aborted')
+    throw new LandRefused('the landing was interrupted: nothing was moved.', 'aborted');
+  if (setup.kind === 'failed')
+    throw new LandRefused(
+      `the workspace setup failed on the rebased tip (\`${setup.failed.command}\` exited ${setup.failed.exit_code}): ${onto} was not moved.\n${setup.tail}`,
+      'tests',
+    );
+  const tails = new Map<string, OutputTail>();
+  const run = await runTests({
+    commands: config.job['test-commands'],
+    cwd: ws,
+    ...(i.signal ? { signal: i.signal } : {}),
+    timeoutMs,
+    recordGroup,
+    onStart: (command) => {
+      tails.set(command, new OutputTail());
+      progress({ type: 'test_start', command });
+    },
+    onOutput: (command, stream, text) => {
+      tails.get(command)?.add(text);
+      progress({ type: 'test_output', command, stream, text });
+    },
+    onEnd: (result) => progress({ type: 'test_end', result }),
+  });
+  if (run.aborted) throw new LandRefused('the landing was interrupted: nothing was moved.', 'aborted');
+  if (run.passed) return;
+  const failed = run.results.find((r) => r.exit_code !== 0)!;
+  const tail = tails.get(failed.command)?.lines() ?? '';
+  throw new LandRefused(
+    `the tests fail on job ${i.job.id} rebased onto ${onto}: \`${failed.command}\` exited ${failed.exit_code}; ${onto} was not moved.\n` +
+      (tail ? `${tail}\n` : '') +
+      `Fix it on ${onto} or retry the todo (ii job retry ${i.job.id}); --no-test lands without the tests.`,
+    'tests',
+  );
+}
+
+/**
+ * Moves `onto` from `old` to `next`: 'moved' when it is no longer at `old`
+ * (nothing done). Where it is checked out, that checkout is fast-forwarded
+ * as `git merge --ff-only` does, and a refusal there throws (nothing moved).
+ */
+async function advance(
+  i: LandInput,
+  onto: string,
+  next: string,
+  old: string,
+  checkouts: string[],
+  progress: (p: LandProgress) => void,
+): Promise<'ok' | 'moved'> {
+  const reason = `incrementum: land job ${i.job.id}`;
+  const where = await git.checkoutsOf(i.repo.root, onto);
+  if (where.length === 0) return (await git.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
+  // A branch is checked out in one worktree at most (git refuses a second).
+  const checkout = where[0]!;
+  const ff = await git.fastForwardCheckout(checkout, next, old);
+  if (ff.ok) {
+    checkouts.push(checkout);
+    progress({ type: 'checkout_updated', path: checkout });
+    return 'ok';
+  }
+  if (ff.moved) return 'moved';
+  throw new LandRefused(
+    `${onto} is checked out in ${checkout}, and git merge --ff-only refused to update it there, so nothing was changed:\n` +
+      ff.detail
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n') +
+      `\nCommit or stash those changes (git stash), then run ii job land ${i.job.id} again.`,
+    'checkout',
+  );
+}
+
+/**
+ * The job's workspace, now that its work is on the branch: removed with its
+ * branch if no other job has taken it since (its iteration refs stay).
+ */
+async function releaseJobWorkspace(i: LandInput): Promise<void> {
+  const path = i.job.workspace_path;
+  if (!path) return;
+  const w = i.store.workspaces.list(i.repo.slug).find((x) => x.path === path);
+  if (!w || w.status !== 'free') return;
+  if (!isInside(workspacesDir(i.stateDir, i.repo.slug), path)) return;
+  if (!i.store.workspaces.removeIfFree(path)) return;
+  await new GitVcs().removeWorkspace(i.repo.root, path).catch(() => {});
+  if (w.branch.startsWith('incrementum/ws-')) await git.deleteBranch(i.repo.root, w.branch);
+}

@@ -1,0 +1,148 @@
+// The git steps of landing a job (src/job/land.ts): find the branch a base
+// came from, rebase the job's commits in a throwaway worktree, and move the
+// target branch only by compare-and-swap, or, where the branch is checked
+// out, only as `git merge --ff-only` would (which never touches a file with
+// uncommitted changes). Git-only, like the rest of src/vcs.
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { git, gitRaw } from './git-run.js';
+
+const FALLBACK_IDENT = {
+  GIT_AUTHOR_NAME: 'incrementum',
+  GIT_AUTHOR_EMAIL: 'incrementum@localhost',
+  GIT_COMMITTER_NAME: 'incrementum',
+  GIT_COMMITTER_EMAIL: 'incrementum@localhost',
+};
+
+/** The full sha of a local branch's tip, or null when there is no such branch. */
+export async function branchTip(root: string, branch: string): Promise<string | null> {
+  const r = await gitRaw(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+/** The branch checked out in `checkout`, or null (detached HEAD). */
+export async function currentBranch(checkout: string): Promise<string | null> {
+  const r = await gitRaw(checkout, ['symbolic-ref', '-q', '--short', 'HEAD']);
+  return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null;
+}
+
+/**
+ * The local branch a base revision came from, as GitVcs.resolveBase chose it:
+ * `rev` when it names a local branch; with no rev, the local branch of the
+ * remote's default branch, else main or master, else the checked-out branch.
+ * Null for a bare sha or tag.
+ */
+export async function baseBranchOf(root: string, rev?: string): Promise<string | null> {
+  if (rev !== undefined) {
+    const name = rev.replace(/^refs\/heads\//, '');
+    return (await branchTip(root, name)) ? name : null;
+  }
+  const remotes = (await git(root, ['remote'])).split('\n').filter(Boolean);
+  remotes.sort((a, b) => (a === 'origin' ? -1 : b === 'origin' ? 1 : a.localeCompare(b)));
+  for (const remote of remotes) {
+    const head = await gitRaw(root, ['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
+    const name = head.code === 0 ? head.stdout.trim().replace(`refs/remotes/${remote}/`, '') : '';
+    if (name && (await branchTip(root, name))) return name;
+  }
+  for (const name of ['main', 'master']) if (await branchTip(root, name)) return name;
+  return currentBranch(root);
+}
+
+/** True when `ancestor` is `descendant` or one of its ancestors. */
+export async function isAncestor(root: string, ancestor: string, descendant: string): Promise<boolean> {
+  return (await gitRaw(root, ['merge-base', '--is-ancestor', ancestor, descendant])).code === 0;
+}
+
+/** The commits base..head, oldest first. */
+export async function commitsBetween(root: string, base: string, head: string): Promise<string[]> {
+  return (await git(root, ['rev-list', '--reverse', `${base}..${head}`])).split('\n').filter(Boolean);
+}
+
+/** The worktrees (the main checkout included) that have `branch` checked out. */
+export async function checkoutsOf(root: string, branch: string): Promise<string[]> {
+  const out = await git(root, ['worktree', 'list', '--porcelain']);
+  const paths: string[] = [];
+  let path = '';
+  for (const line of out.split('\n')) {
+    if (line.startsWith('worktree ')) path = line.slice('worktree '.length);
+    else if (line === `branch refs/heads/${branch}`) paths.push(path);
+  }
+  return paths;
+}
+
+/** A detached worktree at `rev` for landing, made afresh at `path`. */
+export async function addLandingWorktree(root: string, path: string, rev: string): Promise<void> {
+  await removeLandingWorktree(root, path);
+  mkdirSync(dirname(path), { recursive: true });
+  await git(root, ['worktree', 'add', '--quiet', '--force', '--detach', path, rev]);
+}
+
+export async function removeLandingWorktree(root: string, path: string): Promise<void> {
+  if (existsSync(path)) {
+    const r = await gitRaw(root, ['worktree', 'remove', '--force', '--force', path]);
+    if (r.code !== 0 && existsSync(path)) rmSync(path, { recursive: true, force: true });
+  }
+  await gitRaw(root, ['worktree', 'prune']);
+}
+
+export type RebaseOutcome = { ok: true; head: string } | { ok: false; conflicts: string[]; detail: string };
+
+/**
+ * Rebases base..head onto `onto` in the landing worktree `ws` (each commit's
+ * message, Change-Id trailer included, and author kept). A conflict aborts
+ * the rebase, so the worktree is never left half-rebased, and names the files.
+ */
+export async function rebaseInWorktree(
+  ws: string,
+  onto: string,
+  base: string,
+  head: string,
+): Promise<RebaseOutcome> {
+  await git(ws, ['checkout', '--quiet', '--force', '--detach', head]);
+  const ident = (await gitRaw(ws, ['var', 'GIT_COMMITTER_IDENT'])).code === 0 ? {} : FALLBACK_IDENT;
+  const r = await gitRaw(
+    ws,
+    // No hooks of the user's run on our rewrite; commits that become empty
+    // (already on the target) are dropped, as a rebase does by default.
+    ['-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', '--no-autostash', '--onto', onto, base],
+    { env: ident },
+  );
+  if (r.code === 0) return { ok: true, head: await git(ws, ['rev-parse', '--verify', 'HEAD']) };
+  const unmerged = await gitRaw(ws, ['diff', '--name-only', '--diff-filter=U', '-z']);
+  const conflicts = unmerged.stdout.split('\0').filter(Boolean);
+  await gitRaw(ws, ['rebase', '--abort']);
+  return { ok: false, conflicts, detail: (r.stderr || r.stdout).trim() };
+}
+
+/** Moves refs/heads/<branch> from `old` to `next` only if it is still at `old`. */
+export async function casBranch(
+  root: string,
+  branch: string,
+  next: string,
+  old: string,
+  reason: string,
+): Promise<boolean> {
+  const r = await gitRaw(root, ['update-ref', '-m', reason, `refs/heads/${branch}`, next, old]);
+  return r.code === 0;
+}
+
+export type FastForward = { ok: true } | { ok: false; moved: boolean; detail: string };
+
+/**
+ * Fast-forwards the branch checked out in `checkout` from `old` to `next`
+ * with `git merge --ff-only`, which refuses (and changes nothing) when a file
+ * it would update has uncommitted changes or an untracked file is in the way.
+ * `moved`: HEAD was no longer at `old`, nothing was tried.
+ */
+export async function fastForwardCheckout(checkout: string, next: string, old: string): Promise<FastForward> {
+  const head = await gitRaw(checkout, ['rev-parse', '--verify', 'HEAD']);
+  if (head.stdout.trim() !== old) return { ok: false, moved: true, detail: '' };
+  const r = await gitRaw(checkout, ['merge', '--ff-only', '--quiet', '--no-edit', next]);
+  if (r.code === 0) return { ok: true };
+  return { ok: false, moved: false, detail: (r.stderr || r.stdout).trim() };
+}
+
+/** Deletes a branch of ours that no worktree has checked out; false when git refused. */
+export async function deleteBranch(root: string, branch: string): Promise<boolean> {
+  return (await gitRaw(root, ['branch', '-q', '-D', branch])).code === 0;
+}

@@ -1,0 +1,180 @@
+// `ii job land` end to end: a real job run by the scripted agent, then landed
+// onto a real branch that moved, with the user's checkout dirty or not, and a
+// branch that moves during the landing's own test run.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
+
+let f: JobFixture;
+beforeEach(() => {
+  f = new JobFixture('ii-land-');
+});
+afterEach(() => f.cleanup());
+
+interface Landed {
+  landed: { onto: string; commit: string; at: string; tested: boolean } | null;
+  base_branch: string | null;
+  workspace_path: string | null;
+  changes: { change_id: string }[];
+}
+
+/** Runs a job that writes `files` and returns its id. */
+function runJob(files: Record<string, string>): string {
+  const s = f.scenario('job', {
+    implement: [{ actions: Object.entries(files).map(([p, c]) => write(p, c)) }],
+    'commit-message': [{ actions: [{ type: 'commit_message', text: 'Job work' }] }],
+  });
+  const r = f.run(['job', 'do', '--title', 'work'], s);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toContain('ii job land');
+  return jobIdFrom(r.stderr);
+}
+
+/** Every file of the checkout but .git, with a hash of its bytes. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      if (d === dir && name === '.git') continue;
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[relative(dir, p)] = createHash('sha256').update(readFileSync(p)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const commitUser = (file: string, body: string, msg: string) => {
+  writeFileSync(join(f.repo, file), body);
+  f.git('add', file);
+  f.git('commit', '-qm', msg);
+};
+
+describe('ii job land', () => {
+  it('rebases onto a trunk that moved, tests the rebased tip, keeps Change-Ids, fast-forwards the checkout around dirty files', () => {
+    const heads = join(f.tmp.path, 'heads.txt');
+    f.setup(['test -f README.md', `git rev-parse HEAD >> ${heads}`]);
+    commitUser('notes.md', 'notes\n', 'notes');
+    const id = runJob({ 'hello.txt': 'hi\n' });
+    const before = f.show(id) as unknown as Landed;
+    expect(before.base_branch).toBe('main');
+    const wsPath = before.workspace_path!;
+    expect(existsSync(wsPath)).toBe(true);
+
+    // The trunk moves in another file; the user has work in progress elsewhere.
+    commitUser('other.txt', 'other\n', 'someone else');
+    const trunkBefore = f.git('rev-parse', 'main').trim();
+    writeFileSync(join(f.repo, 'notes.md'), 'my unsaved edit\n');
+    writeFileSync(join(f.repo, 'scratch.txt'), 'untracked\n');
+    const dirty = snapshot(f.repo);
+
+    const r = f.run(['job', 'land', id.slice(0, 6)]);
+    expect(r.code, r.stderr).toBe(0);
+    const landedSha = r.stdout.trim();
+    expect(f.git('rev-parse', 'main').trim()).toBe(landedSha);
+    // Linear: the job's commit sits on the moved trunk, no merge commit.
+    expect(f.git('rev-parse', `${landedSha}^`).trim()).toBe(trunkBefore);
+    expect(f.git('rev-list', '--merges', 'main').trim()).toBe('');
+    const job = f.show(id) as unknown as Landed;
+    expect(f.git('log', '-1', '--format=%B', landedSha)).toContain(`Change-Id: ${job.changes[0]!.change_id}`);
+    expect(f.git('log', '-1', '--format=%B', landedSha)).toContain('Job work');
+    // The tests ran on the rebased tip itself.
+    expect(readFileSync(heads, 'utf8').split('\n')).toContain(landedSha);
+    expect(job.landed).toMatchObject({ onto: 'main', commit: landedSha, tested: true });
+    // The checkout got the job's file; the user's edits are byte for byte as they were.
+    expect(readFileSync(join(f.repo, 'hello.txt'), 'utf8')).toBe('hi\n');
+    const after = snapshot(f.repo);
+    for (const [p, h] of Object.entries(dirty)) expect(after[p], p).toBe(h);
+    expect(f.git('status', '--porcelain').replace(/\n$/, '').split('\n').sort()).toEqual([
+      ' M notes.md',
+      '?? scratch.txt',
+    ]);
+    // The job's workspace and branch are gone; its iteration refs stay.
+    expect(existsSync(wsPath)).toBe(false);
+    expect(f.git('branch', '--list', 'incrementum/ws-*').trim()).toBe('');
+    expect(f.git('for-each-ref', `refs/incrementum/changes/${job.changes[0]!.change_id}/`).trim()).not.toBe(
+      '',
+    );
+    // Shown, and landing twice is refused.
+    expect(f.run(['job', 'show', id]).stdout).toMatch(/landed.*main/i);
+    expect(f.run(['job', 'list', '--all']).stdout).toContain('LANDED');
+    const journal = JSON.parse(f.run(['job', 'journal', id, '--json']).stdout) as {
+      status: { landed: unknown };
+    };
+    expect(journal.status.landed).toMatchObject({ onto: 'main', commit: landedSha });
+    const again = f.run(['job', 'land', id]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('already landed');
+  });
+
+  it('refuses when the checkout has uncommitted edits in a file the job changed: every byte unchanged, branch not moved', () => {
+    f.setup();
+    const id = runJob({ 'README.md': '# from the job\n', 'new.txt': 'new\n' });
+    commitUser('other.txt', 'other\n', 'someone else');
+    const trunk = f.git('rev-parse', 'main').trim();
+    writeFileSync(join(f.repo, 'README.md'), '# my uncommitted edit\n');
+    writeFileSync(join(f.repo, 'scratch.txt'), 'untracked\n');
+    const before = snapshot(f.repo);
+
+    const r = f.run(['job', 'land', id]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('README.md');
+    expect(r.stderr).toMatch(/stash/);
+    expect(snapshot(f.repo)).toEqual(before);
+    expect(f.git('rev-parse', 'main').trim()).toBe(trunk);
+    expect((f.show(id) as unknown as Landed).landed).toBeNull();
+  });
+
+  it('never overwrites a commit made to the branch during the test run: rebases and tests again', () => {
+    const flag = join(f.tmp.path, 'committed-once');
+    const script = join(f.tmp.path, 'test.sh');
+    // Only in the landing's worktree, once: commit to `trunk` as another process would.
+    writeFileSync(
+      script,
+      `case "$PWD" in */landing/*) ;; *) exit 0 ;; esac\n` +
+        `[ -f '${flag}' ] && exit 0\n` +
+        `touch '${flag}'\n` +
+        `cd '${join(f.tmp.path, 'repo')}' || exit 1\n` +
+        `c=$(git commit-tree -p refs/heads/trunk -m concurrent 'refs/heads/trunk^{tree}') && git update-ref refs/heads/trunk "$c"\n`,
+    );
+    f.setup([`sh ${script}`]);
+    f.git('branch', 'trunk');
+    const id = runJob({ 'hello.txt': 'hi\n' });
+
+    const r = f.run(['job', 'land', id, '--onto', 'trunk', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('moved meanwhile');
+    const job = JSON.parse(r.stdout) as Landed;
+    expect(job.landed?.onto).toBe('trunk');
+    const tip = f.git('rev-parse', 'trunk').trim();
+    expect(job.landed?.commit).toBe(tip);
+    // The concurrent commit is the landed commit's parent: kept, not overwritten.
+    expect(f.git('log', '-1', '--format=%s', `${tip}^`).trim()).toBe('concurrent');
+    expect(f.git('log', '--format=%s', 'trunk').split('\n')[0]).toBe('Job work');
+    // main (checked out, not the target) did not move.
+    expect(f.git('log', '-1', '--format=%s', 'main').trim()).toBe('initial');
+  });
+
+  it('--no-test lands without running the tests and records it; red tests land nothing', () => {
+    const gate = join(f.tmp.path, 'red');
+    f.setup([`test ! -f ${gate}`]);
+    const id = runJob({ 'hello.txt': 'hi\n' });
+    commitUser('other.txt', 'other\n', 'someone else');
+    const trunk = f.git('rev-parse', 'main').trim();
+    writeFileSync(gate, '');
+    const red = f.run(['job', 'land', id]);
+    expect(red.code).not.toBe(0);
+    expect(red.stderr).toContain('the tests fail');
+    expect(red.stderr).toContain(`test ! -f ${gate}`);
+    expect(f.git('rev-parse', 'main').trim()).toBe(trunk);
+    expect(existsSync(join(f.repo, 'hello.txt'))).toBe(false);
+
+    const r = f.run(['job', 'land', id, '--no-test']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('not tested');
+    expect((f.show(id) as unknown as Landed).landed?.tested).toBe(false);
+  });
+});
