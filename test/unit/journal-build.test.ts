@@ -52,6 +52,7 @@ describe('journal sections of a finished job', () => {
       stop_reason: null,
       timestamps: { started_at: '2026-01-02T10:00:00.000Z', ended_at: '2026-01-02T10:12:30.000Z' },
       duration_seconds: 750,
+      landed: null,
     });
   });
 
