@@ -13,6 +13,17 @@ export class UserError extends Error {
 }
 
 /**
+ * A claim of a todo for a job that the store refused (it is held, or not
+ * ready): model/backlog.ts claimRefusal says why.
+ */
+export class ClaimRefused extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClaimRefused';
+  }
+}
+
+/**
  * SQLite found the state database damaged (a bad page, a header it cannot
  * read). The command stops with exit 3 and the message says what to do; the
  * store has already stopped writing (src/state/sqlite/damage.ts).

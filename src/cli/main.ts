@@ -11,6 +11,7 @@ import { registerJobCommands, registerJobLogsCommand, registerJobRunCommands } f
 import { registerJournalCommands } from './journal/index.js';
 import { guardOutput } from './output.js';
 import { registerDemoCommand } from './demo/index.js';
+import { registerRunCommand } from './run/index.js';
 import { registerTodoCommands } from './todo/index.js';
 import { registerWorkspaceCommands } from './workspace/index.js';
 
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerJobLogsCommand(program);
   registerWorkspaceCommands(program);
   registerJobRunCommands(program);
+  registerRunCommand(program);
   registerDemoCommand(program);
   registerInitCommand(program);
   registerDashboardCommand(program);

@@ -1,7 +1,8 @@
 // The body of ii job do (definition in index.ts), and the foreground run that
 // ii job retry shares. Thin: resolve or create the todo, hand the work to
 // src/job, print progress and the outcome.
-import { UserError } from '../../errors.js';
+import { ClaimRefused, UserError } from '../../errors.js';
+import { CLAIM_LOST_EXIT } from '../../job/detached.js';
 import { describeCleanup } from '../../job/dead-runner.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
@@ -48,11 +49,17 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
   // Before a todo is created (or an editor opened for one): a start that
   // fails on something known now must not leave a stray open todo behind.
   await checkLaunch(deps, { repo, config, ...run });
-  const code = await withStore(async (store) => {
-    const todo = resolveOrCreateTodo(store, repo, id, o);
-    return runJob(deps, store, repo, config, todo, run);
-  }, RUN_CHECK);
-  process.exitCode = code;
+  try {
+    const code = await withStore(async (store) => {
+      const todo = resolveOrCreateTodo(store, repo, id, o);
+      return runJob(deps, store, repo, config, todo, { ...run, ...(o.backlog ? { claim: 'ready' } : {}) });
+    }, RUN_CHECK);
+    process.exitCode = code;
+  } catch (err) {
+    // ii run reads this code as "someone else took it": no job was made.
+    if (o.backlog && err instanceof ClaimRefused) throw new UserError(err.message, CLAIM_LOST_EXIT);
+    throw err;
+  }
 }
 
 function resolveOrCreateTodo(
@@ -98,6 +105,7 @@ export async function runJob(
     autoCommit?: boolean | undefined;
     retriedFrom?: string;
     allowFailingBaseline?: boolean;
+    claim?: 'manual' | 'ready';
   },
 ): Promise<number> {
   const st = style(process.stderr.isTTY === true && !process.env.NO_COLOR);
@@ -125,6 +133,7 @@ export async function runJob(
     ...(o.autoCommit !== undefined ? { autoCommit: o.autoCommit } : {}),
     ...(o.retriedFrom ? { retriedFrom: o.retriedFrom } : {}),
     ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
+    ...(o.claim ? { claim: o.claim } : {}),
     onEvent: printer.onEvent,
     onFinished: async (job) => {
       await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });

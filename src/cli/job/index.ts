@@ -101,6 +101,8 @@ export function registerJobRunCommands(program: Command): void {
       'ask the agent to commit its own work after each implement pass (true|false)',
     )
     .option('--allow-failing-baseline', BASELINE_HELP)
+    // What ii run starts for each todo; not for people, so not in --help.
+    .addOption(new Option('--backlog').hideHelp())
     .action(async (id: string | undefined, o: DoOptions) => (await import('./do.js')).jobDo(id, o));
 
   job

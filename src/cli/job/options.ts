@@ -36,6 +36,8 @@ export interface DoOptions {
   agent?: string;
   autoCommit?: boolean | string;
   allowFailingBaseline?: boolean;
+  /** Started by ii run: claim the todo only while it is ready (exit 75 when not). */
+  backlog?: boolean;
 }
 
 export interface RetryOptions {

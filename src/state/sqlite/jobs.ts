@@ -1,6 +1,6 @@
 // Jobs and their history (changes → commits → reviews), one transaction per mutation.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
-import { UserError } from '../../errors.js';
+import { ClaimRefused, UserError } from '../../errors.js';
 import {
   type AgentSessionRef,
   type Job,
@@ -21,9 +21,6 @@ import { statements, transaction } from './db.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
 import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
-
-/** A claim the backlog refused (model/backlog.ts claimRefusal says why). */
-export class ClaimRefused extends UserError {}
 
 /** The keys a loader joins a commit's or a review's row to its job and change by. */
 interface CommitKeys {

@@ -1,0 +1,43 @@
+// `ii run`: registration only; the body (run.ts) is imported when it runs.
+import { InvalidArgumentError, type Command } from 'commander';
+import type { RunOptions } from './options.js';
+
+const positive = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`${what} is a whole number of at least 1.`);
+  return n;
+};
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description(
+      'run the backlog: a job for each ready todo (ii todo list --ready), in run order, at most N at once; each job is its own background runner, so stopping ii run never stops a job',
+    )
+    .option(
+      '--jobs <N>',
+      'jobs of this repository running at once, counting ones started elsewhere (default: [run] jobs, else 2)',
+      positive('--jobs'),
+    )
+    .option(
+      '--agent <name|path>',
+      'agent preset (opencode, claude, gemini, codex, scripted) or a command path, for every job',
+    )
+    .option(
+      '--watch',
+      'keep running when nothing is ready, starting todos as they become ready (Ctrl-C stops)',
+    )
+    .option('--max-jobs <M>', 'start at most M jobs, then wait for them and stop', positive('--max-jobs'))
+    .addHelpText(
+      'after',
+      `
+Without --watch it returns once nothing is ready and nothing runs. Exit 0 when
+every job it started completed, 1 when any failed, was abandoned or could not
+start. Ctrl-C stops starting jobs and says which still run (watch them with
+ii dashboard, stop one with ii job abandon <job>); a second Ctrl-C abandons them.
+A todo whose jobs failed [run] max-attempts times (default 2) waits for
+ii todo reopen.`,
+    )
+    .action(async (o: RunOptions) => (await import('./run.js')).runBacklog(o));
+}

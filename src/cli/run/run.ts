@@ -1,0 +1,139 @@
+// The body of ii run (definition in index.ts): check what a job needs once,
+// hand the scheduling to src/job/backlog-runner.ts, show its progress, and
+// turn Ctrl-C into "start no more" then "abandon them".
+import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../job/backlog-runner.js';
+import { loadConfig } from '../../job/config.js';
+import { checkLaunch } from '../../job/launch.js';
+import { shownLine } from '../../text/shown.js';
+import { currentRepo, withStore } from '../context.js';
+import { style } from '../format.js';
+import { realDeps } from '../job/deps.js';
+import { keepRunningWithoutOutput } from '../output.js';
+import type { RunOptions } from './options.js';
+import { jobLine, totalLine } from './view.js';
+
+export async function runBacklog(o: RunOptions): Promise<void> {
+  const repo = currentRepo();
+  const config = loadConfig(repo.root);
+  // What would fail every job (no test commands, a missing agent, broken
+  // templates) fails here once, before any job is started.
+  await checkLaunch(await realDeps(), { repo, config, ...(o.agent ? { agent: o.agent } : {}) });
+  const slots = o.jobs ?? config.run.jobs;
+  const out = process.stderr;
+  const tty = out.isTTY === true;
+  const st = style(tty && !process.env.NO_COLOR);
+  keepRunningWithoutOutput(() => {});
+
+  const result = await withStore(async (store) => {
+    let drawn = 0;
+    let changed = false;
+    const clearArea = () => {
+      if (tty && drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
+      drawn = 0;
+    };
+    const runner: BacklogRunner = new BacklogRunner({
+      store,
+      repo,
+      slots,
+      maxAttempts: config.run['max-attempts'],
+      ...(o.watch ? { watch: true } : {}),
+      ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
+      ...(o.agent ? { agent: o.agent } : {}),
+      onEvent: (e) => line(describe(e)),
+      onTick: (snap) => {
+        // Without a terminal: the total once after each look that changed something.
+        if (tty || !changed) return;
+        changed = false;
+        out.write(`${totalLine(snap)}\n`);
+      },
+    });
+    const draw = () => {
+      if (!tty) return;
+      clearArea();
+      const s = runner.snapshot();
+      const width = (out.columns || 80) - 1;
+      const lines = [...s.mine.map((r) => `  ${jobLine(r, Date.now(), width - 2)}`), st.bold(totalLine(s))];
+      out.write(lines.join('\n') + '\n');
+      drawn = lines.length;
+    };
+    const line = (text: string | null) => {
+      if (text === null) return;
+      clearArea();
+      out.write(text + '\n');
+      changed = true;
+      draw();
+    };
+    const describe = (e: BacklogRunEvent): string | null => {
+      const t = `${e.kind === 'stopping' ? '' : `${e.todo.id} ${shownLine(e.todo.title)}`}`;
+      switch (e.kind) {
+        case 'started':
+          return `started ${t} (runner pid ${e.pid}; its output: ${e.log})`;
+        case 'claimed':
+          return tty ? null : `${t}: job ${e.job_id}`;
+        case 'ended':
+          if (e.outcome === 'lost') return `${t}: taken by another runner first; not run here`;
+          if (e.outcome === 'completed') return st.green(`${t}: job ${e.job_id} completed`);
+          if (e.outcome === 'not-started')
+            return st.red(`${t}: could not start a job (see ${e.log}); not tried again by this run`);
+          return st.red(
+            `${t}: job ${e.job_id} ${e.outcome === 'stale' ? 'left running with its runner gone' : e.outcome} (ii job show ${e.job_id})`,
+          );
+        case 'stopping':
+          return e.running.length
+            ? st.yellow(
+                `stopping: no new jobs. ${e.running.length} still running (${e.running.join(', ')}); they go on without ii run. Watch them: ii dashboard · stop one: ii job abandon <job> · Ctrl-C again abandons them all.`,
+              )
+            : st.yellow('stopping: no new jobs.');
+      }
+    };
+
+    let interrupts = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      interrupts++;
+      if (sig === 'SIGINT' && interrupts >= 2) {
+        line(st.yellow('abandoning the jobs this run started…'));
+        void runner.abandonRunning('ii run was interrupted twice (Ctrl-C)').then((ids) => {
+          if (ids.length)
+            line(
+              st.yellow(
+                `asked ${ids.length} job${ids.length === 1 ? '' : 's'} to abandon: ${ids.join(', ')}`,
+              ),
+            );
+        });
+        return;
+      }
+      runner.stop();
+    };
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const sig of signals) process.on(sig, onSignal);
+    const ticker = tty ? setInterval(draw, 1000) : null;
+    line(
+      `ii run: ${slots} slot${slots === 1 ? '' : 's'}${o.watch ? ', watching for new todos' : ''}${o.maxJobs ? `, at most ${o.maxJobs} job${o.maxJobs === 1 ? '' : 's'}` : ''}`,
+    );
+    try {
+      return await runner.run();
+    } finally {
+      if (ticker) clearInterval(ticker);
+      clearArea();
+      for (const sig of signals) process.off(sig, onSignal);
+    }
+  });
+  process.exitCode = report(result, st);
+}
+
+function report(r: BacklogRunResult, st: ReturnType<typeof style>): number {
+  const ran = r.completed.length + r.failed.length;
+  if (ran === 0) {
+    process.stderr.write('nothing to run: no todo is ready (ii todo list shows why).\n');
+    return 0;
+  }
+  const msg = `ran ${ran} job${ran === 1 ? '' : 's'}: ${r.completed.length} completed, ${r.failed.length} did not`;
+  process.stderr.write((r.failed.length ? st.red(msg) : st.green(msg)) + '\n');
+  for (const f of r.failed)
+    process.stderr.write(
+      f.job_id
+        ? `  ${f.todo_id}: job ${f.job_id} ${f.outcome} · ii job show ${f.job_id}\n`
+        : `  ${f.todo_id}: no job could start\n`,
+    );
+  return r.failed.length ? 1 : 0;
+}

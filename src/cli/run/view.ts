@@ -1,0 +1,40 @@
+// What ii run shows: one line per running job and a total. Pure (the
+// snapshot in, lines out), so the terminal view and the plain log agree.
+import type { BacklogSnapshot, RunningJob } from '../../job/backlog-runner.js';
+import { shownLine } from '../../text/shown.js';
+import { elapsed } from '../progress.js';
+
+const money = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
+
+/** "a1b2c3d4 Add login · testing · iter 2 · 1m12s · $0.0123" */
+export function jobLine(r: RunningJob, now: number, width = 80): string {
+  const title = shownLine(r.todo.title);
+  if (!r.job) return clip(`${r.todo.id} ${title} · starting`, width);
+  const j = r.job;
+  const parts = [
+    j.stage,
+    `iter ${Math.max(1, j.iteration)}`,
+    elapsed(now - Date.parse(j.started_at)),
+    money(j.cost),
+  ];
+  const tail = ` · ${parts.join(' · ')}`;
+  const head = `${r.todo.id} `;
+  return head + clip(title, Math.max(8, width - head.length - tail.length)) + tail;
+}
+
+/** "run: 2/3 slots · 5 ready · 1 blocked · 4 done · 1 failed" */
+export function totalLine(s: BacklogSnapshot): string {
+  const parts = [
+    `run: ${s.used}/${s.slots} slots${s.others ? ` (${s.others} started elsewhere)` : ''}`,
+    `${s.ready} ready`,
+    `${s.blocked} blocked`,
+    `${s.completed} done`,
+    `${s.failed} failed`,
+  ];
+  if (s.stopping) parts.push('stopping: no new jobs');
+  return parts.join(' · ');
+}
+
+function clip(s: string, width: number): string {
+  return s.length <= width ? s : `${s.slice(0, Math.max(0, width - 1))}…`;
+}

@@ -1,0 +1,267 @@
+// The backlog runner behind `ii run`: a scheduler, not a second job runner.
+// It takes ready todos in run order and starts a detached job runner for
+// each (`ii job do <todo> --backlog`, which claims the todo in one store
+// transaction), keeping at most `slots` jobs of the repository running. Its
+// only state is the store plus the children it started and has not yet seen
+// claim, so a SIGKILL of it strands nothing, and a new one counts the jobs
+// already running against its slots.
+import { hostname } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { backlog, type JobBrief } from '../model/backlog.js';
+import { isStale } from '../model/derive.js';
+import type { JobStatus } from '../model/job.js';
+import type { Todo } from '../model/todo.js';
+import type { StateStore } from '../state/api.js';
+import { abandonJob } from './abandon.js';
+import { CLAIM_LOST_EXIT, spawnBacklogJob, type Detached } from './detached.js';
+import { localProbe } from './stale.js';
+
+export interface BacklogRunnerOptions {
+  store: StateStore;
+  repo: { root: string; slug: string };
+  /** Jobs of the repository running at once, those started elsewhere included. */
+  slots: number;
+  /** [run] max-attempts. */
+  maxAttempts: number;
+  /** Keep going when nothing is ready, waiting for new todos. */
+  watch?: boolean;
+  /** Start at most this many jobs, then wait for them and stop. */
+  maxJobs?: number;
+  /** Passed to each job (--agent). */
+  agent?: string;
+  /** How often the store is looked at between child exits (ms). */
+  pollMs?: number;
+  /** Starts one job runner; spawnBacklogJob unless a test says otherwise. */
+  start?: (todo: Todo) => Detached;
+  onEvent?: (e: BacklogRunEvent) => void;
+  /** After each look at the store, with what it saw. */
+  onTick?: (s: BacklogSnapshot) => void;
+}
+
+/** What one job the runner started came to. */
+export type RunOutcome = JobStatus | 'stale' | 'not-started';
+
+export type BacklogRunEvent =
+  | { kind: 'started'; todo: Todo; pid: number; log: string }
+  | { kind: 'claimed'; todo: Todo; job_id: string }
+  /** The runner's child ended: job_id null when it made no job (lost the claim, or failed before). */
+  | { kind: 'ended'; todo: Todo; job_id: string | null; outcome: RunOutcome | 'lost'; log: string }
+  | { kind: 'stopping'; running: string[] };
+
+/** One job this runner started and still waits on. */
+export interface RunningJob {
+  todo: Todo;
+  pid: number;
+  log: string;
+  job: JobBrief | null;
+}
+
+export interface BacklogSnapshot {
+  /** Jobs this runner started that have not ended, in start order. */
+  mine: RunningJob[];
+  /** Live jobs of the repository started elsewhere (they take slots too). */
+  others: number;
+  /** Slots taken: live jobs of the repository and runners of ours not yet claimed. */
+  used: number;
+  slots: number;
+  ready: number;
+  blocked: number;
+  completed: number;
+  failed: number;
+  stopping: boolean;
+}
+
+export interface BacklogRunResult {
+  completed: string[];
+  /** Failed, abandoned, left stale, or never started (todo ids for those). */
+  failed: { todo_id: string; job_id: string | null; outcome: RunOutcome }[];
+}
+
+interface Child extends RunningJob {
+  spawnedAt: string;
+  child: ChildProcess;
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null;
+}
+
+export class BacklogRunner {
+  private readonly o: BacklogRunnerOptions;
+  private readonly children = new Map<number, Child>();
+  private readonly result: BacklogRunResult = { completed: [], failed: [] };
+  /** Todos whose runner failed before making a job: not started again by this run. */
+  private readonly unstartable = new Set<string>();
+  private startedCount = 0;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+  private last: BacklogSnapshot;
+
+  constructor(o: BacklogRunnerOptions) {
+    this.o = o;
+    this.last = {
+      mine: [],
+      others: 0,
+      used: 0,
+      slots: o.slots,
+      ready: 0,
+      blocked: 0,
+      completed: 0,
+      failed: 0,
+      stopping: false,
+    };
+  }
+
+  /** Starts no new job from now on; the running ones go on (run() returns once they end). */
+  stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.emit({ kind: 'stopping', running: this.runningJobIds() });
+    this.poke();
+  }
+
+  /** Asks the runners of this run's jobs to abandon them; returns the job ids asked. */
+  async abandonRunning(reason = 'ii run was stopped'): Promise<string[]> {
+    this.stop();
+    const asked: string[] = [];
+    for (const id of this.runningJobIds()) {
+      const job = this.o.store.jobs.get(id);
+      if (!job || job.status !== 'active') continue;
+      await abandonJob(this.o.store, this.o.store.dir, job, {
+        reason,
+        probe: localProbe,
+        // A runner gone already: its session is ended by the cleanup.
+        finishSession: async (sessionId) => {
+          const { finishSession } = await import('../session/session.js');
+          await finishSession(this.o.store, sessionId, 'failed');
+        },
+      });
+      asked.push(id);
+    }
+    return asked;
+  }
+
+  /** The latest view (after each look at the store). */
+  snapshot(): BacklogSnapshot {
+    return this.last;
+  }
+
+  /** Runs until nothing is ready and nothing runs (or, with watch, until stop() and the jobs end). */
+  async run(): Promise<BacklogRunResult> {
+    for (;;) {
+      const done = this.tick();
+      if (done) return this.result;
+      await new Promise<void>((res) => {
+        const t = setTimeout(res, this.o.pollMs ?? 250);
+        this.wake = () => {
+          clearTimeout(t);
+          res();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  private poke(): void {
+    this.wake?.();
+  }
+
+  private emit(e: BacklogRunEvent): void {
+    this.o.onEvent?.(e);
+  }
+
+  private runningJobIds(): string[] {
+    return [...this.children.values()].flatMap((c) => (c.job ? [c.job.id] : []));
+  }
+
+  /** One look at the store: note ended children, start what fits. True when the run is over. */
+  private tick(): boolean {
+    const { store, repo } = this.o;
+    const todos = store.todos.list(repo.slug);
+    const briefs = store.jobs.briefs(repo.slug);
+    const host = hostname();
+    const now = Date.now();
+    // A child's job is the one it claimed: same pid on this host, started after it was.
+    for (const c of this.children.values()) {
+      const job =
+        briefs.find((j) => j.pid === c.pid && j.host === host && j.started_at >= c.spawnedAt) ??
+        (c.job ? briefs.find((j) => j.id === c.job!.id) : undefined);
+      if (job && !c.job) this.emit({ kind: 'claimed', todo: c.todo, job_id: job.id });
+      c.job = job ?? c.job;
+      if (c.exit) this.finish(c);
+    }
+    const plan = backlog(todos, briefs, { maxAttempts: this.o.maxAttempts });
+    const mineIds = new Set(this.runningJobIds());
+    const live = briefs.filter((j) => j.status === 'active' && !isStale(j, now, localProbe));
+    const pending = [...this.children.values()].filter((c) => !c.job).length;
+    let running = live.length + pending;
+    const others = live.filter((j) => !mineIds.has(j.id)).length;
+    const taken = new Set([...this.children.values()].map((c) => c.todo.id));
+    const startable = plan.ready.filter((t) => !taken.has(t.id) && !this.unstartable.has(t.id));
+    const capped = this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs;
+    if (!this.stopping && !capped)
+      for (const todo of startable) {
+        if (running >= this.o.slots) break;
+        if (this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs) break;
+        this.startJob(todo);
+        running++;
+      }
+    this.last = {
+      mine: [...this.children.values()].map(({ todo, pid, log, job }) => ({ todo, pid, log, job })),
+      others,
+      used: running,
+      slots: this.o.slots,
+      ready: plan.ready.length,
+      blocked: plan.blocked.length,
+      completed: this.result.completed.length,
+      failed: this.result.failed.length,
+      stopping: this.stopping,
+    };
+    this.o.onTick?.(this.last);
+    if (this.children.size > 0) return false;
+    if (this.stopping || (this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs)) return true;
+    if (this.o.watch) return false;
+    // Nothing of ours runs: done once nothing could start and no job elsewhere
+    // could still make a todo ready.
+    const left = plan.ready.filter((t) => !this.unstartable.has(t.id)).length;
+    return left === 0 && others === 0;
+  }
+
+  private startJob(todo: Todo): void {
+    const spawnedAt = new Date().toISOString();
+    const d = (
+      this.o.start ?? ((t: Todo) => spawnBacklogJob(t.id, this.o.repo, this.o.store.dir, this.agentOpt()))
+    )(todo);
+    this.startedCount++;
+    const c: Child = { todo, pid: d.pid, log: d.log, job: null, spawnedAt, child: d.child, exit: null };
+    this.children.set(d.pid, c);
+    d.child.once('exit', (code, signal) => {
+      c.exit = { code, signal };
+      this.poke();
+    });
+    this.emit({ kind: 'started', todo, pid: d.pid, log: d.log });
+  }
+
+  private agentOpt(): { agent?: string } {
+    return this.o.agent ? { agent: this.o.agent } : {};
+  }
+
+  /** A child that exited: what its job came to. */
+  private finish(c: Child): void {
+    this.children.delete(c.pid);
+    if (!c.job) {
+      if (c.exit?.code === CLAIM_LOST_EXIT) {
+        // Another runner took the todo first (or it stopped being ready): not ours.
+        this.startedCount--;
+        this.emit({ kind: 'ended', todo: c.todo, job_id: null, outcome: 'lost', log: c.log });
+        return;
+      }
+      this.unstartable.add(c.todo.id);
+      this.result.failed.push({ todo_id: c.todo.id, job_id: null, outcome: 'not-started' });
+      this.emit({ kind: 'ended', todo: c.todo, job_id: null, outcome: 'not-started', log: c.log });
+      return;
+    }
+    const job = this.o.store.jobs.get(c.job.id);
+    const outcome: RunOutcome = !job ? 'not-started' : job.status === 'active' ? 'stale' : job.status;
+    if (outcome === 'completed') this.result.completed.push(c.job.id);
+    else this.result.failed.push({ todo_id: c.todo.id, job_id: c.job.id, outcome });
+    this.emit({ kind: 'ended', todo: c.todo, job_id: c.job.id, outcome, log: c.log });
+  }
+}

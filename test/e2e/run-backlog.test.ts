@@ -1,0 +1,149 @@
+// ii run end to end: the built CLI starting detached job runners (ii job do
+// --backlog) on the scripted agent in a real git repository. What is checked
+// comes from the job records: which todo ran when, and how many at once.
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { II, ii, type RunResult } from '../helpers/cli.js';
+import { gitRepo, tempDir } from '../helpers/tmp.js';
+
+interface JobRec {
+  id: string;
+  todo_id: string;
+  status: string;
+  started_at: string;
+  completed_at: string | null;
+  failure_reason: string | null;
+}
+
+let tmp: ReturnType<typeof tempDir>;
+let repo: string;
+let env: NodeJS.ProcessEnv;
+
+function setup(config: string) {
+  repo = join(tmp.path, 'repo');
+  execFileSync('mkdir', ['-p', repo]);
+  gitRepo(repo, { 'README.md': '# r\n', 'incrementum.toml': config });
+}
+const CONFIG = `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n`;
+
+const run = (args: string[]) => ii(args, { cwd: repo, env });
+const create = (title: string, ...more: string[]) =>
+  run(['todo', 'create', '--title', title, ...more]).stdout.trim();
+const jobs = (): JobRec[] => JSON.parse(run(['job', 'list', '--all', '--json']).stdout) as JobRec[];
+
+/** ii in the background, with no time limit (a loaded machine runs jobs slowly); resolves when it exits. */
+function iiAsync(args: string[]): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [II, ...args], {
+      cwd: repo,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    c.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** The most job records whose [start, end) overlap at one moment. */
+function mostAtOnce(list: JobRec[]): number {
+  let most = 0;
+  for (const j of list) {
+    const at = j.started_at;
+    const n = list.filter(
+      (k) => k.started_at <= at && (k.completed_at === null || k.completed_at > at),
+    ).length;
+    most = Math.max(most, n);
+  }
+  return most;
+}
+
+beforeEach(() => {
+  tmp = tempDir('ii-run-');
+  env = {
+    XDG_STATE_HOME: join(tmp.path, 'state'),
+    XDG_CONFIG_HOME: join(tmp.path, 'config'),
+    HOME: tmp.path,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@example.com',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@example.com',
+  };
+});
+afterEach(() => tmp.cleanup());
+
+describe('ii run', () => {
+  it('--jobs 2 on 5 todos with deps: every todo done, deps first, never more than 2 at once', async () => {
+    setup(CONFIG);
+    const a = create('A');
+    const b = create('B', '--deps', a);
+    const c = create('C', '--priority', '0');
+    const d = create('D', '--deps', `${b},${c}`);
+    const e = create('E', '--priority', '4');
+    const r = await iiAsync(['run', '--jobs', '2']);
+    expect(r.stderr).toContain('ran 5 jobs: 5 completed, 0 did not');
+    expect(r.code).toBe(0);
+    const list = jobs();
+    expect(list.map((j) => j.status)).toEqual(Array(5).fill('completed'));
+    const byTodo = new Map(list.map((j) => [j.todo_id, j]));
+    expect([...byTodo.keys()].sort()).toEqual([a, b, c, d, e].sort());
+    const after = (todo: string, dep: string) =>
+      expect(byTodo.get(todo)!.started_at >= byTodo.get(dep)!.completed_at!).toBe(true);
+    after(b, a);
+    after(d, b);
+    after(d, c);
+    // Run order: C (P0) and A start first; E (P4) is the last ready one.
+    const order = [...list].sort((x, y) => (x.started_at < y.started_at ? -1 : 1)).map((j) => j.todo_id);
+    expect(new Set(order.slice(0, 2))).toEqual(new Set([c, a]));
+    expect(mostAtOnce(list)).toBeLessThanOrEqual(2);
+    expect(mostAtOnce(list)).toBe(2);
+    expect(JSON.parse(run(['todo', 'list', '--status', 'done', '--json']).stdout)).toHaveLength(5);
+  }, 240_000);
+
+  it('a todo whose jobs fail stops after [run] max-attempts, says why, and exits 1', async () => {
+    // The baseline run of the tests fails on the untouched base: every job fails.
+    setup(CONFIG.replace('test -f README.md', 'false'));
+    const t = create('Broken');
+    const r = await iiAsync(['run']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('ran 2 jobs: 0 completed, 2 did not');
+    const list = jobs();
+    expect(list.map((j) => [j.todo_id, j.status])).toEqual([
+      [t, 'failed'],
+      [t, 'failed'],
+    ]);
+    expect(run(['todo', 'list']).stdout).toContain(
+      `${t}  its jobs failed 2 times; ii todo reopen to try again`,
+    );
+    // Nothing ready: a second run starts nothing.
+    const again = await iiAsync(['run']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('nothing to run');
+    expect(jobs()).toHaveLength(2);
+  }, 180_000);
+
+  it('--help tells what it does; the runner flag ii run passes to ii job do is not in its help', () => {
+    setup(CONFIG);
+    const h = run(['run', '--help']).stdout;
+    for (const flag of ['--jobs <N>', '--agent', '--watch', '--max-jobs <M>']) expect(h).toContain(flag);
+    expect(h).toContain('a second Ctrl-C abandons them');
+    expect(run(['job', 'do', '--help']).stdout).not.toContain('--backlog');
+    expect(run(['--help']).stdout).toMatch(/\n\s+run \[options\]/);
+  });
+
+  it('two ii run at once on one backlog run each todo exactly once', async () => {
+    setup(CONFIG);
+    const ids = ['A', 'B', 'C', 'D', 'E', 'F'].map((t) => create(t));
+    const [r1, r2] = await Promise.all([iiAsync(['run', '--jobs', '2']), iiAsync(['run', '--jobs', '2'])]);
+    expect([r1.code, r2.code]).toEqual([0, 0]);
+    const list = jobs();
+    expect(list.map((j) => j.todo_id).sort()).toEqual([...ids].sort());
+    expect(list.every((j) => j.status === 'completed')).toBe(true);
+    // Each counted the other's jobs against its slots: at most 2 of the repository's at once.
+    expect(mostAtOnce(list)).toBeLessThanOrEqual(2);
+  }, 240_000);
+});
