@@ -1,6 +1,8 @@
 import { Box } from 'ink';
 import type { ColumnData } from '../src/dashboard/view/board.js';
+import { cardHeight } from './Card.js';
 import { Column, columnName, shortNames } from './Column.js';
+import { visibleLine } from '../src/text/sanitize.js';
 
 export interface BoardProps {
   columns: ColumnData[];
@@ -28,8 +30,17 @@ export function columnWidths(counts: number[], width: number, names?: string[]):
   return counts.map((c, i) => (c > 0 ? wide : narrow[i]!));
 }
 
-/** A kanban: columns side by side, sharing the width. */
-export function Board({ columns, cursor, width, height, color }: BoardProps) {
+/** How a board lays out at a width: its names, its columns' widths, and what its cards need. */
+export interface BoardLayout {
+  short: boolean;
+  widths: number[];
+  /** Some card's title is cut on one line. */
+  cut: boolean;
+  /** Lines the board needs to show every card, with titles of `titleLines` lines. */
+  needs: (titleLines: number) => number;
+}
+
+export function boardLayout(columns: ColumnData[], width: number): BoardLayout {
   const short = shortNames(
     columns.map((c) => c.title),
     width,
@@ -39,14 +50,30 @@ export function Board({ columns, cursor, width, height, color }: BoardProps) {
     width,
     columns.map((c) => columnName(c.title, short)),
   );
+  // A card is its column's width less the column's right padding.
+  const cut = columns.some((c, i) => c.cards.some((card) => visibleLine(card.title).length > widths[i]! - 1));
+  const most = Math.max(0, ...columns.map((c) => c.cards.length));
+  // The names row, the cards, and the row a "more" line would take.
+  return { short, widths, cut, needs: (lines) => 2 + most * cardHeight(lines) };
+}
+
+/** Two-line titles when some title is cut and every card still fits at that height. */
+export const titleLinesFor = (layout: BoardLayout, height: number): number =>
+  layout.cut && layout.needs(2) <= height ? 2 : 1;
+
+/** A kanban: columns side by side, sharing the width. */
+export function Board({ columns, cursor, width, height, color }: BoardProps) {
+  const layout = boardLayout(columns, width);
+  const titleLines = titleLinesFor(layout, height);
   return (
     <Box flexDirection="row" width={width} height={height}>
       {columns.map((c, i) => (
         <Column
           key={c.title}
           column={c}
-          short={short}
-          width={widths[i]!}
+          short={layout.short}
+          titleLines={titleLines}
+          width={layout.widths[i]!}
           height={height}
           selectedRow={i === cursor.col && c.cards.length > 0 ? cursor.row : null}
           focused={i === cursor.col}

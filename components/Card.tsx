@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { memo } from 'react';
 import type { CardData } from '../src/dashboard/view/board.js';
 import { visibleLine } from '../src/text/sanitize.js';
+import { wrapClamp } from '../src/text/wrap.js';
 import { toneColor } from './tone.js';
 
 export interface CardProps {
@@ -9,17 +10,29 @@ export interface CardProps {
   selected: boolean;
   width: number;
   color: boolean;
+  /** Lines the title may take (the board gives two when it has the room and titles are cut). */
+  titleLines?: number;
 }
 
-/** Card height in lines; Column windows by it. */
-export const CARD_HEIGHT = 2;
+/** A card's height in lines: its title's, and the detail line; Column windows by it. */
+export const cardHeight = (titleLines: number): number => titleLines + 1;
 
-function CardView({ card, selected, width, color }: CardProps) {
+function CardView({ card, selected, width, color, titleLines = 1 }: CardProps) {
+  const title = visibleLine(card.title);
+  const lines = titleLines > 1 ? wrapClamp(title, width, titleLines) : [title];
   return (
-    <Box flexDirection="column" width={width} height={CARD_HEIGHT}>
-      <Text wrap="truncate-end" inverse={selected} bold={card.stale} color={toneColor(card.tone, color)}>
-        {visibleLine(card.title)}
-      </Text>
+    <Box flexDirection="column" width={width} height={cardHeight(titleLines)}>
+      {lines.map((l, i) => (
+        <Text
+          key={i}
+          wrap="truncate-end"
+          inverse={selected}
+          bold={card.stale}
+          color={toneColor(card.tone, color)}
+        >
+          {l}
+        </Text>
+      ))}
       <Text wrap="truncate-end" dimColor={!selected}>
         {' '}
         {visibleLine(card.detail)}
@@ -38,5 +51,6 @@ export const Card = memo(
     a.card.detail === b.card.detail &&
     a.selected === b.selected &&
     a.width === b.width &&
-    a.color === b.color,
+    a.color === b.color &&
+    a.titleLines === b.titleLines,
 );

@@ -1,11 +1,13 @@
 import { Box, Text } from 'ink';
 import type { ColumnData } from '../src/dashboard/view/board.js';
-import { Card, CARD_HEIGHT } from './Card.js';
+import { Card, cardHeight } from './Card.js';
 
 export interface ColumnProps {
   column: ColumnData;
   /** The board's choice of names (shortNames). */
   short: boolean;
+  /** Lines each card's title takes (the board's choice, the same in every column). */
+  titleLines?: number;
   width: number;
   height: number;
   /** The selected row when the cursor is in this column. */
@@ -51,8 +53,7 @@ const COUNT_ROOM = 6;
  * read as a different column every second.
  */
 export function shortNames(titles: string[], width: number): boolean {
-  const even = Math.floor(width / Math.max(1, titles.length));
-  return titles.some((t) => t.length + COUNT_ROOM + 1 > even);
+  return titles.reduce((n, t) => n + t.length + COUNT_ROOM + 1, 0) > width;
 }
 
 /** A column's name in the form the board chose. */
@@ -65,10 +66,19 @@ export function columnTitle(title: string, n: number, short: boolean): string {
   return n > 0 ? `${name} (${n})` : name;
 }
 
-export function Column({ column, short, width, height, selectedRow, focused, color }: ColumnProps) {
+export function Column({
+  column,
+  short,
+  titleLines = 1,
+  width,
+  height,
+  selectedRow,
+  focused,
+  color,
+}: ColumnProps) {
   const n = column.cards.length;
   // One line for the title, one kept for "+N more".
-  const fits = Math.max(1, Math.floor((height - 2) / CARD_HEIGHT));
+  const fits = Math.max(1, Math.floor((height - 2) / cardHeight(titleLines)));
   const start = windowStart(n, fits, selectedRow);
   const shown = column.cards.slice(start, start + fits);
   const above = start;
@@ -84,6 +94,7 @@ export function Column({ column, short, width, height, selectedRow, focused, col
           key={card.key}
           card={card}
           selected={selectedRow === start + i}
+          titleLines={titleLines}
           width={width - 1}
           color={color}
         />

@@ -4,13 +4,20 @@ import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Actions } from '../src/dashboard/view/actions-api.js';
 import { diffRequest, pairLabel } from '../src/dashboard/view/diff-request.js';
-import { boardColumns, cursor, drilledJob, jobCounts, selectedJob } from '../src/dashboard/view/board.js';
+import {
+  boardColumns,
+  cursor,
+  drilledJob,
+  jobCounts,
+  selectedJob,
+  type ColumnData,
+} from '../src/dashboard/view/board.js';
 import { keyHints, modeOf, type Hint } from '../src/dashboard/view/keymap.js';
 import { diffKey, iterationLabel } from '../src/dashboard/view/state.js';
 import type { DashboardStore } from '../src/dashboard/view/store.js';
 import { currentCommit, recordedFiles } from '../src/model/derive.js';
 import { shownLine } from '../src/text/shown.js';
-import { Board } from './Board.js';
+import { Board, boardLayout } from './Board.js';
 import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
 import { CommitDetail } from './CommitDetail.js';
 import { Confirm } from './Confirm.js';
@@ -134,7 +141,7 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
       </Box>
     );
   // The jobs board, with the live pane of the selected active job when there is room.
-  const pane = job && job.status === 'active' && height >= 14 ? Math.min(8, Math.floor(height / 3)) : 0;
+  const pane = job && job.status === 'active' && height >= 14 ? livePaneHeight(columns, width, height) : 0;
   return (
     <Box flexDirection="column">
       <Board columns={columns} cursor={cur} width={width} height={height - pane} color={color} />
@@ -148,6 +155,20 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
       ) : null}
     </Box>
   );
+}
+
+/**
+ * The live pane's height under the jobs board: at least its old 8 lines (a
+ * third of a small screen), and every line the board does not need to show
+ * its cards (with two-line titles when they are cut), up to 60% of the body.
+ * At 160×45 the pane had 7 lines under 30 empty ones.
+ */
+export function livePaneHeight(columns: ColumnData[], width: number, height: number): number {
+  const min = Math.min(8, Math.floor(height / 3));
+  const layout = boardLayout(columns, width);
+  const board = layout.needs(layout.cut ? 2 : 1);
+  const boardH = Math.max(height - Math.floor(height * 0.6), Math.min(board, height - min));
+  return height - boardH;
 }
 
 function OverlayBody({ store, width, height }: { store: DashboardStore; width: number; height: number }) {

@@ -21,3 +21,17 @@ export function wrapLine(line: string, width: number): string[] {
 /** Every line wrapped. */
 export const wrapLines = (lines: string[], width: number): string[] =>
   lines.flatMap((l) => wrapLine(l, width));
+
+/**
+ * A one-line text in at most `lines` lines of `width`, broken at spaces; what
+ * does not fit ends the last line with an ellipsis.
+ */
+export function wrapClamp(text: string, width: number, lines: number): string[] {
+  const all = wrapLine(text, width);
+  if (all.length <= lines) return all;
+  const last = all.slice(lines - 1).join(' ');
+  return [
+    ...all.slice(0, lines - 1),
+    last.length > width ? `${last.slice(0, Math.max(0, width - 1))}…` : last,
+  ];
+}

@@ -123,3 +123,54 @@ it('? help is grouped by what keys do, each key once per group', async () => {
   // One row for ↑/k: a key that scrolls in a view is not listed a second time.
   expect(f.split('\n').filter((l) => /^\s+↑ k\s/.test(l))).toHaveLength(1);
 });
+
+const LONG = 'Make the tokenizer keep quoted strings whole when they span several lines of input';
+
+it('at 160×45 the live pane takes the rows the board does not need, and long titles wrap', async () => {
+  fx = dashFixture();
+  for (let i = 0; i < 3; i++) makeJob(fx.state, { title: `job ${i}` });
+  const job = makeJob(fx.state, { title: LONG });
+  const other = makeJob(fx.state, { title: `${LONG} (testing)`, stage: 'testing' });
+  app = await renderDashboard(fx, { columns: 160, rows: 45 });
+  fx.dash.getState().setLive(
+    job.id,
+    Array.from({ length: 60 }, (_, i) => `agent line ${i + 1}`),
+  );
+  const { lastFrame } = app;
+  const f = await frameWith(lastFrame, `live: ${job.id.slice(0, 7)}`, 'agent line 60');
+  const lines = f.split('\n');
+  expect(lines.length).toBeLessThanOrEqual(45);
+  // The board keeps what its cards need, the pane gets the rest: 20 lines and more, not 7.
+  const shown = lines.filter((l) => /agent line \d+/.test(l)).length;
+  expect(shown).toBeGreaterThanOrEqual(20);
+  // Both long titles are read to the end, on two lines.
+  expect(f).toContain('several lines of input');
+  expect(f).toContain('of input (testing)');
+  expect(other.id).toBeTruthy();
+});
+
+it('at 80×24 long titles wrap to two lines when the board has room, the pane keeps its lines, q quit shows', async () => {
+  fx = dashFixture();
+  const job = makeJob(fx.state, { title: LONG });
+  makeJob(fx.state, { title: 'short one', stage: 'reviewing' });
+  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  const { lastFrame, stdin } = app;
+  await frameWith(lastFrame, 'short one');
+  // The long job is the newest; select it whatever the order.
+  if (!(lastFrame() ?? '').includes(`live: ${job.id.slice(0, 7)}`)) stdin.write(KEY.left);
+  fx.dash.getState().setLive(
+    job.id,
+    Array.from({ length: 30 }, (_, i) => `agent line ${i + 1}`),
+  );
+  const f = await frameWith(lastFrame, `live: ${job.id.slice(0, 7)}`, 'agent line 30');
+  const lines = f.split('\n');
+  expect(lines.length).toBeLessThanOrEqual(24);
+  expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+  expect(lines.filter((l) => /agent line \d+/.test(l)).length).toBeGreaterThanOrEqual(7);
+  // The title's second line is on screen: more of it is read than one line holds.
+  const titleLines = lines.filter(
+    (l) => !l.includes('── live') && /Make the tokenizer|quoted strings|several lines/.test(l),
+  );
+  expect(titleLines.length).toBe(2);
+  expect(lastLine(f)).toMatch(/q quit$/);
+});

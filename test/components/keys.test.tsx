@@ -257,7 +257,7 @@ describe('keys', () => {
     const { lastFrame, stdin } = await open(fx, { columns: 100, rows: 12 });
     await frameWith(lastFrame, 'detail');
     stdin.write(KEY.enter);
-    await frameWith(lastFrame, 'Done (1)');
+    await frameWith(lastFrame, 'Committed (1)');
     stdin.write(KEY.enter);
     await frameWith(lastFrame, 'Accepted (1)');
     stdin.write(KEY.enter);

@@ -51,6 +51,7 @@ it('windows a column around the selected card', () => {
 it('names columns for the width once, whatever the counts; gives empty columns room for their name only', () => {
   const jobs = ['Implementing', 'Testing', 'Reviewing', 'Committing', 'Completed', 'Failed', 'Abandoned'];
   expect(shortNames(jobs, 160)).toBe(false);
+  expect(shortNames(jobs, 120)).toBe(false);
   expect(shortNames(jobs, 80)).toBe(true);
   expect(columnTitle('Implementing', 3, false)).toBe('Implementing (3)');
   expect(columnTitle('Implementing', 3, true)).toBe('Impl (3)');

@@ -44,23 +44,24 @@ it.skipIf(!hasTmux)('follows a job written by another process, drills in, and qu
   });
   const out = join(tmp.path, 'terminal.out');
   t.record(out);
-  await t.screenWith('incrementum · Jobs', 'first todo', 'Implementing (1)');
+  // At 100 columns the jobs board's seven columns use their short names (Impl, Test, Rev, Done).
+  await t.screenWith('incrementum · Jobs', 'first todo', 'Impl (1)');
   expect(t.get('#{alternate_on}')).toBe('1');
 
   // Another process starts a job: its card appears, then moves column by column.
   const id = write('create', repoSlug(root), 'second todo', String(process.pid));
-  await t.screenWith('second todo', 'Implementing (2)');
+  await t.screenWith('second todo', 'Impl (2)');
   write('change', id, 'Ichange1');
   write('commit', id, 'aaaaaaa1', 'true');
   write('stage', id, 'testing');
-  await t.screenWith('Testing (1)', 'Implementing (1)');
+  await t.screenWith('Test (1)', 'Impl (1)');
   write('stage', id, 'reviewing');
-  await t.screenWith('Reviewing (1)', 'reviewing · c1 i1');
+  await t.screenWith('Rev (1)', 'reviewing · c1 i1');
   write('review', id, 'REQUEST_CHANGES');
   write('commit', id, 'aaaaaaa2', 'true');
   write('review', id, 'ACCEPT');
   write('finish', id, 'completed');
-  await t.screenWith('Completed (1)', '1 done');
+  await t.screenWith('Done (1)', '1 done');
 
   // Drill into the finished job: its changes, the change's iterations, one iteration.
   // Filter down to it, then drill in.
@@ -82,7 +83,7 @@ it.skipIf(!hasTmux)('follows a job written by another process, drills in, and qu
   t.send('Escape');
   await t.screenWith(`job ${id}`, 'Committed (1)');
   t.send('Escape');
-  await t.screenWith('Completed (1)', 'filter "second"');
+  await t.screenWith('Done (1)', 'filter "second"');
   t.send('Escape');
   await t.screenWith('incrementum · Jobs', 'first todo', 'second todo');
   void first;
