@@ -42,7 +42,12 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
   const win = useWindowSize();
   const width = size?.columns ?? win.columns;
   const height = size?.rows ?? win.rows;
-  const nav = useStore(store, (s) => s.nav);
+  // Only what the frame itself draws: a keypress that scrolls or filters
+  // re-renders the part that shows it, not the whole screen.
+  const nav = useStore(
+    store,
+    useShallow((s) => ({ level: s.nav.level, overlay: s.nav.overlay != null, confirm: s.nav.confirm })),
+  );
   const color = useStore(store, (s) => s.color);
   const mode = useStore(store, modeOf);
   useInput((input, key) => actions.key(input, key));
@@ -91,7 +96,15 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
   const title = useStore(store, (s) => (job ? (s.todoTitles[job.todo_id] ?? job.todo_id) : ''));
   const stale = useStore(store, (s) => (job ? s.stale[job.id] === true : false));
   const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
-  const nav = useStore(store, (s) => s.nav);
+  const nav = useStore(
+    store,
+    useShallow((s) => ({
+      change: s.nav.change,
+      iteration: s.nav.iteration,
+      scroll: s.nav.scroll,
+      fullOutput: s.nav.fullOutput,
+    })),
+  );
   const tests = useStore(store, (s) => (job ? s.records[job.id]?.tests : undefined));
   const code = useStore(store, (s) =>
     s.nav.jobId && s.nav.change != null && s.nav.iteration != null
@@ -254,7 +267,14 @@ function Status({ store, width, hints }: { store: DashboardStore; width: number;
   );
   const job = useStore(store, (s) => (s.nav.level === 'jobs' ? selectedJob(s) : drilledJob(s)));
   const files = useStore(store, (s) => (job ? s.files[job.id]?.length || recordedFiles(job).length : null));
-  const nav = useStore(store, (s) => s.nav);
+  const nav = useStore(
+    store,
+    useShallow((s) => ({
+      filter: s.nav.filter,
+      filtering: s.nav.filtering,
+      showFinished: s.nav.showFinished,
+    })),
+  );
   const message = useStore(store, (s) => s.message);
   const color = useStore(store, (s) => s.color);
   const mark = useStore(store, (s) => s.nav.mark);

@@ -197,14 +197,19 @@ function buildCommits(job: Job | undefined, changeIndex: number | null, mark: Ma
 export const drilledJob = (s: DashboardState): Job | undefined =>
   s.nav.jobId ? s.jobs.find((j) => j.id === s.nav.jobId) : undefined;
 
-let memo: { key: unknown[]; value: ColumnData[] } | null = null;
+/**
+ * The last layout per job list, so each store (a dashboard, a test, a bench
+ * beside it) keeps its own: one shared slot was rebuilt whenever two stores
+ * took turns. Keyed on the list, which every store holds and replaces when
+ * jobs change; a replaced list's entry goes with it.
+ */
+const memos = new WeakMap<Job[], { key: unknown[]; value: ColumnData[] }>();
 
 /** The columns of the board shown at the current level (the commits board under the detail level). */
 export function boardColumns(s: DashboardState): ColumnData[] {
   const level = boardLevel(s);
   const key = [
     level,
-    s.jobs,
     s.stale,
     s.todoTitles,
     s.nav.filter,
@@ -213,14 +218,15 @@ export function boardColumns(s: DashboardState): ColumnData[] {
     s.nav.change,
     s.nav.mark,
   ];
-  if (memo && memo.key.length === key.length && memo.key.every((v, i) => v === key[i])) return memo.value;
+  const memo = memos.get(s.jobs);
+  if (memo && memo.key.every((v, i) => v === key[i])) return memo.value;
   const value =
     level === 'jobs'
       ? buildJobs(s)
       : level === 'changes'
         ? buildChanges(drilledJob(s))
         : buildCommits(drilledJob(s), s.nav.change, s.nav.mark);
-  memo = { key, value };
+  memos.set(s.jobs, { key, value });
   return value;
 }
 
