@@ -1,0 +1,130 @@
+// The board layout of each level, the cursor on it, and boardColumns' memo:
+// pure functions of the dashboard's state, over jobs written with the real
+// store's API.
+import { afterAll, describe, expect, it } from 'vitest';
+import { boardColumns, cursor, selectedCard } from '../../src/dashboard/view/board.js';
+import { initialNav, type DashboardState, type Nav } from '../../src/dashboard/view/state.js';
+import { CHANGE_COLUMNS, COMMIT_COLUMNS, JOB_COLUMNS } from '../../src/model/derive.js';
+import type { Job } from '../../src/model/job.js';
+import { openStateStore } from '../../src/state/index.js';
+import { makeJob, REPO } from '../helpers/dash-fixture.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const tmp = tempDir('ii-board-');
+const store = openStateStore({ dir: tmp.path });
+afterAll(() => {
+  store.close();
+  tmp.cleanup();
+});
+
+const titles: Record<string, string> = {};
+function job(title: string, o: Parameters<typeof makeJob>[1] = {}): Job {
+  const j = makeJob(store, { ...o, title });
+  titles[j.todo_id] = title;
+  return j;
+}
+
+function state(jobs: Job[], nav: Partial<Nav> = {}): DashboardState {
+  return {
+    repo: REPO,
+    repoLabel: '/src/demo',
+    banner: null,
+    jobs,
+    todoTitles: titles,
+    stale: {},
+    live: {},
+    files: {},
+    records: {},
+    diffs: {},
+    nav: { ...initialNav(), ...nav },
+    message: null,
+    color: false,
+  };
+}
+
+const layout = (s: DashboardState) => boardColumns(s).map((c) => [c.title, c.cards.map((k) => k.key)]);
+const ACTIVE = JOB_COLUMNS.filter((c) => !['Completed', 'Failed', 'Abandoned'].includes(c));
+
+describe('boardColumns', () => {
+  const impl = job('alpha implementing');
+  const test = job('beta testing', { stage: 'testing' });
+  const done = job('gamma done', { finish: 'completed' });
+  const jobs = [done, test, impl];
+
+  it('an empty board has every active column, each empty, and no card under the cursor', () => {
+    const s = state([], { showFinished: false });
+    expect(layout(s)).toEqual(ACTIVE.map((t) => [t, []]));
+    expect(cursor(s)).toEqual({ col: 0, row: 0 });
+    expect(selectedCard(s)).toBeUndefined();
+  });
+
+  it('places active jobs by stage and hides finished ones until asked', () => {
+    expect(layout(state(jobs, { showFinished: false }))).toEqual(
+      ACTIVE.map((t) => [t, t === 'Implementing' ? [impl.id] : t === 'Testing' ? [test.id] : []]),
+    );
+    const all = layout(state(jobs, { showFinished: true }));
+    expect(all.map(([t]) => t)).toEqual([...JOB_COLUMNS]);
+    expect(all.find(([t]) => t === 'Completed')![1]).toEqual([done.id]);
+  });
+
+  it('the filter keeps only the jobs whose title matches', () => {
+    expect(layout(state(jobs, { filter: 'BETA' })).flatMap(([, keys]) => keys)).toEqual([test.id]);
+    expect(layout(state(jobs, { filter: 'nothing like it' })).flatMap(([, keys]) => keys)).toEqual([]);
+  });
+
+  it("below the jobs: a job's changes, then one change's iterations (also under the detail)", () => {
+    const j = job('three changes', { changes: 3, iterations: 2, tested: true, review: 'ACCEPT' });
+    const changes = boardColumns(state([j], { level: 'changes', jobId: j.id }));
+    expect(changes.map((c) => c.title)).toEqual([...CHANGE_COLUMNS]);
+    expect(changes.flatMap((c) => c.cards.map((k) => k.key)).sort()).toEqual(['0', '1', '2']);
+    const commits = boardColumns(state([j], { level: 'commits', jobId: j.id, change: 1 }));
+    expect(commits.map((c) => c.title)).toEqual([...COMMIT_COLUMNS]);
+    expect(commits.flatMap((c) => c.cards.map((k) => k.key)).sort()).toEqual(['0', '1']);
+    const detail = state([j], { level: 'detail', jobId: j.id, change: 1, iteration: 0 });
+    expect(layout(detail)).toEqual(commits.map((c) => [c.title, c.cards.map((k) => k.key)]));
+  });
+
+  it('returns the same columns while its inputs are the same, and new ones when one changes', () => {
+    const s = state(jobs);
+    const first = boardColumns(s);
+    expect(boardColumns({ ...s, nav: { ...s.nav, scroll: 5 } })).toBe(first);
+    expect(boardColumns({ ...s, nav: { ...s.nav, filter: 'a' } })).not.toBe(first);
+    expect(boardColumns({ ...s, jobs: [...jobs] })).not.toBe(first);
+  });
+
+  it('keeps one memo per store: two stores taking turns do not rebuild each other', () => {
+    const a = state([impl]);
+    const b = state([test]);
+    const colsA = boardColumns(a);
+    const colsB = boardColumns(b);
+    expect(boardColumns(a)).toBe(colsA);
+    expect(boardColumns(b)).toBe(colsB);
+  });
+});
+
+describe('cursor', () => {
+  const one = job('one');
+  const two = job('two');
+  const rev = job('in review', { stage: 'reviewing' });
+  const jobs = [two, one, rev];
+  const withSel = (col: number, row: number, key: string | null = null) =>
+    state(jobs, { sel: { ...initialNav().sel, jobs: { col, row, key } } });
+
+  it('clamps a position past the end of a column to its last card', () => {
+    expect(cursor(withSel(0, 9))).toEqual({ col: 0, row: 1 });
+    expect(cursor(withSel(-3, 0))).toEqual({ col: 0, row: 0 });
+    expect(cursor(withSel(99, 0))).toEqual({ col: 2, row: 0 });
+  });
+
+  it('an empty column holds no cursor: the nearest column with cards does', () => {
+    // Equally near on both sides: the one to the right.
+    expect(cursor(withSel(1, 0))).toEqual({ col: 2, row: 0 });
+    expect(cursor(withSel(1, 1))).toEqual({ col: 2, row: 0 });
+    expect(cursor(withSel(3, 0))).toEqual({ col: 2, row: 0 });
+  });
+
+  it('follows its card to wherever it moved, and falls back to the position once the card is gone', () => {
+    expect(cursor(withSel(0, 0, rev.id))).toEqual({ col: 2, row: 0 });
+    expect(cursor(withSel(0, 1, 'gone'))).toEqual({ col: 0, row: 1 });
+  });
+});
