@@ -3,6 +3,8 @@
 // terminals that honour 8-bit controls) and U+2028/U+2029 as they are. Written
 // as \uXXXX escapes they parse to the same value and never reach the terminal.
 
+import { redact, redactDeep } from './redact.js';
+
 const RAW = /[\x7f-\x9f\u2028\u2029]/;
 const RAW_ALL = new RegExp(RAW.source, 'g');
 
@@ -16,4 +18,26 @@ export function escapeJsonText(text: string): string {
 /** JSON.stringify whose output is safe to print on a terminal. */
 export function terminalJson(value: unknown, indent?: number): string {
   return escapeJsonText(JSON.stringify(value, null, indent));
+}
+
+/** JSON's string escapes. */
+const ESCAPE = /\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])/g;
+/** An escaped quote, backslash or slash as itself; a control (\n, \u001b, …) as a space, which separates words as it does. */
+const unescaped = (m: string) =>
+  m.length === 2 && (m[1] === '"' || m[1] === '\\' || m[1] === '/') ? m[1]! : ' ';
+
+/**
+ * JSON text (as the store writes it) with every secret in its strings
+ * redacted. Redacting the text itself could cut an escape in half and would
+ * miss a secret behind one (`\nsk-proj-…`: no word boundary after the n),
+ * so the escapes are undone for a check first: every string then stands in
+ * it as it is (controls as spaces: the store escapes nothing else), between
+ * quotes, so no secret can hide from redact(). Only text
+ * where one may be is parsed and redacted value by value (a long listing of
+ * ordinary jobs is not parsed at all).
+ */
+export function redactJsonText(text: string): string {
+  const decoded = text.replace(ESCAPE, unescaped);
+  if (redact(decoded) === decoded) return text;
+  return JSON.stringify(redactDeep(JSON.parse(text) as unknown));
 }

@@ -24,11 +24,14 @@ let fx: JobFixture;
 let jobId = '';
 let jobDo = { code: 0, stdout: '', stderr: '' };
 const outputs = new Map<string, ReturnType<JobFixture['run']>>();
-/** `ii <args>` with <id> for the job, each command run once for all the checks. */
+const todoId = () =>
+  (JSON.parse(ii(['job', 'show', '<id>', '--json']).stdout) as { todo_id: string }).todo_id;
+/** `ii <args>` with <id> for the job and <todo> for its todo, each command run once for all the checks. */
 const ii = (args: string[]) => {
   const key = args.join(' ');
   let r = outputs.get(key);
-  if (!r) outputs.set(key, (r = fx.run(args.map((a) => (a === '<id>' ? jobId : a)))));
+  if (!r)
+    outputs.set(key, (r = fx.run(args.map((a) => (a === '<id>' ? jobId : a === '<todo>' ? todoId() : a)))));
   return r;
 };
 
@@ -131,6 +134,9 @@ describe('secrets from agents and tests', () => {
     ['ii job diff --json', ['job', 'diff', '<id>', '--iteration', '1', '--json']],
     ['ii job journal', ['job', 'journal', '<id>']],
     ['ii job journal --json', ['job', 'journal', '<id>', '--json']],
+    ['ii job list --json', ['job', 'list', '--all', '--json']],
+    ['ii todo list --json', ['todo', 'list', '--json']],
+    ['ii todo show --json', ['todo', 'show', '<todo>', '--json']],
   ];
   for (const [name, args] of shown)
     it(`${name} shows none, and keeps the near misses`, () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { redactJsonText } from '../../src/text/json.js';
 import { REDACTED, redact, redactDeep } from '../../src/text/redact.js';
 
 // Built by concatenation so the fixtures themselves never look like live keys to a scanner.
@@ -159,4 +160,20 @@ describe('redact: ordinary text is untouched', () => {
     'Authorization: Basic realm',
   ];
   for (const text of ordinary) it(JSON.stringify(text.slice(0, 40)), () => expect(redact(text)).toBe(text));
+});
+
+describe('redactJsonText: JSON text as the store writes it', () => {
+  it('redacts a secret behind an escape, which redacting the text itself misses', () => {
+    const key = k('sk-', 'proj-', 'abcDEF1234567890abcdef12345');
+    const text = JSON.stringify([{ id: 'j1', reason: `tests failed:\n${key}` }]);
+    expect(redact(text)).toBe(text); // "\nsk-…": no word boundary after the n
+    const out = redactJsonText(text);
+    expect(out).not.toContain('abcDEF');
+    expect(JSON.parse(out)).toEqual([{ id: 'j1', reason: `tests failed:\n${REDACTED}` }]);
+  });
+
+  it('returns text with no secret as it is, unparsed', () => {
+    const text = '[{"id":"j1","reason":"a \\"quoted\\" \\u001b word"}]';
+    expect(redactJsonText(text)).toBe(text);
+  });
 });

@@ -2,7 +2,7 @@
 import { UserError } from '../../errors.js';
 import { JOB_STATUSES } from '../../model/enums.js';
 import type { JobStatus } from '../../model/job.js';
-import { escapeJsonText } from '../../text/json.js';
+import { escapeJsonText, redactJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
@@ -19,9 +19,9 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
   const filter = status ? { status } : { activeOnly: !o.all };
   if (o.json) {
     // The store writes the JSON text itself: no Job objects for thousands of
-    // jobs. Its control characters are escaped; secrets are not redacted here
-    // (ii job show --json is), as that would mean parsing every job again.
-    const text = await withStore((s) => s.jobs.listJson(slug, filter));
+    // jobs. Secrets are redacted (parsing it only where one may be), control
+    // characters escaped.
+    const text = redactJsonText(await withStore((s) => s.jobs.listJson(slug, filter)));
     if (process.stdout.isTTY) return printJson(JSON.parse(text));
     process.stdout.write(escapeJsonText(text) + '\n');
     return;

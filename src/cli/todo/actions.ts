@@ -4,6 +4,7 @@ import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/
 import { shortestUniquePrefix } from '../../model/prefix.js';
 import type { Todo } from '../../model/todo.js';
 import type { StateStore } from '../../state/api.js';
+import { redactDeep } from '../../text/redact.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore, type RepoContext } from '../context.js';
 import { age, printJson, style, table } from '../format.js';
@@ -66,7 +67,7 @@ export async function todoList(o: TodoListOptions): Promise<void> {
   const shown = o.ready
     ? plan.ready.filter((t) => !o.status || t.status === o.status)
     : todos.filter((t) => !o.status || t.status === o.status).sort(byRunOrder);
-  if (o.json) return printJson(shown);
+  if (o.json) return printJson(redactDeep(shown));
   if (shown.length === 0) {
     process.stdout.write(
       o.ready
@@ -114,7 +115,7 @@ export async function todoShow(id: string, o: TodoShowOptions): Promise<void> {
       titles: new Map(all.map((x) => [x.id, x])),
     };
   });
-  if (o.json) return printJson(t);
+  if (o.json) return printJson(redactDeep(t));
   const deps = t.deps.map((d) => {
     const dep = titles.get(d);
     return dep ? `${d} (${dep.status}) ${shownLine(dep.title)}` : `${d} (missing)`;
