@@ -3,10 +3,11 @@
 // comes from the job records: which todo ran when, and how many at once.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
-import { gitRepo, tempDir } from '../helpers/tmp.js';
+import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 
 interface JobRec {
   id: string;
@@ -32,6 +33,17 @@ const run = (args: string[]) => ii(args, { cwd: repo, env });
 const create = (title: string, ...more: string[]) =>
   run(['todo', 'create', '--title', title, ...more]).stdout.trim();
 const jobs = (): JobRec[] => JSON.parse(run(['job', 'list', '--all', '--json']).stdout) as JobRec[];
+
+/** `ii run` in the background, to be killed: its pid. */
+function iiRunDetachedPid(args: string[], extraEnv: NodeJS.ProcessEnv): number {
+  const c = spawn(process.execPath, [II, ...args], {
+    cwd: repo,
+    env: { ...process.env, NO_COLOR: '1', ...env, ...extraEnv },
+    stdio: 'ignore',
+  });
+  c.on('error', () => {});
+  return c.pid!;
+}
 
 /** ii in the background, with no time limit (a loaded machine runs jobs slowly); resolves when it exits. */
 function iiAsync(args: string[]): Promise<RunResult> {
@@ -146,4 +158,37 @@ describe('ii run', () => {
     // Each counted the other's jobs against its slots: at most 2 of the repository's at once.
     expect(mostAtOnce(list)).toBeLessThanOrEqual(2);
   }, 240_000);
+
+  it('SIGKILL of ii run strands no job: its runners finish them, and a new ii run carries on', async () => {
+    setup(CONFIG);
+    const ids = ['A', 'B', 'C', 'D'].map((t) => create(t));
+    // Each implement turn takes a moment, so the kill lands while jobs run.
+    const scenario = join(tmp.path, 'slow.json');
+    writeFileSync(
+      scenario,
+      JSON.stringify({ implement: Array(20).fill({ actions: [{ type: 'delay', ms: 1500 }] }) }),
+    );
+    const extra = { II_SCRIPTED_SCENARIO: scenario };
+    const pid = iiRunDetachedPid(['run', '--jobs', '2'], extra);
+    await waitFor(
+      () => jobs().filter((j) => j.status === 'active').length === 2,
+      'two jobs running',
+      120_000,
+      300,
+    );
+    process.kill(pid, 'SIGKILL');
+    const first = jobs().map((j) => j.id);
+    // The runners were not the supervisor: both jobs still end completed.
+    await waitFor(
+      () => jobs().filter((j) => first.includes(j.id) && j.status === 'completed').length === 2,
+      'the jobs of the killed ii run completed',
+      120_000,
+      300,
+    );
+    const r = await iiAsync(['run', '--jobs', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    const list = jobs();
+    expect(list.map((j) => j.todo_id).sort()).toEqual([...ids].sort());
+    expect(list.every((j) => j.status === 'completed')).toBe(true);
+  }, 300_000);
 });
