@@ -170,7 +170,7 @@ export class DashboardSync {
    * the store version its transaction commits, so this needs no clock: the
    * version is read before the jobs, and a write landing in between is
    * loaded now and again next time, never missed.
-   * test/unit/live-sync.test.ts checks every kind of mutation gets through.
+   * test/unit/dashboard-sync.test.ts checks every kind of mutation gets through.
    */
   refreshJobs(): void {
     const v = this.state.jobs.version();
