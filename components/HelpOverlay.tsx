@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { helpSections } from '../src/dashboard/view/keymap.js';
+import { wrapLine } from '../src/text/wrap.js';
 import { Lines } from './Lines.js';
 
 export interface HelpOverlayProps {
@@ -15,7 +16,11 @@ export function HelpOverlay({ width, height, scroll }: HelpOverlayProps) {
   const lines = sections.flatMap((s, i) => [
     ...(i ? [''] : []),
     s.title,
-    ...s.rows.map(([k, d]) => `  ${k.padEnd(w)}  ${d}`),
+    // A description wraps under itself, not under the keys: at 80 columns the
+    // longest ones were cut mid-word.
+    ...s.rows.flatMap(([k, d]) =>
+      wrapLine(d, Math.max(10, width - w - 4)).map((l, j) => `  ${(j ? '' : k).padEnd(w)}  ${l}`),
+    ),
   ]);
   return (
     <Box flexDirection="column" width={width} height={height}>

@@ -122,6 +122,10 @@ it('? help is grouped by what keys do, each key once per group', async () => {
   const f = await frameWith(app.lastFrame, 'Keys (esc closes)', 'Move', 'move up · scroll up (in a view)');
   // One row for ↑/k: a key that scrolls in a view is not listed a second time.
   expect(f.split('\n').filter((l) => /^\s+↑ k\s/.test(l))).toHaveLength(1);
+  // Long descriptions wrap at 80 columns rather than lose their end.
+  expect(f).toContain('tests with output,');
+  expect(f).toContain('stages, reviews');
+  expect(Math.max(...f.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
 });
 
 const LONG = 'Make the tokenizer keep quoted strings whole when they span several lines of input';
