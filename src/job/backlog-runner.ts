@@ -14,7 +14,7 @@ import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { abandonJob } from './abandon.js';
 import { CLAIM_LOST_EXIT, spawnBacklogJob, type Detached } from './detached.js';
-import { localProbe } from './stale.js';
+import { localProbe } from '../proc/alive.js';
 
 export interface BacklogRunnerOptions {
   store: StateStore;

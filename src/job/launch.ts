@@ -18,7 +18,7 @@ import { Prompts } from './prompts.js';
 import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
 import type { StartAgent } from './runner-types.js';
-import { localProbe } from './stale.js';
+import { localProbe } from '../proc/alive.js';
 
 export interface SessionStart {
   repoRoot: string;

@@ -3,10 +3,10 @@
 // fact the pure builder reports (a null section and a warning).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
+import { localProbe } from '../proc/alive.js';
 import type { Job } from '../model/job.js';
 import { packageRoot } from '../package-root.js';
 import type { StateStore } from '../state/api.js';
@@ -41,18 +41,8 @@ export function generator(): string {
   return generatedBy;
 }
 
-/** A pid on this host is alive when signal 0 reaches it (EPERM: alive, someone else's). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export function jobIsStale(job: Job, now: Date): boolean {
-  return job.status === 'active' && isStale(job, now.getTime(), { host: hostname(), pidAlive });
+  return job.status === 'active' && isStale(job, now.getTime(), localProbe);
 }
 
 /** Everything a journal's freshness depends on (cheap: a hash and three stats). */

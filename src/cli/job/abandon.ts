@@ -3,7 +3,7 @@
 import { UserError } from '../../errors.js';
 import { abandonJob } from '../../job/abandon.js';
 import { describeCleanup } from '../../job/dead-runner.js';
-import { localProbe } from '../../job/stale.js';
+import { localProbe } from '../../proc/alive.js';
 import { currentRepo, withStore } from '../context.js';
 import { realDeps } from './deps.js';
 import type { AbandonOptions } from './options.js';

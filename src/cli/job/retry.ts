@@ -4,7 +4,7 @@ import { UserError } from '../../errors.js';
 import { cleanUpDeadRunner, describeCleanup } from '../../job/dead-runner.js';
 import { loadConfig } from '../../job/config.js';
 import { assertRetryable } from '../../job/retry.js';
-import { localProbe } from '../../job/stale.js';
+import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { currentRepo, withStore } from '../context.js';
 import { realDeps } from './deps.js';

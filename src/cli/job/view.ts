@@ -1,7 +1,6 @@
 // Text renderings of jobs for `ii job list` and `ii job show` (pure). What
 // agents and tests wrote (titles, reasons, feedback, reviews) goes through
 // src/text/shown.ts: secrets redacted, control characters escaped.
-import { hostname } from 'node:os';
 import {
   changeColumn,
   changeCountLabel,
@@ -16,20 +15,10 @@ import type { Job, JobCommit, Usage } from '../../model/job.js';
 import { formatCost, USAGE_STAGES, usageByStage } from '../../model/usage.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
 import type { Todo } from '../../model/todo.js';
+import { localProbe } from '../../proc/alive.js';
 import { visibleLine } from '../../text/sanitize.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { age, type Style, table } from '../format.js';
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export const staleProbe = { host: hostname(), pidAlive };
 
 const highlight = (st: Style, id: string, all: string[]) => {
   const n = shortestUniquePrefix(id, all);
@@ -41,7 +30,7 @@ export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, n
   const todoIds = [...todos.keys()];
   const sessionIds = jobs.flatMap((j) => (j.session_id ? [j.session_id] : []));
   const rows = jobs.map((j) => {
-    const stale = isStale(j, now, staleProbe);
+    const stale = isStale(j, now, localProbe);
     const status = stale
       ? st.yellow('stale')
       : j.status === 'failed'
@@ -71,7 +60,7 @@ const usageLine = (u: Usage) => `${u.input_tokens} in / ${u.output_tokens} out t
 
 export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now()): string {
   const out: string[] = [];
-  const stale = isStale(job, now, staleProbe);
+  const stale = isStale(job, now, localProbe);
   out.push(
     `${st.bold(`job ${job.id}`)}  ${job.status}${job.status === 'active' ? ` · ${job.stage}` : ''}${stale ? st.yellow('  (stale: its runner is gone)') : ''}  [${jobColumn(job)}]`,
   );

@@ -1,6 +1,6 @@
 // The bodies of ii workspace list | prune (definitions in index.ts).
 import { cleanUpDeadRunner, describeCleanup } from '../../job/dead-runner.js';
-import { localProbe } from '../../job/stale.js';
+import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../../session/workspaces.js';
 import { visibleLine } from '../../text/sanitize.js';

@@ -12,7 +12,7 @@ import {
 import { abandonJob, type StaleProbe } from '../../job/abandon.js';
 import { describeCleanup } from '../../job/dead-runner.js';
 import { assertRetryable, spawnDetachedRetry } from '../../job/retry.js';
-import { localProbe } from '../../job/stale.js';
+import { localProbe } from '../../proc/alive.js';
 import type { StateStore } from '../../state/api.js';
 import { GitVcs } from '../../vcs/git.js';
 import type { Vcs } from '../../vcs/vcs.js';

@@ -9,7 +9,7 @@ import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { isStale } from '../../model/derive.js';
 import type { Job } from '../../model/job.js';
-import { localProbe } from '../../job/stale.js';
+import { localProbe } from '../../proc/alive.js';
 import { transcriptText } from '../../job/transcript-text.js';
 import { eventLines, logText, type EventLine } from '../../job/event-text.js';
 import type { JobEvent } from '../../model/event.js';
