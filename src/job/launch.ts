@@ -19,15 +19,7 @@ import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
 import type { StartAgent } from './runner-types.js';
 import { localProbe } from '../proc/alive.js';
-
-export interface SessionStart {
-  repoRoot: string;
-  slug: string;
-  todoId: string;
-  rev?: string;
-  stateDir: string;
-  copy?: string[];
-}
+import type { SessionStartInput } from '../session/index.js';
 
 /** The concrete collaborators of a job (src/job/wiring.ts has the real ones). */
 export interface JobDeps {
@@ -36,7 +28,7 @@ export interface JobDeps {
   resolveAgent: (config: Config, override?: string) => AgentSpec;
   startSession: (
     store: StateStore,
-    o: SessionStart,
+    o: SessionStartInput,
   ) => Promise<{ session: Session; workspacePath: string; baseRev: string }>;
   finishSession: (store: StateStore, sessionId: string, outcome: 'done' | 'failed') => Promise<unknown>;
   afterImplement?: AfterImplement;

@@ -16,7 +16,7 @@ import { checkCopies, copyInto } from './copy.js';
 import { isInside, workspaceBranch, workspacePathFor } from './paths.js';
 import { clearSetupRecord } from './setup-record.js';
 
-/** What JobDeps.startSession receives (the same shape as src/job/launch.ts's SessionStart). */
+/** What a job's session is started from (JobDeps.startSession in src/job/launch.ts). */
 export interface SessionStartInput {
   repoRoot: string;
   slug: string;
