@@ -68,3 +68,15 @@ export function age(iso: string, now = Date.now()): string {
 export function printJson(value: unknown, stream: NodeJS.WriteStream = process.stdout): void {
   stream.write(terminalJson(value, stream.isTTY ? 2 : undefined) + '\n');
 }
+
+/** A byte count for people: 0 B, 812 KB, 1.4 MB, 26.0 GB (powers of 1024, as du -h). */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}

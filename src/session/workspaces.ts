@@ -11,6 +11,7 @@ import { GitVcs } from '../vcs/git.js';
 import { git } from '../vcs/git-run.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { endRecordedGroups } from '../proc/recorded.js';
+import { diskUsage } from './disk-usage.js';
 import { isInside } from './paths.js';
 
 export interface WorkspaceInfo extends Workspace {
@@ -35,6 +36,8 @@ export function listWorkspaces(store: StateStore, slug: string): WorkspaceInfo[]
 export interface Pruned {
   path: string;
   reason: 'free' | 'finished session' | 'missing directory' | 'no record';
+  /** Disk its removal freed (diskUsage: hard links shared with the checkout not counted). */
+  bytes: number;
 }
 
 export interface PruneTarget {
@@ -72,16 +75,21 @@ export async function pruneWorkspaces(
     } else continue;
     // What a dead runner left running there goes before its directory does.
     await endRecordedGroups(store, { workspace_path: w.path });
-    if (mine(w.path)) await vcs.removeWorkspace(t.root, w.path);
+    let bytes = 0;
+    if (mine(w.path)) {
+      bytes = diskUsage(w.path);
+      await vcs.removeWorkspace(t.root, w.path);
+    }
     await deleteBranch(t.root, w.branch);
-    pruned.push({ path: w.path, reason });
+    pruned.push({ path: w.path, reason, bytes });
   }
   if (existsSync(dir)) {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (known.has(resolve(path)) || !mine(path)) continue;
+      const bytes = diskUsage(path);
       await vcs.removeWorkspace(t.root, path);
-      pruned.push({ path, reason: 'no record' });
+      pruned.push({ path, reason: 'no record', bytes });
     }
   }
   return pruned;

@@ -259,18 +259,21 @@ describe('workspaces and sessions', () => {
     expect(text.stdout).toMatch(/incrementum\/ws-2\s+in use/);
     expect(text.stdout).toMatch(/incrementum\/ws-4\s+missing/);
 
+    // 2 MiB of build output in a finished workspace: prune says it freed at least that.
+    writeFileSync(join(done.workspacePath, 'build.bin'), Buffer.alloc(2 * 1024 * 1024, 7));
     const pruned = ii(['workspace', 'prune'], { cwd: repo, env });
     expect(pruned.code, pruned.stderr).toBe(0);
-    expect(pruned.stdout).toBe(
-      [
-        `removed ${done.workspacePath} (free)`,
-        `removed ${crashed.workspacePath} (finished session)`,
-        `removed ${vanished.workspacePath} (missing directory)`,
-        `removed ${orphan} (no record)`,
-        'Pruned 4 workspaces.',
-        '',
-      ].join('\n'),
-    );
+    const lines = pruned.stdout.split('\n');
+    expect(lines.slice(0, 4)).toEqual([
+      `removed ${done.workspacePath} (free)`,
+      `removed ${crashed.workspacePath} (finished session)`,
+      `removed ${vanished.workspacePath} (missing directory)`,
+      `removed ${orphan} (no record)`,
+    ]);
+    const freed = /^Pruned 4 workspaces, freeing ([\d.]+) MB\.$/.exec(lines[4]!);
+    expect(freed, lines[4]).not.toBeNull();
+    expect(Number(freed![1])).toBeGreaterThanOrEqual(2);
+    expect(lines.slice(5)).toEqual(['']);
     for (const p of [done.workspacePath, crashed.workspacePath, orphan]) expect(existsSync(p)).toBe(false);
     expect(store.workspaces.list(slug).map((w) => w.path)).toEqual([active.workspacePath]);
     expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);

@@ -5,7 +5,7 @@ import { isStale } from '../../model/derive.js';
 import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../../session/workspaces.js';
 import { visibleLine } from '../../text/sanitize.js';
 import { currentRepo, withStore } from '../context.js';
-import { age, printJson, style, table, type Style } from '../format.js';
+import { age, formatBytes, printJson, style, table, type Style } from '../format.js';
 import type { WorkspaceListOptions } from './options.js';
 
 export async function workspaceList(o: WorkspaceListOptions): Promise<void> {
@@ -41,7 +41,10 @@ export async function workspacePrune(): Promise<void> {
     return;
   }
   for (const p of pruned) process.stdout.write(`removed ${p.path} (${p.reason})\n`);
-  process.stdout.write(`Pruned ${pruned.length} workspace${pruned.length === 1 ? '' : 's'}.\n`);
+  const freed = pruned.reduce((n, p) => n + p.bytes, 0);
+  process.stdout.write(
+    `Pruned ${pruned.length} workspace${pruned.length === 1 ? '' : 's'}, freeing ${formatBytes(freed)}.\n`,
+  );
 }
 
 function workspaceTable(rows: WorkspaceInfo[], st: Style, now = Date.now()): string {
