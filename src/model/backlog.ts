@@ -27,7 +27,8 @@ export type DepState = TodoStatus | 'failed' | 'abandoned' | 'missing';
 
 export type Blocker =
   | { kind: 'dep'; dep_id: string; title: string | null; state: DepState }
-  | { kind: 'job'; job_id: string }
+  /** stale: its runner is gone (ii job retry runs the todo again). */
+  | { kind: 'job'; job_id: string; stale: boolean }
   | { kind: 'attempts'; failures: number };
 
 export interface BlockedTodo {
@@ -45,6 +46,8 @@ export interface Backlog {
 export interface BacklogOptions {
   /** Failed or abandoned jobs since the todo was last reopened that keep it from running ([run] max-attempts). */
   maxAttempts: number;
+  /** Whether an active job's runner is gone (isStale with a probe); absent: none is. */
+  isStale?: (job: JobBrief) => boolean;
 }
 
 /** Run order: priority (0 first), then oldest, then id (a stable tie-break). */
@@ -83,7 +86,8 @@ export function blockersOf(
       out.push({ kind: 'dep', dep_id: d, title: dep.title, state: depState(dep, jobs) });
   }
   for (const j of jobs)
-    if (j.todo_id === todo.id && j.status === 'active') out.push({ kind: 'job', job_id: j.id });
+    if (j.todo_id === todo.id && j.status === 'active')
+      out.push({ kind: 'job', job_id: j.id, stale: o.isStale?.(j) ?? false });
   const failures = failedAttempts(todo, jobs);
   if (failures >= o.maxAttempts) out.push({ kind: 'attempts', failures });
   return out;
@@ -118,7 +122,9 @@ export function describeBlocker(b: Blocker): string {
     case 'dep':
       return `waits for ${b.dep_id}${b.title !== null ? ` "${b.title}"` : ''} (${b.state === 'in_progress' ? 'in progress' : b.state})`;
     case 'job':
-      return `held by job ${b.job_id} (ii job show ${b.job_id})`;
+      return b.stale
+        ? `held by job ${b.job_id}, whose runner is gone: ii job retry ${b.job_id} runs it again`
+        : `held by job ${b.job_id} (ii job show ${b.job_id})`;
     case 'attempts':
       return `its jobs failed ${b.failures} time${b.failures === 1 ? '' : 's'}; ii todo reopen to try again`;
   }

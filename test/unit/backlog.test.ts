@@ -67,7 +67,7 @@ describe('backlog readiness', () => {
     );
     expect(b.ready.map((t) => t.id)).toEqual(['ok']);
     expect(b.blocked.map((x) => [x.todo.id, x.blockers])).toEqual([
-      ['held', [{ kind: 'job', job_id: 'j1' }]],
+      ['held', [{ kind: 'job', job_id: 'j1', stale: false }]],
       ['waits', [{ kind: 'dep', dep_id: 'wip', title: 'title wip', state: 'in_progress' }]],
     ]);
   });
@@ -108,6 +108,13 @@ describe('backlog readiness', () => {
     expect(backlog([todo('a')], jobs.slice(0, 1), OPTS).ready.map((t) => t.id)).toEqual(['a']);
     const reopened = todo('a', { reopened_at: '2026-01-02T12:00:00.000Z' });
     expect(backlog([reopened], jobs, OPTS).ready.map((t) => t.id)).toEqual(['a']);
+  });
+
+  it('a todo held by a job whose runner is gone says how to run it again', () => {
+    const b = backlog([todo('a')], [job('j1', 'a', 'active')], { ...OPTS, isStale: (j) => j.id === 'j1' });
+    expect(b.blocked[0]!.blockers.map(describeBlocker)).toEqual([
+      'held by job j1, whose runner is gone: ii job retry j1 runs it again',
+    ]);
   });
 });
 

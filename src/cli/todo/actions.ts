@@ -1,5 +1,7 @@
 // The bodies of ii todo create | edit | close | reopen | list | show (definitions in index.ts).
 import { loadConfig } from '../../job/config.js';
+import { localProbe } from '../../job/stale.js';
+import { isStale } from '../../model/derive.js';
 import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/backlog.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
 import type { Todo } from '../../model/todo.js';
@@ -55,7 +57,11 @@ export async function todoReopen(id: string): Promise<void> {
 /** The repository's backlog, with [run] max-attempts from its config. */
 function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[]): Backlog {
   const maxAttempts = loadConfig(repo.root).run['max-attempts'];
-  return backlog(todos, store.jobs.briefs(repo.slug), { maxAttempts });
+  const now = Date.now();
+  return backlog(todos, store.jobs.briefs(repo.slug), {
+    maxAttempts,
+    isStale: (j) => isStale(j, now, localProbe),
+  });
 }
 
 export async function todoList(o: TodoListOptions): Promise<void> {
