@@ -2,6 +2,7 @@
 // and the dashboard's iteration view. Pure: git facts (the file list between
 // the two iteration commits) come in as arguments.
 import { UserError } from '../errors.js';
+import { commitOutcome } from '../model/derive.js';
 import {
   type IterationSnapshot,
   type Job,
@@ -126,13 +127,7 @@ function usageDelta(from: IterationSnapshot | null, to: IterationSnapshot | null
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
-function outcome(c: JobCommit | null): string {
-  if (!c) return 'none';
-  if (c.review) return `review ${c.review.outcome}`;
-  if (c.tests_passed === false) return 'tests failed';
-  if (c.tests_passed === true) return 'tests passed, not reviewed';
-  return 'not tested';
-}
+const outcome = (c: JobCommit | null): string => (c ? commitOutcome(c) : 'none');
 
 /**
  * The diff of an iteration against the previous one. `files` is the git file

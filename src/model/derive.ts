@@ -141,6 +141,18 @@ export function changeColumn(change: JobChange, job: Pick<Job, 'status'>): Chang
   return 'Reviewing';
 }
 
+/**
+ * What came of an iteration commit, in the words every view uses (the
+ * board's cards, the status bar, `ii job diff`'s summary): the review's
+ * verdict when it has one, else what its tests said.
+ */
+export function commitOutcome(c: Pick<JobCommit, 'review' | 'tests_passed'>): string {
+  if (c.review) return `review ${c.review.outcome}`;
+  if (c.tests_passed === false) return 'tests failed';
+  if (c.tests_passed === true) return 'tests passed';
+  return 'not tested';
+}
+
 export const COMMIT_COLUMNS = ['Draft', 'Testing', 'Reviewing', 'Rejected', 'Accepted'] as const;
 export type CommitColumn = (typeof COMMIT_COLUMNS)[number];
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   changeColumn,
   commitColumn,
+  commitOutcome,
   currentChange,
   currentCommit,
   isChangeComplete,
@@ -127,6 +128,16 @@ describe('commit column precedence', () => {
   });
   it('passed, unreviewed → Reviewing', () =>
     expect(commitColumn(commit({ tests_passed: true }), cur)).toBe('Reviewing'));
+});
+
+describe('commit outcome, as every view words it', () => {
+  it("says the review's verdict first, else what the tests said", () => {
+    expect(commitOutcome(commit({ review: review('ACCEPT'), tests_passed: true }))).toBe('review ACCEPT');
+    expect(commitOutcome(commit({ review: review('REQUEST_CHANGES') }))).toBe('review REQUEST_CHANGES');
+    expect(commitOutcome(commit({ tests_passed: false }))).toBe('tests failed');
+    expect(commitOutcome(commit({ tests_passed: true }))).toBe('tests passed');
+    expect(commitOutcome(commit())).toBe('not tested');
+  });
 });
 
 describe('stale', () => {

@@ -6,6 +6,7 @@ import {
   COMMIT_COLUMNS,
   changeColumn,
   commitColumn,
+  commitOutcome,
   currentChange,
   iterationCount,
   JOB_COLUMNS,
@@ -54,14 +55,6 @@ function noReviewWhy(job: Job, change: number, iteration: number): string | null
   const last = change === job.changes.length - 1 && iteration === (ch?.commits.length ?? 0) - 1;
   if (!c || c.review || !last || job.status !== 'failed') return null;
   return `no review: ${reasonLine(job)}`;
-}
-
-function commitOutcome(c: JobCommit | undefined): string {
-  if (!c) return 'no iteration yet';
-  if (c.review) return `review ${c.review.outcome}`;
-  if (c.tests_passed === false) return 'tests failed';
-  if (c.tests_passed === true) return 'tests passed';
-  return 'not tested';
 }
 
 /** Whether a job matches the filter text (id, todo, title, stage, status). */
@@ -126,7 +119,7 @@ export function changeCard(job: Job, change: JobChange, index: number): CardData
     detail:
       col === 'Failed'
         ? `${change.commits.length} iter · job failed: ${reasonLine(job)}`
-        : `${change.commits.length} iter · ${commitOutcome(last)}`,
+        : `${change.commits.length} iter · ${last ? commitOutcome(last) : 'no iteration yet'}`,
     tone: col === 'Committed' ? 'ok' : col === 'Failed' ? 'bad' : col === 'Abandoned' ? 'dim' : 'active',
     stale: false,
     version: `${job.updated_at}|${job.status}`,
