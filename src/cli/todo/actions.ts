@@ -1,6 +1,6 @@
 // The bodies of ii todo create | edit | close | reopen | list | show (definitions in index.ts).
 import { loadConfig } from '../../job/config.js';
-import { localProbe } from '../../job/stale.js';
+import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/backlog.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
