@@ -116,6 +116,47 @@ describe('ii run', () => {
     expect(JSON.parse(run(['todo', 'list', '--status', 'done', '--json']).stdout)).toHaveLength(5);
   }, 240_000);
 
+  it('--land: each completed job lands on main in completion order, rebased and tested on the tip it lands on', async () => {
+    setup(CONFIG);
+    const scenario = join(tmp.path, 'land.json');
+    // One job at a time takes the next implement turns: each writes its own
+    // file, then (asked for the next change) changes nothing and is done.
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        implement: ['a', 'b', 'c'].flatMap((n) => [
+          { actions: [{ type: 'write', path: `${n}.txt`, content: `${n}\n` }] },
+          { actions: [] },
+        ]),
+      }),
+    );
+    env = { ...env, II_SCRIPTED_SCENARIO: scenario };
+    for (const t of ['A', 'B', 'C']) create(t);
+    const r = await iiAsync(['run', '--jobs', '1', '--land']);
+    expect(r.stderr).toContain('landed 3 jobs');
+    expect(r.code, r.stderr).toBe(0);
+    const list = JSON.parse(run(['job', 'list', '--all', '--json']).stdout) as (JobRec & {
+      landed: { onto: string; commit: string; tested: boolean } | null;
+    })[];
+    expect(list.map((j) => j.landed?.onto)).toEqual(['main', 'main', 'main']);
+    expect(list.every((j) => j.landed?.tested)).toBe(true);
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8' }).trim();
+    // Linear: three commits on the initial one, each job's landed commit among them, the newest the tip.
+    const mainLog = git('rev-list', '--first-parent', 'main').split('\n');
+    expect(mainLog).toHaveLength(4);
+    expect(git('rev-list', '--merges', 'main')).toBe('');
+    for (const j of list) expect(mainLog).toContain(j.landed!.commit);
+    // The checkout has main checked out: fast-forwarded each time.
+    expect(git('ls-files').split('\n').sort()).toEqual([
+      'README.md',
+      'a.txt',
+      'b.txt',
+      'c.txt',
+      'incrementum.toml',
+    ]);
+    expect(git('status', '--porcelain')).toBe('');
+  }, 240_000);
+
   it('a todo whose jobs fail stops after [run] max-attempts, says why, and exits 1', async () => {
     // The baseline run of the tests fails on the untouched base: every job fails.
     setup(CONFIG.replace('test -f README.md', 'false'));

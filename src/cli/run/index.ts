@@ -29,11 +29,15 @@ export function registerRunCommand(program: Command): void {
       'keep running when nothing is ready, starting todos as they become ready (Ctrl-C stops)',
     )
     .option('--max-jobs <M>', 'start at most M jobs, then wait for them and stop', positive('--max-jobs'))
+    .option(
+      '--land',
+      'land each completed job as it finishes (as ii job land does), one at a time in completion order: a merge queue',
+    )
     .addHelpText(
       'after',
       `
 Without --watch it returns once nothing is ready and nothing runs. Exit 0 when
-every job it started completed, 1 when any failed, was abandoned or could not
+every job it started completed (and, with --land, landed), 1 when any failed, was abandoned or could not
 start. Ctrl-C stops starting jobs and says which still run (watch them with
 ii dashboard, stop one with ii job abandon <job>); a second Ctrl-C abandons them.
 A todo whose jobs failed [run] max-attempts times (default 2) waits for

@@ -4,4 +4,5 @@ export interface RunOptions {
   agent?: string;
   watch?: boolean;
   maxJobs?: number;
+  land?: boolean;
 }

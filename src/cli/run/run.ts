@@ -4,6 +4,7 @@
 import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../job/backlog-runner.js';
 import { loadConfig } from '../../job/config.js';
 import { checkLaunch } from '../../job/launch.js';
+import { finalCommit, landJob } from '../../job/land.js';
 import { shownLine } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { style } from '../format.js';
@@ -24,6 +25,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   const st = style(tty && !process.env.NO_COLOR);
   keepRunningWithoutOutput(() => {});
 
+  const landed: string[] = [];
+  const notLanded: string[] = [];
   const result = await withStore(async (store) => {
     let drawn = 0;
     let changed = false;
@@ -39,7 +42,10 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       ...(o.watch ? { watch: true } : {}),
       ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
       ...(o.agent ? { agent: o.agent } : {}),
-      onEvent: (e) => line(describe(e)),
+      onEvent: (e) => {
+        line(describe(e));
+        if (o.land && e.kind === 'ended' && e.outcome === 'completed' && e.job_id) enqueueLanding(e.job_id);
+      },
       onTick: (snap) => {
         // Without a terminal: the total once after each look that changed something.
         if (tty || !changed) return;
@@ -87,6 +93,29 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       }
     };
 
+    // --land: a merge queue. Each completed job lands in completion order,
+    // one landing at a time, so jobs stack up on the branch instead of racing
+    // for it; each is rebased onto (and tested on) the tip it lands on.
+    let landing: Promise<void> = Promise.resolve();
+    const enqueueLanding = (jobId: string) => {
+      landing = landing.then(async () => {
+        const job = store.jobs.get(jobId);
+        if (!job) return;
+        if (!finalCommit(job)) {
+          line(`job ${jobId} made no commits: nothing to land`);
+          return;
+        }
+        try {
+          const r = await landJob({ store, stateDir: store.dir, repo, config, job });
+          landed.push(jobId);
+          line(st.green(`job ${jobId} landed on ${r.landed.onto} at ${r.landed.commit.slice(0, 10)}`));
+        } catch (err) {
+          notLanded.push(jobId);
+          line(st.red(`job ${jobId} not landed: ${(err as Error).message}`));
+        }
+      });
+    };
+
     let interrupts = 0;
     const onSignal = (sig: NodeJS.Signals) => {
       interrupts++;
@@ -111,14 +140,25 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       `ii run: ${slots} slot${slots === 1 ? '' : 's'}${o.watch ? ', watching for new todos' : ''}${o.maxJobs ? `, at most ${o.maxJobs} job${o.maxJobs === 1 ? '' : 's'}` : ''}`,
     );
     try {
-      return await runner.run();
+      const r = await runner.run();
+      await landing;
+      return r;
     } finally {
       if (ticker) clearInterval(ticker);
       clearArea();
       for (const sig of signals) process.off(sig, onSignal);
     }
   });
-  process.exitCode = report(result, st);
+  let code = report(result, st);
+  if (o.land) {
+    process.stderr.write(
+      `landed ${landed.length} job${landed.length === 1 ? '' : 's'}` +
+        (notLanded.length ? `; not landed: ${notLanded.join(', ')} (ii job land <job> says why)` : '') +
+        '\n',
+    );
+    if (notLanded.length) code = 1;
+  }
+  process.exitCode = code;
 }
 
 function report(r: BacklogRunResult, st: ReturnType<typeof style>): number {
