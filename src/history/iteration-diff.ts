@@ -11,8 +11,8 @@ import {
   type JobStage,
   type JobStatus,
   type Usage,
-  ZERO_USAGE,
 } from '../model/job.js';
+import { ZERO_USAGE } from '../model/usage.js';
 import type { FileStat, Vcs } from '../vcs/vcs.js';
 
 export interface IterationRef {

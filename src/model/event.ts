@@ -61,12 +61,22 @@ export const EVENT_SCHEMAS = [
   event('setup_start', { command: z.string() }),
   event('setup_end', { ...TestResult.shape, tail: z.string().default('') }),
   /** A setup command replaced by a clone of the checkout's dependencies. */
-  event('setup_reused', { command: z.string(), dir: z.string(), method: z.string(), duration_ms: z.number() }),
+  event('setup_reused', {
+    command: z.string(),
+    dir: z.string(),
+    method: z.string(),
+    duration_ms: z.number(),
+  }),
   /** The test commands on the untouched base, before the first prompt (their test_* events say baseline). */
   event('baseline', { passed: z.boolean(), results: z.array(TestResult) }),
   event('test_start', { command: z.string(), baseline: z.boolean().optional() }),
   /** Output chunks of a test command, in order. */
-  event('test_output', { command: z.string(), stream: Stream, text: z.string(), baseline: z.boolean().optional() }),
+  event('test_output', {
+    command: z.string(),
+    stream: Stream,
+    text: z.string(),
+    baseline: z.boolean().optional(),
+  }),
   event('test_end', {
     ...TestResult.shape,
     baseline: z.boolean().optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_STAGES, JOB_STATUSES } from './enums.js';
+import { ZERO_USAGE } from './zero-usage.js';
 
 /** Where an active job is in its loop (README, "Running a job"; src/job/runner.ts). */
 export const JobStage = z.enum(JOB_STAGES);
@@ -26,7 +27,6 @@ export const Usage = z.object({
   cost: z.number().nonnegative().default(0),
 });
 export type Usage = z.infer<typeof Usage>;
-export const ZERO_USAGE: Usage = Object.freeze({ input_tokens: 0, output_tokens: 0, cost: 0 }) as Usage;
 
 export const JobReview = z.object({
   outcome: ReviewOutcome,
@@ -172,18 +172,3 @@ export const ControlRequest = z.object({
   handled_at: z.string().nullable().default(null),
 });
 export type ControlRequest = z.infer<typeof ControlRequest>;
-
-/**
- * `given` with the schema's default for each field it leaves out (undefined
- * or null): the schema is where a field's default is written, for writers too.
- */
-export function withDefaults<S extends z.ZodObject>(schema: S, given: Partial<z.infer<S>>): z.infer<S> {
-  const out: Record<string, unknown> = { ...given };
-  for (const [key, field] of Object.entries(schema.shape)) {
-    if (out[key] != null) continue;
-    // A default is what parsing an absent value gives (a fresh copy each time).
-    const d = (field as z.ZodType).safeParse(undefined);
-    if (d.success) out[key] = d.data;
-  }
-  return out as z.infer<S>;
-}

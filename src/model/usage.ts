@@ -5,7 +5,11 @@
 // 0.023399999999999997. Agents report whatever they like, so anything that is
 // not a finite, non-negative amount counts as nothing, and a sum stops at the
 // largest integer a double holds exactly.
-import { type AgentPurpose, type AgentSessionRef, type Usage, ZERO_USAGE } from './job.js';
+import type { AgentPurpose, AgentSessionRef, Usage } from './job.js';
+
+import { ZERO_USAGE } from './zero-usage.js';
+
+export { ZERO_USAGE };
 
 /** About nine billion dollars: more than any job costs, and exact as a double. */
 export const MAX_MICROS = Number.MAX_SAFE_INTEGER;

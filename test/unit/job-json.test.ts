@@ -14,6 +14,7 @@ import {
 } from '../../src/model/index.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
+import { COMMIT } from '../../src/state/sqlite/job-codec.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const T = '2026-11-22T00:00:00.000Z';
@@ -239,6 +240,18 @@ describe('jobs.listJson', () => {
       });
       expect(unset.map(([k]) => `${name}.${k}`)).toEqual([]);
     }
+  });
+
+  it("stores the model's default for each commit field a writer leaves out", () => {
+    // The store writes a new commit from the codec's fallbacks, so it need not load zod.
+    for (const w of COMMIT.writes) {
+      const d = (JobCommit.shape[w.key] as z.ZodType).safeParse(undefined);
+      expect([w.key, w.fallback()]).toEqual([w.key, d.success ? d.data : null]);
+    }
+    const j = store.jobs.create('r', { todo_id: 't' });
+    store.jobs.appendChange(j.id, 'I1');
+    const c = store.jobs.appendCommit(j.id, { commit_id: 'c1' });
+    expect(c).toEqual(JobCommit.parse({ commit_id: 'c1', created_at: c.created_at }));
   });
 
   it('escapes every code point as JSON.stringify does', () => {

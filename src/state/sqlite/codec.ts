@@ -34,7 +34,7 @@ interface Field<V, X> {
   /** An optional key's condition (SQL): the key is left out, not null, when it is false. */
   when?(a: string): string;
   /** The one column a writer stores the value in, and the stored form; absent for derived fields. */
-  write?: { col: string; encode(v: V): SQLInputValue };
+  write?: { col: string; encode(v: V): SQLInputValue; fallback(): V };
 }
 
 /** A field kind: compiled for the key it is given in a table (its default column name). */
@@ -47,7 +47,13 @@ export interface Table<T, X> {
   /** SQL for the JSON text of the row aliased `a`. */
   json(a: string): string;
   /** The model keys a writer stores, each with its column and stored form. */
-  readonly writes: readonly { key: keyof T & string; col: string; encode(v: unknown): SQLInputValue }[];
+  readonly writes: readonly {
+    key: keyof T & string;
+    col: string;
+    encode(v: unknown): SQLInputValue;
+    /** What a writer stores when it is given none (the model's default: test/unit/job-json.test.ts). */
+    fallback(): unknown;
+  }[];
 }
 
 /** A table for model type T: one entry per key, in the order the JSON text has them. */
@@ -67,9 +73,7 @@ export function table<T, X = unknown>(fields: { [K in keyof T]-?: Spec<T[K], X> 
       return out as T;
     },
     json: (a) => object(compiled.map(([key, f]) => [key, f.json(a), f.when?.(a)])),
-    writes: compiled.flatMap(([key, f]) =>
-      f.write ? [{ key: key as keyof T & string, col: f.write.col, encode: f.write.encode }] : [],
-    ),
+    writes: compiled.flatMap(([key, f]) => (f.write ? [{ key: key as keyof T & string, ...f.write }] : [])),
   } as Table<T, X>;
 }
 
@@ -89,16 +93,19 @@ function object(fields: [key: string, value: string, when?: string][]): string {
   return `concat(${parts.join(', ')}, '}')`;
 }
 
-/** A column read as it is: text, an integer or NULL (json_quote prints each as JSON does). */
+/**
+ * A column read as it is: text, an integer or NULL (json_quote prints each as
+ * JSON does); `fallback` is what a writer stores when given none.
+ */
 export const plain =
-  <V extends string | number | null>(col?: string): Spec<V> =>
+  <V extends string | number | null>(col?: string, fallback = null as V): Spec<V> =>
   (key) => {
     const c = col ?? key;
     return {
       cols: [c],
       read: (r) => r[c] as V,
       json: (a) => `json_quote(${a}.${c})`,
-      write: { col: c, encode: (v) => v },
+      write: { col: c, encode: (v) => v, fallback: () => fallback },
     };
   };
 
@@ -111,7 +118,7 @@ export const flag =
       cols: [c],
       read: (r) => (r[c] == null ? null : r[c] === 1) as V,
       json: (a) => `CASE WHEN ${a}.${c} IS NULL THEN 'null' WHEN ${a}.${c} = 1 THEN 'true' ELSE 'false' END`,
-      write: { col: c, encode: (v) => (v == null ? null : v ? 1 : 0) },
+      write: { col: c, encode: (v) => (v == null ? null : v ? 1 : 0), fallback: () => null as V },
     };
   };
 
@@ -128,7 +135,7 @@ export const stored =
       cols: [c],
       read: (r) => (r[c] == null ? fallback() : (JSON.parse(r[c] as string) as V)),
       json: (a) => `COALESCE(${a}.${c}, '${text}')`,
-      write: { col: c, encode: (v) => (v == null ? null : JSON.stringify(v)) },
+      write: { col: c, encode: (v) => (v == null ? null : JSON.stringify(v)), fallback },
     };
   };
 

@@ -7,17 +7,17 @@
 // what a job's or a commit's text holds must come with a migration that clears
 // list_json in both tables (UPDATE ... SET list_json = NULL).
 import type { JobBrief } from '../../model/backlog.js';
-import {
-  type AgentSessionRef,
-  type IterationSnapshot,
-  type Job,
-  type JobChange,
-  type JobCommit,
-  type JobLanded,
-  type JobReview,
-  type Usage,
-  ZERO_USAGE,
+import type {
+  AgentSessionRef,
+  IterationSnapshot,
+  Job,
+  JobChange,
+  JobCommit,
+  JobLanded,
+  JobReview,
+  Usage,
 } from '../../model/job.js';
+import { ZERO_USAGE } from '../../model/usage.js';
 import { dollars, flag, given, jsonArray, nested, optional, plain, stored, table } from './codec.js';
 
 export const REVIEW = table<JobReview>({
@@ -33,7 +33,7 @@ const noSnapshot = (): IterationSnapshot | null => null;
 export const COMMIT = table<JobCommit, { review: JobReview | null }>({
   commit_id: plain(),
   iteration_commit_id: plain(),
-  draft_message: plain(),
+  draft_message: plain(undefined, ''),
   tests_passed: flag(),
   test_results: stored(() => []),
   review: given(

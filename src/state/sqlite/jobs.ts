@@ -1,19 +1,18 @@
 // Jobs and their history (changes → commits → reviews), one transaction per mutation.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { ClaimRefused, UserError } from '../../errors.js';
-import {
-  type AgentSessionRef,
-  type Job,
-  type JobChange,
+import type {
+  AgentSessionRef,
+  Job,
+  JobChange,
   JobCommit,
-  type JobReview,
-  type JobStatus,
-  type Usage,
-  withDefaults,
+  JobReview,
+  JobStatus,
+  Usage,
 } from '../../model/job.js';
 import type { JobBrief } from '../../model/backlog.js';
 import { matchPrefix } from '../../model/prefix.js';
-import { MAX_MICROS, normalizeUsage, toMicros } from '../../model/usage.js';
+import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import type { Row } from './codec.js';
@@ -328,9 +327,11 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     appendCommit: (id, c) =>
       transaction(db, () => {
         const { change, commit } = currentSeqs(id);
-        const full = withDefaults(JobCommit, { ...c, created_at: c.created_at ?? nowIso() });
-        full.usage = normalizeUsage(full.usage);
-        q(INSERT_COMMIT).run(id, change, commit + 1, ...COMMIT.writes.map((w) => w.encode(full[w.key])));
+        const given: Partial<JobCommit> = { ...c, created_at: c.created_at ?? nowIso() };
+        given.usage = normalizeUsage(c.usage ?? ZERO_USAGE);
+        // What the caller left out gets the model's default (the codec's fallback).
+        const values = COMMIT.writes.map((w) => w.encode(given[w.key] ?? w.fallback()));
+        q(INSERT_COMMIT).run(id, change, commit + 1, ...values);
         if (c.review) writeReview(id, change, commit + 1, c.review);
         refreshCommitJson(db, id, change, commit + 1);
         touch(id);
