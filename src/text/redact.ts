@@ -24,8 +24,13 @@ interface Rule {
   needs?: string | RegExp;
 }
 
-/** Any of the key names below, to skip the assignment rules on text that has none. */
-const KEY_WORD = /pass(?:wd|word|phrase)|secret|token|key/i;
+/**
+ * A key name below ending where its value begins (`token=`, `"api_key":`), to
+ * skip the assignment rules on text that has none: a bare word is not enough,
+ * since every job's JSON holds `"input_tokens":`, and the rules' lazy key
+ * prefix tries every position of a long text (1,000 jobs: 50 ms).
+ */
+const KEY_WORD = /(?:pass(?:wd|word|phrase)|secret|token|key)["']?\s*[=:]/i;
 
 // Key names whose value is a secret in an assignment (`DB_PASSWORD=...`,
 // `?token=...`, `"api_key": "..."`); a prefix such as GITHUB_ or client_ is allowed.
@@ -37,19 +42,20 @@ const RULES: Rule[] = [
     name: 'private key block',
     re: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$(?![\s\S]))/g,
     to: `-----BEGIN $1PRIVATE KEY-----\n${REDACTED}\n-----END $1PRIVATE KEY-----`,
+    needs: 'PRIVATE KEY-----',
   },
   // Anthropic before OpenAI: sk-ant-... also starts with sk-.
-  { name: 'anthropic key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
+  { name: 'anthropic key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, needs: 'sk-ant-' },
   { name: 'openai key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, needs: 'sk-' },
-  { name: 'stripe key', re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
-  { name: 'google api key', re: /\bAIza[0-9A-Za-z_-]{35}/g },
+  { name: 'stripe key', re: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g, needs: /k_(?:live|test)_/ },
+  { name: 'google api key', re: /\bAIza[0-9A-Za-z_-]{35}/g, needs: 'AIza' },
   { name: 'github token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}/g, needs: /gh[pousr]_/ },
   { name: 'github fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}/g, needs: 'github_pat_' },
   // glpat-<20> and the newer glpat-<base64>.<version>.<crc> shape.
-  { name: 'gitlab token', re: /\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-[A-Za-z0-9_.-]{20,}/g },
+  { name: 'gitlab token', re: /\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-[A-Za-z0-9_.-]{20,}/g, needs: /gl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-/ },
   { name: 'npm token', re: /\bnpm_[A-Za-z0-9]{36}\b/g, needs: 'npm_' },
   // Header and payload are base64url JSON objects, so both start with eyJ ({").
-  { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
+  { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, needs: 'eyJ' },
   { name: 'slack token', re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, needs: 'xox' },
   { name: 'aws access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, needs: /AKIA|ASIA/ },
   {
@@ -58,16 +64,19 @@ const RULES: Rule[] = [
     name: 'aws secret access key',
     re: /\b(aws_secret_access_key["']?\s*[=:]\s*["']?)(?!\[REDACTED\])[A-Za-z0-9/+=]{16,}/gi,
     to: (_m, head: string) => `${head}${REDACTED}`,
+    needs: /aws_secret_access_key/i,
   },
   {
     name: 'bearer token',
     re: /\b(Bearer)(\s+)[A-Za-z0-9._~+/=-]{12,}/gi,
     to: (_m, word: string, space: string) => `${word}${space}${REDACTED}`,
+    needs: /bearer/i,
   },
   {
     name: 'basic auth header',
     re: /\b(Authorization:\s*Basic)(\s+)[A-Za-z0-9+/=]{8,}/gi,
     to: (_m, word: string, space: string) => `${word}${space}${REDACTED}`,
+    needs: /authorization/i,
   },
   {
     // HTTP headers that carry a key on their own (curl -H, request dumps).
