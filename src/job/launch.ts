@@ -158,7 +158,10 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       stateDir: i.stateDir,
       vcs: deps.vcs,
       startAgent: deps.startAgent,
-      agent,
+      // Every agent is told which job and todo it works for: a wrapper
+      // script or hook can key on them, and the scripted agent picks its
+      // scenario by todo.
+      agent: { ...agent, env: { ...agent.env, II_JOB_ID: job.id, II_TODO_ID: todo.id } },
       config,
       jobId: job.id,
       todo: store.todos.get(repo.slug, todo.id) ?? todo,

@@ -157,6 +157,67 @@ describe('ii run', () => {
     expect(git('status', '--porcelain')).toBe('');
   }, 240_000);
 
+  it('--land --jobs 3 on 6 independent todos: all 6 on main, linear, each landed commit tested as it landed', async () => {
+    // Every tree a test command runs on says so: the job's own iterations,
+    // and each landing's rebased tip.
+    const tested = join(tmp.path, 'tested.log');
+    setup(
+      `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["git rev-parse HEAD >> '${tested}'"]\nauto-commit = false\n`,
+    );
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const ids = names.map((n) => create(n.toUpperCase()));
+    // A scenario folder: each todo plays its own file with its own place, so
+    // three jobs at once never take each other's turns.
+    const scenarios = join(tmp.path, 'scenarios');
+    execFileSync('mkdir', ['-p', scenarios]);
+    names.forEach((n, k) =>
+      writeFileSync(
+        join(scenarios, `${ids[k]}.json`),
+        JSON.stringify({
+          implement: [
+            {
+              actions: [
+                { type: 'write', path: `${n}.txt`, content: `${n}\n` },
+                { type: 'delay', ms: 200 },
+              ],
+            },
+            { actions: [] },
+          ],
+        }),
+      ),
+    );
+    env = { ...env, II_SCRIPTED_SCENARIO: scenarios };
+    const r = await iiAsync(['run', '--jobs', '3', '--land']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('landed 6 jobs');
+    const list = JSON.parse(run(['job', 'list', '--all', '--json']).stdout) as (JobRec & {
+      landed: { onto: string; commit: string; at: string; tested: boolean } | null;
+    })[];
+    expect(list).toHaveLength(6);
+    expect(new Set(list.map((j) => j.todo_id))).toEqual(new Set(ids));
+    expect(list.every((j) => j.landed?.onto === 'main' && j.landed.tested)).toBe(true);
+    expect(mostAtOnce(list)).toBeGreaterThanOrEqual(2);
+    expect(mostAtOnce(list)).toBeLessThanOrEqual(3);
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8' }).trim();
+    // Linear: six commits on the initial one, no merges, in landing order,
+    // each landed commit the child of the one landed before it.
+    const mainLog = git('rev-list', '--reverse', 'main').split('\n');
+    expect(mainLog).toHaveLength(7);
+    expect(git('rev-list', '--merges', 'main')).toBe('');
+    const byLanding = [...list].sort((x, y) => (x.landed!.at < y.landed!.at ? -1 : 1));
+    expect(byLanding.map((j) => j.landed!.commit)).toEqual(mainLog.slice(1));
+    // Tested on the tip it landed on: the landed commit (the rebase onto the
+    // previous landing) is a tree a test command ran on.
+    const testedHeads = new Set(execFileSync('cat', [tested], { encoding: 'utf8' }).trim().split('\n'));
+    for (const j of byLanding) expect(testedHeads.has(j.landed!.commit), j.id).toBe(true);
+    expect(git('ls-files').split('\n').sort()).toEqual([
+      'README.md',
+      ...names.map((n) => `${n}.txt`),
+      'incrementum.toml',
+    ]);
+    expect(git('status', '--porcelain')).toBe('');
+  }, 300_000);
+
   it('a todo whose jobs fail stops after [run] max-attempts, says why, and exits 1', async () => {
     // The baseline run of the tests fails on the untouched base: every job fails.
     setup(CONFIG.replace('test -f README.md', 'false'));

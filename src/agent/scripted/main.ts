@@ -3,7 +3,7 @@
 // plays a scenario (scenario.ts) instead of thinking. `ii demo` and the tests
 // run it; its messages are shaped like real agents' (the styles in scenario.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION, type AgentContext } from '@agentclientprotocol/sdk';
@@ -17,8 +17,40 @@ import {
   type Turn,
 } from './scenario.js';
 
-const scenarioPath = process.env.II_SCRIPTED_SCENARIO;
-const statePath = process.env.II_SCRIPTED_STATE || (scenarioPath ? `${scenarioPath}.state` : '');
+const { scenarioPath, statePath } = scenarioFiles(process.env);
+
+/**
+ * Which scenario this agent plays and where it keeps its place. A file: every
+ * job on it shares one state file, so jobs run one after another take turns
+ * in order. A folder: each todo plays `<todo id>.json` (else `default.json`)
+ * with a state file of its own, so jobs running at once (`ii run --jobs N`)
+ * never take each other's turns; a retry of the todo goes on where it was.
+ * The job runner tells every agent its todo in II_TODO_ID.
+ */
+function scenarioFiles(env: NodeJS.ProcessEnv): { scenarioPath: string | null; statePath: string } {
+  const given = env.II_SCRIPTED_SCENARIO || null;
+  if (!given) return { scenarioPath: null, statePath: '' };
+  // A missing file fails at the first prompt, with loadScenario's own error.
+  if (!isA(given, 'dir'))
+    return { scenarioPath: given, statePath: env.II_SCRIPTED_STATE || `${given}.state` };
+  const todo = (env.II_TODO_ID ?? '').replace(/[^A-Za-z0-9_-]/g, '') || 'default';
+  const own = join(given, `${todo}.json`);
+  const fallback = join(given, 'default.json');
+  return {
+    // A folder with neither file: default turns only.
+    scenarioPath: isA(own, 'file') ? own : isA(fallback, 'file') ? fallback : null,
+    statePath: join(given, `${todo}.state`),
+  };
+}
+
+function isA(path: string, kind: 'file' | 'dir'): boolean {
+  try {
+    const st = statSync(path);
+    return kind === 'file' ? st.isFile() : st.isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 interface Session {
   cwd: string;

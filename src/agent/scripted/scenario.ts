@@ -15,7 +15,11 @@
 //
 // The agent is started once per prompt (one ACP session per prompt), so its
 // position in each list is kept in a state file: env II_SCRIPTED_STATE, else
-// `<scenario>.state`. When a kind's list is used up, a default turn answers:
+// `<scenario>.state`. II_SCRIPTED_SCENARIO may instead name a folder: each
+// todo then plays `<todo id>.json` (else `default.json`), its place kept in
+// `<todo id>.state`, so jobs running at once never take each other's turns
+// (the job runner gives every agent II_TODO_ID and II_JOB_ID).
+// When a kind's list is used up, a default turn answers:
 // implement changes nothing; review and project-review write ACCEPT;
 // commit-message writes a short message; auto-commit commits the files the
 // prompt lists with git; other does nothing.
