@@ -8,7 +8,8 @@
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Config } from '../model/config.js';
-import type { Job, JobLanded, TestResult } from '../model/job.js';
+import type { Job, JobLandConflict, JobLanded, TestResult } from '../model/job.js';
+import { shownText } from '../text/shown.js';
 import { groupRecorder } from '../proc/recorded.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
@@ -39,6 +40,8 @@ export interface LandInput {
   onProgress?: (p: LandProgress) => void;
   /** Bounds the rebase-and-test rounds when the target keeps moving (default LAND_ATTEMPTS). */
   maxAttempts?: number;
+  /** What a conflicting rebase does (default [land] on-conflict). */
+  onConflict?: 'agent' | 'stop';
 }
 
 /** What a landing reports as it goes (the CLI prints it; the dashboard shows it live). */
@@ -108,8 +111,9 @@ async function target(i: LandInput): Promise<{ onto: string; note: string | null
 const short = (sha: string) => sha.slice(0, 10);
 
 export async function landJob(i: LandInput): Promise<LandResult> {
-  const { store, repo, job } = i;
+  const { repo, job } = i;
   const progress = i.onProgress ?? (() => {});
+  if (job.land_conflict) throw stoppedRefusal(job.id, job.land_conflict);
   if (job.landed)
     throw new LandRefused(
       `job ${job.id} was already landed on ${job.landed.onto} at ${short(job.landed.commit)}.`,
@@ -129,7 +133,7 @@ export async function landJob(i: LandInput): Promise<LandResult> {
       'not-landable',
     );
   const { onto, note } = await target(i);
-  let tip = await git.branchTip(repo.root, onto);
+  const tip = await git.branchTip(repo.root, onto);
   if (!tip)
     throw new LandRefused(
       `there is no local branch ${onto} to land on: create it, or pass --onto an existing branch (git branch lists them).`,
@@ -137,54 +141,183 @@ export async function landJob(i: LandInput): Promise<LandResult> {
     );
   const original = await git.commitsBetween(repo.root, job.base_rev, final);
   progress({ type: 'target', onto, tip, commits: original.length, note });
-
-  const test = i.test !== false;
   // Not under workspaces/: that is the pool `ii workspace prune` clears.
-  const ws = join(i.stateDir, 'landing', repo.slug, job.id);
+  const ws = landingWorktree(i);
+  await git.addLandingWorktree(repo.root, ws, tip);
+  return landIn(i, { ws, onto, note, tip, base: job.base_rev, head: final, rebased: null, test: i.test !== false });
+}
+
+/**
+ * Goes on with a landing stopped in a conflict, once a person resolved it in
+ * its worktree (and `git add`ed the files): the rebase continues, a new
+ * conflict stops it again, and a finished one is tested and landed as
+ * landJob does.
+ */
+export async function continueLanding(i: LandInput): Promise<LandResult> {
+  const { store, job } = i;
+  const c = job.land_conflict;
+  if (!c)
+    throw new LandRefused(`job ${job.id} has no landing stopped in a conflict: nothing to continue.`, 'not-landable');
+  if (!(await git.rebaseInProgress(c.worktree))) {
+    // Nothing to go on with (the worktree was removed by hand): the job is
+    // as it was before the landing began, which is what the record then says.
+    await git.removeLandingWorktree(i.repo.root, c.worktree).catch(() => {});
+    store.jobs.setLandConflict(job.id, null);
+    throw new LandRefused(
+      `the stopped landing of job ${job.id} is gone (no rebase in ${c.worktree}): the job is back to completed, not landed. Land it again: ii job land ${job.id}`,
+      'not-landable',
+    );
+  }
+  const r = await git.continueRebase(c.worktree);
+  if (!r.ok) {
+    if (!r.conflicts.length) throw new LandRefused(`git rebase --continue failed in ${c.worktree}:\n${r.detail}`, 'conflict');
+    const again = { ...c, files: r.conflicts, at: new Date().toISOString() };
+    store.jobs.setLandConflict(job.id, again);
+    throw stoppedRefusal(job.id, again, r.detail === 'unresolved' ? 'still unresolved' : 'the next commit conflicts');
+  }
+  // Resolved: from here the landing goes on as any other, and a conflict
+  // after the target moves stops for the person again.
+  store.jobs.setLandConflict(job.id, null);
+  const test = i.test ?? c.test;
+  try {
+    return await landIn(
+      { ...i, onConflict: 'stop' },
+      { ws: c.worktree, onto: c.onto, note: null, tip: c.tip, base: c.tip, head: r.head, rebased: r.head, test },
+    );
+  } catch (err) {
+    if (!(err instanceof LandRefused) || err.kind === 'conflict') throw err;
+    // Red tests or a checkout in the way: the person's resolution is not
+    // thrown away with the landing worktree.
+    const ref = `refs/incrementum/resolved/${job.id}`;
+    await git.keepRef(i.repo.root, ref, r.head);
+    throw new LandRefused(
+      `${err.message}\nYour resolution is kept as ${short(r.head)} (${ref}); the job is completed, not landed.`,
+      err.kind,
+      err.conflicts,
+    );
+  }
+}
+
+/** Ends a landing stopped in a conflict: the rebase undone, its worktree removed, the job as before. */
+export async function abortLanding(i: LandInput): Promise<Job> {
+  const { store, job } = i;
+  const c = job.land_conflict;
+  if (!c) throw new LandRefused(`job ${job.id} has no landing stopped in a conflict: nothing to abort.`, 'not-landable');
+  if (await git.rebaseInProgress(c.worktree)) await git.abortRebase(c.worktree);
+  await git.removeLandingWorktree(i.repo.root, c.worktree);
+  store.jobs.setLandConflict(job.id, null);
+  appendEvent(i.stateDir, job.id, 'info', { message: `landing on ${c.onto} aborted: the job is completed, not landed` });
+  return store.jobs.get(job.id) ?? job;
+}
+
+function landingWorktree(i: LandInput): string {
+  return join(i.stateDir, 'landing', i.repo.slug, i.job.id);
+}
+
+function stoppedRefusal(id: string, c: JobLandConflict, why = 'stopped in a conflict'): LandRefused {
+  return new LandRefused(
+    `the landing of job ${id} on ${c.onto} is ${why}: git could not merge\n` +
+      c.files.map((f) => `  ${shownText(f)}`).join('\n') +
+      `\nThe rebase waits in ${c.worktree}: edit those files there, git add them, then run ii job land ${id} --continue` +
+      ` (or ii job land ${id} --abort to put the job back as it was). Your checkout was not touched.`,
+    'conflict',
+    c.files,
+  );
+}
+
+interface Landing {
+  ws: string;
+  onto: string;
+  note: string | null;
+  /** The target's tip as last seen. */
+  tip: string;
+  /** The commits base..head are what is to be rebased onto tip. */
+  base: string;
+  head: string;
+  /** Already rebased onto tip (a continued landing): the first round skips the rebase. */
+  rebased: string | null;
+  test: boolean;
+}
+
+/** Rebase, test, compare-and-swap, in rounds while the target moves; the landing worktree is removed unless a conflict stops it for a person. */
+async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
+  const { store, repo, job } = i;
+  const progress = i.onProgress ?? (() => {});
+  const stop = (i.onConflict ?? i.config.land['on-conflict']) === 'stop';
   const max = i.maxAttempts ?? LAND_ATTEMPTS;
   const checkouts: string[] = [];
+  let { tip, base, head } = l;
+  let pending = l.rebased;
   let landedHead: string | null = null;
+  let kept = false;
   let attempts: number;
   try {
-    await git.addLandingWorktree(repo.root, ws, tip);
     for (attempts = 1; attempts <= max; attempts++) {
-      const rebased = await git.rebaseInWorktree(ws, tip, job.base_rev, final);
-      if (!rebased.ok)
-        throw new LandRefused(
-          `job ${job.id} does not rebase cleanly onto ${onto} (${short(tip)}): conflicts in\n` +
-            rebased.conflicts.map((f) => `  ${f}`).join('\n') +
-            `\nNothing was changed. Resolve it by hand (git rebase --onto ${onto} ${short(job.base_rev)} ${short(final)}), or retry the todo on the new ${onto}: ii job retry ${job.id}`,
-          'conflict',
-          rebased.conflicts,
-        );
-      progress({ type: 'rebased', attempt: attempts, onto_tip: tip, head: rebased.head });
-      if (test) await testTip(i, ws, onto);
+      let next: string;
+      if (pending) {
+        next = pending;
+        pending = null;
+      } else {
+        const rebased = await git.rebaseInWorktree(l.ws, tip, base, head, stop);
+        if (!rebased.ok && stop && rebased.conflicts.length) {
+          const c: JobLandConflict = {
+            onto: l.onto,
+            tip,
+            files: rebased.conflicts,
+            worktree: l.ws,
+            at: new Date().toISOString(),
+            test: l.test,
+          };
+          store.jobs.setLandConflict(job.id, c);
+          appendEvent(i.stateDir, job.id, 'warning', {
+            message: `landing on ${l.onto} stopped in a conflict (${rebased.conflicts.length} file${rebased.conflicts.length === 1 ? '' : 's'}): resolve it in ${l.ws}, then ii job land ${job.id} --continue, or --abort`,
+          });
+          kept = true;
+          throw stoppedRefusal(job.id, c);
+        }
+        if (!rebased.ok)
+          throw new LandRefused(
+            `job ${job.id} does not rebase cleanly onto ${l.onto} (${short(tip)}): conflicts in\n` +
+              rebased.conflicts.map((f) => `  ${shownText(f)}`).join('\n') +
+              `\nNothing was changed. Resolve it by hand (git rebase --onto ${l.onto} ${short(base)} ${short(head)}), or retry the todo on the new ${l.onto}: ii job retry ${job.id}`,
+            'conflict',
+            rebased.conflicts,
+          );
+        next = rebased.head;
+      }
+      progress({ type: 'rebased', attempt: attempts, onto_tip: tip, head: next });
+      if (l.test) await testTip(i, l.ws, l.onto);
       else progress({ type: 'tests_skipped' });
 
-      const moved = await advance(i, onto, rebased.head, tip, checkouts, progress);
+      const moved = await advance(i, l.onto, next, tip, checkouts, progress);
       if (moved === 'ok') {
-        landedHead = rebased.head;
+        landedHead = next;
         break;
       }
-      const now = await git.branchTip(repo.root, onto);
-      if (!now)
-        throw new LandRefused(`the branch ${onto} was deleted while job ${job.id} was landing.`, 'target');
+      const now = await git.branchTip(repo.root, l.onto);
+      if (!now) throw new LandRefused(`the branch ${l.onto} was deleted while job ${job.id} was landing.`, 'target');
+      // What is rebased next is what was just rebased (and perhaps resolved by
+      // a person): its commits on the old tip go onto the new one.
+      base = tip;
+      head = next;
       tip = now;
       progress({ type: 'target_moved', attempt: attempts, tip });
     }
   } finally {
-    await git.removeLandingWorktree(repo.root, ws).catch(() => {});
+    if (!kept) await git.removeLandingWorktree(repo.root, l.ws).catch(() => {});
   }
-  if (!landedHead)
+  if (!landedHead) {
+    if (job.land_conflict) store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
-      `${onto} kept moving while job ${job.id} was landing (${max} attempts, each rebased and tested again): nothing was overwritten; run ii job land ${job.id} again.`,
+      `${l.onto} kept moving while job ${job.id} was landing (${max} attempts, each rebased and tested again): nothing was overwritten; run ii job land ${job.id} again.`,
       'moved',
     );
+  }
 
-  const landed: JobLanded = { onto, commit: landedHead, at: new Date().toISOString(), tested: test };
+  const landed: JobLanded = { onto: l.onto, commit: landedHead, at: new Date().toISOString(), tested: l.test };
   const updated = store.jobs.setLanded(job.id, landed);
   appendEvent(i.stateDir, job.id, 'info', {
-    message: `landed on ${onto} at ${short(landedHead)}${test ? ', tested on the rebased tip' : ' (--no-test: not tested)'}`,
+    message: `landed on ${l.onto} at ${short(landedHead)}${l.test ? ', tested on the rebased tip' : ' (--no-test: not tested)'}`,
   });
   progress({ type: 'landed', landed });
   await releaseJobWorkspace(i);
@@ -194,8 +327,8 @@ export async function landJob(i: LandInput): Promise<LandResult> {
   return {
     job: updated,
     landed,
-    commits: await git.commitsBetween(repo.root, tip!, landedHead),
-    note,
+    commits: await git.commitsBetween(repo.root, tip, landedHead),
+    note: l.note,
     attempts,
     checkouts,
   };

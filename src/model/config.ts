@@ -67,6 +67,12 @@ export const LandSection = z
   .object({
     /** The branch to land on; unset: the branch the job's base came from. */
     onto: z.string().min(1).optional(),
+    /**
+     * A rebase that conflicts: "agent" hands it back to the job's agent as a
+     * resolve-conflicts change, tested and reviewed, then lands; "stop"
+     * leaves it rebase-in-progress for a person (ii job land --continue / --abort).
+     */
+    'on-conflict': z.enum(['agent', 'stop']).default('agent'),
   })
   .strict();
 

@@ -129,6 +129,25 @@ export const JobLanded = z.object({
 });
 export type JobLanded = z.infer<typeof JobLanded>;
 
+/**
+ * A landing stopped in a conflict (`[land] on-conflict = "stop"`): the rebase
+ * waits in `worktree` for a person, who resolves it there and runs
+ * `ii job land --continue`, or `--abort` to put the job back as it was.
+ */
+export const JobLandConflict = z.object({
+  onto: z.string(),
+  /** The target's tip the job's commits are being rebased onto. */
+  tip: z.string(),
+  /** The files git could not merge, as of the last stop. */
+  files: z.array(z.string()),
+  /** The landing worktree, left rebase-in-progress. */
+  worktree: z.string(),
+  at: z.string(),
+  /** Whether the tests run on the rebased tip once it is resolved. */
+  test: z.boolean(),
+});
+export type JobLandConflict = z.infer<typeof JobLandConflict>;
+
 export const Job = z.object({
   id: z.string().min(1),
   repo: z.string(),
@@ -157,6 +176,8 @@ export const Job = z.object({
   /** The local branch the base came from (the landing target); null for older jobs or a bare sha. */
   base_branch: z.string().nullable().default(null),
   landed: JobLanded.nullable().default(null),
+  /** Set while a landing is stopped in a conflict for a person to resolve. */
+  land_conflict: JobLandConflict.nullable().default(null),
 });
 export type Job = z.infer<typeof Job>;
 

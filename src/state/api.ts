@@ -9,6 +9,7 @@ import type {
   Job,
   JobChange,
   JobLanded,
+  JobLandConflict,
   JobCommit,
   JobReview,
   JobStage,
@@ -105,6 +106,8 @@ export interface JobStore {
   setBaseBranch(id: string, branch: string | null): void;
   /** Records that the job's commits were landed (ii job land); the job as it is now. */
   setLanded(id: string, landed: JobLanded): Job;
+  /** A landing stopped in a conflict (or null: continued or aborted). */
+  setLandConflict(id: string, conflict: JobLandConflict | null): void;
   /** The job's session and workspace, and its base revision once the workspace has one. */
   setSession(id: string, session_id: string, workspace_path: string, base_rev?: string): void;
   /** The backlog's view of every job of a repo (model/backlog.ts), cheap enough to poll. */

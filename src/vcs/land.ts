@@ -4,7 +4,7 @@
 // out, only as `git merge --ff-only` would (which never touches a file with
 // uncommitted changes). Git-only, like the rest of src/vcs.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { git, gitRaw } from './git-run.js';
 
 const FALLBACK_IDENT = {
@@ -90,27 +90,73 @@ export type RebaseOutcome = { ok: true; head: string } | { ok: false; conflicts:
 /**
  * Rebases base..head onto `onto` in the landing worktree `ws` (each commit's
  * message, Change-Id trailer included, and author kept). A conflict aborts
- * the rebase, so the worktree is never left half-rebased, and names the files.
+ * the rebase, so the worktree is never left half-rebased, and names the
+ * files; with `keep`, the rebase is left stopped there for a person.
  */
 export async function rebaseInWorktree(
   ws: string,
   onto: string,
   base: string,
   head: string,
+  keep = false,
 ): Promise<RebaseOutcome> {
   await git(ws, ['checkout', '--quiet', '--force', '--detach', head]);
-  const ident = (await gitRaw(ws, ['var', 'GIT_COMMITTER_IDENT'])).code === 0 ? {} : FALLBACK_IDENT;
   const r = await gitRaw(
     ws,
     // No hooks of the user's run on our rewrite; commits that become empty
     // (already on the target) are dropped, as a rebase does by default.
     ['-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', '--no-autostash', '--onto', onto, base],
-    { env: ident },
+    { env: await identity(ws) },
   );
-  if (r.code === 0) return { ok: true, head: await git(ws, ['rev-parse', '--verify', 'HEAD']) };
-  const unmerged = await gitRaw(ws, ['diff', '--name-only', '--diff-filter=U', '-z']);
-  const conflicts = unmerged.stdout.split('\0').filter(Boolean);
+  return rebaseStep(ws, r, keep);
+}
+
+/**
+ * Goes on with a rebase a person resolved in `ws` (`git add`ed): the next
+ * commits are replayed, and a new conflict stops it again, named.
+ */
+export async function continueRebase(ws: string): Promise<RebaseOutcome> {
+  const left = await unmergedFiles(ws);
+  if (left.length) return { ok: false, conflicts: left, detail: 'unresolved' };
+  const r = await gitRaw(ws, ['-c', 'core.hooksPath=/dev/null', 'rebase', '--continue'], {
+    // The commit keeps its message (Change-Id and all): no editor opens.
+    env: { ...(await identity(ws)), GIT_EDITOR: 'true' },
+  });
+  return rebaseStep(ws, r, true);
+}
+
+/** Ends a rebase stopped in `ws`, as if it never began. */
+export async function abortRebase(ws: string): Promise<void> {
   await gitRaw(ws, ['rebase', '--abort']);
+}
+
+/** True while `ws` has a rebase stopped in it. */
+export async function rebaseInProgress(ws: string): Promise<boolean> {
+  if (!existsSync(ws)) return false;
+  for (const dir of ['rebase-merge', 'rebase-apply']) {
+    const r = await gitRaw(ws, ['rev-parse', '--git-path', dir]);
+    if (r.code === 0 && existsSync(resolve(ws, r.stdout.trim()))) return true;
+  }
+  return false;
+}
+
+async function unmergedFiles(ws: string): Promise<string[]> {
+  const r = await gitRaw(ws, ['diff', '--name-only', '--diff-filter=U', '-z']);
+  return [...new Set(r.stdout.split('\0').filter(Boolean))];
+}
+
+async function identity(ws: string): Promise<NodeJS.ProcessEnv> {
+  return (await gitRaw(ws, ['var', 'GIT_COMMITTER_IDENT'])).code === 0 ? {} : FALLBACK_IDENT;
+}
+
+async function rebaseStep(
+  ws: string,
+  r: { code: number; stdout: string; stderr: string },
+  keep: boolean,
+): Promise<RebaseOutcome> {
+  if (r.code === 0) return { ok: true, head: await git(ws, ['rev-parse', '--verify', 'HEAD']) };
+  const conflicts = await unmergedFiles(ws);
+  if (!keep || !conflicts.length) await abortRebase(ws);
   return { ok: false, conflicts, detail: (r.stderr || r.stdout).trim() };
 }
 
@@ -140,6 +186,11 @@ export async function fastForwardCheckout(checkout: string, next: string, old: s
   const r = await gitRaw(checkout, ['merge', '--ff-only', '--quiet', '--no-edit', next]);
   if (r.code === 0) return { ok: true };
   return { ok: false, moved: false, detail: (r.stderr || r.stdout).trim() };
+}
+
+/** Points `ref` at `commit`, so git keeps it. */
+export async function keepRef(root: string, ref: string, commit: string): Promise<void> {
+  await git(root, ['update-ref', ref, commit]);
 }
 
 /** Deletes a branch of ours that no worktree has checked out; false when git refused. */

@@ -158,6 +158,62 @@ describe('ii job land', () => {
     expect(f.git('log', '-1', '--format=%s', 'main').trim()).toBe('initial');
   });
 
+  it('on-conflict = "stop": a conflict waits rebase-in-progress, the checkout untouched; --abort restores the job, --continue lands the resolution', () => {
+    f.setup(['test -f README.md'], { job: '\n[land]\non-conflict = "stop"\n' });
+    const id = runJob({ 'README.md': '# from the job\n' });
+    const changeId = (f.show(id) as unknown as Landed).changes[0]!.change_id;
+    commitUser('README.md', '# from main\n', 'main edits the same line');
+    const trunk = f.git('rev-parse', 'main').trim();
+    writeFileSync(join(f.repo, 'scratch.txt'), 'untracked\n');
+    const before = snapshot(f.repo);
+
+    const stopped = f.run(['job', 'land', id]);
+    expect(stopped.code).toBe(2);
+    expect(stopped.stderr).toContain('stopped in a conflict');
+    expect(stopped.stderr).toContain('  README.md');
+    expect(stopped.stderr).toContain(`ii job land ${id} --continue`);
+    expect(snapshot(f.repo)).toEqual(before);
+    expect(f.git('rev-parse', 'main').trim()).toBe(trunk);
+    const held = f.show(id) as unknown as Landed & {
+      status: string;
+      land_conflict: { onto: string; files: string[]; worktree: string } | null;
+    };
+    expect(held.status).toBe('completed');
+    expect(held.landed).toBeNull();
+    expect(held.land_conflict?.files).toEqual(['README.md']);
+    const ws = held.land_conflict!.worktree;
+    expect(readFileSync(join(ws, 'README.md'), 'utf8')).toContain('<<<<<<<');
+    expect(f.run(['job', 'show', id]).stdout).toContain('stopped in a conflict on main');
+    expect(f.run(['job', 'list', '--all']).stdout).toContain('conflict');
+    // A plain land now says what is going on instead of starting over.
+    expect(f.run(['job', 'land', id]).stderr).toContain('--continue');
+    // --continue before the files are resolved stops again, naming them.
+    const early = f.run(['job', 'land', id, '--continue']);
+    expect(early.code).toBe(2);
+    expect(early.stderr).toContain('still unresolved');
+
+    const aborted = f.run(['job', 'land', id, '--abort']);
+    expect(aborted.code, aborted.stderr).toBe(0);
+    expect(existsSync(ws)).toBe(false);
+    expect((f.show(id) as unknown as { land_conflict: unknown }).land_conflict).toBeNull();
+    expect(snapshot(f.repo)).toEqual(before);
+    expect(f.git('rev-parse', 'main').trim()).toBe(trunk);
+
+    // Again, and this time a person resolves it in the worktree.
+    expect(f.run(['job', 'land', id]).code).toBe(2);
+    writeFileSync(join(ws, 'README.md'), '# from main and the job\n');
+    f.git('-C', ws, 'add', 'README.md');
+    const done = f.run(['job', 'land', id, '--continue']);
+    expect(done.code, done.stderr).toBe(0);
+    const landed = (f.show(id) as unknown as Landed).landed!;
+    expect(landed.tested).toBe(true);
+    expect(f.git('rev-parse', 'main').trim()).toBe(landed.commit);
+    expect(f.git('rev-parse', `${landed.commit}^`).trim()).toBe(trunk);
+    expect(f.git('log', '-1', '--format=%B', landed.commit)).toContain(`Change-Id: ${changeId}`);
+    expect(readFileSync(join(f.repo, 'README.md'), 'utf8')).toBe('# from main and the job\n');
+    expect(existsSync(ws)).toBe(false);
+  });
+
   it('--no-test lands without running the tests and records it; red tests land nothing', () => {
     const gate = join(f.tmp.path, 'red');
     f.setup([`test ! -f ${gate}`]);

@@ -103,6 +103,17 @@ function seed(repo: string): void {
   s.heartbeat(full.id, 4343, 'other-box');
   s.setBaseBranch(full.id, `feat/${NASTY}`);
   s.setLanded(full.id, { onto: `feat/${NASTY}`, commit: 'c3', at: T, tested: false });
+  // Landing clears a stopped conflict, so another job holds one.
+  const held = s.create(repo, { todo_id: 'held' });
+  s.finish(held.id, 'completed');
+  s.setLandConflict(held.id, {
+    onto: 'main',
+    tip: 't1',
+    files: [NASTY, 'b.txt'],
+    worktree: `/w/${NASTY}`,
+    at: T,
+    test: true,
+  });
 
   // Costs SQLite would print differently from JavaScript.
   for (const [i, cost] of [1 / 3, 1e21, 5e-324, 123456.789, 2].entries()) {

@@ -131,7 +131,8 @@ export function registerJobRunCommands(program: Command): void {
     .description(
       "put a completed job's commits on a branch: rebased onto its tip as it is now (messages and Change-Ids kept), " +
         'tested there, and the branch moved only if nobody moved it meanwhile (else rebased and tested again); ' +
-        'where the branch is checked out its files are updated only as git merge --ff-only does, never over uncommitted changes',
+        'where the branch is checked out its files are updated only as git merge --ff-only does, never over uncommitted changes. ' +
+        'A conflict is handed to the agent, or with [land] on-conflict = "stop" left rebase-in-progress for you: resolve it, git add, then --continue (or --abort)',
     )
     .argument('<job>', 'job id or any unique prefix')
     .option(
@@ -140,6 +141,9 @@ export function registerJobRunCommands(program: Command): void {
     )
     .option('--no-test', 'land without running the test commands on the rebased tip (recorded as untested)')
     .option('--json', 'print the landed job as JSON')
+    .option('--stop-on-conflict', 'on a conflict, stop rebase-in-progress for you to resolve (as [land] on-conflict = "stop")')
+    .option('--continue', 'go on with a landing stopped in a conflict, once you resolved and git added the files')
+    .option('--abort', 'undo a landing stopped in a conflict: the job is back to completed, not landed')
     .action(async (id: string, o: LandOptions) => (await import('./land.js')).jobLand(id, o));
 
   job

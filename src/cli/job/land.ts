@@ -2,13 +2,15 @@
 // landJob (src/job/land.ts) and prints its progress on stderr, the landed
 // commit on stdout (or the record as JSON with --json).
 import { loadConfig } from '../../job/config.js';
-import { landJob, type LandProgress } from '../../job/land.js';
+import { abortLanding, continueLanding, landJob, type LandProgress } from '../../job/land.js';
+import { UserError } from '../../errors.js';
 import { shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
 import type { LandOptions } from './options.js';
 
 export async function jobLand(id: string, o: LandOptions): Promise<void> {
+  if (o.continue && o.abort) throw new UserError('--continue and --abort go one at a time.');
   const repo = currentRepo();
   const config = loadConfig(repo.root);
   const st = style(process.stderr.isTTY === true && !process.env.NO_COLOR);
@@ -21,20 +23,29 @@ export async function jobLand(id: string, o: LandOptions): Promise<void> {
   try {
     await withStore(async (store) => {
       const job = store.jobs.resolve(repo.slug, id);
-      const r = await landJob({
+      if (o.abort) {
+        const back = await abortLanding({ store, stateDir: store.dir, repo, config, job });
+        if (o.json) printJson(back);
+        say(`the landing of job ${job.id} was aborted: the job is completed, not landed, as before`);
+        return;
+      }
+      const input = {
         store,
         stateDir: store.dir,
         repo,
         config,
         job,
         ...(o.onto ? { onto: o.onto } : {}),
-        test: o.test !== false,
+        // --continue keeps the choice the stopped landing was started with, unless --no-test now.
+        ...(o.continue && o.test !== false ? {} : { test: o.test !== false }),
+        ...(o.stopOnConflict ? { onConflict: 'stop' as const } : {}),
         signal: abort.signal,
-        onProgress: (p) => {
+        onProgress: (p: LandProgress) => {
           const line = progressLine(p);
           if (line) say(line);
         },
-      });
+      };
+      const r = o.continue ? await continueLanding(input) : await landJob(input);
       if (o.json) printJson(r.job);
       else process.stdout.write(`${r.landed.commit}\n`);
       say(

@@ -14,6 +14,12 @@ export interface LandOptions {
   /** commander's --no-test. */
   test?: boolean;
   json?: boolean;
+  /** Go on with a landing stopped in a conflict, once resolved. */
+  continue?: boolean;
+  /** Undo a landing stopped in a conflict. */
+  abort?: boolean;
+  /** A conflict stops for a person instead of going to the agent ([land] on-conflict = "stop"). */
+  stopOnConflict?: boolean;
 }
 
 export interface ShowOptions {

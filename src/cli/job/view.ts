@@ -37,7 +37,9 @@ export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, n
         ? st.red(j.status)
         : j.landed
           ? st.green('LANDED')
-          : j.status;
+          : j.land_conflict
+            ? st.yellow('conflict')
+            : j.status;
     return [
       highlight(st, j.id, jobIds),
       highlight(st, j.todo_id, todoIds),
@@ -78,7 +80,13 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
     out.push(
       `  landed:    on ${shownLine(job.landed.onto)} at ${job.landed.commit}, ${job.landed.at}${job.landed.tested ? ' (tested on the rebased tip)' : ' (not tested: --no-test)'}`,
     );
-  else if (job.status === 'completed' && job.changes.some((c) => c.commits.length > 0))
+  else if (job.land_conflict) {
+    const c = job.land_conflict;
+    out.push(
+      `  landing:   stopped in a conflict on ${shownLine(c.onto)} (${c.at}): ${c.files.map(shownLine).join(', ')}`,
+      `             resolve in ${shownLine(c.worktree)}, git add, then ii job land ${job.id} --continue (or --abort)`,
+    );
+  } else if (job.status === 'completed' && job.changes.some((c) => c.commits.length > 0))
     out.push(`  landed:    not yet (ii job land ${job.id})`);
   out.push(`  usage:     ${usageLine(job.usage)}`);
   const { by } = usageByStage(job.agent_sessions);

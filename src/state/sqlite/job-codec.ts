@@ -14,6 +14,7 @@ import type {
   JobChange,
   JobCommit,
   JobLanded,
+  JobLandConflict,
   JobReview,
   Usage,
 } from '../../model/job.js';
@@ -104,6 +105,7 @@ export const JOB = table<Job, { agent_sessions: AgentSessionRef[]; changes: JobC
   retried_from: plain(),
   base_branch: plain(),
   landed: stored((): JobLanded | null => null),
+  land_conflict: stored((): JobLandConflict | null => null),
 });
 
 /** A job's brief for the backlog: its iteration is counted by the query that reads it (jobs.ts). */

@@ -268,8 +268,12 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       }),
     setLanded: (id, landed) =>
       transaction(db, () => {
-        touch(id, 'landed = ?', [JSON.stringify(landed)]);
+        touch(id, 'landed = ?, land_conflict = NULL', [JSON.stringify(landed)]);
         return mustGet(id);
+      }),
+    setLandConflict: (id, conflict) =>
+      transaction(db, () => {
+        touch(id, 'land_conflict = ?', [conflict ? JSON.stringify(conflict) : null]);
       }),
     setSession: (id, session_id, workspace_path, base_rev) =>
       transaction(db, () => {

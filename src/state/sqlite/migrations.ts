@@ -124,6 +124,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN landed TEXT;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 10: a landing stopped in a conflict for a person ([land] on-conflict =
+  // "stop"): JSON of model/job.ts JobLandConflict until it is continued or
+  // aborted. The listing texts gain the key.
+  `
+  ALTER TABLE jobs ADD COLUMN land_conflict TEXT;
+  UPDATE jobs SET list_json = NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
