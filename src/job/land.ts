@@ -10,6 +10,9 @@ import { UserError } from '../errors.js';
 import type { Config } from '../model/config.js';
 import type { Job, JobLandConflict, JobLanded, TestResult } from '../model/job.js';
 import { shownText } from '../text/shown.js';
+import { hostname } from 'node:os';
+import { JobRunner } from './runner.js';
+import type { JobDeps } from './launch.js';
 import { groupRecorder } from '../proc/recorded.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
@@ -42,7 +45,14 @@ export interface LandInput {
   maxAttempts?: number;
   /** What a conflicting rebase does (default [land] on-conflict). */
   onConflict?: 'agent' | 'stop';
+  /** What runs the agent's resolution change (on-conflict = "agent"); the real ones by default. */
+  deps?: JobDeps;
+  /** Resolution changes this landing already made (bounds them). */
+  resolutions?: number;
 }
+
+/** Resolution changes one landing may make before it gives up (the target keeps conflicting). */
+export const RESOLUTION_ROUNDS = 2;
 
 /** What a landing reports as it goes (the CLI prints it; the dashboard shows it live). */
 export type LandProgress =
@@ -56,7 +66,12 @@ export type LandProgress =
   /** The target moved while this landing worked: rebase and test again. */
   | { type: 'target_moved'; attempt: number; tip: string }
   | { type: 'checkout_updated'; path: string }
-  | { type: 'landed'; landed: JobLanded };
+  | { type: 'landed'; landed: JobLanded }
+  /** The rebase conflicted: the job goes on with a resolve-conflicts change. */
+  | { type: 'resolving'; files: string[]; onto: string }
+  /** A stage of the resolution change (the job's own events say more). */
+  | { type: 'resolution_stage'; stage: string }
+  | { type: 'resolved'; status: string; reason: string | null };
 
 export interface LandResult {
   job: Job;
@@ -144,7 +159,16 @@ export async function landJob(i: LandInput): Promise<LandResult> {
   // Not under workspaces/: that is the pool `ii workspace prune` clears.
   const ws = landingWorktree(i);
   await git.addLandingWorktree(repo.root, ws, tip);
-  return landIn(i, { ws, onto, note, tip, base: job.base_rev, head: final, rebased: null, test: i.test !== false });
+  return landIn(i, {
+    ws,
+    onto,
+    note,
+    tip,
+    base: job.base_rev,
+    head: final,
+    rebased: null,
+    test: i.test !== false,
+  });
 }
 
 /**
@@ -157,7 +181,10 @@ export async function continueLanding(i: LandInput): Promise<LandResult> {
   const { store, job } = i;
   const c = job.land_conflict;
   if (!c)
-    throw new LandRefused(`job ${job.id} has no landing stopped in a conflict: nothing to continue.`, 'not-landable');
+    throw new LandRefused(
+      `job ${job.id} has no landing stopped in a conflict: nothing to continue.`,
+      'not-landable',
+    );
   if (!(await git.rebaseInProgress(c.worktree))) {
     // Nothing to go on with (the worktree was removed by hand): the job is
     // as it was before the landing began, which is what the record then says.
@@ -170,10 +197,15 @@ export async function continueLanding(i: LandInput): Promise<LandResult> {
   }
   const r = await git.continueRebase(c.worktree);
   if (!r.ok) {
-    if (!r.conflicts.length) throw new LandRefused(`git rebase --continue failed in ${c.worktree}:\n${r.detail}`, 'conflict');
+    if (!r.conflicts.length)
+      throw new LandRefused(`git rebase --continue failed in ${c.worktree}:\n${r.detail}`, 'conflict');
     const again = { ...c, files: r.conflicts, at: new Date().toISOString() };
     store.jobs.setLandConflict(job.id, again);
-    throw stoppedRefusal(job.id, again, r.detail === 'unresolved' ? 'still unresolved' : 'the next commit conflicts');
+    throw stoppedRefusal(
+      job.id,
+      again,
+      r.detail === 'unresolved' ? 'still unresolved' : 'the next commit conflicts',
+    );
   }
   // Resolved: from here the landing goes on as any other, and a conflict
   // after the target moves stops for the person again.
@@ -182,7 +214,16 @@ export async function continueLanding(i: LandInput): Promise<LandResult> {
   try {
     return await landIn(
       { ...i, onConflict: 'stop' },
-      { ws: c.worktree, onto: c.onto, note: null, tip: c.tip, base: c.tip, head: r.head, rebased: r.head, test },
+      {
+        ws: c.worktree,
+        onto: c.onto,
+        note: null,
+        tip: c.tip,
+        base: c.tip,
+        head: r.head,
+        rebased: r.head,
+        test,
+      },
     );
   } catch (err) {
     if (!(err instanceof LandRefused) || err.kind === 'conflict') throw err;
@@ -202,11 +243,17 @@ export async function continueLanding(i: LandInput): Promise<LandResult> {
 export async function abortLanding(i: LandInput): Promise<Job> {
   const { store, job } = i;
   const c = job.land_conflict;
-  if (!c) throw new LandRefused(`job ${job.id} has no landing stopped in a conflict: nothing to abort.`, 'not-landable');
+  if (!c)
+    throw new LandRefused(
+      `job ${job.id} has no landing stopped in a conflict: nothing to abort.`,
+      'not-landable',
+    );
   if (await git.rebaseInProgress(c.worktree)) await git.abortRebase(c.worktree);
   await git.removeLandingWorktree(i.repo.root, c.worktree);
   store.jobs.setLandConflict(job.id, null);
-  appendEvent(i.stateDir, job.id, 'info', { message: `landing on ${c.onto} aborted: the job is completed, not landed` });
+  appendEvent(i.stateDir, job.id, 'info', {
+    message: `landing on ${c.onto} aborted: the job is completed, not landed`,
+  });
   return store.jobs.get(job.id) ?? job;
 }
 
@@ -250,6 +297,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
   let pending = l.rebased;
   let landedHead: string | null = null;
   let kept = false;
+  let toResolve: ToResolve | null = null;
   let attempts: number;
   try {
     for (attempts = 1; attempts <= max; attempts++) {
@@ -275,6 +323,21 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
           kept = true;
           throw stoppedRefusal(job.id, c);
         }
+        if (
+          !rebased.ok &&
+          !stop &&
+          rebased.conflicts.length &&
+          (i.resolutions ?? 0) < RESOLUTION_ROUNDS &&
+          job.status === 'completed'
+        ) {
+          // on-conflict = "agent": replay the job's commits taking its side of
+          // each conflicting hunk, and hand the branch's side to the agent.
+          const replay = await git.rebaseTakingJobSide(l.ws, tip, base, head);
+          if (replay.ok) {
+            toResolve = { tip, base, head, files: rebased.conflicts, replayed: replay.head };
+            break;
+          }
+        }
         if (!rebased.ok)
           throw new LandRefused(
             `job ${job.id} does not rebase cleanly onto ${l.onto} (${short(tip)}): conflicts in\n` +
@@ -295,7 +358,8 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         break;
       }
       const now = await git.branchTip(repo.root, l.onto);
-      if (!now) throw new LandRefused(`the branch ${l.onto} was deleted while job ${job.id} was landing.`, 'target');
+      if (!now)
+        throw new LandRefused(`the branch ${l.onto} was deleted while job ${job.id} was landing.`, 'target');
       // What is rebased next is what was just rebased (and perhaps resolved by
       // a person): its commits on the old tip go onto the new one.
       base = tip;
@@ -306,6 +370,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
   } finally {
     if (!kept) await git.removeLandingWorktree(repo.root, l.ws).catch(() => {});
   }
+  if (toResolve) return resolveThenLand(i, l.onto, toResolve);
   if (!landedHead) {
     if (job.land_conflict) store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
@@ -314,7 +379,12 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
     );
   }
 
-  const landed: JobLanded = { onto: l.onto, commit: landedHead, at: new Date().toISOString(), tested: l.test };
+  const landed: JobLanded = {
+    onto: l.onto,
+    commit: landedHead,
+    at: new Date().toISOString(),
+    tested: l.test,
+  };
   const updated = store.jobs.setLanded(job.id, landed);
   appendEvent(i.stateDir, job.id, 'info', {
     message: `landed on ${l.onto} at ${short(landedHead)}${l.test ? ', tested on the rebased tip' : ' (--no-test: not tested)'}`,
@@ -332,6 +402,127 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
     attempts,
     checkouts,
   };
+}
+
+interface ToResolve {
+  /** The target's tip the job is replayed onto. */
+  tip: string;
+  /** The job's commits base..head. */
+  base: string;
+  head: string;
+  files: string[];
+  /** base..head replayed onto tip, the job's side taken in each conflicting hunk. */
+  replayed: string;
+}
+
+/** Lines of each side's diff the agent is shown per conflicting file. */
+const SIDE_LINES = 200;
+
+/**
+ * on-conflict = "agent": the job goes on. Its commits, replayed onto the
+ * target with its own side of each conflicting hunk (every message and
+ * Change-Id kept), become its new line, and a new change asks the agent,
+ * with the resolve-conflicts template, to bring the branch's side back. That
+ * change is tested and reviewed like any other; once the job completes
+ * again, the landing is tried again (at most RESOLUTION_ROUNDS times).
+ */
+async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promise<LandResult> {
+  const { store, repo, job, config } = i;
+  const progress = i.onProgress ?? (() => {});
+  const deps = i.deps ?? (await import('./wiring.js')).realJobDeps();
+  const todo = store.todos.get(repo.slug, job.todo_id);
+  if (!todo)
+    throw new LandRefused(
+      `job ${job.id}'s todo ${job.todo_id} is gone: it cannot go on.`,
+      'conflict',
+      r.files,
+    );
+  const conflicts = await describeConflicts(repo.root, onto, r);
+  const agent = deps.resolveAgent(config);
+  progress({ type: 'resolving', files: r.files, onto });
+  appendEvent(i.stateDir, job.id, 'info', {
+    message: `landing on ${onto}: ${r.files.length} file${r.files.length === 1 ? '' : 's'} conflict (${r.files.join(', ')}); the job goes on with a change that resolves them`,
+  });
+  store.jobs.resume(job.id, process.pid, hostname());
+  let started: Awaited<ReturnType<JobDeps['startSession']>>;
+  try {
+    started = await deps.startSession(store, {
+      repoRoot: repo.root,
+      slug: repo.slug,
+      todoId: job.todo_id,
+      rev: r.replayed,
+      stateDir: i.stateDir,
+      copy: config.workspace.copy,
+    });
+  } catch (err) {
+    store.jobs.finish(job.id, 'completed', null);
+    throw new LandRefused(
+      `the conflicts could not go to the agent: ${(err as Error).message}\nNothing was landed; the job is completed as before.`,
+      'conflict',
+      r.files,
+    );
+  }
+  const { session, workspacePath } = started;
+  // The job's work now sits on the target's tip: that is its base from here.
+  store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
+  const changeBase = await deps.vcs.head(workspacePath);
+  const changeId = await deps.vcs.startChange(workspacePath);
+  const runner = new JobRunner({
+    store,
+    stateDir: i.stateDir,
+    vcs: deps.vcs,
+    startAgent: deps.startAgent,
+    agent: { ...agent, env: { ...agent.env, II_JOB_ID: job.id, II_TODO_ID: todo.id } },
+    config,
+    jobId: job.id,
+    todo,
+    repoRoot: repo.root,
+    workspacePath,
+    baseRev: r.tip,
+    firstChange: { id: changeId, base: changeBase },
+    finishSession: async (outcome) => {
+      await deps.finishSession(store, session.id, outcome);
+    },
+    ...(deps.afterImplement ? { afterImplement: deps.afterImplement } : {}),
+    resolving: { onto, conflicts },
+    onEvent: (e) => {
+      if (e.type === 'stage') progress({ type: 'resolution_stage', stage: e.to });
+    },
+  });
+  const stopRun = () =>
+    runner.cancel({ status: 'failed', reason: 'the conflict resolution was interrupted' });
+  i.signal?.addEventListener('abort', stopRun);
+  let done: Job;
+  try {
+    done = await runner.run();
+  } finally {
+    i.signal?.removeEventListener('abort', stopRun);
+  }
+  progress({ type: 'resolved', status: done.status, reason: done.failure_reason });
+  if (done.status !== 'completed')
+    throw new LandRefused(
+      `the change resolving the conflicts with ${onto} did not complete (${done.status}${done.failure_reason ? `: ${done.failure_reason}` : ''}); nothing was landed.\n` +
+        `ii job show ${job.id} says what happened; its commits are kept, and ii job retry ${job.id} starts the todo afresh on ${onto}.`,
+      'conflict',
+      r.files,
+    );
+  return landJob({ ...i, job: done, resolutions: (i.resolutions ?? 0) + 1 });
+}
+
+/** The resolve-conflicts prompt's Conflicts: each file with what the branch did to it and what the job did. */
+async function describeConflicts(root: string, onto: string, r: ToResolve): Promise<string> {
+  const parts: string[] = [];
+  for (const file of r.files) {
+    const theirs = await git.fileDiff(root, r.base, r.tip, file, SIDE_LINES);
+    const ours = await git.fileDiff(root, r.base, r.head, file, SIDE_LINES);
+    const block = (d: { text: string; cut: boolean }) =>
+      '```diff\n' + d.text + (d.cut ? `\n… (cut at ${SIDE_LINES} lines)` : '') + '\n```';
+    parts.push(
+      `## ${file}\n\nWhat ${onto} did (now missing from the workspace where it conflicted):\n\n${block(theirs)}\n\n` +
+        `What the job did (in the workspace):\n\n${block(ours)}`,
+    );
+  }
+  return parts.join('\n\n');
 }
 
 /** [workspace] setup if needed, then the test commands on the rebased tip; red throws. */

@@ -9,7 +9,14 @@ import { UserError } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { Todo } from '../model/todo.js';
 
-export const TEMPLATE_NAMES = ['implement', 'review', 'project-review', 'commit-message', 'commit'] as const;
+export const TEMPLATE_NAMES = [
+  'implement',
+  'review',
+  'project-review',
+  'commit-message',
+  'commit',
+  'resolve-conflicts',
+] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
 export const TEMPLATE_EXT = '.liquid';
@@ -21,6 +28,8 @@ export const TEMPLATE_PURPOSE: Record<TemplateName, string> = {
   'project-review': 'the final review of all the work, when an implement pass changed nothing',
   'commit-message': 'asks the agent for the final commit message in .incrementum-commit-message',
   commit: 'the final commit message itself, built from the agent’s message (Message)',
+  'resolve-conflicts':
+    'the implement prompt of the change that resolves a landing’s conflicts ([land] on-conflict = "agent"): the files and both sides (Conflicts)',
 };
 
 /** The variables every template sees (`ii help templates`). */
@@ -38,6 +47,11 @@ export const TEMPLATE_VARIABLES: [string, string][] = [
     'BaselineFailures',
     'the test commands that already failed on the untouched base (--allow-failing-baseline), as a Markdown list; empty if none',
   ],
+  ['Onto', 'the branch the job is being landed on (resolve-conflicts; empty elsewhere)'],
+  [
+    'Conflicts',
+    'the files whose lines both the job and the branch changed, each with both sides as diffs (resolve-conflicts; empty elsewhere)',
+  ],
 ];
 
 export interface TemplateVars {
@@ -47,6 +61,8 @@ export interface TemplateVars {
   Message: string;
   BaseRev: string;
   BaselineFailures: string;
+  Onto: string;
+  Conflicts: string;
 }
 
 export function templateVars(
@@ -66,6 +82,8 @@ export function templateVars(
     Message: extra.Message ?? '',
     BaseRev: extra.BaseRev ?? '',
     BaselineFailures: extra.BaselineFailures ?? '',
+    Onto: extra.Onto ?? '',
+    Conflicts: extra.Conflicts ?? '',
   };
 }
 

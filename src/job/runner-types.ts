@@ -49,6 +49,12 @@ export interface JobRunnerOptions {
    * told which); otherwise such a job stops before any agent turn.
    */
   allowFailingBaseline?: boolean;
+  /**
+   * A job resolving its landing's conflicts: every implement turn uses the
+   * resolve-conflicts template with these, and no baseline runs (the
+   * replayed tree is known to lack the branch's side of some lines).
+   */
+  resolving?: { onto: string; conflicts: string };
 }
 
 export type { RunnerStage } from '../model/event.js';

@@ -233,7 +233,7 @@ export class JobRunner {
           (failed.tail ? `:\n${failed.tail}\n` : '\n') +
           'Fix [workspace] setup in incrementum.toml; `ii doctor --tests` runs it in a scratch workspace.',
       );
-    if (this.o.config.job['baseline-tests']) await this.baseline();
+    if (this.o.config.job['baseline-tests'] && !this.o.resolving) await this.baseline();
   }
 
   /** [workspace] setup when the workspace needs it; the failing command and its output's tail, if one fails. */
@@ -340,7 +340,9 @@ export class JobRunner {
     const headBefore = await this.head();
     const before = takeSnapshot(job, open ? await this.changeFiles(headBefore) : []);
     const feedback = job.feedback;
-    const prompt = await this.render('implement', { Feedback: feedback ?? '' });
+    const prompt = await this.render(this.o.resolving ? 'resolve-conflicts' : 'implement', {
+      Feedback: feedback ?? '',
+    });
     const turn = await this.agentTurn('implement', prompt, async (session, result) => {
       if (!job.auto_commit || !this.o.afterImplement || !(await vcs.hasChanges(ws))) return;
       try {
@@ -696,6 +698,7 @@ export class JobRunner {
         BaselineFailures: this.baselineFailures
           .map((r) => `- \`${r.command}\` (exit ${r.exit_code})`)
           .join('\n'),
+        ...(this.o.resolving ? { Onto: this.o.resolving.onto, Conflicts: this.o.resolving.conflicts } : {}),
       }),
     );
   }

@@ -132,6 +132,8 @@ export interface JobStore {
   setProjectReview(id: string, review: JobReview): void;
   addUsage(id: string, usage: Usage): void;
   finish(id: string, status: 'completed' | 'failed' | 'abandoned', reason?: string | null): Job;
+  /** A completed job goes on (its landing conflicted: the agent resolves it), run by this process. */
+  resume(id: string, pid: number, host: string): void;
   heartbeat(id: string, pid: number, host: string): void;
   /** A monotonically growing number bumped by every mutation (cheap change detection). */
   version(): number;

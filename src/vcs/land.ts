@@ -188,6 +188,54 @@ export async function fastForwardCheckout(checkout: string, next: string, old: s
   return { ok: false, moved: false, detail: (r.stderr || r.stdout).trim() };
 }
 
+/**
+ * Rebases base..head onto `onto` in `ws` taking the job's side of every
+ * conflicting hunk (`-X theirs`: in a rebase, "theirs" is the commit being
+ * replayed), so each commit keeps its message and Change-Id and no file
+ * holds conflict markers; the target's side of those hunks is then the
+ * agent's to bring back. A conflict no hunk choice settles (a file deleted
+ * on one side, say) fails, and the rebase is undone.
+ */
+export async function rebaseTakingJobSide(
+  ws: string,
+  onto: string,
+  base: string,
+  head: string,
+): Promise<RebaseOutcome> {
+  await git(ws, ['checkout', '--quiet', '--force', '--detach', head]);
+  const r = await gitRaw(
+    ws,
+    [
+      '-c',
+      'core.hooksPath=/dev/null',
+      'rebase',
+      '--quiet',
+      '--no-autostash',
+      '-X',
+      'theirs',
+      '--onto',
+      onto,
+      base,
+    ],
+    { env: await identity(ws) },
+  );
+  return rebaseStep(ws, r, false);
+}
+
+/** What `from..to` did to `file`, as a unified diff, at most `maxLines` lines (and whether it was cut). */
+export async function fileDiff(
+  root: string,
+  from: string,
+  to: string,
+  file: string,
+  maxLines: number,
+): Promise<{ text: string; cut: boolean }> {
+  const r = await gitRaw(root, ['diff', '--no-color', '--no-ext-diff', from, to, '--', file]);
+  const lines = r.stdout.split('\n');
+  if (lines.length <= maxLines) return { text: r.stdout.trimEnd(), cut: false };
+  return { text: lines.slice(0, maxLines).join('\n'), cut: true };
+}
+
 /** Points `ref` at `commit`, so git keeps it. */
 export async function keepRef(root: string, ref: string, commit: string): Promise<void> {
   await git(root, ['update-ref', ref, commit]);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
+import { JobFixture, jobIdFrom, promptsSent, write } from '../helpers/job.js';
 
 let f: JobFixture;
 beforeEach(() => {
@@ -156,6 +156,66 @@ describe('ii job land', () => {
     expect(f.git('log', '--format=%s', 'trunk').split('\n')[0]).toBe('Job work');
     // main (checked out, not the target) did not move.
     expect(f.git('log', '-1', '--format=%s', 'main').trim()).toBe('initial');
+  });
+
+  it('a trunk that changed the same lines: the job goes on with a change the agent resolves, tested and reviewed, then lands', () => {
+    const heads = join(f.tmp.path, 'tested');
+    f.setup([`git rev-parse HEAD >> ${heads}`, 'test -f README.md']);
+    const s = f.scenario('conflict', {
+      implement: [{ actions: [write('README.md', '# from the job\n'), write('job.txt', 'job\n')] }],
+      'commit-message': [
+        { actions: [{ type: 'commit_message', text: 'Job work' }] },
+        { actions: [{ type: 'commit_message', text: 'fix: resolve conflicts with main' }] },
+      ],
+      'resolve-conflicts': [{ actions: [write('README.md', '# from main and the job\n')] }],
+    });
+    const r0 = f.run(['job', 'do', '--title', 'work'], s);
+    expect(r0.code, r0.stderr).toBe(0);
+    const id = jobIdFrom(r0.stderr);
+    const first = f.show(id) as unknown as Landed;
+    const changeId = first.changes[0]!.change_id;
+    commitUser('README.md', '# from main\n', 'main edits the same line');
+    const trunk = f.git('rev-parse', 'main').trim();
+    writeFileSync(join(f.repo, 'scratch.txt'), 'untracked\n');
+
+    const r = f.run(['job', 'land', id], s);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('the agent resolves them in a new change');
+    const job = f.show(id) as unknown as Landed & {
+      status: string;
+      changes: {
+        change_id: string;
+        commits: { review: { outcome: string } | null; tests_passed: boolean | null }[];
+      }[];
+      agent_sessions: { purpose: string; transcript: string }[];
+    };
+    expect(job.status).toBe('completed');
+    // A second change, tested and accepted like any other.
+    expect(job.changes).toHaveLength(2);
+    const resolution = job.changes[1]!;
+    expect(resolution.commits.at(-1)!.tests_passed).toBe(true);
+    expect(resolution.commits.at(-1)!.review?.outcome).toBe('ACCEPT');
+    // The agent was shown the file and both sides.
+    const prompts = job.agent_sessions.flatMap((a) => promptsSent(a.transcript));
+    const resolve = prompts.find((p) => p.startsWith('You are resolving conflicts'));
+    expect(resolve).toBeDefined();
+    expect(resolve).toContain('## README.md');
+    expect(resolve).toContain('+# from main');
+    expect(resolve).toContain('+# from the job');
+    // Landed: linear on the moved trunk, the job's Change-Id and the
+    // resolution's both in the history, the tip tested.
+    const landed = job.landed!;
+    expect(landed.tested).toBe(true);
+    expect(f.git('rev-parse', 'main').trim()).toBe(landed.commit);
+    expect(f.git('rev-list', '--merges', 'main').trim()).toBe('');
+    const log = f.git('log', '--format=%B', `${trunk}..main`);
+    expect(log).toContain(`Change-Id: ${changeId}`);
+    expect(log).toContain(`Change-Id: ${resolution.change_id}`);
+    expect(f.git('rev-list', '--count', `${trunk}..main`).trim()).toBe('2');
+    expect(readFileSync(heads, 'utf8').split('\n')).toContain(landed.commit);
+    expect(readFileSync(join(f.repo, 'README.md'), 'utf8')).toBe('# from main and the job\n');
+    expect(readFileSync(join(f.repo, 'job.txt'), 'utf8')).toBe('job\n');
+    expect(readFileSync(join(f.repo, 'scratch.txt'), 'utf8')).toBe('untracked\n');
   });
 
   it('on-conflict = "stop": a conflict waits rebase-in-progress, the checkout untouched; --abort restores the job, --continue lands the resolution', () => {

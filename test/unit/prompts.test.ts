@@ -121,6 +121,22 @@ describe('prompt templates', () => {
     expect(err?.message).toMatch(/The variables are Todo\.ID, .*BaselineFailures/);
   });
 
+  it('resolve-conflicts shows the branch and both sides, and an override is checked like the others', async () => {
+    const out = await new Prompts(tmp.path).render(
+      'resolve-conflicts',
+      templateVars(todo, { Onto: 'trunk', Conflicts: '## a.txt\n```diff\n+x\n```', WorkspacePath: '/ws' }),
+    );
+    expect(out.startsWith('You are resolving conflicts')).toBe(true);
+    expect(out).toContain('the branch trunk changed');
+    expect(out).toContain('## a.txt');
+    const dir = join(tmp.path, '.incrementum', 'templates');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'resolve-conflicts.liquid'), '{{ Conflicts }} {{ Onto }} {{ Conflict }}\n');
+    expect(() => new Prompts(tmp.path).loadAll()).toThrow(
+      /resolve-conflicts\.liquid, line 1: unknown variable Conflict\n/,
+    );
+  });
+
   it('locals, loop variables and filters of known variables are not unknown', () => {
     const dir = join(tmp.path, '.incrementum', 'templates');
     mkdirSync(dir, { recursive: true });

@@ -10,6 +10,7 @@
 //     "project-review": [Turn, ...],   // templates/project-review.liquid
 //     "commit-message": [Turn, ...],   // templates/commit-message.liquid
 //     "auto-commit":    [Turn, ...],   // the auto-commit prompt (src/agent/auto-commit.ts)
+//     "resolve-conflicts": [Turn, ...], // templates/resolve-conflicts.liquid (a landing's conflicts)
 //     "other":          [Turn, ...]    // any other prompt
 //   }
 //
@@ -134,6 +135,7 @@ export const PROMPT_KINDS = [
   'project-review',
   'commit-message',
   'auto-commit',
+  'resolve-conflicts',
   'other',
 ] as const;
 export type PromptKind = (typeof PROMPT_KINDS)[number];
@@ -156,6 +158,7 @@ export function promptKind(text: string): PromptKind {
   const head = text.slice(0, 400);
   if (head.includes(AUTO_COMMIT_MARK)) return 'auto-commit';
   if (head.includes('You are working on one todo')) return 'implement';
+  if (head.includes('You are resolving conflicts')) return 'resolve-conflicts';
   if (head.includes('You are doing the final review')) return 'project-review';
   if (head.includes('You are reviewing a change')) return 'review';
   if (head.includes('Write its final commit message') || text.includes('.incrementum-commit-message'))

@@ -80,6 +80,14 @@ function progressLine(p: LandProgress): string | null {
       return `the branch moved meanwhile (now ${p.tip.slice(0, 10)}): rebasing and testing again`;
     case 'checkout_updated':
       return `fast-forwarded the checkout at ${shownText(p.path)}`;
+    case 'resolving':
+      return `conflicts with ${shownText(p.onto)} in ${p.files.map(shownText).join(', ')}: the agent resolves them in a new change ([land] on-conflict = "agent")`;
+    case 'resolution_stage':
+      return `  resolution: ${p.stage}`;
+    case 'resolved':
+      return p.status === 'completed'
+        ? 'resolved, tested and reviewed: landing again'
+        : `the resolution ended ${p.status}${p.reason ? `: ${shownText(p.reason)}` : ''}`;
     case 'test_output':
     case 'landed':
       return null;

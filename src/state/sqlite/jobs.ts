@@ -387,6 +387,14 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         touch(id, 'status = ?, completed_at = ?, failure_reason = ?', [status, now, reason]);
         return mustGet(id);
       }),
+    resume: (id, pid, host) =>
+      transaction(db, () => {
+        touch(
+          id,
+          "status = 'active', stage = 'implementing', completed_at = NULL, failure_reason = NULL, feedback = NULL, pid = ?, host = ?, heartbeat_at = ?",
+          [pid, host, nowIso()],
+        );
+      }),
     heartbeat(id, pid, host) {
       transaction(db, () => {
         const now = nowIso();
