@@ -148,6 +148,23 @@ export const JobLandConflict = z.object({
 });
 export type JobLandConflict = z.infer<typeof JobLandConflict>;
 
+/**
+ * A landing under way or refused, so the board can show it while another
+ * process lands (`m` starts `ii job land` in the background): the step it is
+ * at, or why it did not land. Cleared once the job lands.
+ */
+export const JobLanding = z.object({
+  state: z.enum(['landing', 'refused']),
+  onto: z.string(),
+  /** What it is doing ('rebasing onto main', 'testing the rebased tip'), or the refusal's first line. */
+  step: z.string(),
+  at: z.string(),
+  /** The landing process, so a landing whose process died is not shown as under way. */
+  pid: z.number().int().nullable(),
+  host: z.string().nullable(),
+});
+export type JobLanding = z.infer<typeof JobLanding>;
+
 export const Job = z.object({
   id: z.string().min(1),
   repo: z.string(),
@@ -178,6 +195,8 @@ export const Job = z.object({
   landed: JobLanded.nullable().default(null),
   /** Set while a landing is stopped in a conflict for a person to resolve. */
   land_conflict: JobLandConflict.nullable().default(null),
+  /** The last landing's progress or refusal, until the job lands. */
+  landing: JobLanding.nullable().default(null),
 });
 export type Job = z.infer<typeof Job>;
 

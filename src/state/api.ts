@@ -10,6 +10,7 @@ import type {
   JobChange,
   JobLanded,
   JobLandConflict,
+  JobLanding,
   JobCommit,
   JobReview,
   JobStage,
@@ -108,6 +109,8 @@ export interface JobStore {
   setLanded(id: string, landed: JobLanded): Job;
   /** A landing stopped in a conflict (or null: continued or aborted). */
   setLandConflict(id: string, conflict: JobLandConflict | null): void;
+  /** A landing's progress or refusal for the board (or null); cleared by setLanded. */
+  setLanding(id: string, landing: JobLanding | null): void;
   /** The job's session and workspace, and its base revision once the workspace has one. */
   setSession(id: string, session_id: string, workspace_path: string, base_rev?: string): void;
   /** The backlog's view of every job of a repo (model/backlog.ts), cheap enough to poll. */

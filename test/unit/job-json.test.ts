@@ -114,6 +114,7 @@ function seed(repo: string): void {
     at: T,
     test: true,
   });
+  s.setLanding(held.id, { state: 'refused', onto: 'main', step: NASTY, at: T, pid: 12, host: null });
 
   // Costs SQLite would print differently from JavaScript.
   for (const [i, cost] of [1 / 3, 1e21, 5e-324, 123456.789, 2].entries()) {

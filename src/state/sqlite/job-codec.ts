@@ -15,6 +15,7 @@ import type {
   JobCommit,
   JobLanded,
   JobLandConflict,
+  JobLanding,
   JobReview,
   Usage,
 } from '../../model/job.js';
@@ -106,6 +107,7 @@ export const JOB = table<Job, { agent_sessions: AgentSessionRef[]; changes: JobC
   base_branch: plain(),
   landed: stored((): JobLanded | null => null),
   land_conflict: stored((): JobLandConflict | null => null),
+  landing: stored((): JobLanding | null => null),
 });
 
 /** A job's brief for the backlog: its iteration is counted by the query that reads it (jobs.ts). */

@@ -268,12 +268,16 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       }),
     setLanded: (id, landed) =>
       transaction(db, () => {
-        touch(id, 'landed = ?, land_conflict = NULL', [JSON.stringify(landed)]);
+        touch(id, 'landed = ?, land_conflict = NULL, landing = NULL', [JSON.stringify(landed)]);
         return mustGet(id);
       }),
     setLandConflict: (id, conflict) =>
       transaction(db, () => {
         touch(id, 'land_conflict = ?', [conflict ? JSON.stringify(conflict) : null]);
+      }),
+    setLanding: (id, landing) =>
+      transaction(db, () => {
+        touch(id, 'landing = ?', [landing ? JSON.stringify(landing) : null]);
       }),
     setSession: (id, session_id, workspace_path, base_rev) =>
       transaction(db, () => {

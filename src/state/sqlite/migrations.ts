@@ -131,6 +131,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN land_conflict TEXT;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 11: a landing's progress or refusal (JSON of model/job.ts JobLanding),
+  // written by the landing process for the board to show. The listing texts
+  // gain the key.
+  `
+  ALTER TABLE jobs ADD COLUMN landing TEXT;
+  UPDATE jobs SET list_json = NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
