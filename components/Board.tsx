@@ -12,6 +12,9 @@ export interface BoardProps {
   color: boolean;
 }
 
+/** The most of the width empty columns' names may take together. */
+const EMPTY_SHARE = 0.625;
+
 /**
  * Column widths: an empty column gets room for its name, the others share
  * the rest, so the cards that are there get the width to be read.
@@ -21,10 +24,13 @@ export function columnWidths(counts: number[], width: number, names?: string[]):
   const even = Math.floor(width / n);
   const full = counts.filter((c) => c > 0).length;
   if (full === 0 || full === n) return counts.map(() => even);
-  // An empty column's name and a space; together at most half the width.
+  // An empty column's name and a space; together at most EMPTY_SHARE of the
+  // width: at 80 columns the jobs board's eight short names all fit beside
+  // one column of cards 30 wide.
   const room = counts.map((c, i) => (c > 0 ? 0 : (names?.[i]?.length ?? 10) + 2));
+  const share = width * EMPTY_SHARE;
   const cap =
-    room.reduce((a, b) => a + b, 0) <= width / 2 ? Infinity : Math.max(4, Math.floor(width / 2 / (n - full)));
+    room.reduce((a, b) => a + b, 0) <= share ? Infinity : Math.max(4, Math.floor(share / (n - full)));
   const narrow = room.map((r) => Math.min(cap, r));
   const wide = Math.floor((width - narrow.reduce((a, b) => a + b, 0)) / full);
   return counts.map((c, i) => (c > 0 ? wide : narrow[i]!));

@@ -37,6 +37,7 @@ const SHORT: Record<string, string> = {
   Committing: 'Commit',
   Committed: 'Done',
   Completed: 'Done',
+  Landed: 'Land',
   Failed: 'Fail',
   Abandoned: 'Aband',
   Rejected: 'Rej',

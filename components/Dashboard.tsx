@@ -20,7 +20,7 @@ import { shownLine } from '../src/text/shown.js';
 import { Board, boardLayout } from './Board.js';
 import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
 import { CommitDetail } from './CommitDetail.js';
-import { Confirm } from './Confirm.js';
+import { Confirm, confirmHeight } from './Confirm.js';
 import { FileList } from './FileList.js';
 import { Header } from './Header.js';
 import { HelpOverlay } from './HelpOverlay.js';
@@ -52,7 +52,7 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
   const mode = useStore(store, modeOf);
   useInput((input, key) => actions.key(input, key));
 
-  const confirmH = nav.confirm ? 3 : 0;
+  const confirmH = nav.confirm ? confirmHeight(nav.confirm.prompt, width) : 0;
   const bodyH = Math.max(3, height - 1 - STATUS_HEIGHT - confirmH);
   return (
     <Box flexDirection="column" width={width} height={height}>

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { iiBin } from '../package-root.js';
+import { jobDir } from '../state/paths.js';
 
 export interface Detached {
   pid: number;
@@ -62,4 +63,14 @@ export function spawnBacklogJob(
   const log = join(stateDir, 'runs', repo.slug, `${stamp()}-${todoId}.log`);
   const args = ['job', 'do', todoId, '--backlog', '--no-edit', ...(o.agent ? ['--agent', o.agent] : [])];
   return spawnDetachedIi(args, repo.root, stateDir, log);
+}
+
+/**
+ * Starts `ii job land <job>` detached (the dashboard's `m`), its output in a
+ * log in the job's directory; the landing records each step on the job, so
+ * its card shows how it goes.
+ */
+export function spawnDetachedLand(jobId: string, repoRoot: string, stateDir: string): Detached {
+  const log = join(jobDir(stateDir, jobId), `land-${stamp()}.log`);
+  return spawnDetachedIi(['job', 'land', jobId], repoRoot, stateDir, log);
 }

@@ -6,7 +6,6 @@
 // worktree under the state dir; the user's files are never written by us.
 // Domain only: the CLI (src/cli/job/land.ts) and the dashboard call landJob.
 import { join } from 'node:path';
-import { UserError } from '../errors.js';
 import type { Config } from '../model/config.js';
 import type { Job, JobLandConflict, JobLanded, TestResult } from '../model/job.js';
 import { shownText } from '../text/shown.js';
@@ -23,6 +22,9 @@ import { runTests } from './test-runner.js';
 import { isInside } from '../session/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import { writeJournal } from '../journal/write.js';
+import { LandRefused, landable, short, stoppedRefusal, target } from './land-plan.js';
+
+export { finalCommit, LandRefused, landPlan, type LandPlan } from './land-plan.js';
 
 /** Times the target may move under a landing before it gives up (each time: rebase and test again). */
 export const LAND_ATTEMPTS = 3;
@@ -85,66 +87,91 @@ export interface LandResult {
   checkouts: string[];
 }
 
-/** A landing that stopped: nothing was moved, the message says why and what to do. */
-export class LandRefused extends UserError {
-  constructor(
-    message: string,
-    readonly kind: 'not-landable' | 'target' | 'conflict' | 'tests' | 'checkout' | 'moved' | 'aborted',
-    readonly conflicts: string[] = [],
-  ) {
-    super(message);
-    this.name = 'LandRefused';
-  }
+/**
+ * Lands a completed job. Each step is recorded on the job (JobLanding) as it
+ * happens, and a refusal too, so the board shows a landing run by another
+ * process (the dashboard's `m` starts one in the background) and why it stopped.
+ */
+export function landJob(i: LandInput): Promise<LandResult> {
+  return recordingSteps(i, landJobIn);
 }
 
-/** The job's last commit (the final commit of its last change that has one). */
-export function finalCommit(job: Job): string | null {
-  for (let i = job.changes.length - 1; i >= 0; i--) {
-    const c = job.changes[i]!.commits.at(-1);
-    if (c) return c.commit_id;
-  }
-  return null;
+/** continueLanding, its steps recorded as landJob's are. */
+export function continueLanding(i: LandInput): Promise<LandResult> {
+  return recordingSteps(i, continueLandingIn);
 }
 
-/** Where the target comes from, and a note when it is a guess. */
-async function target(i: LandInput): Promise<{ onto: string; note: string | null }> {
-  if (i.onto) return { onto: i.onto, note: null };
-  if (i.config.land.onto) return { onto: i.config.land.onto, note: null };
-  if (i.job.base_branch) return { onto: i.job.base_branch, note: null };
-  const current = await git.currentBranch(i.repo.root);
-  if (!current)
-    throw new LandRefused(
-      `job ${i.job.id} has no recorded base branch and ${i.repo.root} has no branch checked out: pass --onto BRANCH.`,
-      'target',
-    );
-  return {
-    onto: current,
-    note: `job ${i.job.id} predates recorded base branches: landing onto the checked-out branch, ${current} (--onto chooses another)`,
+async function recordingSteps(
+  i: LandInput,
+  land: (i: LandInput) => Promise<LandResult>,
+): Promise<LandResult> {
+  const { store, job } = i;
+  let onto = i.job.land_conflict?.onto ?? i.onto ?? '';
+  const record = (state: 'landing' | 'refused', step: string) => {
+    try {
+      store.jobs.setLanding(job.id, {
+        state,
+        onto,
+        step,
+        at: new Date().toISOString(),
+        pid: process.pid,
+        host: hostname(),
+      });
+    } catch {
+      // The board's view of progress; the landing itself goes on.
+    }
   };
+  const onProgress = (p: LandProgress) => {
+    if (p.type === 'target') onto = p.onto;
+    const step = landingStep(p, onto);
+    if (step) record('landing', step);
+    i.onProgress?.(p);
+  };
+  try {
+    return await land({ ...i, onProgress });
+  } catch (err) {
+    // A job that was never landable has no landing to show (the person was told).
+    if (!(err instanceof LandRefused && err.kind === 'not-landable'))
+      record('refused', firstLine((err as Error).message));
+    throw err;
+  }
 }
 
-const short = (sha: string) => sha.slice(0, 10);
+/** The step a progress report means, in the board's words (null: no new step). */
+export function landingStep(p: LandProgress, onto: string): string | null {
+  switch (p.type) {
+    case 'target':
+      return `rebasing onto ${p.onto}`;
+    case 'rebased':
+      return p.attempt > 1 ? `rebased again onto ${onto}` : `rebased onto ${onto}`;
+    case 'setup':
+      return 'setting up the landing worktree';
+    case 'test_start':
+      return `testing the rebased tip: ${p.command}`;
+    case 'tests_skipped':
+      return `advancing ${onto} (not tested)`;
+    case 'target_moved':
+      return `${onto} moved: rebasing again`;
+    case 'checkout_updated':
+      return `updating the checkout ${p.path}`;
+    case 'resolving':
+      return `conflicts in ${p.files.length} file${p.files.length === 1 ? '' : 's'}: the agent resolves them`;
+    case 'resolution_stage':
+      return `resolving conflicts: ${p.stage}`;
+    default:
+      return null;
+  }
+}
 
-export async function landJob(i: LandInput): Promise<LandResult> {
+const firstLine = (text: string) => text.split('\n', 1)[0] ?? '';
+
+async function landJobIn(i: LandInput): Promise<LandResult> {
   const { repo, job } = i;
   const progress = i.onProgress ?? (() => {});
-  if (job.land_conflict) throw stoppedRefusal(job.id, job.land_conflict);
-  if (job.landed)
+  const { base, final } = landable(job);
+  if (!(await git.isAncestor(repo.root, base, final)))
     throw new LandRefused(
-      `job ${job.id} was already landed on ${job.landed.onto} at ${short(job.landed.commit)}.`,
-      'not-landable',
-    );
-  if (job.status !== 'completed')
-    throw new LandRefused(
-      `job ${job.id} is ${job.status}: only a completed job can be landed (ii job show ${job.id}).`,
-      'not-landable',
-    );
-  const final = finalCommit(job);
-  if (!final || !job.base_rev)
-    throw new LandRefused(`job ${job.id} made no commits: there is nothing to land.`, 'not-landable');
-  if (!(await git.isAncestor(repo.root, job.base_rev, final)))
-    throw new LandRefused(
-      `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(job.base_rev)} (or is missing from this repository): it cannot be landed.`,
+      `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(base)} (or is missing from this repository): it cannot be landed.`,
       'not-landable',
     );
   const { onto, note } = await target(i);
@@ -154,7 +181,7 @@ export async function landJob(i: LandInput): Promise<LandResult> {
       `there is no local branch ${onto} to land on: create it, or pass --onto an existing branch (git branch lists them).`,
       'target',
     );
-  const original = await git.commitsBetween(repo.root, job.base_rev, final);
+  const original = await git.commitsBetween(repo.root, base, final);
   progress({ type: 'target', onto, tip, commits: original.length, note });
   // Not under workspaces/: that is the pool `ii workspace prune` clears.
   const ws = landingWorktree(i);
@@ -164,7 +191,7 @@ export async function landJob(i: LandInput): Promise<LandResult> {
     onto,
     note,
     tip,
-    base: job.base_rev,
+    base,
     head: final,
     rebased: null,
     test: i.test !== false,
@@ -177,7 +204,7 @@ export async function landJob(i: LandInput): Promise<LandResult> {
  * conflict stops it again, and a finished one is tested and landed as
  * landJob does.
  */
-export async function continueLanding(i: LandInput): Promise<LandResult> {
+async function continueLandingIn(i: LandInput): Promise<LandResult> {
   const { store, job } = i;
   const c = job.land_conflict;
   if (!c)
@@ -251,6 +278,7 @@ export async function abortLanding(i: LandInput): Promise<Job> {
   if (await git.rebaseInProgress(c.worktree)) await git.abortRebase(c.worktree);
   await git.removeLandingWorktree(i.repo.root, c.worktree);
   store.jobs.setLandConflict(job.id, null);
+  store.jobs.setLanding(job.id, null);
   appendEvent(i.stateDir, job.id, 'info', {
     message: `landing on ${c.onto} aborted: the job is completed, not landed`,
   });
@@ -259,17 +287,6 @@ export async function abortLanding(i: LandInput): Promise<Job> {
 
 function landingWorktree(i: LandInput): string {
   return join(i.stateDir, 'landing', i.repo.slug, i.job.id);
-}
-
-function stoppedRefusal(id: string, c: JobLandConflict, why = 'stopped in a conflict'): LandRefused {
-  return new LandRefused(
-    `the landing of job ${id} on ${c.onto} is ${why}: git could not merge\n` +
-      c.files.map((f) => `  ${shownText(f)}`).join('\n') +
-      `\nThe rebase waits in ${c.worktree}: edit those files there, git add them, then run ii job land ${id} --continue` +
-      ` (or ii job land ${id} --abort to put the job back as it was). Your checkout was not touched.`,
-    'conflict',
-    c.files,
-  );
 }
 
 interface Landing {

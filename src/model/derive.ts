@@ -75,6 +75,7 @@ export const JOB_COLUMNS = [
   'Reviewing',
   'Committing',
   'Completed',
+  'Landed',
   'Failed',
   'Abandoned',
 ] as const;
@@ -92,9 +93,13 @@ const STATUS_COLUMN: Record<Exclude<JobStatus, 'active'>, JobColumn> = {
   abandoned: 'Abandoned',
 };
 
-/** A finished job sits in its status column; an active one in its stage column. */
-export function jobColumn(job: Pick<Job, 'status' | 'stage'>): JobColumn {
-  return job.status === 'active' ? STAGE_COLUMN[job.stage] : STATUS_COLUMN[job.status];
+/**
+ * A finished job sits in its status column, and a completed one whose
+ * commits are on the branch in Landed; an active one in its stage column.
+ */
+export function jobColumn(job: Pick<Job, 'status' | 'stage'> & { landed?: Job['landed'] }): JobColumn {
+  if (job.status === 'active') return STAGE_COLUMN[job.stage];
+  return job.status === 'completed' && job.landed ? 'Landed' : STATUS_COLUMN[job.status];
 }
 
 export const CHANGE_COLUMNS = [

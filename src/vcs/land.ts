@@ -58,6 +58,12 @@ export async function commitsBetween(root: string, base: string, head: string): 
   return (await git(root, ['rev-list', '--reverse', `${base}..${head}`])).split('\n').filter(Boolean);
 }
 
+/** The subjects of base..head, oldest first (a landing's confirmation names them). */
+export async function commitSubjects(root: string, base: string, head: string): Promise<string[]> {
+  const out = await git(root, ['log', '--reverse', '--format=%s', `${base}..${head}`]);
+  return out.split('\n').filter(Boolean);
+}
+
 /** The worktrees (the main checkout included) that have `branch` checked out. */
 export async function checkoutsOf(root: string, branch: string): Promise<string[]> {
   const out = await git(root, ['worktree', 'list', '--porcelain']);

@@ -97,12 +97,12 @@ it('a mark reaches another change: ] steps to change 2, d diffs 1.2 → 2.2', as
   await frameWith(lastFrame, '#1 ', '#2 ');
 });
 
-it('m on the jobs board says where iterations are', async () => {
+it('m on the jobs board lands a job: a running one is refused, saying why', async () => {
   fx = dashFixture();
   makeJob(fx.state, { title: 'a job', changes: 1 });
   app = await renderDashboard(fx);
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'a job');
   stdin.write('m');
-  await frameWith(lastFrame, 'm marks an iteration: enter a job, then a change');
+  await frameWith(lastFrame, 'only a completed job can be landed');
 });

@@ -137,7 +137,7 @@ it.skipIf(!hasTmux)(
     cleanups.push(() => t.kill());
     t.start([process.execPath, II, 'dashboard'], {
       cwd: repo,
-      columns: 120,
+      columns: 140,
       rows: 32,
       env: { ...env, II_SCRIPTED_SCENARIO: retry, CI: 'true', PATH: process.env.PATH ?? '' },
     });

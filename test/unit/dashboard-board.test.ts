@@ -43,7 +43,7 @@ function state(jobs: Job[], nav: Partial<Nav> = {}): DashboardState {
 }
 
 const layout = (s: DashboardState) => boardColumns(s).map((c) => [c.title, c.cards.map((k) => k.key)]);
-const ACTIVE = JOB_COLUMNS.filter((c) => !['Completed', 'Failed', 'Abandoned'].includes(c));
+const ACTIVE = JOB_COLUMNS.filter((c) => !['Completed', 'Landed', 'Failed', 'Abandoned'].includes(c));
 
 describe('boardColumns', () => {
   const impl = job('alpha implementing');

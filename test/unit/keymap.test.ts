@@ -13,6 +13,9 @@ import {
   type KeyPress,
   type Mode,
 } from '../../src/dashboard/view/keymap.js';
+import type { Level } from '../../src/dashboard/view/state.js';
+
+const LEVELS: Level[] = ['jobs', 'changes', 'commits', 'detail'];
 import type { NavAction } from '../../src/dashboard/view/nav.js';
 import { initialNav } from '../../src/dashboard/view/state.js';
 import { dashFixture, makeJob, type DashFixture } from '../helpers/dash-fixture.js';
@@ -51,8 +54,11 @@ it('every binding, in every mode it is live in, reaches a handler that acts', ()
   makeJob(f.state, { title: 'done', finish: 'completed' });
   f.sync.loadAll();
   const real = f.dash.getState().dispatch;
-  const enter: Record<Mode, () => void> = {
-    board: () => {},
+  // A binding live at some levels only is tried at the first of them its mode reaches.
+  const enter: Record<Mode, (level?: Level) => void> = {
+    board: (level) => {
+      for (let i = 0; i < LEVELS.indexOf(level ?? 'jobs'); i++) real({ type: 'drill' });
+    },
     detail: () => {
       // The drillable job is the newest: the board opens on it.
       for (let i = 0; i < 3; i++) real({ type: 'drill' });
@@ -65,6 +71,8 @@ it('every binding, in every mode it is live in, reaches a handler that acts', ()
   // The side-effecting actions are recorded, not run: no process, no control request.
   f.actions.abandon = async (id) => void acted.push(`abandon ${id}`);
   f.actions.retry = (id) => void acted.push(`retry ${id}`);
+  f.actions.askLand = async (id) => void acted.push(`askLand ${id}`);
+  f.actions.land = (id) => void acted.push(`land ${id}`);
   f.actions.loadDiff = async () => void acted.push('loadDiff');
   f.dash.setState({
     dispatch: (a: NavAction) => {
@@ -76,7 +84,7 @@ it('every binding, in every mode it is live in, reaches a handler that acts', ()
     for (const mode of b.when)
       for (const k of b.keys) {
         f.dash.setState({ nav: initialNav(), message: null });
-        enter[mode]();
+        enter[mode](b.levels?.find((l) => (mode === 'detail') === (l === 'detail')));
         expect(modeOf(f.dash.getState()), `set-up of ${mode}`).toBe(mode);
         acted.length = 0;
         const quits = f.quits;
@@ -104,16 +112,24 @@ it('every binding is in the help overlay, with all its keys', () => {
   }
 });
 
-it('one binding per key in each mode, so a key never means two things at once', () => {
+it('one binding per key in each mode and level, so a key never means two things at once', () => {
   const seen = new Map<string, string>();
   for (const b of KEYMAP)
     for (const m of b.when)
-      for (const k of b.keys) {
-        const key = `${m}:${k}`;
-        expect(seen.get(key), `${k} in ${m}`).toBeUndefined();
-        seen.set(key, b.action);
-        expect(bindingFor(m, k)).toBe(b);
-      }
+      for (const level of b.levels ?? LEVELS)
+        for (const k of b.keys) {
+          const key = `${m}:${level}:${k}`;
+          expect(seen.get(key), `${k} in ${m} at ${level}`).toBeUndefined();
+          seen.set(key, b.action);
+          expect(bindingFor(m, k, level)).toBe(b);
+        }
+});
+
+it('m lands a job on the jobs board and marks an iteration below it', () => {
+  expect(bindingFor('board', 'm', 'jobs')?.action).toBe('land');
+  for (const level of ['changes', 'commits'] as const)
+    expect(bindingFor('board', 'm', level)?.action).toBe('mark');
+  expect(bindingFor('detail', 'm', 'detail')?.action).toBe('mark');
 });
 
 it("the README's key table is the keymap's", () => {

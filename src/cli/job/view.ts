@@ -86,7 +86,13 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
       `  landing:   stopped in a conflict on ${shownLine(c.onto)} (${c.at}): ${c.files.map(shownLine).join(', ')}`,
       `             resolve in ${shownLine(c.worktree)}, git add, then ii job land ${job.id} --continue (or --abort)`,
     );
-  } else if (job.status === 'completed' && job.changes.some((c) => c.commits.length > 0))
+  } else if (job.landing?.state === 'landing')
+    out.push(`  landing:   ${shownLine(job.landing.step)} (since ${job.landing.at})`);
+  else if (job.landing?.state === 'refused')
+    out.push(
+      `  landed:    no: ${shownLine(job.landing.step)} (${job.landing.at}); ii job land ${job.id} tries again`,
+    );
+  else if (job.status === 'completed' && job.changes.some((c) => c.commits.length > 0))
     out.push(`  landed:    not yet (ii job land ${job.id})`);
   out.push(`  usage:     ${usageLine(job.usage)}`);
   const { by } = usageByStage(job.agent_sessions);

@@ -12,6 +12,11 @@ import {
 import { abandonJob, type StaleProbe } from '../../job/abandon.js';
 import { describeCleanup } from '../../job/dead-runner.js';
 import { assertRetryable, spawnDetachedRetry } from '../../job/retry.js';
+import { loadConfig } from '../../job/config.js';
+import { spawnDetachedLand } from '../../job/detached.js';
+import { landable, landPlan } from '../../job/land-plan.js';
+import { count } from '../view/count.js';
+import { shownLine } from '../../text/shown.js';
 import { localProbe } from '../../proc/alive.js';
 import type { StateStore } from '../../state/api.js';
 import { GitVcs } from '../../vcs/git.js';
@@ -36,6 +41,8 @@ export interface ActionDeps {
   finishSession?: (sessionId: string) => Promise<void>;
   /** Starts a retry in the background; defaults to a detached `ii job retry`. */
   spawnRetry?: (jobId: string, repoRoot: string, stateDir: string) => { pid: number; log: string };
+  /** Starts a landing in the background; defaults to a detached `ii job land`. */
+  spawnLand?: (jobId: string, repoRoot: string, stateDir: string) => { pid: number; log: string };
   /** Called after something the sync should pick up at once (the store changed in this process). */
   onChanged?: () => void;
   quit: () => void;
@@ -114,6 +121,45 @@ export function createActions(d: ActionDeps): Actions {
         say(errText(err));
       }
     },
+    async askLand(jobId) {
+      const job = d.state.jobs.get(jobId);
+      if (!job) return say(`job ${jobId} is gone`);
+      try {
+        landable(job);
+        if (!d.repoRoot)
+          throw new UserError('landing needs the dashboard to run inside the job’s repository');
+        const repo = { root: d.repoRoot, slug: job.repo };
+        const plan = await landPlan({ repo, config: loadConfig(d.repoRoot), job });
+        const subjects = plan.subjects
+          .slice(0, 3)
+          .map((t) => `“${shownLine(t)}”`)
+          .join(', ');
+        const more = plan.subjects.length > 3 ? ` and ${plan.subjects.length - 3} more` : '';
+        const tests = plan.test
+          ? 'rebased onto its tip and tested there'
+          : 'rebased onto its tip, not tested';
+        dash.getState().dispatch({
+          type: 'confirm',
+          confirm: {
+            kind: 'land',
+            jobId,
+            prompt: `Land job ${jobId.slice(0, 7)} on ${shownLine(plan.onto)}: ${count(plan.subjects.length, 'commit')} (${subjects}${more}), ${tests}?${plan.note ? ` (${shownLine(plan.note)})` : ''}`,
+          },
+        });
+      } catch (err) {
+        say(errText(err).split('\n')[0] ?? '');
+      }
+    },
+    land(jobId) {
+      try {
+        if (!d.repoRoot)
+          throw new UserError('landing needs the dashboard to run inside the job’s repository');
+        const r = (d.spawnLand ?? spawnDetachedLand)(jobId, d.repoRoot, d.state.dir);
+        say(`landing ${jobId.slice(0, 7)} in the background (pid ${r.pid}); its card shows how it goes`);
+      } catch (err) {
+        say(errText(err));
+      }
+    },
     async loadDiff(jobId, change, iteration, from) {
       const key = diffKey(jobId, change, iteration, from);
       if (dash.getState().diffs[key]) return;
@@ -148,7 +194,7 @@ export function createActions(d: ActionDeps): Actions {
       // A message stays until the next key, then the key hints come back.
       if (s.message) s.setMessage(null);
       const mode = modeOf(s);
-      const b = bindingFor(mode, keyName(input, key));
+      const b = bindingFor(mode, keyName(input, key), s.nav.level);
       if (!b) {
         if (mode === 'filter' && input && !key.ctrl && !key.meta)
           s.dispatch({ type: 'filterInput', text: input });
@@ -197,12 +243,20 @@ export function createActions(d: ActionDeps): Actions {
         s.dispatch({ type: 'closeConfirm' });
         if (c?.kind === 'abandon') void actions.abandon(c.jobId);
         if (c?.kind === 'retry') actions.retry(c.jobId);
+        if (c?.kind === 'land') actions.land(c.jobId);
         return;
       }
       case 'no': {
         const kind = s.nav.confirm?.kind;
         s.dispatch({ type: 'closeConfirm' });
-        return s.setMessage(kind === 'retry' ? 'nothing retried' : 'nothing abandoned');
+        return s.setMessage(
+          kind === 'retry' ? 'nothing retried' : kind === 'land' ? 'nothing landed' : 'nothing abandoned',
+        );
+      }
+      case 'land': {
+        const job = selectedJob(s);
+        if (!job) return s.setMessage('no job selected');
+        return void actions.askLand(job.id);
       }
       case 'retry': {
         const job = selectedJob(s);

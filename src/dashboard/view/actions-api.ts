@@ -6,6 +6,10 @@ import type { IterationId } from './state.js';
 export interface Actions {
   abandon(jobId: string): Promise<void>;
   retry(jobId: string): void;
+  /** Asks whether to land a completed job, saying where, which commits and whether the tests run. */
+  askLand(jobId: string): Promise<void>;
+  /** Lands a completed job in the background (a detached `ii job land`); its card shows the progress. */
+  land(jobId: string): void;
   /** Loads an iteration's diff against the one before it, or against `from` (a marked iteration). */
   loadDiff(jobId: string, change: number, iteration: number, from?: IterationId | null): Promise<void>;
   /** Reads the job's whole log and test runs (events.jsonl, transcripts) into the store. */

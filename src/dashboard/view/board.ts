@@ -35,7 +35,7 @@ export interface ColumnData {
   cards: CardData[];
 }
 
-const FINISHED = new Set(['Completed', 'Failed', 'Abandoned']);
+const FINISHED = new Set(['Completed', 'Landed', 'Failed', 'Abandoned']);
 
 const money = (c: number) => (c > 0 ? ` $${c.toFixed(2)}` : '');
 
@@ -66,23 +66,39 @@ export function jobMatches(job: Job, title: string, filter: string): boolean {
   );
 }
 
+/**
+ * Where a completed job's landing stands, for its card: landed, stopped in a
+ * conflict, under way (its last recorded step), refused; null when it was
+ * never landed. Agent-made text (file names, git's messages) shown escaped.
+ */
+export function landingLine(job: Job): string | null {
+  if (job.landed) return `landed on ${shownLine(job.landed.onto)} ${job.landed.commit.slice(0, 7)}`;
+  if (job.land_conflict) return `conflict: ${job.land_conflict.files.map((f) => shownLine(f)).join(', ')}`;
+  const l = job.landing;
+  if (!l) return null;
+  return l.state === 'landing' ? `landing: ${shownLine(l.step)}` : `not landed: ${shownLine(l.step)}`;
+}
+
 export function jobCard(job: Job, title: string, stale: boolean): CardData {
   const ch = currentChange(job);
+  const landing = job.status === 'completed' ? landingLine(job) : null;
   const where =
     job.status === 'active'
       ? `${job.stage}${ch ? ` · c${job.changes.length} i${iterationCount(ch)}` : ''}`
       : job.status === 'failed'
         ? reasonLine(job)
-        : count(job.changes.length, 'change');
+        : (landing ?? count(job.changes.length, 'change'));
   const tone: Tone = stale
     ? 'warn'
-    : job.status === 'failed'
+    : job.status === 'failed' || job.landing?.state === 'refused'
       ? 'bad'
-      : job.status === 'completed'
-        ? 'ok'
-        : job.status === 'abandoned'
-          ? 'dim'
-          : 'active';
+      : job.land_conflict
+        ? 'warn'
+        : job.status === 'completed'
+          ? 'ok'
+          : job.status === 'abandoned'
+            ? 'dim'
+            : 'active';
   return {
     key: job.id,
     // The title leads: at 80 columns a card is a dozen characters wide, and

@@ -17,6 +17,7 @@ export type ActionName =
   | 'logs'
   | 'diff'
   | 'mark'
+  | 'land'
   | 'prevChange'
   | 'nextChange'
   | 'files'
@@ -59,6 +60,8 @@ export interface Binding {
   when: Mode[];
   /** The levels its hint is shown at, when not all: a key that only means something on some boards. */
   hintAt?: Level[];
+  /** The levels the binding is live at, when not all: one key may mean one thing per level. */
+  levels?: Level[];
   /** Its hint stays when the hints are cut to fit the width (the way out, and where the rest are). */
   keep?: boolean;
 }
@@ -121,11 +124,21 @@ export const KEYMAP: readonly Binding[] = [
   },
   {
     keys: ['m'],
+    description: 'land the selected completed job: rebased, tested, in the background (asks y/n)',
+    action: 'land',
+    group: 'job',
+    hint: 'land',
+    levels: ['jobs'],
+    when: BOARD,
+  },
+  {
+    keys: ['m'],
     description: 'mark the selected iteration (m again unmarks): d then diffs another against it',
     action: 'mark',
     group: 'view',
     hint: 'mark',
     hintAt: ['commits', 'detail'],
+    levels: ['changes', 'commits', 'detail'],
     when: VIEWS,
   },
   {
@@ -291,9 +304,12 @@ export function modeOf(s: DashboardState): Mode {
   return s.nav.level === 'detail' ? 'detail' : 'board';
 }
 
-/** The binding a key press triggers in a mode, if any. */
-export function bindingFor(mode: Mode, name: string): Binding | undefined {
-  return KEYMAP.find((b) => b.when.includes(mode) && b.keys.includes(name));
+/** Whether a binding is live at a level (a binding without levels is live at every one). */
+const liveAt = (b: Binding, level?: Level) => !b.levels || !level || b.levels.includes(level);
+
+/** The binding a key press triggers in a mode (at a level), if any. */
+export function bindingFor(mode: Mode, name: string, level?: Level): Binding | undefined {
+  return KEYMAP.find((b) => b.when.includes(mode) && b.keys.includes(name) && liveAt(b, level));
 }
 
 const shown = (k: string) =>
@@ -308,7 +324,11 @@ export interface Hint {
 /** The status bar's key hints for a mode (at a level), from the table, in its order. */
 export function keyHints(mode: Mode, level?: Level): Hint[] {
   return KEYMAP.filter(
-    (b) => b.hint && b.when.includes(mode) && (!b.hintAt || !level || b.hintAt.includes(level)),
+    (b) =>
+      b.hint &&
+      b.when.includes(mode) &&
+      liveAt(b, level) &&
+      (!b.hintAt || !level || b.hintAt.includes(level)),
   ).map((b) => ({ text: `${shown(b.keys[0]!)} ${b.hint}`, keep: b.keep === true }));
 }
 

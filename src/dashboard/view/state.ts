@@ -17,7 +17,7 @@ export interface Selection {
 }
 
 export interface Confirm {
-  kind: 'abandon' | 'retry';
+  kind: 'abandon' | 'retry' | 'land';
   jobId: string;
   prompt: string;
 }

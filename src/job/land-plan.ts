@@ -1,0 +1,110 @@
+// What landing a job would do, decided without changing anything: whether
+// it can land, where (the target), which commits. landJob (land.ts) starts
+// here, and the dashboard's `m` asks it for its confirmation without loading
+// the runner that a landing's conflict resolution needs.
+import { UserError } from '../errors.js';
+import type { Config } from '../model/config.js';
+import type { Job, JobLandConflict } from '../model/job.js';
+import { shownText } from '../text/shown.js';
+import * as git from '../vcs/land.js';
+
+/** What target() needs of a landing's input. */
+export interface TargetInput {
+  repo: { root: string; slug: string };
+  config: Config;
+  job: Job;
+  /** --onto; else [land] onto; else the job's base branch; else the checked-out branch. */
+  onto?: string;
+}
+
+export const short = (sha: string) => sha.slice(0, 10);
+
+/** A landing that stopped: nothing was moved, the message says why and what to do. */
+export class LandRefused extends UserError {
+  constructor(
+    message: string,
+    readonly kind: 'not-landable' | 'target' | 'conflict' | 'tests' | 'checkout' | 'moved' | 'aborted',
+    readonly conflicts: string[] = [],
+  ) {
+    super(message);
+    this.name = 'LandRefused';
+  }
+}
+
+/** The job's last commit (the final commit of its last change that has one). */
+export function finalCommit(job: Job): string | null {
+  for (let i = job.changes.length - 1; i >= 0; i--) {
+    const c = job.changes[i]!.commits.at(-1);
+    if (c) return c.commit_id;
+  }
+  return null;
+}
+
+/** Where the target comes from, and a note when it is a guess. */
+export async function target(i: TargetInput): Promise<{ onto: string; note: string | null }> {
+  if (i.onto) return { onto: i.onto, note: null };
+  if (i.config.land.onto) return { onto: i.config.land.onto, note: null };
+  if (i.job.base_branch) return { onto: i.job.base_branch, note: null };
+  const current = await git.currentBranch(i.repo.root);
+  if (!current)
+    throw new LandRefused(
+      `job ${i.job.id} has no recorded base branch and ${i.repo.root} has no branch checked out: pass --onto BRANCH.`,
+      'target',
+    );
+  return {
+    onto: current,
+    note: `job ${i.job.id} predates recorded base branches: landing onto the checked-out branch, ${current} (--onto chooses another)`,
+  };
+}
+
+/** What landing a job would do, for a confirmation: where, which commits, whether the tests run. */
+export interface LandPlan {
+  onto: string;
+  note: string | null;
+  /** The job's commit subjects, oldest first. */
+  subjects: string[];
+  test: boolean;
+}
+
+/** The plan of landing `job` (nothing is changed); a job that cannot land is refused as landJob would. */
+export async function landPlan(i: TargetInput & { test?: boolean }): Promise<LandPlan> {
+  const { job } = i;
+  const { base, final } = landable(job);
+  const { onto, note } = await target(i);
+  return {
+    onto,
+    note,
+    subjects: await git.commitSubjects(i.repo.root, base, final),
+    test: i.test !== false,
+  };
+}
+
+/** The job's base and final commit, or why it cannot be landed. */
+export function landable(job: Job): { base: string; final: string } {
+  if (job.land_conflict) throw stoppedRefusal(job.id, job.land_conflict);
+  if (job.landed)
+    throw new LandRefused(
+      `job ${job.id} was already landed on ${job.landed.onto} at ${short(job.landed.commit)}.`,
+      'not-landable',
+    );
+  if (job.status !== 'completed')
+    throw new LandRefused(
+      `job ${job.id} is ${job.status}: only a completed job can be landed (ii job show ${job.id}).`,
+      'not-landable',
+    );
+  const final = finalCommit(job);
+  if (!final || !job.base_rev)
+    throw new LandRefused(`job ${job.id} made no commits: there is nothing to land.`, 'not-landable');
+  return { base: job.base_rev, final };
+}
+
+export function stoppedRefusal(id: string, c: JobLandConflict, why = 'stopped in a conflict'): LandRefused {
+  return new LandRefused(
+    `the landing of job ${id} on ${c.onto} is ${why}: git could not merge\n` +
+      c.files.map((f) => `  ${shownText(f)}`).join('\n') +
+      `\nThe rebase waits in ${c.worktree}: edit those files there, git add them, then run ii job land ${id} --continue` +
+      ` (or ii job land ${id} --abort to put the job back as it was). Your checkout was not touched.`,
+    'conflict',
+    c.files,
+  );
+}
