@@ -31,6 +31,7 @@ export function windowStart(count: number, fits: number, selected: number | null
  * Reviewing and Rejected "Re…".
  */
 const SHORT: Record<string, string> = {
+  Backlog: 'Todo',
   Implementing: 'Impl',
   Testing: 'Test',
   Reviewing: 'Rev',

@@ -21,6 +21,8 @@ import { Board, boardLayout } from './Board.js';
 import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
 import { CommitDetail } from './CommitDetail.js';
 import { Confirm, confirmHeight } from './Confirm.js';
+import { TodoForm, TODO_FORM_HEIGHT } from './TodoForm.js';
+import { runLine } from '../src/dashboard/view/run-line.js';
 import { FileList } from './FileList.js';
 import { Header } from './Header.js';
 import { HelpOverlay } from './HelpOverlay.js';
@@ -29,6 +31,9 @@ import { JobDetail, JOB_DETAIL_HEIGHT } from './JobDetail.js';
 import { Lines } from './Lines.js';
 import { LogPane } from './LogPane.js';
 import { StatusBar, STATUS_HEIGHT } from './StatusBar.js';
+
+/** useShallow compares objects: "no runner line" as one. */
+const NO_RUN = { full: '', short: '' };
 
 export interface DashboardProps {
   store: DashboardStore;
@@ -46,13 +51,18 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
   // re-renders the part that shows it, not the whole screen.
   const nav = useStore(
     store,
-    useShallow((s) => ({ level: s.nav.level, overlay: s.nav.overlay != null, confirm: s.nav.confirm })),
+    useShallow((s) => ({
+      level: s.nav.level,
+      overlay: s.nav.overlay != null,
+      confirm: s.nav.confirm,
+      form: s.nav.form,
+    })),
   );
   const color = useStore(store, (s) => s.color);
   const mode = useStore(store, modeOf);
   useInput((input, key) => actions.key(input, key));
 
-  const confirmH = nav.confirm ? confirmHeight(nav.confirm.prompt, width) : 0;
+  const confirmH = nav.confirm ? confirmHeight(nav.confirm.prompt, width) : nav.form ? TODO_FORM_HEIGHT : 0;
   const bodyH = Math.max(3, height - 1 - STATUS_HEIGHT - confirmH);
   return (
     <Box flexDirection="column" width={width} height={height}>
@@ -65,6 +75,7 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
         )}
       </Box>
       {nav.confirm ? <Confirm prompt={nav.confirm.prompt} width={width} color={color} /> : null}
+      {!nav.confirm && nav.form ? <TodoForm form={nav.form} width={width} color={color} /> : null}
       <Status store={store} width={width} hints={keyHints(mode, nav.level)} />
     </Box>
   );
@@ -84,7 +95,13 @@ function TopLine({ store, width }: { store: DashboardStore; width: number }) {
   );
   const banner = useStore(store, (s) => s.banner);
   const color = useStore(store, (s) => s.color);
-  return <Header crumbs={crumbs} banner={banner} width={width} color={color} />;
+  const run = useStore(
+    store,
+    useShallow((s) => runLine(s) ?? NO_RUN),
+  );
+  return (
+    <Header crumbs={crumbs} banner={banner} run={run === NO_RUN ? null : run} width={width} color={color} />
+  );
 }
 
 function LevelBody({ store, width, height }: { store: DashboardStore; width: number; height: number }) {

@@ -7,6 +7,8 @@ export interface HeaderProps {
   crumbs: string[];
   /** A launcher's label (ii demo says its agent is scripted), or null. */
   banner: string | null;
+  /** The backlog runner's state, in full and short (runLine), or null when there is no backlog. */
+  run?: { full: string; short: string } | null;
   width: number;
   color: boolean;
 }
@@ -27,7 +29,8 @@ export function fitHeader(
   crumbs: string[],
   banner: string | null,
   width: number,
-): { title: string; banner: string; gap: string; help: string } {
+  run: { full: string; short: string } | null = null,
+): { title: string; banner: string; run: string; gap: string; help: string } {
   const full = `incrementum · ${crumbs.join(' › ')}`;
   // On a screen too narrow even for the breadcrumb, it is cut like the banner.
   const title = full.length <= width - 2 ? full : cut(full, Math.max(1, width - 2));
@@ -45,17 +48,33 @@ export function fitHeader(
     help = '';
     f = fit(help);
   }
-  const gap = ' '.repeat(Math.max(help ? 1 : 0, width - 2 - f.title.length - f.banner.length - help.length));
-  return { title: f.title, banner: f.banner, gap, help };
+  // The runner's state takes what the banner left: in full, else short, else
+  // in place of the help hint (the status bar has it too).
+  const left = (h: string) => width - 2 - f.title.length - f.banner.length - (h ? h.length + 1 : 0);
+  let runText = '';
+  if (run) {
+    for (const h of [help, '']) {
+      const fits = [run.full, run.short].find((r) => ` · ${r}`.length <= left(h));
+      if (fits) {
+        runText = ` · ${fits}`;
+        help = h;
+        break;
+      }
+    }
+  }
+  const used = f.title.length + f.banner.length + runText.length + help.length;
+  const gap = ' '.repeat(Math.max(help ? 1 : 0, width - 2 - used));
+  return { title: f.title, banner: f.banner, run: runText, gap, help };
 }
 
 /** The top line: the breadcrumb, the launcher's banner if any, and the help hint. */
-export function Header({ crumbs, banner, width, color }: HeaderProps) {
-  const h = fitHeader(crumbs, banner === null ? null : visibleLine(banner), width);
+export function Header({ crumbs, banner, run = null, width, color }: HeaderProps) {
+  const h = fitHeader(crumbs, banner === null ? null : visibleLine(banner), width, run);
   return (
     <Text bold wrap="truncate-end">
       {h.title}
       {h.banner ? <Text color={paint(color, 'yellow')}>{h.banner}</Text> : null}
+      {h.run ? <Text color={paint(color, 'cyan')}>{h.run}</Text> : null}
       {h.gap}
       {h.help}
     </Text>

@@ -35,7 +35,7 @@ export function StatusBar(p: StatusBarProps) {
     p.autoCommit == null
       ? null
       : `auto-commit ${p.autoCommit ? 'on' : 'off'}${p.lastCommit ? `: ${p.lastCommit}` : ''}`,
-    p.showFinished ? null : 'finished hidden (s)',
+    p.showFinished ? null : 'finished hidden (F)',
   ].filter(Boolean);
   // A message can quote an error that quotes agent text; a filter can be pasted.
   const filter = visibleLine(p.filter);

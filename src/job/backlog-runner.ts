@@ -21,6 +21,8 @@ export interface BacklogRunnerOptions {
   repo: { root: string; slug: string };
   /** Jobs of the repository running at once, those started elsewhere included. */
   slots: number;
+  /** The slots now, read before each look (the board's +/- change them in the store); else `slots`. */
+  slotsNow?: () => number;
   /** [run] max-attempts. */
   maxAttempts: number;
   /** Keep going when nothing is ready, waiting for new todos. */
@@ -196,9 +198,10 @@ export class BacklogRunner {
     const taken = new Set([...this.children.values()].map((c) => c.todo.id));
     const startable = plan.ready.filter((t) => !taken.has(t.id) && !this.unstartable.has(t.id));
     const capped = this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs;
+    const slots = Math.max(1, this.o.slotsNow?.() ?? this.o.slots);
     if (!this.stopping && !capped)
       for (const todo of startable) {
-        if (running >= this.o.slots) break;
+        if (running >= slots) break;
         if (this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs) break;
         this.startJob(todo);
         running++;
@@ -207,7 +210,7 @@ export class BacklogRunner {
       mine: [...this.children.values()].map(({ todo, pid, log, job }) => ({ todo, pid, log, job })),
       others,
       used: running,
-      slots: this.o.slots,
+      slots,
       ready: plan.ready.length,
       blocked: plan.blocked.length,
       completed: this.result.completed.length,

@@ -1,6 +1,7 @@
 // The durable store's surface. Everything above src/state talks to this
 // interface, never to SQL, so a PostgreSQL driver later is a new
 // implementation of it, not a rewrite.
+import type { BacklogRunnerRecord } from '../model/runner.js';
 import type {
   AgentSessionRef,
   ControlKind,
@@ -51,6 +52,8 @@ export interface TodoStore {
   resolve(repo: string, idOrPrefix: string): Todo;
   get(repo: string, id: string): Todo | null;
   setStatus(repo: string, id: string, status: TodoStatus): Todo;
+  /** A cheap mark that changes whenever a todo of the repo is created or changed (the board polls it). */
+  stamp(repo: string): string;
 }
 
 export interface NewJob {
@@ -190,6 +193,21 @@ export interface ProcessGroupStore {
   list(filter: { job_id: string } | { workspace_path: string }): ProcessGroup[];
 }
 
+export interface RunnerStore {
+  /** Records a backlog runner that has just started. */
+  register(
+    input: Pick<BacklogRunnerRecord, 'repo' | 'pid' | 'host' | 'slots' | 'watch'>,
+  ): BacklogRunnerRecord;
+  get(id: number): BacklogRunnerRecord | null;
+  /** The repository's recorded runners, oldest first (dead ones too: runnerAlive tells). */
+  list(repo: string): BacklogRunnerRecord[];
+  /** Changes a runner's slots (at least 1); it starts jobs by the new count from its next look. */
+  setSlots(id: number, slots: number): BacklogRunnerRecord;
+  heartbeat(id: number): void;
+  /** Drops the record (the runner ended, or it was found dead). */
+  remove(id: number): void;
+}
+
 export interface StateStore {
   readonly dir: string;
   readonly dbPath: string;
@@ -199,5 +217,6 @@ export interface StateStore {
   sessions: SessionStore;
   workspaces: WorkspaceStore;
   processGroups: ProcessGroupStore;
+  runners: RunnerStore;
   close(): void;
 }

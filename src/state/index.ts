@@ -7,6 +7,7 @@ import { sqliteJobStore } from './sqlite/jobs.js';
 import {
   sqliteControlStore,
   sqliteProcessGroupStore,
+  sqliteRunnerStore,
   sqliteSessionStore,
   sqliteWorkspaceStore,
 } from './sqlite/small-stores.js';
@@ -35,6 +36,7 @@ export function openStateStore(opts: OpenOptions & { dir?: string } = {}): State
     sessions: sqliteSessionStore(db),
     workspaces: sqliteWorkspaceStore(db),
     processGroups: sqliteProcessGroupStore(db),
+    runners: sqliteRunnerStore(db),
   }));
   return {
     dir,
@@ -45,6 +47,7 @@ export function openStateStore(opts: OpenOptions & { dir?: string } = {}): State
     sessions: guard.wrap(stores.sessions),
     workspaces: guard.wrap(stores.workspaces),
     processGroups: guard.wrap(stores.processGroups),
+    runners: guard.wrap(stores.runners),
     close: () => guard.close(),
   };
 }

@@ -6,10 +6,13 @@ import type { NewTodo } from '../state/api.js';
 
 const MARK = '---';
 
-/** The editable text, prefilled with whatever was given on the command line. */
-export function todoTemplate(given: Partial<NewTodo> = {}): string {
+/** The editable text, prefilled with whatever was given (the command line's, or the todo being edited). */
+export function todoTemplate(
+  given: Partial<NewTodo> = {},
+  heading = '# New todo for `ii job do`. Lines starting with # are ignored.',
+): string {
   return [
-    '# New todo for `ii job do`. Lines starting with # are ignored.',
+    heading,
     '# Give it a title; everything below the --- line is the description.',
     `# type: ${TodoType.options.join(' | ')}   priority: 0 (highest) to 4 (lowest)`,
     '# deps: comma-separated ids of todos this one depends on',

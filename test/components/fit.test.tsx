@@ -110,8 +110,9 @@ it('? help is grouped by what keys do, each key once per group', async () => {
     'Move',
     'Open and close',
     'Act on a job',
+    'Run the backlog',
     'View',
-    'In a question or the filter box',
+    'In a question, the filter box or the new-todo form',
   ]);
   for (const s of sections) {
     const keys = s.rows.map(([k]) => k);

@@ -224,22 +224,22 @@ describe('keys', () => {
     await frameWith(lastFrame, 'docs typo', 'parser bug');
   });
 
-  it('s hides and shows finished jobs', async () => {
+  it('F hides and shows finished jobs', async () => {
     fx = dashFixture();
     makeJob(fx.state, { title: 'still going' });
     makeJob(fx.state, { title: 'all done', finish: 'completed' });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'all done', 'Completed (1)');
-    stdin.write('s');
-    await frameWith(lastFrame, 'finished hidden (s)');
+    stdin.write('F');
+    await frameWith(lastFrame, 'finished hidden (F)');
     expect(lastFrame()).not.toContain('all done');
-    stdin.write('s');
+    stdin.write('F');
     await frameWith(lastFrame, 'all done');
   });
 
   it('? shows every binding of the keymap; esc closes', async () => {
     fx = dashFixture();
-    const { lastFrame, stdin } = await open(fx, { columns: 120, rows: 40 });
+    const { lastFrame, stdin } = await open(fx, { columns: 120, rows: 60 });
     await frameWith(lastFrame, 'Jobs');
     stdin.write('?');
     const f = await frameWith(lastFrame, 'Keys (esc closes)');

@@ -160,6 +160,9 @@ it.skipIf(!hasTmux)(
     expect(done.status).toBe('completed');
     const commits = done.changes[0]!.commits;
     expect(commits.map((c) => c.review?.outcome)).toEqual(['REQUEST_CHANGES', 'ACCEPT']);
+    // The cursor opened on the second todo, waiting in the Backlog column at the left.
+    await t.screenWith('Backlog (1)', 'second todo: notes');
+    t.send('Right');
     t.send('Enter');
     await t.screenWith(`job ${id1.slice(0, 7)}`, 'Committed (1)', '2 iter · review ACCEPT');
     t.send('Enter');

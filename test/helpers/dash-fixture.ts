@@ -122,6 +122,14 @@ export function makeJob(
   }
   if (o.stage) state.jobs.setStage(job.id, o.stage);
   if (o.finish) state.jobs.finish(job.id, o.finish, o.finish === 'failed' ? 'agent crashed' : null);
+  // The todo as a runner leaves it: taken while its job runs, done once it
+  // completed; after a failure it would be open again, but these boards are
+  // about jobs, so it is closed (tests of the Backlog column make their own todos).
+  state.todos.setStatus(
+    REPO,
+    todo.id,
+    !o.finish ? 'in_progress' : o.finish === 'completed' ? 'done' : 'closed',
+  );
   return state.jobs.get(job.id)!;
 }
 

@@ -3,7 +3,7 @@
 // store's API.
 import { afterAll, describe, expect, it } from 'vitest';
 import { boardColumns, cursor, selectedCard } from '../../src/dashboard/view/board.js';
-import { initialNav, type DashboardState, type Nav } from '../../src/dashboard/view/state.js';
+import { EMPTY_BACKLOG, initialNav, type DashboardState, type Nav } from '../../src/dashboard/view/state.js';
 import { CHANGE_COLUMNS, COMMIT_COLUMNS, JOB_COLUMNS } from '../../src/model/derive.js';
 import type { Job } from '../../src/model/job.js';
 import { openStateStore } from '../../src/state/index.js';
@@ -24,13 +24,15 @@ function job(title: string, o: Parameters<typeof makeJob>[1] = {}): Job {
   return j;
 }
 
-function state(jobs: Job[], nav: Partial<Nav> = {}): DashboardState {
+function state(jobs: Job[], nav: Partial<Nav> = {}, backlog = EMPTY_BACKLOG): DashboardState {
   return {
     repo: REPO,
     repoLabel: '/src/demo',
     banner: null,
     jobs,
     todoTitles: titles,
+    backlog,
+    runner: null,
     stale: {},
     live: {},
     files: {},

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { cursor, selectedJob } from '../../src/dashboard/view/board.js';
 import { keepSelection, reduceNav, sanitizeNav } from '../../src/dashboard/view/nav.js';
-import { initialNav, type DashboardState, type Nav } from '../../src/dashboard/view/state.js';
+import { EMPTY_BACKLOG, initialNav, type DashboardState, type Nav } from '../../src/dashboard/view/state.js';
 import type { Job } from '../../src/model/job.js';
 import { openStateStore } from '../../src/state/index.js';
 import { makeJob, REPO } from '../helpers/dash-fixture.js';
@@ -25,13 +25,15 @@ function job(title: string, o: Parameters<typeof makeJob>[1] = {}): Job {
 }
 
 /** A dashboard state over these jobs (newest first, as the store lists them). */
-function state(jobs: Job[], nav: Partial<Nav> = {}): DashboardState {
+function state(jobs: Job[], nav: Partial<Nav> = {}, backlog = EMPTY_BACKLOG): DashboardState {
   return {
     repo: REPO,
     repoLabel: '/src/demo',
     banner: null,
     jobs,
     todoTitles: titles,
+    backlog,
+    runner: null,
     stale: {},
     live: {},
     files: {},

@@ -64,8 +64,9 @@ it('every binding, in every mode it is live in, reaches a handler that acts', ()
       for (let i = 0; i < 3; i++) real({ type: 'drill' });
     },
     overlay: () => real({ type: 'overlay', overlay: 'help' }),
-    confirm: () => real({ type: 'confirm', confirm: { kind: 'abandon', jobId: drillable.id, prompt: '?' } }),
+    confirm: () => real({ type: 'confirm', confirm: { kind: 'abandon', id: drillable.id, prompt: '?' } }),
     filter: () => real({ type: 'filterStart' }),
+    form: () => real({ type: 'formStart' }),
   };
   const acted: string[] = [];
   // The side-effecting actions are recorded, not run: no process, no control request.
@@ -73,6 +74,12 @@ it('every binding, in every mode it is live in, reaches a handler that acts', ()
   f.actions.retry = (id) => void acted.push(`retry ${id}`);
   f.actions.askLand = async (id) => void acted.push(`askLand ${id}`);
   f.actions.land = (id) => void acted.push(`land ${id}`);
+  f.actions.createTodo = () => void acted.push('createTodo');
+  f.actions.startTodo = (id) => void acted.push(`startTodo ${id}`);
+  f.actions.closeTodo = (id) => void acted.push(`closeTodo ${id}`);
+  f.actions.editTodo = (id) => void acted.push(`editTodo ${id}`);
+  f.actions.toggleRunner = () => void acted.push('toggleRunner');
+  f.actions.changeSlots = (n) => void acted.push(`changeSlots ${n}`);
   f.actions.loadDiff = async () => void acted.push('loadDiff');
   f.dash.setState({
     dispatch: (a: NavAction) => {

@@ -21,6 +21,19 @@ export const RENDER_OPTIONS = {
   maxFps: 30,
 } as const;
 
+/**
+ * [run] max-attempts for the Backlog column; a config that cannot be read
+ * leaves the default (the board still opens; ii run says what is wrong).
+ */
+async function maxAttemptsOf(root: string): Promise<number | undefined> {
+  try {
+    const { loadConfig } = await import('../../job/config.js');
+    return loadConfig(root).run['max-attempts'];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Leaves the alternate screen and shows the cursor: harmless when already done. */
 const RESTORE = '\x1b[?1049l\x1b[?25h';
 
@@ -46,6 +59,11 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
   });
   const sync = new DashboardSync({ state, dash });
+  // Read once the board is up: the config brings zod, which its start does without.
+  if (scope && repo)
+    void maxAttemptsOf(repo.root).then((n) => {
+      if (n !== undefined) sync.setMaxAttempts(n);
+    });
   sync.loadAll();
   sync.start();
 
@@ -54,14 +72,22 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     import('../../../components/Dashboard.js'),
   ]);
   let quit: () => void = () => {};
+  // `e` gives the terminal to $EDITOR: the app is unmounted (the alternate
+  // screen left), the editor runs, and the app is drawn again.
+  const suspended: { fn: (() => void) | null } = { fn: null };
   const actions = createActions({
     state,
     dash,
     repoRoot: repo?.root ?? null,
     onChanged: () => sync.refreshJobs(),
     quit: () => quit(),
+    suspend: (fn) => {
+      suspended.fn = fn;
+      app.unmount();
+    },
   });
-  const app = render(createElement(Dashboard, { store: dash, actions }), RENDER_OPTIONS);
+  const mount = () => render(createElement(Dashboard, { store: dash, actions }), RENDER_OPTIONS);
+  let app = mount();
   quit = () => app.unmount();
 
   const restore = () => {
@@ -92,7 +118,16 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   try {
-    await app.waitUntilExit();
+    for (;;) {
+      await app.waitUntilExit();
+      const fn = suspended.fn;
+      suspended.fn = null;
+      if (!fn) break;
+      process.stdout.write(RESTORE);
+      process.stdin.setRawMode?.(false);
+      fn();
+      app = mount();
+    }
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

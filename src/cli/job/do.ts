@@ -14,7 +14,7 @@ import { appendEvent } from '../../state/events.js';
 import { shownText } from '../../text/shown.js';
 import { parseTodoTemplate, todoTemplate } from '../../todo/edit-template.js';
 import { currentRepo, withStore, type RepoContext } from '../context.js';
-import { editText } from '../editor.js';
+import { editText } from '../../todo/editor.js';
 import { style } from '../format.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import { createProgress } from '../progress.js';

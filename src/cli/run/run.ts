@@ -1,6 +1,7 @@
 // The body of ii run (definition in index.ts): check what a job needs once,
 // hand the scheduling to src/job/backlog-runner.ts, show its progress, and
 // turn Ctrl-C into "start no more" then "abandon them".
+import { hostname } from 'node:os';
 import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../job/backlog-runner.js';
 import { loadConfig } from '../../job/config.js';
 import { checkLaunch } from '../../job/launch.js';
@@ -12,6 +13,9 @@ import { realDeps } from '../job/deps.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import type { RunOptions } from './options.js';
 import { jobLine, totalLine } from './view.js';
+
+/** How often a run tells the store it is alive (another host's board judges it by this). */
+const RUNNER_BEAT_MS = 5000;
 
 export async function runBacklog(o: RunOptions): Promise<void> {
   const repo = currentRepo();
@@ -34,10 +38,28 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       if (tty && drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
       drawn = 0;
     };
+    // Recorded so the board shows this run and its +/- change its slots.
+    const me = store.runners.register({
+      repo: repo.slug,
+      pid: process.pid,
+      host: hostname(),
+      slots,
+      watch: o.watch === true,
+    });
+    let slotsSeen = slots;
+    let beatAt = Date.now();
     const runner: BacklogRunner = new BacklogRunner({
       store,
       repo,
       slots,
+      slotsNow: () => {
+        const now = store.runners.get(me.id)?.slots ?? slotsSeen;
+        if (now !== slotsSeen) {
+          slotsSeen = now;
+          line(`slots: ${now} (changed from the dashboard)`);
+        }
+        return now;
+      },
       maxAttempts: config.run['max-attempts'],
       ...(o.watch ? { watch: true } : {}),
       ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
@@ -47,6 +69,10 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         if (o.land && e.kind === 'ended' && e.outcome === 'completed' && e.job_id) enqueueLanding(e.job_id);
       },
       onTick: (snap) => {
+        if (Date.now() - beatAt > RUNNER_BEAT_MS) {
+          beatAt = Date.now();
+          store.runners.heartbeat(me.id);
+        }
         // Without a terminal: the total once after each look that changed something.
         if (tty || !changed) return;
         changed = false;
@@ -147,6 +173,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       if (ticker) clearInterval(ticker);
       clearArea();
       for (const sig of signals) process.off(sig, onSignal);
+      store.runners.remove(me.id);
     }
   });
   let code = report(result, st);

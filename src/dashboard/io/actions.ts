@@ -12,8 +12,11 @@ import {
 import { abandonJob, type StaleProbe } from '../../job/abandon.js';
 import { describeCleanup } from '../../job/dead-runner.js';
 import { assertRetryable, spawnDetachedRetry } from '../../job/retry.js';
-import { loadConfig } from '../../job/config.js';
-import { spawnDetachedLand } from '../../job/detached.js';
+import { spawnDetachedIi, spawnDetachedLand, stamp } from '../../job/detached.js';
+import { join } from 'node:path';
+import { blockerWords, selectedTodo } from '../view/board.js';
+import { formError, formTodo, FIELD_PROMPTS } from '../view/todo-form.js';
+import type { Todo } from '../../model/todo.js';
 import { landable, landPlan } from '../../job/land-plan.js';
 import { count } from '../view/count.js';
 import { shownLine } from '../../text/shown.js';
@@ -26,7 +29,7 @@ import { selectedJob } from '../view/board.js';
 import { diffRequest, diffTarget } from '../view/diff-request.js';
 import { readJobRecord } from './record.js';
 import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from '../view/keymap.js';
-import { diffKey, iterationLabel } from '../view/state.js';
+import { diffKey, iterationLabel, type Confirm } from '../view/state.js';
 import type { DashboardStore } from '../view/store.js';
 
 export interface ActionDeps {
@@ -43,6 +46,17 @@ export interface ActionDeps {
   spawnRetry?: (jobId: string, repoRoot: string, stateDir: string) => { pid: number; log: string };
   /** Starts a landing in the background; defaults to a detached `ii job land`. */
   spawnLand?: (jobId: string, repoRoot: string, stateDir: string) => { pid: number; log: string };
+  /** Starts a job for a todo in the background; defaults to a detached `ii job do <todo>`. */
+  spawnJob?: (todoId: string, repoRoot: string, stateDir: string) => { pid: number; log: string };
+  /** Starts a backlog runner in the background; defaults to a detached `ii run --watch --jobs N`. */
+  spawnRunner?: (slots: number, repoRoot: string, stateDir: string) => { pid: number; log: string };
+  /** Stops a runner as Ctrl-C does (SIGINT by default). */
+  stopRunner?: (pid: number) => void;
+  /**
+   * Gives the terminal to `fn` (the board is put away while it runs, then
+   * drawn again): how `e` runs $EDITOR. Absent where there is no terminal to give.
+   */
+  suspend?: (fn: () => void) => void;
   /** Called after something the sync should pick up at once (the store changed in this process). */
   onChanged?: () => void;
   quit: () => void;
@@ -67,6 +81,22 @@ const isPlainText = (k: KeyPress): boolean =>
 
 const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** The repository's config, loaded when a key needs it (it brings zod, which the board's start does without). */
+async function repoConfig(root: string) {
+  const { loadConfig } = await import('../../job/config.js');
+  return loadConfig(root);
+}
+
+/** What a "no" to each question says. */
+const NOTHING_DONE: Record<Confirm['kind'], string> = {
+  abandon: 'nothing abandoned',
+  retry: 'nothing retried',
+  land: 'nothing landed',
+  start: 'nothing started',
+  closeTodo: 'nothing closed',
+  stopRunner: 'the runner goes on',
+};
+
 /** The default session release of a stale job: session failed, workspace freed, todo reopened. */
 export function releaseSession(state: StateStore): (sessionId: string) => Promise<void> {
   return async (sessionId) => {
@@ -81,10 +111,30 @@ export function releaseSession(state: StateStore): (sessionId: string) => Promis
   };
 }
 
+/** The default job start of `s`: `ii job do <todo>`, detached, logging beside ii run's. */
+function spawnJobDetached(todoId: string, repoRoot: string, stateDir: string) {
+  const log = join(stateDir, 'runs', 'board', `${stamp()}-${todoId}.log`);
+  return spawnDetachedIi(['job', 'do', todoId, '--no-edit'], repoRoot, stateDir, log);
+}
+
+/** The default runner start of `R`: `ii run --watch --jobs N`, detached. */
+function spawnRunnerDetached(slots: number, repoRoot: string, stateDir: string) {
+  const log = join(stateDir, 'runs', 'board', `${stamp()}-run.log`);
+  return spawnDetachedIi(['run', '--watch', '--jobs', String(slots)], repoRoot, stateDir, log);
+}
+
 export function createActions(d: ActionDeps): Actions {
   const probe = d.probe ?? localProbe;
   const dash = d.dash;
   const say = (m: string) => dash.getState().setMessage(m);
+  /** The repository the board shows, for what acts on its backlog; says why not when there is none. */
+  const backlogRepo = (): { slug: string; root: string } | null => {
+    const slug = dash.getState().repo;
+    if (slug && d.repoRoot) return { slug, root: d.repoRoot };
+    say('the backlog is a repository’s: run ii dashboard inside one (not --all)');
+    return null;
+  };
+  const changed = () => d.onChanged?.();
 
   const actions: Actions = {
     async abandon(jobId) {
@@ -129,7 +179,7 @@ export function createActions(d: ActionDeps): Actions {
         if (!d.repoRoot)
           throw new UserError('landing needs the dashboard to run inside the job’s repository');
         const repo = { root: d.repoRoot, slug: job.repo };
-        const plan = await landPlan({ repo, config: loadConfig(d.repoRoot), job });
+        const plan = await landPlan({ repo, config: await repoConfig(d.repoRoot), job });
         const subjects = plan.subjects
           .slice(0, 3)
           .map((t) => `“${shownLine(t)}”`)
@@ -142,7 +192,7 @@ export function createActions(d: ActionDeps): Actions {
           type: 'confirm',
           confirm: {
             kind: 'land',
-            jobId,
+            id: jobId,
             prompt: `Land job ${jobId.slice(0, 7)} on ${shownLine(plan.onto)}: ${count(plan.subjects.length, 'commit')} (${subjects}${more}), ${tests}?${plan.note ? ` (${shownLine(plan.note)})` : ''}`,
           },
         });
@@ -159,6 +209,105 @@ export function createActions(d: ActionDeps): Actions {
       } catch (err) {
         say(errText(err));
       }
+    },
+    createTodo() {
+      const form = dash.getState().nav.form;
+      const repo = backlogRepo();
+      dash.getState().dispatch({ type: 'formCancel' });
+      if (!form || !repo) return;
+      try {
+        const t = d.state.todos.create(repo.slug, formTodo(form));
+        say(`todo ${t.id} created (s starts it now; R runs the backlog)`);
+      } catch (err) {
+        say(`${errText(err)} Nothing was created.`);
+      }
+      changed();
+    },
+    startTodo(todoId) {
+      const repo = backlogRepo();
+      if (!repo) return;
+      try {
+        const r = (d.spawnJob ?? spawnJobDetached)(todoId, repo.root, d.state.dir);
+        say(
+          `starting a job for ${todoId} in the background (pid ${r.pid}); its card appears when it claims the todo`,
+        );
+      } catch (err) {
+        say(errText(err));
+      }
+    },
+    closeTodo(todoId) {
+      const repo = backlogRepo();
+      if (!repo) return;
+      try {
+        const t = d.state.todos.close(repo.slug, todoId);
+        say(`todo ${t.id} closed; ii todo reopen ${t.id} opens it again`);
+      } catch (err) {
+        say(errText(err));
+      }
+      changed();
+    },
+    editTodo(todoId) {
+      const repo = backlogRepo();
+      if (!repo) return;
+      if (!d.suspend) return say('e needs the dashboard in a terminal: use ii todo edit');
+      const todo = d.state.todos.get(repo.slug, todoId);
+      if (!todo) return say(`todo ${todoId} is gone`);
+      void editInEditor(repo.slug, todo, d.suspend);
+    },
+    toggleRunner() {
+      const repo = backlogRepo();
+      if (!repo) return;
+      const r = dash.getState().runner;
+      if (r) {
+        if (!r.localPids.length)
+          return say('the backlog runner runs on another machine: stop it there (Ctrl-C in its terminal)');
+        return dash.getState().dispatch({
+          type: 'confirm',
+          confirm: {
+            kind: 'stopRunner',
+            id: repo.slug,
+            prompt: `Stop the backlog runner (pid ${r.localPids.join(', ')})? It starts no more jobs; the running ones go on.`,
+          },
+        });
+      }
+      void (async () => {
+        try {
+          const slots = (await repoConfig(repo.root)).run.jobs;
+          const p = (d.spawnRunner ?? spawnRunnerDetached)(slots, repo.root, d.state.dir);
+          say(
+            `backlog runner started with ${slots} slot${slots === 1 ? '' : 's'} (pid ${p.pid}); + and - change them`,
+          );
+        } catch (err) {
+          say(errText(err));
+        }
+      })();
+    },
+    stopRunner() {
+      const r = dash.getState().runner;
+      if (!r) return say('no backlog runner runs');
+      for (const pid of r.localPids)
+        try {
+          (d.stopRunner ?? ((p: number) => process.kill(p, 'SIGINT')))(pid);
+        } catch (err) {
+          say(errText(err));
+          return;
+        }
+      say('backlog runner stopping: it starts no more jobs; the running ones go on');
+    },
+    changeSlots(delta) {
+      const r = dash.getState().runner;
+      if (!r) return say('no backlog runner runs: R starts one');
+      const slots = Math.max(1, r.slots + delta);
+      if (slots === r.slots) return say('the runner keeps at least 1 slot (R stops it)');
+      try {
+        for (const id of r.ids) d.state.runners.setSlots(id, slots);
+        say(
+          `runner slots: ${slots}${delta < 0 ? ' (running jobs go on; no new one starts until fewer run)' : ''}`,
+        );
+      } catch (err) {
+        say(errText(err));
+      }
+      changed();
     },
     async loadDiff(jobId, change, iteration, from) {
       const key = diffKey(jobId, change, iteration, from);
@@ -198,6 +347,8 @@ export function createActions(d: ActionDeps): Actions {
       if (!b) {
         if (mode === 'filter' && input && !key.ctrl && !key.meta)
           s.dispatch({ type: 'filterInput', text: input });
+        if (mode === 'form' && input && !key.ctrl && !key.meta)
+          s.dispatch({ type: 'formInput', text: input });
         return;
       }
       perform(b.action);
@@ -235,24 +386,83 @@ export function createActions(d: ActionDeps): Actions {
         const stale = s.stale[job.id] ? ' (its runner is gone: it is cleaned up here)' : '';
         return s.dispatch({
           type: 'confirm',
-          confirm: { kind: 'abandon', jobId: job.id, prompt: `Abandon job ${job.id.slice(0, 7)}${stale}?` },
+          confirm: { kind: 'abandon', id: job.id, prompt: `Abandon job ${job.id.slice(0, 7)}${stale}?` },
         });
       }
       case 'yes': {
         const c = s.nav.confirm;
         s.dispatch({ type: 'closeConfirm' });
-        if (c?.kind === 'abandon') void actions.abandon(c.jobId);
-        if (c?.kind === 'retry') actions.retry(c.jobId);
-        if (c?.kind === 'land') actions.land(c.jobId);
+        if (c?.kind === 'abandon') void actions.abandon(c.id);
+        if (c?.kind === 'retry') actions.retry(c.id);
+        if (c?.kind === 'land') actions.land(c.id);
+        if (c?.kind === 'start') actions.startTodo(c.id);
+        if (c?.kind === 'closeTodo') actions.closeTodo(c.id);
+        if (c?.kind === 'stopRunner') actions.stopRunner();
         return;
       }
       case 'no': {
         const kind = s.nav.confirm?.kind;
         s.dispatch({ type: 'closeConfirm' });
-        return s.setMessage(
-          kind === 'retry' ? 'nothing retried' : kind === 'land' ? 'nothing landed' : 'nothing abandoned',
-        );
+        return s.setMessage(NOTHING_DONE[kind ?? 'abandon']);
       }
+      case 'newTodo':
+        if (!backlogRepo()) return;
+        s.dispatch({ type: 'formStart' });
+        return s.setMessage(`new todo · ${FIELD_PROMPTS.title}`);
+      case 'formNext': {
+        const f = s.nav.form;
+        if (!f) return;
+        const why = formError(f.field, f.text);
+        if (why) return s.setMessage(why);
+        if (f.field === 'description') {
+          s.dispatch({ type: 'formNext' });
+          return actions.createTodo();
+        }
+        s.dispatch({ type: 'formNext' });
+        const next = dash.getState().nav.form;
+        return s.setMessage(next ? `new todo · ${FIELD_PROMPTS[next.field]}` : null);
+      }
+      case 'formBackspace':
+        return s.dispatch({ type: 'formBackspace' });
+      case 'formCancel':
+        s.dispatch({ type: 'formCancel' });
+        return s.setMessage('nothing created');
+      case 'start': {
+        const todo = selectedTodo(s);
+        if (!todo) return s.setMessage('s starts a todo: select one in the Backlog column');
+        const blocked = s.backlog.blocked.find((b) => b.todo.id === todo.id);
+        if (!blocked) return actions.startTodo(todo.id);
+        return s.dispatch({
+          type: 'confirm',
+          confirm: {
+            kind: 'start',
+            id: todo.id,
+            prompt: `Todo ${todo.id} is blocked (${blocked.blockers.map(blockerWords).join('; ')}): start a job for it anyway?`,
+          },
+        });
+      }
+      case 'closeTodo': {
+        const todo = selectedTodo(s);
+        if (!todo) return s.setMessage('x closes a todo: select one in the Backlog column');
+        return s.dispatch({
+          type: 'confirm',
+          confirm: {
+            kind: 'closeTodo',
+            id: todo.id,
+            prompt: `Close todo ${todo.id} “${shownLine(todo.title)}”? It will not run (ii todo reopen ${todo.id} brings it back).`,
+          },
+        });
+      }
+      case 'editTodo': {
+        const todo = selectedTodo(s);
+        if (!todo) return s.setMessage('e edits a todo: select one in the Backlog column');
+        return actions.editTodo(todo.id);
+      }
+      case 'runner':
+        return actions.toggleRunner();
+      case 'slotsUp':
+      case 'slotsDown':
+        return actions.changeSlots(a === 'slotsUp' ? 1 : -1);
       case 'land': {
         const job = selectedJob(s);
         if (!job) return s.setMessage('no job selected');
@@ -267,7 +477,7 @@ export function createActions(d: ActionDeps): Actions {
           type: 'confirm',
           confirm: {
             kind: 'retry',
-            jobId: job.id,
+            id: job.id,
             prompt: `Retry job ${job.id.slice(0, 7)} as a new job${s.stale[job.id] ? ' (the stale one is ended first)' : ''}?`,
           },
         });
@@ -349,6 +559,29 @@ export function createActions(d: ActionDeps): Actions {
         throw new Error(`no handler for ${String(unhandled)}`);
       }
     }
+  }
+
+  /** Runs $EDITOR on a todo (the terminal is the editor's meanwhile) and saves what it gives back. */
+  async function editInEditor(repo: string, todo: Todo, suspend: (fn: () => void) => void): Promise<void> {
+    // Loaded before the board is put away: the editor runs synchronously inside suspend.
+    const [{ editText }, { todoTemplate, parseTodoTemplate }] = await Promise.all([
+      import('../../todo/editor.js'),
+      import('../../todo/edit-template.js'),
+    ]);
+    suspend(() => {
+      try {
+        const text = editText(
+          todoTemplate(todo, `# Editing todo ${todo.id}. Lines starting with # are ignored.`),
+          `todo-${todo.id}.md`,
+        );
+        d.state.todos.update(repo, todo.id, parseTodoTemplate(text));
+        say(`todo ${todo.id} saved`);
+      } catch (err) {
+        // The editor's and the parser's words are for a new todo; this one is kept as it was.
+        say(`${errText(err).replace(/:? ?nothing was created\.?/, '')}: todo ${todo.id} is unchanged`);
+      }
+      changed();
+    });
   }
 
   return actions;

@@ -7,7 +7,9 @@
 import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { backlog } from '../../model/backlog.js';
 import { isStale } from '../../model/derive.js';
+import { runnerAlive } from '../../model/runner.js';
 import type { Job } from '../../model/job.js';
 import { localProbe } from '../../proc/alive.js';
 import { transcriptText } from '../../job/transcript-text.js';
@@ -43,6 +45,8 @@ export interface SyncOptions {
   /** The fallback poll (stale checks, missed file events), ms. */
   pollMs?: number;
   probe?: { host: string; pidAlive: (pid: number) => boolean };
+  /** [run] max-attempts of the repository, for the Backlog column's blocked todos (default 2). */
+  maxAttempts?: number;
 }
 
 export class DashboardSync {
@@ -59,11 +63,15 @@ export class DashboardSync {
   private pendingDb = false;
   private readonly pendingJobs = new Set<string>();
   private closed = false;
+  /** What the Backlog column was built from: the todos' stamp and the jobs' statuses. */
+  private backlogKey = '';
+  private maxAttempts: number;
 
   constructor(private readonly o: SyncOptions) {
     this.state = o.state;
     this.dash = o.dash;
     this.probe = o.probe ?? localProbe;
+    this.maxAttempts = o.maxAttempts ?? 2;
   }
 
   /** The first full load: every job of the scope, titles, staleness and the active jobs' logs. */
@@ -74,6 +82,7 @@ export class DashboardSync {
     this.dash.getState().setJobs(jobs);
     this.loadTitles(jobs);
     this.checkStale();
+    this.refreshBacklog();
     for (const j of jobs) if (j.status === 'active') this.readLogs(j);
   }
 
@@ -182,12 +191,41 @@ export class DashboardSync {
     this.dash.getState().mergeJobs(changed);
     this.loadTitles(changed);
     this.checkStale();
+    this.refreshBacklog();
     for (const j of changed) this.readLogs(j);
+  }
+
+  /** [run] max-attempts, once the config is read: the Backlog column is rebuilt by it. */
+  setMaxAttempts(n: number): void {
+    this.maxAttempts = n;
+    this.backlogKey = '';
+    this.refreshBacklog();
+  }
+
+  /**
+   * Rebuilds the Backlog column when a todo changed or a job started, ended
+   * or went stale (what readiness depends on), not on every heartbeat: with
+   * thousands of todos a rebuild is not free, and running jobs write often.
+   */
+  refreshBacklog(): void {
+    const { repo, jobs, stale } = this.dash.getState();
+    if (!repo) return;
+    let key = this.state.todos.stamp(repo);
+    for (const j of jobs) if (j.repo === repo) key += `|${j.id}:${j.status}${stale[j.id] ? '!' : ''}`;
+    this.refreshRunner(repo);
+    if (key === this.backlogKey) return;
+    this.backlogKey = key;
+    const plan = backlog(this.state.todos.list(repo), this.state.jobs.briefs(repo), {
+      maxAttempts: this.maxAttempts,
+      isStale: (j) => stale[j.id] === true,
+    });
+    this.dash.getState().setBacklog(plan);
   }
 
   private tick(): void {
     this.refreshJobs();
     this.checkStale();
+    this.refreshBacklog();
     // Catch file events the watcher missed (a job dir created after its watch was set up).
     for (const j of this.dash.getState().jobs) if (j.status === 'active') this.readLogs(j);
   }
@@ -209,6 +247,21 @@ export class DashboardSync {
       if (t) titles[j.todo_id] = t.title;
     }
     if (Object.keys(titles).length) this.dash.getState().setTitles(titles);
+  }
+
+  /** The repository's live backlog runners (a dead one's record is left for its next start to ignore). */
+  private refreshRunner(repo: string): void {
+    const now = Date.now();
+    const live = this.state.runners.list(repo).filter((r) => runnerAlive(r, now, this.probe));
+    this.dash.getState().setRunner(
+      live.length
+        ? {
+            ids: live.map((r) => r.id),
+            localPids: live.filter((r) => r.host === this.probe.host).map((r) => r.pid),
+            slots: Math.max(...live.map((r) => r.slots)),
+          }
+        : null,
+    );
   }
 
   /** Reads what was appended to a job's event log and latest transcript, and updates its pane and files. */

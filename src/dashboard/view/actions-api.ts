@@ -10,6 +10,19 @@ export interface Actions {
   askLand(jobId: string): Promise<void>;
   /** Lands a completed job in the background (a detached `ii job land`); its card shows the progress. */
   land(jobId: string): void;
+  /** Creates the todo of the finished `n` form (the store checks it as ii todo create does). */
+  createTodo(): void;
+  /** Starts a job for a todo now, in the background (ii job do <todo>). */
+  startTodo(todoId: string): void;
+  closeTodo(todoId: string): void;
+  /** Opens $EDITOR on a todo, the board put away meanwhile. */
+  editTodo(todoId: string): void;
+  /** Starts the repository's backlog runner, or asks whether to stop the running one. */
+  toggleRunner(): void;
+  /** Stops the backlog runner as Ctrl-C does: no new jobs, the running ones go on. */
+  stopRunner(): void;
+  /** Changes the runner's slots by delta (at least 1). */
+  changeSlots(delta: number): void;
   /** Loads an iteration's diff against the one before it, or against `from` (a marked iteration). */
   loadDiff(jobId: string, change: number, iteration: number, from?: IterationId | null): Promise<void>;
   /** Reads the job's whole log and test runs (events.jsonl, transcripts) into the store. */

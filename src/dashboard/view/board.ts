@@ -12,7 +12,9 @@ import {
   JOB_COLUMNS,
   jobColumn,
 } from '../../model/derive.js';
+import type { Blocker } from '../../model/backlog.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
+import type { Todo } from '../../model/todo.js';
 import type { BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
 import { visibleLine } from '../../text/sanitize.js';
@@ -111,6 +113,51 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
   };
 }
 
+/** The Backlog column's title (a repository's jobs board only). */
+export const BACKLOG = 'Backlog';
+
+/** A todo card's key: todo ids and job ids never meet on one board. */
+export const TODO_KEY = 'todo:';
+
+/** One blocker in the few words a card has room for (ii todo list says it whole). */
+export function blockerWords(b: Blocker): string {
+  switch (b.kind) {
+    case 'dep':
+      return `waits for ${b.dep_id} (${b.state === 'in_progress' ? 'in progress' : b.state})`;
+    case 'job':
+      return b.stale ? `held by stale job ${b.job_id.slice(0, 7)}` : `held by job ${b.job_id.slice(0, 7)}`;
+    case 'attempts':
+      return `failed ${b.failures}×: ii todo reopen`;
+  }
+}
+
+export function todoCard(todo: Todo, blockers: Blocker[] | null): CardData {
+  const what = `p${todo.priority} ${todo.type} · ${todo.id}`;
+  return {
+    key: `${TODO_KEY}${todo.id}`,
+    title: shownLine(todo.title),
+    detail: blockers
+      ? `blocked: ${blockers.map((b) => shownLine(blockerWords(b))).join('; ')}`
+      : `ready · ${what}`,
+    tone: blockers ? 'dim' : null,
+    stale: false,
+    version: `${todo.updated_at}|${blockers ? blockers.map(blockerWords).join(';') : ''}`,
+  };
+}
+
+/** Ready todos in run order, then the blocked ones, each saying what holds it; filtered like the jobs. */
+function buildBacklog(s: DashboardState): ColumnData {
+  const f = s.nav.filter.toLowerCase();
+  const keep = (t: Todo) => !f || t.title.toLowerCase().includes(f) || t.id.includes(f);
+  return {
+    title: BACKLOG,
+    cards: [
+      ...s.backlog.ready.filter(keep).map((t) => todoCard(t, null)),
+      ...s.backlog.blocked.filter((b) => keep(b.todo)).map((b) => todoCard(b.todo, b.blockers)),
+    ],
+  };
+}
+
 function buildJobs(s: DashboardState): ColumnData[] {
   const cols = new Map<string, CardData[]>(JOB_COLUMNS.map((c) => [c, []]));
   for (const job of s.jobs) {
@@ -120,10 +167,13 @@ function buildJobs(s: DashboardState): ColumnData[] {
     if (!s.nav.showFinished && FINISHED.has(col)) continue;
     cols.get(col)!.push(jobCard(job, title, s.stale[job.id] === true));
   }
-  return JOB_COLUMNS.filter((c) => s.nav.showFinished || !FINISHED.has(c)).map((title) => ({
+  const jobs = JOB_COLUMNS.filter((c) => s.nav.showFinished || !FINISHED.has(c)).map((title) => ({
     title,
     cards: cols.get(title)!,
   }));
+  // Shown once there is a backlog: an empty one would be noise on a newcomer's first screen.
+  const hasBacklog = s.backlog.ready.length + s.backlog.blocked.length > 0;
+  return hasBacklog ? [buildBacklog(s), ...jobs] : jobs;
 }
 
 export function changeCard(job: Job, change: JobChange, index: number): CardData {
@@ -226,6 +276,7 @@ export function boardColumns(s: DashboardState): ColumnData[] {
     s.nav.jobId,
     s.nav.change,
     s.nav.mark,
+    s.backlog,
   ];
   const memo = memos.get(s.jobs);
   if (memo && memo.key.every((v, i) => v === key[i])) return memo.value;
@@ -283,6 +334,15 @@ export function selectedCard(s: DashboardState): CardData | undefined {
 }
 
 /** The job the keys act on: the drilled-into job, else the selected job card. */
+/** The todo under the cursor (a card of the Backlog column), if any. */
+export function selectedTodo(s: DashboardState): Todo | undefined {
+  if (s.nav.level !== 'jobs') return undefined;
+  const key = selectedCard(s)?.key;
+  if (!key?.startsWith(TODO_KEY)) return undefined;
+  const id = key.slice(TODO_KEY.length);
+  return s.backlog.ready.find((t) => t.id === id) ?? s.backlog.blocked.find((b) => b.todo.id === id)?.todo;
+}
+
 export function selectedJob(s: DashboardState): Job | undefined {
   if (s.nav.level !== 'jobs') return drilledJob(s);
   const key = selectedCard(s)?.key;

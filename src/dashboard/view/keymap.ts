@@ -3,7 +3,7 @@
 import type { DashboardState, Level } from './state.js';
 
 /** Who has the keys: a modal above the board takes them while it is open. */
-export type Mode = 'board' | 'detail' | 'overlay' | 'confirm' | 'filter';
+export type Mode = 'board' | 'detail' | 'overlay' | 'confirm' | 'filter' | 'form';
 
 export type ActionName =
   | 'up'
@@ -35,17 +35,28 @@ export type ActionName =
   | 'pageDown'
   | 'filterAccept'
   | 'filterCancel'
-  | 'filterBackspace';
+  | 'filterBackspace'
+  | 'newTodo'
+  | 'editTodo'
+  | 'start'
+  | 'closeTodo'
+  | 'runner'
+  | 'slotsUp'
+  | 'slotsDown'
+  | 'formNext'
+  | 'formCancel'
+  | 'formBackspace';
 
 /** What keys do, the `?` help's sections: a person looks for a key by what they want to do. */
-export type Group = 'move' | 'open' | 'job' | 'view' | 'answer';
+export type Group = 'move' | 'open' | 'job' | 'backlog' | 'view' | 'answer';
 
 export const GROUPS: Record<Group, string> = {
   move: 'Move',
   open: 'Open and close',
   job: 'Act on a job',
+  backlog: 'Run the backlog',
   view: 'View',
-  answer: 'In a question or the filter box',
+  answer: 'In a question, the filter box or the new-todo form',
 };
 
 export interface Binding {
@@ -68,6 +79,8 @@ export interface Binding {
 
 const BOARD: Mode[] = ['board'];
 const VIEWS: Mode[] = ['board', 'detail'];
+/** The keys of the backlog act on the jobs board, where its column is. */
+const JOBS: Level[] = ['jobs'];
 
 export const KEYMAP: readonly Binding[] = [
   { keys: ['up', 'k'], description: 'move up', action: 'up', group: 'move', when: BOARD },
@@ -179,7 +192,66 @@ export const KEYMAP: readonly Binding[] = [
     hint: 'filter',
     when: BOARD,
   },
-  { keys: ['s'], description: 'show or hide finished jobs', action: 'finished', group: 'view', when: BOARD },
+  { keys: ['F'], description: 'show or hide finished jobs', action: 'finished', group: 'view', when: BOARD },
+  {
+    keys: ['n'],
+    description: 'new todo: title, then type, priority and description (enter skips one)',
+    action: 'newTodo',
+    group: 'backlog',
+    hint: 'new',
+    levels: JOBS,
+    when: BOARD,
+  },
+  {
+    keys: ['s'],
+    description: 'start a job for the selected todo now, in the background',
+    action: 'start',
+    group: 'backlog',
+    hint: 'start',
+    levels: JOBS,
+    when: BOARD,
+  },
+  {
+    keys: ['e'],
+    description: 'edit the selected todo in $EDITOR',
+    action: 'editTodo',
+    group: 'backlog',
+    levels: JOBS,
+    when: BOARD,
+  },
+  {
+    keys: ['x'],
+    description: 'close the selected todo (asks y/n; ii todo reopen brings it back)',
+    action: 'closeTodo',
+    group: 'backlog',
+    levels: JOBS,
+    when: BOARD,
+  },
+  {
+    keys: ['R'],
+    description: "start or stop this repository's backlog runner (ii run --watch, in the background)",
+    action: 'runner',
+    group: 'backlog',
+    hint: 'run',
+    levels: JOBS,
+    when: BOARD,
+  },
+  {
+    keys: ['+'],
+    description: "one more of the runner's slots (jobs at once)",
+    action: 'slotsUp',
+    group: 'backlog',
+    levels: JOBS,
+    when: BOARD,
+  },
+  {
+    keys: ['-'],
+    description: 'one slot fewer (running jobs go on; no new one starts until below it)',
+    action: 'slotsDown',
+    group: 'backlog',
+    levels: JOBS,
+    when: BOARD,
+  },
   {
     keys: ['?'],
     description: 'this help',
@@ -248,6 +320,27 @@ export const KEYMAP: readonly Binding[] = [
     when: ['filter'],
   },
   {
+    keys: ['enter'],
+    description: 'next field (after the last one, the todo is created)',
+    action: 'formNext',
+    group: 'answer',
+    when: ['form'],
+  },
+  {
+    keys: ['esc'],
+    description: 'cancel the new todo (nothing is written)',
+    action: 'formCancel',
+    group: 'answer',
+    when: ['form'],
+  },
+  {
+    keys: ['backspace'],
+    description: 'delete a character',
+    action: 'formBackspace',
+    group: 'answer',
+    when: ['form'],
+  },
+  {
     keys: ['q', 'ctrl+c'],
     description: 'quit',
     action: 'quit',
@@ -261,7 +354,7 @@ export const KEYMAP: readonly Binding[] = [
     description: 'quit',
     action: 'quit',
     group: 'open',
-    when: ['overlay', 'confirm', 'filter'],
+    when: ['overlay', 'confirm', 'filter', 'form'],
   },
 ];
 
@@ -299,6 +392,7 @@ export function keyName(input: string, key: KeyPress): string {
 
 export function modeOf(s: DashboardState): Mode {
   if (s.nav.confirm) return 'confirm';
+  if (s.nav.form) return 'form';
   if (s.nav.filtering) return 'filter';
   if (s.nav.overlay) return 'overlay';
   return s.nav.level === 'detail' ? 'detail' : 'board';
@@ -358,7 +452,7 @@ export function fitHints(lead: string, hints: Hint[], width: number): string {
   return line(shown);
 }
 
-const ALL_MODES: Mode[] = ['board', 'detail', 'overlay', 'confirm', 'filter'];
+const ALL_MODES: Mode[] = ['board', 'detail', 'overlay', 'confirm', 'filter', 'form'];
 
 /** One section of the help: a group's rows (keys, what they do). */
 export interface HelpSection {

@@ -1,7 +1,14 @@
 // Screen state as a pure reducer: the key handlers only dispatch these
 // actions, so selection, drilling and scrolling are tested without a screen.
-import { boardColumns, boardLevel, cursor, drilledJob, selectedCard } from './board.js';
-import type { Confirm, DashboardState, Mark, Nav, Overlay } from './state.js';
+import { boardColumns, boardLevel, cursor, drilledJob, selectedCard, TODO_KEY } from './board.js';
+import {
+  FORM_FIELDS,
+  type Confirm,
+  type DashboardState,
+  type Mark,
+  type Nav,
+  type Overlay,
+} from './state.js';
 
 export type NavAction =
   | { type: 'move'; dir: 'up' | 'down' | 'left' | 'right' }
@@ -20,7 +27,13 @@ export type NavAction =
   | { type: 'scroll'; delta: number }
   | { type: 'toggleOutput' }
   | { type: 'mark'; mark: Mark | null }
-  | { type: 'changeStep'; delta: number };
+  | { type: 'changeStep'; delta: number }
+  | { type: 'formStart' }
+  | { type: 'formInput'; text: string }
+  | { type: 'formBackspace' }
+  /** The current field's text is its value; the next field (or the end: form null). */
+  | { type: 'formNext' }
+  | { type: 'formCancel' };
 
 function moveCursor(s: DashboardState, dir: 'up' | 'down' | 'left' | 'right'): Nav {
   const cols = boardColumns(s);
@@ -50,7 +63,8 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
     case 'drill': {
       const card = selectedCard(s);
       if (nav.level === 'jobs') {
-        if (!card) return nav;
+        // A todo has no changes to drill into (yet): s starts a job for it.
+        if (!card || card.key.startsWith(TODO_KEY)) return nav;
         return {
           ...nav,
           level: 'changes',
@@ -115,6 +129,24 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
       return { ...nav, fullOutput: !nav.fullOutput };
     case 'mark':
       return { ...nav, mark: a.mark };
+    case 'formStart':
+      return { ...nav, form: { field: 'title', values: {}, text: '' } };
+    case 'formInput':
+      // One line per field: a pasted newline would end it, not go into it.
+      return nav.form
+        ? { ...nav, form: { ...nav.form, text: nav.form.text + a.text.replace(/[\r\n]+/g, ' ') } }
+        : nav;
+    case 'formBackspace':
+      return nav.form ? { ...nav, form: { ...nav.form, text: nav.form.text.slice(0, -1) } } : nav;
+    case 'formNext': {
+      const f = nav.form;
+      if (!f) return nav;
+      const values = { ...f.values, [f.field]: f.text };
+      const next = FORM_FIELDS[FORM_FIELDS.indexOf(f.field) + 1];
+      return { ...nav, form: next ? { field: next, values, text: '' } : { ...f, values, text: '' } };
+    }
+    case 'formCancel':
+      return { ...nav, form: null };
     case 'changeStep': {
       // The iterations of the change before or after, keeping the mark: how a
       // mark in one change reaches an iteration of another.

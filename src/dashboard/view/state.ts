@@ -3,7 +3,9 @@
 // the store's actions (view/store.ts).
 import type { LoadedIterationDiff } from '../../history/iteration-diff.js';
 import type { TestRun } from '../../job/job-log.js';
+import type { BlockedTodo } from '../../model/backlog.js';
 import type { FileChange, Job } from '../../model/job.js';
+import type { Todo } from '../../model/todo.js';
 
 export type Level = 'jobs' | 'changes' | 'commits' | 'detail';
 export type BoardLevel = Exclude<Level, 'detail'>;
@@ -17,8 +19,9 @@ export interface Selection {
 }
 
 export interface Confirm {
-  kind: 'abandon' | 'retry' | 'land';
-  jobId: string;
+  kind: 'abandon' | 'retry' | 'land' | 'start' | 'closeTodo' | 'stopRunner';
+  /** The job or todo asked about (the repository, for the runner). */
+  id: string;
   prompt: string;
 }
 
@@ -52,6 +55,8 @@ export interface Nav {
   fullOutput: boolean;
   /** The marked iteration of the drilled-into job; esc clears it before going back. */
   mark: Mark | null;
+  /** The `n` form while it is open: it takes the keys. */
+  form: TodoForm | null;
 }
 
 /** What a job's events.jsonl and transcripts say, read on demand (the `l` log, the detail's test output). */
@@ -67,6 +72,36 @@ export interface CodeDiff {
   error: string | null;
 }
 
+/** The repository's open todos as the backlog decides (model/backlog.ts): ready in run order, then blocked. */
+export interface BacklogState {
+  ready: Todo[];
+  blocked: BlockedTodo[];
+}
+
+export const EMPTY_BACKLOG: BacklogState = { ready: [], blocked: [] };
+
+/** The live backlog runners of the repository (ii run), as the header shows them and +/- change them. */
+export interface RunnerState {
+  /** Their records' ids (usually one). */
+  ids: number[];
+  /** Their pids on this host (R stops them with what Ctrl-C does); runners elsewhere are not stopped from here. */
+  localPids: number[];
+  /** The most jobs they keep running at once (each counts every job of the repository). */
+  slots: number;
+}
+
+/** The `n` form: a todo typed in field by field. */
+export type FormField = 'title' | 'type' | 'priority' | 'description';
+export const FORM_FIELDS: readonly FormField[] = ['title', 'type', 'priority', 'description'];
+
+export interface TodoForm {
+  field: FormField;
+  /** The fields entered so far. */
+  values: Partial<Record<FormField, string>>;
+  /** What is typed into the current field. */
+  text: string;
+}
+
 export interface DashboardState {
   /** The repository's slug, or null for every repository. */
   repo: string | null;
@@ -76,6 +111,10 @@ export interface DashboardState {
   /** Newest first; unchanged jobs keep their object identity across reloads (memoized cards). */
   jobs: Job[];
   todoTitles: Record<string, string>;
+  /** The Backlog column's todos (a repository's dashboard only). */
+  backlog: BacklogState;
+  /** The repository's backlog runner while one runs, else null. */
+  runner: RunnerState | null;
   stale: Record<string, boolean>;
   /** The live pane of each job: its agent's latest messages and tool calls, and its events. */
   live: Record<string, string[]>;
@@ -109,6 +148,7 @@ export const initialNav = (): Nav => ({
   scroll: 0,
   fullOutput: false,
   mark: null,
+  form: null,
 });
 
 /** The key of an iteration's diff against the one before, or against `from` (a marked iteration). */

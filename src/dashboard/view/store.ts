@@ -5,7 +5,15 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { FileChange, Job } from '../../model/job.js';
 import { redact } from '../../text/redact.js';
 import { keepSelection, reduceNav, sanitizeNav, type NavAction } from './nav.js';
-import { initialNav, type CodeDiff, type DashboardState, type JobRecord } from './state.js';
+import {
+  EMPTY_BACKLOG,
+  initialNav,
+  type BacklogState,
+  type CodeDiff,
+  type DashboardState,
+  type JobRecord,
+  type RunnerState,
+} from './state.js';
 
 /**
  * The live pane's lines with secrets redacted, as one text: a private key
@@ -23,6 +31,8 @@ export interface DashboardActions {
   mergeJobs(jobs: Job[]): void;
   setStale(stale: Record<string, boolean>): void;
   setTitles(titles: Record<string, string>): void;
+  setBacklog(backlog: BacklogState): void;
+  setRunner(runner: RunnerState | null): void;
   setLive(jobId: string, lines: string[]): void;
   setFiles(jobId: string, files: FileChange[]): void;
   /** One tracker report: replaces the file's previous entry. */
@@ -73,6 +83,8 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       banner: init.banner ?? null,
       jobs: init.jobs ?? [],
       todoTitles: {},
+      backlog: EMPTY_BACKLOG,
+      runner: null,
       stale: {},
       live: {},
       files: {},
@@ -124,6 +136,13 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       },
       setTitles(titles) {
         set({ todoTitles: { ...get().todoTitles, ...titles } });
+      },
+      setBacklog(backlog) {
+        set(withNav({ backlog }));
+      },
+      setRunner(runner) {
+        const cur = get().runner;
+        if (JSON.stringify(cur) !== JSON.stringify(runner)) set({ runner });
       },
       setLive(jobId, lines) {
         set({ live: { ...get().live, [jobId]: redactLines(lines.slice(-LIVE_LINES)) } });

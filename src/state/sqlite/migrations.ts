@@ -138,6 +138,21 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN landing TEXT;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 12: backlog runners (ii run), so the board shows the one of its
+  // repository and changes its slots while it runs (model/runner.ts).
+  `
+  CREATE TABLE runners (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    repo TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    slots INTEGER NOT NULL,
+    watch INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL
+  );
+  CREATE INDEX runners_repo ON runners(repo);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,8 @@ import type {
   Workspace,
   WorkspaceStatus,
 } from '../../model/session.js';
-import type { ControlStore, ProcessGroupStore, SessionStore, WorkspaceStore } from '../api.js';
+import type { BacklogRunnerRecord } from '../../model/runner.js';
+import type { ControlStore, ProcessGroupStore, RunnerStore, SessionStore, WorkspaceStore } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import { transaction } from './db.js';
 
@@ -170,5 +171,48 @@ export function sqliteProcessGroupStore(db: DatabaseSync): ProcessGroupStore {
         : db
             .prepare('SELECT * FROM process_groups WHERE workspace_path = ? ORDER BY id')
             .all(filter.workspace_path)) as unknown as ProcessGroup[],
+  };
+}
+
+interface RunnerRow extends Omit<BacklogRunnerRecord, 'watch'> {
+  watch: number;
+}
+
+const toRunner = (r: RunnerRow): BacklogRunnerRecord => ({ ...r, watch: r.watch === 1 });
+
+export function sqliteRunnerStore(db: DatabaseSync): RunnerStore {
+  const byId = db.prepare('SELECT * FROM runners WHERE id = ?');
+  const get = (id: number) => {
+    const r = byId.get(id) as unknown as RunnerRow | undefined;
+    return r ? toRunner({ ...r }) : null;
+  };
+  return {
+    register: (input) =>
+      transaction(db, () => {
+        const now = nowIso();
+        const r = db
+          .prepare(
+            'INSERT INTO runners (repo, pid, host, slots, watch, started_at, heartbeat_at) VALUES (?,?,?,?,?,?,?)',
+          )
+          .run(input.repo, input.pid, input.host, Math.max(1, input.slots), input.watch ? 1 : 0, now, now);
+        return get(Number(r.lastInsertRowid))!;
+      }),
+    get,
+    list: (repo) =>
+      (
+        db.prepare('SELECT * FROM runners WHERE repo = ? ORDER BY id').all(repo) as unknown as RunnerRow[]
+      ).map((r) => toRunner({ ...r })),
+    setSlots: (id, slots) =>
+      transaction(db, () => {
+        const res = db.prepare('UPDATE runners SET slots = ? WHERE id = ?').run(Math.max(1, slots), id);
+        if (res.changes === 0) throw new UserError(`the backlog runner ${id} is not running any more`);
+        return get(id)!;
+      }),
+    heartbeat(id) {
+      transaction(db, () => db.prepare('UPDATE runners SET heartbeat_at = ? WHERE id = ?').run(nowIso(), id));
+    },
+    remove(id) {
+      transaction(db, () => db.prepare('DELETE FROM runners WHERE id = ?').run(id));
+    },
   };
 }

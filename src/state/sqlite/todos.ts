@@ -56,6 +56,7 @@ function checkPriority(priority: number): number {
 export function sqliteTodoStore(db: DatabaseSync): TodoStore {
   const byId = db.prepare('SELECT * FROM todos WHERE repo = ? AND id = ?');
   const all = db.prepare('SELECT * FROM todos WHERE repo = ? ORDER BY priority, created_at');
+  const stamp = db.prepare('SELECT count(*) AS n, max(updated_at) AS at FROM todos WHERE repo = ?');
 
   const store: TodoStore = {
     create(repo: string, input: NewTodo): Todo {
@@ -84,6 +85,10 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
         );
         return toTodo(byId.get(repo, id) as unknown as TodoRow);
       });
+    },
+    stamp(repo) {
+      const r = stamp.get(repo) as { n: number; at: string | null };
+      return `${r.n}|${r.at ?? ''}`;
     },
     list(repo, filter) {
       const rows = (all.all(repo) as unknown as TodoRow[]).map(toTodo);

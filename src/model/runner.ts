@@ -1,0 +1,30 @@
+// A backlog runner (`ii run`) as the store records it, so the board can show
+// and steer it: how many jobs it may run at once (slots, which `+`/`-` change
+// while it runs) and whether its process is still there.
+
+export interface BacklogRunnerRecord {
+  id: number;
+  repo: string;
+  pid: number;
+  host: string;
+  /** Jobs of the repository it keeps running at once; read again before each start. */
+  slots: number;
+  /** Started with --watch: waits for new todos instead of ending. */
+  watch: boolean;
+  started_at: string;
+  heartbeat_at: string;
+}
+
+/** A runner whose process is gone (same host: its pid; elsewhere: no heartbeat for this long) is not running. */
+export const RUNNER_STALE_AFTER_MS = 30_000;
+
+/** Whether a recorded runner is still running. */
+export function runnerAlive(
+  r: Pick<BacklogRunnerRecord, 'pid' | 'host' | 'heartbeat_at'>,
+  now: number,
+  probe: { host: string; pidAlive: (pid: number) => boolean },
+): boolean {
+  if (r.host === probe.host) return probe.pidAlive(r.pid);
+  const beat = Date.parse(r.heartbeat_at);
+  return Number.isFinite(beat) && now - beat <= RUNNER_STALE_AFTER_MS;
+}
