@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
+import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 
 interface JobRec {
@@ -89,6 +90,68 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 describe('ii run', () => {
+  it("--watch takes a slot change from the store while it runs (what the board's + and - do), and leaves no record when stopped", async () => {
+    setup(CONFIG);
+    const ids = ['A', 'B', 'C', 'D', 'E'].map((t) => create(t));
+    const scenarios = join(tmp.path, 'scenarios');
+    execFileSync('mkdir', ['-p', scenarios]);
+    writeFileSync(
+      join(scenarios, 'default.json'),
+      JSON.stringify({
+        implement: [
+          {
+            actions: [
+              { type: 'write', path: 'x.txt', content: 'x\n' },
+              { type: 'delay', ms: 1500 },
+            ],
+          },
+          { actions: [] },
+        ],
+      }),
+    );
+    env = { ...env, II_SCRIPTED_SCENARIO: scenarios };
+    const c = spawn(process.execPath, [II, 'run', '--watch', '--jobs', '1'], {
+      cwd: repo,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((res) => c.on('exit', res));
+    const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
+    try {
+      const slug = repoSlug(repo);
+      const runner = await waitFor(() => store.runners.list(slug)[0], 'ii run to record itself');
+      expect(runner).toMatchObject({ pid: c.pid, slots: 1, watch: true });
+      // One slot: the first job ends before another starts.
+      await waitFor(() => (jobs().length >= 2 ? true : null), 'a second job', 120_000);
+      const changedAt = new Date().toISOString();
+      store.runners.setSlots(runner.id, 3);
+      await waitFor(
+        () => stderr.includes('slots: 3 (changed from the dashboard)') || null,
+        'the run to see it',
+      );
+      await waitFor(
+        () => (jobs().filter((j) => j.status === 'completed').length === 5 ? true : null),
+        'every todo done',
+        180_000,
+      );
+      const list = jobs();
+      expect(new Set(list.map((j) => j.todo_id))).toEqual(new Set(ids));
+      const before = list.filter((j) => j.started_at < changedAt);
+      expect(mostAtOnce(before)).toBe(1);
+      expect(mostAtOnce(list)).toBeGreaterThanOrEqual(2);
+      expect(mostAtOnce(list)).toBeLessThanOrEqual(3);
+      // Stopped as the board's R stops it: no new jobs, then it ends and forgets itself.
+      c.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(store.runners.list(slug)).toEqual([]);
+    } finally {
+      if (c.exitCode === null) c.kill('SIGKILL');
+      store.close();
+    }
+  }, 300_000);
+
   it('--jobs 2 on 5 todos with deps: every todo done, deps first, never more than 2 at once', async () => {
     setup(CONFIG);
     const a = create('A');
