@@ -1,6 +1,7 @@
 // `ii demo`: a throwaway repository with a small project and its tests, a few
-// todos, and one `ii job do` per todo on the built-in scripted agent, each a
-// real child process with its own scenario. On a terminal the dashboard opens
+// todos, run through the backlog runner (as `ii run --jobs 3` runs them) on
+// the built-in scripted agent: each job a real `ii job do` child process
+// playing its todo's scenario. On a terminal the dashboard opens
 // on them; elsewhere each job's progress is printed as it happens. Everything
 // lives in one temp dir (repo, state, config), removed at the end unless kept.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -13,6 +14,13 @@ import { BANNER_ENV } from '../dashboard/banner.js';
 import { iiBin } from '../../package-root.js';
 import { DEMO_FILES } from './project.js';
 import { DEMO_TODOS, type DemoTodo } from './scenarios.js';
+import { hostname } from 'node:os';
+import { BacklogRunner } from '../../job/backlog-runner.js';
+import { openStateStore } from '../../state/index.js';
+import { currentRepo } from '../context.js';
+
+/** Jobs the demo runs at once: one of its four todos waits for a slot. */
+const DEMO_SLOTS = 3;
 
 export interface DemoOptions {
   keep: boolean;
@@ -88,9 +96,13 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const env = demoEnv(dir);
   const children: ChildProcess[] = [];
   let stopped: DemoStop | null = null;
-  // Ends the runners (each cancels its job and releases its workspace) and
-  // the dashboard; the demo then waits for them and removes its folder.
+  let stopRunner = () => {};
+  let runnerDone = false;
+  // Ends the backlog runner (no new jobs), the job runners (each cancels its
+  // job and releases its workspace) and the dashboard; the demo then waits
+  // for them and removes its folder.
   const stopAll = () => {
+    stopRunner();
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
   };
   const stop = (why: DemoStop) => {
@@ -108,9 +120,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     out.write(`demo repository: ${repo}\n`);
     out.write('agent: the built-in scripted agent (a script, not an AI; no account needed)\n\n');
 
+    // A scenario folder: the scripted agent plays <todo id>.json for each todo.
     const scenarios = join(dir, 'scenarios');
     mkdirSync(scenarios);
-    const jobs = DEMO_TODOS.map((todo, i) => {
+    const jobs = DEMO_TODOS.map((todo) => {
       const todoId = ii(
         [
           'todo',
@@ -127,43 +140,80 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
         repo,
         env,
       );
-      const scenario = join(scenarios, `${i + 1}.json`);
-      writeFileSync(scenario, JSON.stringify(todo.scenario(o.pace), null, 2));
+      writeFileSync(join(scenarios, `${todoId}.json`), JSON.stringify(todo.scenario(o.pace), null, 2));
       return {
         todo,
         todoId,
-        scenario,
         jobId: null as string | null,
         status: 'running',
         exitCode: null as number | null,
       };
     });
 
+    // The todos go through the backlog runner, as `ii run --jobs 3` runs
+    // them: in run order (priority first), three at once, the fourth when a
+    // slot frees. Each job is its own `ii job do --backlog` process.
+    const store = openStateStore({ dir: join(dir, 'state', 'incrementum') });
+    const slug = currentRepo(repo).slug;
+    const closes: Promise<void>[] = [];
+    const runner = new BacklogRunner({
+      store,
+      repo: { root: repo, slug },
+      slots: DEMO_SLOTS,
+      // Once each: the abandoned todo is not tried again.
+      maxAttempts: 1,
+      start: (t) => {
+        const i = jobs.findIndex((j) => j.todoId === t.id);
+        const j = jobs[i]!;
+        // Each runner leads its own group: a signal meant for the demo's group
+        // (Ctrl-C on the terminal) reaches the demo alone, which stops each runner once.
+        const child = spawn(
+          process.execPath,
+          [iiBin(), 'job', 'do', t.id, '--backlog', '--no-edit', '--agent', 'scripted'],
+          {
+            cwd: repo,
+            env: { ...env, II_SCRIPTED_SCENARIO: scenarios, NO_COLOR: '1' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+            detached: true,
+          },
+        );
+        children.push(child);
+        const tag = `[${i + 1}]`;
+        // The job's progress goes to stderr; its id is on the first line.
+        createInterface({ input: child.stderr! }).on('line', (line) => {
+          const m = /^job ([0-9a-f]+) for todo/.exec(line);
+          if (m) j.jobId = m[1]!;
+          if (!o.dashboard) out.write(`${tag} ${line}\n`);
+        });
+        child.stdout!.resume();
+        closes.push(
+          new Promise<void>((res) =>
+            child.on('close', (code) => {
+              j.exitCode = code;
+              res();
+            }),
+          ),
+        );
+        return { pid: child.pid!, log: '', child };
+      },
+    });
+    stopRunner = () => runner.stop();
+    // Recorded as an `ii run` is, so the dashboard's header shows it.
+    const me = store.runners.register({
+      repo: slug,
+      pid: process.pid,
+      host: hostname(),
+      slots: DEMO_SLOTS,
+      watch: false,
+    });
+    if (!o.dashboard)
+      out.write(`running the ${jobs.length} todos through the backlog runner, ${DEMO_SLOTS} at once\n\n`);
     // Stopped while setting up (the todos are created synchronously): no job starts.
-    const runs = (stopped ? [] : jobs).map((j, i) => {
-      // Each runner leads its own group: a signal meant for the demo's group
-      // (Ctrl-C on the terminal) reaches the demo alone, which stops each runner once.
-      const child = spawn(process.execPath, [iiBin(), 'job', 'do', j.todoId, '--agent', 'scripted'], {
-        cwd: repo,
-        env: { ...env, II_SCRIPTED_SCENARIO: j.scenario, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      children.push(child);
-      const tag = `[${i + 1}]`;
-      // The job's progress goes to stderr; its id is on the first line.
-      createInterface({ input: child.stderr! }).on('line', (line) => {
-        const m = /^job ([0-9a-f]+) for todo/.exec(line);
-        if (m) j.jobId = m[1]!;
-        if (!o.dashboard) out.write(`${tag} ${line}\n`);
-      });
-      child.stdout!.resume();
-      return new Promise<void>((res) =>
-        child.on('close', (code) => {
-          j.exitCode = code;
-          res();
-        }),
-      );
+    if (stopped) runner.stop();
+    const running = runner.run().finally(() => {
+      runnerDone = true;
+      store.runners.remove(me.id);
+      store.close();
     });
 
     if (o.dashboard) {
@@ -175,14 +225,16 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       children.push(dash);
       await new Promise<void>((res) => dash.on('close', () => res()));
       // Quitting the dashboard (q, Ctrl-C) before the jobs end ends the demo: stop them.
-      if (children.some((c) => c !== dash && c.exitCode === null && c.signalCode === null)) stop('quit');
+      if (!runnerDone || children.some((c) => c !== dash && c.exitCode === null && c.signalCode === null))
+        stop('quit');
     }
-    await Promise.all(runs);
+    await running;
+    await Promise.all(closes);
     if (stopped) {
       out.write(`
 the demo was stopped (${STOP_TEXT[stopped]}); its jobs were stopped too.
 `);
-      return { dir, jobs: jobs.map(({ scenario: _s, ...rest }) => rest), ok: true, stopped };
+      return { dir, jobs, ok: true, stopped };
     }
 
     for (const j of jobs) {
@@ -203,7 +255,7 @@ the demo was stopped (${STOP_TEXT[stopped]}); its jobs were stopped too.
           (j.jobId && o.keep ? `  ii job show ${j.jobId}` : '') +
           '\n',
       );
-    return { dir, jobs: jobs.map(({ scenario: _s, ...rest }) => rest), ok, stopped: null };
+    return { dir, jobs, ok, stopped: null };
   } catch (err) {
     // A stop while setting up kills the `ii todo create` in hand (Ctrl-C
     // reaches the whole group): that is the stop, not an error of its own.
