@@ -44,9 +44,18 @@ export async function cleanUpDeadRunner(
   try {
     appendEvent(stateDir, job.id, 'finished', { status: o.status, reason: done.failure_reason });
   } catch {} // the event log is a convenience
-  if (job.session_id) await o.finishSession(job.session_id);
-  else if (store.todos.get(job.repo, job.todo_id)?.status === 'in_progress')
-    store.todos.setStatus(job.repo, job.todo_id, 'open');
+  if (job.session_id && store.sessions.get(job.session_id)) await o.finishSession(job.session_id);
+  else {
+    // The runner died before its session was recorded: while the workspace
+    // was being made, it was claimed under the session's id (the job names
+    // it from its claim). Give it back; the next session to get it resets or
+    // re-creates it.
+    if (job.session_id)
+      for (const w of store.workspaces.list(job.repo))
+        if (w.status === 'acquired' && w.session_id === job.session_id) store.workspaces.release(w.path);
+    if (store.todos.get(job.repo, job.todo_id)?.status === 'in_progress')
+      store.todos.setStatus(job.repo, job.todo_id, 'open');
+  }
   return {
     job: store.jobs.get(job.id) ?? done,
     groupsEnded: groups.ended.length,

@@ -10,6 +10,7 @@ import type { Job } from '../model/job.js';
 import type { Session } from '../model/session.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
+import { shortId } from '../state/ids.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { baseBranchOf } from '../vcs/land.js';
 import type { Config } from '../model/config.js';
@@ -118,11 +119,17 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   }
   // The claim: the job record and the todo in progress, in one transaction
   // that checks the todo may still be taken. From here the job holds the
-  // todo; whatever fails below ends the job, so nothing is left held.
+  // todo; whatever fails below ends the job, so nothing is left held. The
+  // job names its session from the start: a runner killed after the
+  // workspace is claimed but before the session is recorded (git worktree
+  // add takes a while) leaves the job pointing at that workspace, which its
+  // cleanup then releases.
+  const sessionId = shortId(todo.id);
   const job = store.jobs.claim(
     repo.slug,
     {
       todo_id: todo.id,
+      session_id: sessionId,
       auto_commit: i.autoCommit ?? config.job['auto-commit'],
       retried_from: i.retriedFrom ?? null,
       pid: process.pid,
@@ -139,6 +146,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       ...(i.rev ? { rev: i.rev } : {}),
       stateDir: i.stateDir,
       copy: config.workspace.copy,
+      sessionId,
     });
   } catch (err) {
     failUnstarted(store, job, err);

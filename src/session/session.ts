@@ -25,6 +25,12 @@ export interface SessionStartInput {
   /** The incrementum state dir (`$XDG_STATE_HOME/incrementum`). */
   stateDir: string;
   copy?: string[];
+  /**
+   * The session's id, chosen by the caller: a job records it before the
+   * workspace is claimed under it, so a runner killed while the workspace is
+   * being made leaves the job pointing at what it claimed.
+   */
+  sessionId?: string;
 }
 
 export interface StartedSession {
@@ -54,7 +60,7 @@ export async function startSession(
   // a workspace is passed over, never handed out.
   for (const w of store.workspaces.list(o.slug))
     if (w.status === 'free') await endRecordedGroups(store, { workspace_path: w.path });
-  const sessionId = shortId(o.todoId);
+  const sessionId = o.sessionId ?? shortId(o.todoId);
   const { workspace, created } = store.workspaces.acquire(
     o.slug,
     sessionId,

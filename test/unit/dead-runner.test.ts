@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
 import { cleanUpDeadRunner, describeCleanup } from '../../src/job/dead-runner.js';
+import { launchJob } from '../../src/job/launch.js';
+import { Config } from '../../src/model/config.js';
+import { GitVcs } from '../../src/vcs/git.js';
 import { signalGroup } from '../../src/proc/group.js';
 import { groupRecorder } from '../../src/proc/recorded.js';
 import { finishSession, startSession } from '../../src/session/index.js';
@@ -26,6 +30,7 @@ describe('cleaning up after a dead runner', () => {
   it('ends the recorded groups before the session (and so the workspace) is released', async () => {
     const todo = store.todos.create('r', { title: 't' });
     store.todos.setStatus('r', todo.id, 'in_progress');
+    store.sessions.create('r', { id: 's1', todo_id: todo.id, workspace_path: tmp.path });
     const job = store.jobs.create('r', { todo_id: todo.id, session_id: 's1', workspace_path: tmp.path });
     const child = spawn('/bin/sh', ['-c', "trap '' TERM; sleep 600"], {
       cwd: tmp.path,
@@ -53,6 +58,56 @@ describe('cleaning up after a dead runner', () => {
     expect(describeCleanup(c)).toBe(
       'ended 1 process group it left running; workspace released; todo reopened',
     );
+  });
+
+  it('a runner killed while its workspace was being made: the job names the session it claimed it under, and the cleanup gives it back', async () => {
+    const repo = join(tmp.path, 'repo');
+    mkdirSync(repo);
+    gitRepo(repo);
+    // git worktree add never returns: the runner is "killed" there, after the
+    // workspace is claimed in the store and before the session is recorded.
+    let adding!: () => void;
+    const inAdd = new Promise<void>((r) => (adding = r));
+    class StuckVcs extends GitVcs {
+      override addWorkspace(): Promise<void> {
+        adding();
+        return new Promise<never>(() => {});
+      }
+    }
+    const vcs = new StuckVcs();
+    const todo = store.todos.create('r', { title: 't' });
+    void launchJob(
+      {
+        vcs,
+        startAgent: () => {
+          throw new Error('no agent in this test');
+        },
+        resolveAgent: () => ({ name: 'none', command: ['true'], env: {} }),
+        startSession: (s, o) => startSession(s, o, vcs),
+        finishSession: (s, id, outcome) => finishSession(s, id, outcome, vcs),
+      },
+      {
+        store,
+        stateDir: store.dir,
+        repo: { root: repo, slug: 'r' },
+        config: Config.parse({ job: { 'test-commands': ['true'] } }),
+        todo,
+        claim: 'ready',
+      },
+    );
+    await inAdd;
+    const job = store.jobs.list('r', { activeOnly: true })[0]!;
+    expect(store.workspaces.list('r').map((w) => w.status)).toEqual(['acquired']);
+    expect(store.sessions.list('r')).toEqual([]);
+
+    const c = await cleanUpDeadRunner(store, store.dir, job, {
+      status: 'failed',
+      reason: 'gone',
+      finishSession: (id) => finishSession(store, id, 'failed').then(() => {}),
+    });
+    expect(c.job.status).toBe('failed');
+    expect(c.todo).toBe('open');
+    expect(store.workspaces.list('r').map((w) => w.status)).toEqual(['free']);
   });
 
   it('says so when the todo was finished by another job meanwhile', async () => {
