@@ -17,7 +17,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { median, quantile, round } from './stats.js';
 
-// The dashboard ships React's production build (bin/ii.js sets this).
+// The dashboard loads React's production build (src/cli/dashboard/production-env.ts).
 process.env.NODE_ENV ??= 'production';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

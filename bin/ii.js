@@ -35,7 +35,6 @@ process.on('warning', (w) => {
   if (w.name === 'ExperimentalWarning') return;
   process.stderr.write(`${w.name}: ${w.message}\n`);
 });
-process.env.NODE_ENV ??= 'production';
 
 // Cache compiled bytecode between runs (Node's on-disk compile cache): loading
 // the CLI's modules is most of a short command's time, and this halves it.

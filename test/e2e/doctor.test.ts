@@ -222,4 +222,24 @@ describe('ii doctor', () => {
     });
     expect(worktrees.match(/^worktree /gm)).toHaveLength(1);
   });
+
+  it('--tests runs setup and the tests with the environment as the user has it: no NODE_ENV=production of its own', () => {
+    // Under NODE_ENV=production `npm ci` leaves out devDependencies, so a
+    // Node project's first job could not run its tests. Each command fails
+    // when NODE_ENV is set at all, and the user has not set it.
+    const unset = 'test -z "${NODE_ENV+set}" || { echo "NODE_ENV=$NODE_ENV" >&2; exit 1; }';
+    writeFileSync(
+      join(repo, 'incrementum.toml'),
+      `[agent]\npreset = "scripted"\n[job]\ntest-commands = [${JSON.stringify(unset)}]\n[workspace]\nsetup = [${JSON.stringify(unset)}]\n`,
+    );
+    execFileSync('git', ['add', '-A'], { cwd: repo });
+    execFileSync('git', ['commit', '-qm', 'config'], { cwd: repo });
+    const r = ii(['doctor', '--tests'], { cwd: repo, env: { ...env, NODE_ENV: undefined } });
+    expect(r.stdout).toMatch(/ok\s+setup\s+ran /);
+    expect(r.stdout).toMatch(/ok\s+tests\s+pass on/);
+    expect(r.code).toBe(0);
+    // A NODE_ENV the user set is theirs: it reaches the commands as it is.
+    const set = ii(['doctor', '--tests'], { cwd: repo, env: { ...env, NODE_ENV: 'development' } });
+    expect(set.stdout).toMatch(/FAIL setup\s+.*exited 1:\n\s+NODE_ENV=development/);
+  });
 });

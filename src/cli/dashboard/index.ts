@@ -9,7 +9,8 @@ export function registerDashboardCommand(program: Command): void {
     .description('the live full-screen kanban of jobs (plain `ii` on a terminal opens it too)')
     .option('--all', 'show the jobs of every repository, not only this one')
     .action(async (opts: { all?: boolean }) => {
-      const { runDashboard } = await import('./run.js');
+      const { loadInProduction } = await import('./production-env.js');
+      const { runDashboard } = await loadInProduction(() => import('./run.js'));
       await runDashboard({ all: opts.all === true });
     });
 }

@@ -5,6 +5,7 @@ import { createElement } from 'react';
 import { UserError } from '../../errors.js';
 import { createActions } from '../../dashboard/io/actions.js';
 import { readBanner } from './banner.js';
+import { loadInProduction } from './production-env.js';
 import { tuneHeapForDashboard } from './heap.js';
 import { createDashboardStore } from '../../dashboard/view/store.js';
 import { DashboardSync } from '../../dashboard/io/sync.js';
@@ -67,10 +68,9 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   sync.loadAll();
   sync.start();
 
-  const [{ render }, { Dashboard }] = await Promise.all([
-    import('ink'),
-    import('../../../components/Dashboard.js'),
-  ]);
+  const [{ render }, { Dashboard }] = await loadInProduction(() =>
+    Promise.all([import('ink'), import('../../../components/Dashboard.js')]),
+  );
   let quit: () => void = () => {};
   // `e` gives the terminal to $EDITOR: the app is unmounted (the alternate
   // screen left), the editor runs, and the app is drawn again.
