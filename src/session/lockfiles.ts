@@ -40,6 +40,29 @@ const PYTHON: PackageManager[] = [
   },
 ];
 
+/**
+ * A Node project without a lockfile (many libraries keep none: `.npmrc`
+ * package-lock=false) still needs its dependencies installed, devDependencies
+ * included, for its tests: `npm install`, told to write no lockfile, so a job's
+ * workspace gets no new untracked package-lock.json for the agent to commit.
+ * package.json stands in for the lockfile: the checkout's node_modules is
+ * reused when package.json is byte-for-byte the same.
+ */
+const NO_LOCKFILE = { lockfile: 'package.json', setup: 'npm install --no-package-lock' } as const;
+
+/** Whether package.json in `root` names any dependency to install. */
+function hasNodeDependencies(root: string): boolean {
+  try {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    return ['dependencies', 'devDependencies', 'optionalDependencies'].some((k) => {
+      const deps = pkg[k];
+      return typeof deps === 'object' && deps !== null && Object.keys(deps).length > 0;
+    });
+  } catch {
+    return false;
+  }
+}
+
 /** Every lockfile name incrementum knows, for the hash. */
 export const LOCKFILES = [
   ...NODE.map((n) => n.lockfile),
@@ -70,6 +93,8 @@ export function detectPackageManagers(root: string): PackageManager[] {
   const out: PackageManager[] = [];
   const node = NODE.find((n) => existsSync(join(root, n.lockfile)));
   if (node) out.push({ lockfile: node.lockfile, setup: node.setup(root), dependencyDir: 'node_modules' });
+  else if (!existsSync(join(root, 'npm-shrinkwrap.json')) && hasNodeDependencies(root))
+    out.push({ ...NO_LOCKFILE, dependencyDir: 'node_modules' });
   const py = PYTHON.find((p) => existsSync(join(root, p.lockfile)));
   if (py) out.push(py);
   return out;
@@ -83,7 +108,10 @@ export function detectPackageManagers(root: string): PackageManager[] {
 export function lockfileHash(dir: string, setup: readonly string[]): string {
   const h = createHash('sha256');
   h.update(JSON.stringify(setup));
-  for (const name of LOCKFILES) {
+  // Without a Node lockfile, package.json is what an install follows: an
+  // agent that adds a dependency there makes setup run again.
+  const noLockfile = !NODE.some((n) => existsSync(join(dir, n.lockfile)));
+  for (const name of noLockfile ? [...LOCKFILES, 'package.json'] : LOCKFILES) {
     let body: Buffer;
     try {
       body = readFileSync(join(dir, name));

@@ -43,8 +43,13 @@ beforeAll(() => {
   return () => packs.cleanup();
 });
 
-/** A Node project whose test needs picocolors, with its lockfile committed and node_modules ignored. */
-function nodeProject(): string {
+/**
+ * A Node project whose test needs picocolors, with its lockfile committed and
+ * node_modules ignored; `lockfile: false`: a library that keeps no lockfile
+ * (.npmrc package-lock=false) and has picocolors as a devDependency.
+ */
+function nodeProject(o: { lockfile?: boolean } = {}): string {
+  const lockfile = o.lockfile ?? true;
   const repo = join(f.tmp.path, 'repo');
   mkdirSync(join(repo, 'vendor'), { recursive: true });
   execFileSync('cp', [tarball, join(repo, 'vendor', 'picocolors.tgz')]);
@@ -55,7 +60,7 @@ function nodeProject(): string {
         version: '1.0.0',
         private: true,
         scripts: { test: 'node test.js' },
-        dependencies: { picocolors: 'file:vendor/picocolors.tgz' },
+        [lockfile ? 'dependencies' : 'devDependencies']: { picocolors: 'file:vendor/picocolors.tgz' },
       },
       null,
       2,
@@ -63,6 +68,7 @@ function nodeProject(): string {
     'test.js':
       "const pc = require('picocolors');\nif (typeof pc.red !== 'function') process.exit(1);\nconsole.log('ok');\n",
     '.gitignore': 'node_modules/\n',
+    ...(lockfile ? {} : { '.npmrc': 'package-lock=false\n' }),
   };
   for (const [name, body] of Object.entries(files)) writeFileSync(join(repo, name), body);
   execFileSync('npm', ['install', '--silent'], { cwd: repo, env: { ...process.env, ...f.env } });
@@ -112,6 +118,39 @@ describe('workspace setup', () => {
     // The checkout's own copy is untouched.
     expect(existsSync(join(repo, 'node_modules', 'picocolors', 'package.json'))).toBe(true);
   }, 240_000); // two whole jobs and three npm installs, on a shared machine
+
+  it('ii init on a project without a lockfile writes npm install; the job installs its devDependencies and commits no lockfile', () => {
+    f = new JobFixture('ii-setup-');
+    // As the user's shell has it: no NODE_ENV (vitest sets one for itself).
+    Object.assign(f.env, npmEnv(f.tmp.path), { NODE_ENV: undefined });
+    const repo = nodeProject({ lockfile: false });
+    expect(existsSync(join(repo, 'package-lock.json'))).toBe(false);
+    const init = f.run(['init', '--agent', 'scripted']);
+    expect(init.stdout).toMatch(/Workspace setup: npm install --no-package-lock \(from package.json\)/);
+    expect(readFileSync(join(repo, 'incrementum.toml'), 'utf8')).toMatch(
+      /setup = \["npm install --no-package-lock"\]/,
+    );
+    f.git('add', 'incrementum.toml');
+    f.git('commit', '-qm', 'incrementum');
+    rmSync(join(repo, 'node_modules'), { recursive: true });
+
+    const s = f.scenario('s', { implement: [{ actions: [write('feature.txt', 'x\n')] }] });
+    const r = f.run(['job', 'do', '--title', 'first'], s);
+    expect(r.stderr).toMatch(/setup: npm install --no-package-lock/);
+    expect(r.stderr).toContain('completed');
+    const id = jobIdFrom(r.stderr);
+    // The baseline's `npm test` needs the devDependency.
+    expect(ofType(id, 'test_end').map((e) => [e.command, e.exit_code])).toEqual([
+      ['npm test', 0],
+      ['npm test', 0],
+    ]);
+    // stdout is the final commit: it holds the agent's file and no package-lock.json.
+    const files = execFileSync('git', ['show', '--name-only', '--format=', r.stdout.trim()], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+    expect(files.trim().split('\n')).toEqual(['feature.txt']);
+  }, 120_000); // a job and an npm install, on a shared machine
 
   it('a failing setup ends the job at once, with the output tail in the reason and no agent turn', () => {
     f = new JobFixture('ii-setup-');

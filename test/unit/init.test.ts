@@ -61,6 +61,28 @@ describe('detectPackageManagers', () => {
     expect(setup()).toEqual([]);
   });
 
+  it('installs a Node project without a lockfile, writing none, only when it has dependencies', () => {
+    put('package.json', JSON.stringify({ scripts: { test: 'ava' } }));
+    expect(setup()).toEqual([]);
+    put('package.json', JSON.stringify({ scripts: { test: 'ava' }, devDependencies: { ava: '^3' } }));
+    expect(detectPackageManagers(dir)).toEqual([
+      { lockfile: 'package.json', setup: 'npm install --no-package-lock', dependencyDir: 'node_modules' },
+    ]);
+    put('package-lock.json', '{}');
+    expect(setup()).toEqual(['npm ci']);
+  });
+
+  it('hashes package.json for setup when there is no Node lockfile, and only then', () => {
+    put('package.json', JSON.stringify({ devDependencies: { ava: '^3' } }));
+    const before = lockfileHash(dir, ['npm install --no-package-lock']);
+    put('package.json', JSON.stringify({ devDependencies: { ava: '^3', xo: '^1' } }));
+    expect(lockfileHash(dir, ['npm install --no-package-lock'])).not.toBe(before);
+    put('package-lock.json', '{}');
+    const locked = lockfileHash(dir, ['npm ci']);
+    put('package.json', JSON.stringify({ devDependencies: { ava: '^3' }, scripts: { test: 'ava' } }));
+    expect(lockfileHash(dir, ['npm ci'])).toBe(locked);
+  });
+
   it('names the frozen install of each lockfile', () => {
     const cases: [string, string][] = [
       ['package-lock.json', 'npm ci'],
