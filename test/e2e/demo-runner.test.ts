@@ -46,4 +46,7 @@ it('ii demo: its jobs go through the backlog runner, three at a time, in run ord
   const last = todos.find((t) => t.priority === 4)!;
   const lastJob = jobs.find((j) => j.todo_id === last.id)!;
   expect(jobs.some((j) => j.completed_at !== null && j.completed_at <= lastJob.started_at)).toBe(true);
+  // Each todo was tried once: the abandoned one is not ready again (the
+  // board's Backlog column and header say what `ii todo list --ready` does).
+  expect(JSON.parse(ii(['todo', 'list', '--ready', '--json'], { cwd, env }).stdout)).toEqual([]);
 }, 300_000);

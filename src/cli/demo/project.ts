@@ -31,5 +31,10 @@ preset = "scripted"
 test-commands = ["node --test"]
 max-iterations = 4
 max-changes = 3
+
+[run]
+jobs = 3
+# Each todo is tried once: the abandoned one stays blocked on the board.
+max-attempts = 1
 `,
 };
