@@ -33,11 +33,28 @@ export interface BacklogRunnerOptions {
   agent?: string;
   /** How often the store is looked at between child exits (ms). */
   pollMs?: number;
+  /**
+   * What the other `ii run` of the repository are starting (their job
+   * runners that have not claimed yet): they see none of ours in the store
+   * until it claims, so without this each would start one for the same
+   * ready todo, and all but one would lose the claim (a process each).
+   */
+  starts?: StartRegistry;
   /** Starts one job runner; spawnBacklogJob unless a test says otherwise. */
   start?: (todo: Todo) => Detached;
   onEvent?: (e: BacklogRunEvent) => void;
   /** After each look at the store, with what it saw. */
   onTick?: (s: BacklogSnapshot) => void;
+}
+
+/** Shared with the other backlog runners of the repository (the store's runners table). */
+export interface StartRegistry {
+  /** Todos other live runners have started a job runner for that has not claimed yet. */
+  others(): string[];
+  /** Takes `todoId` for this runner, unless another live runner has; false then. */
+  take(todoId: string): boolean;
+  /** This runner's starts not yet claimed, now. */
+  set(todoIds: string[]): void;
 }
 
 /** What one job the runner started came to. */
@@ -92,6 +109,8 @@ export class BacklogRunner {
   /** Todos whose runner failed before making a job: not started again by this run. */
   private readonly unstartable = new Set<string>();
   private startedCount = 0;
+  /** What was last told to the start registry. */
+  private told = '[]';
   private stopping = false;
   private wake: (() => void) | null = null;
   private last: BacklogSnapshot;
@@ -192,20 +211,34 @@ export class BacklogRunner {
     const plan = backlog(todos, briefs, { maxAttempts: this.o.maxAttempts });
     const mineIds = new Set(this.runningJobIds());
     const live = briefs.filter((j) => j.status === 'active' && !isStale(j, now, localProbe));
-    const pending = [...this.children.values()].filter((c) => !c.job).length;
-    let running = live.length + pending;
-    const others = live.filter((j) => !mineIds.has(j.id)).length;
+    const pendingTodos = [...this.children.values()].filter((c) => !c.job).map((c) => c.todo.id);
+    this.tell(pendingTodos);
+    // Others' starts whose job is not in the store yet (a claimed one counts as live).
+    const held = new Set(briefs.filter((j) => j.status === 'active').map((j) => j.todo_id));
+    const othersStarting = new Set((this.o.starts?.others() ?? []).filter((id) => !held.has(id)));
+    let running = live.length + pendingTodos.length + othersStarting.size;
+    const others = live.filter((j) => !mineIds.has(j.id)).length + othersStarting.size;
     const taken = new Set([...this.children.values()].map((c) => c.todo.id));
-    const startable = plan.ready.filter((t) => !taken.has(t.id) && !this.unstartable.has(t.id));
+    const startable = plan.ready.filter(
+      (t) => !taken.has(t.id) && !othersStarting.has(t.id) && !this.unstartable.has(t.id),
+    );
     const capped = this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs;
     const slots = Math.max(1, this.o.slotsNow?.() ?? this.o.slots);
     if (!this.stopping && !capped)
       for (const todo of startable) {
         if (running >= slots) break;
         if (this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs) break;
+        // Another run took it since we looked: it counts against our slots as theirs.
+        if (this.o.starts && !this.o.starts.take(todo.id)) {
+          running++;
+          continue;
+        }
         this.startJob(todo);
         running++;
       }
+    // take() noted each start in the registry already.
+    if (this.o.starts)
+      this.told = JSON.stringify([...this.children.values()].filter((c) => !c.job).map((c) => c.todo.id));
     this.last = {
       mine: [...this.children.values()].map(({ todo, pid, log, job }) => ({ todo, pid, log, job })),
       others,
@@ -225,6 +258,15 @@ export class BacklogRunner {
     // could still make a todo ready.
     const left = plan.ready.filter((t) => !this.unstartable.has(t.id)).length;
     return left === 0 && others === 0;
+  }
+
+  /** Tells the registry this runner's starts not yet claimed, when they changed. */
+  private tell(todoIds: string[]): void {
+    if (!this.o.starts) return;
+    const now = JSON.stringify(todoIds);
+    if (now === this.told) return;
+    this.told = now;
+    this.o.starts.set(todoIds);
   }
 
   private startJob(todo: Todo): void {

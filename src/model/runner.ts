@@ -13,6 +13,8 @@ export interface BacklogRunnerRecord {
   watch: boolean;
   started_at: string;
   heartbeat_at: string;
+  /** Todos it has started a job runner for that has not claimed yet: no other run starts one for them. */
+  starting: string[];
 }
 
 /** A runner whose process is gone (same host: its pid; elsewhere: no heartbeat for this long) is not running. */

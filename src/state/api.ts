@@ -203,6 +203,14 @@ export interface RunnerStore {
   list(repo: string): BacklogRunnerRecord[];
   /** Changes a runner's slots (at least 1); it starts jobs by the new count from its next look. */
   setSlots(id: number, slots: number): BacklogRunnerRecord;
+  /**
+   * Notes that runner `id` is starting a job runner for `todoId`, in one
+   * transaction with `takenElsewhere` (given the repository's other runners):
+   * false, and nothing noted, when it says another has it.
+   */
+  takeStart(id: number, todoId: string, takenElsewhere: (others: BacklogRunnerRecord[]) => boolean): boolean;
+  /** The todos runner `id` has started a job runner for and not yet seen claim (or fail to). */
+  setStarting(id: number, todoIds: string[]): void;
   heartbeat(id: number): void;
   /** Drops the record (the runner ended, or it was found dead). */
   remove(id: number): void;

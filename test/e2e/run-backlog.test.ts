@@ -317,6 +317,9 @@ describe('ii run', () => {
     const ids = ['A', 'B', 'C', 'D', 'E', 'F'].map((t) => create(t));
     const [r1, r2] = await Promise.all([iiAsync(['run', '--jobs', '2']), iiAsync(['run', '--jobs', '2'])]);
     expect([r1.code, r2.code]).toEqual([0, 0]);
+    // Neither started a runner for a todo the other was starting (each would
+    // be a process that loses the claim).
+    expect(r1.stderr + r2.stderr).not.toContain('taken by another runner first');
     const list = jobs();
     expect(list.map((j) => j.todo_id).sort()).toEqual([...ids].sort());
     expect(list.every((j) => j.status === 'completed')).toBe(true);

@@ -107,6 +107,35 @@ describe('claim', () => {
   });
 });
 
+describe("backlog runners' starts", () => {
+  it('a todo another runner is starting is refused to the next, through its own connection; a runner found dead does not hold it', () => {
+    const other = openStateStore({ dir: join(tmp.path, 'incrementum') });
+    try {
+      const reg = (s: StateStore, pid: number) =>
+        s.runners.register({ repo: 'r', pid, host: 'h', slots: 2, watch: false });
+      const a = reg(store, 101);
+      const b = reg(other, 102);
+      const dead = new Set<number>();
+      const takenBy = (id: string) => (others: { pid: number; starting: string[] }[]) =>
+        others.some((r) => r.starting.includes(id) && !dead.has(r.pid));
+      expect(store.runners.takeStart(a.id, 't1', takenBy('t1'))).toBe(true);
+      expect(other.runners.takeStart(b.id, 't1', takenBy('t1'))).toBe(false);
+      expect(other.runners.takeStart(b.id, 't2', takenBy('t2'))).toBe(true);
+      expect(store.runners.get(a.id)?.starting).toEqual(['t1']);
+      expect(store.runners.get(b.id)?.starting).toEqual(['t2']);
+      // Its runner claimed (or failed): no longer starting, so anyone may.
+      store.runners.setStarting(a.id, []);
+      expect(other.runners.takeStart(b.id, 't1', takenBy('t1'))).toBe(true);
+      expect(other.runners.get(b.id)?.starting).toEqual(['t2', 't1']);
+      // b dies with its starts recorded: they hold nothing.
+      dead.add(102);
+      expect(store.runners.takeStart(a.id, 't2', takenBy('t2'))).toBe(true);
+    } finally {
+      other.close();
+    }
+  });
+});
+
 describe('a store made by schema 7', () => {
   it('opens with its todos, deps and jobs kept, and counts old failures', () => {
     const dir = join(tmp.path, 'old');

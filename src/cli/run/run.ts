@@ -4,6 +4,8 @@
 import { hostname } from 'node:os';
 import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../job/backlog-runner.js';
 import { loadConfig } from '../../job/config.js';
+import { runnerAlive } from '../../model/runner.js';
+import { localProbe } from '../../proc/alive.js';
 import { checkLaunch } from '../../job/launch.js';
 import { finalCommit, landJob } from '../../job/land.js';
 import { shownLine } from '../../text/shown.js';
@@ -61,6 +63,18 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         return now;
       },
       maxAttempts: config.run['max-attempts'],
+      starts: {
+        others: () =>
+          store.runners
+            .list(repo.slug)
+            .filter((r) => r.id !== me.id && runnerAlive(r, Date.now(), localProbe))
+            .flatMap((r) => r.starting),
+        take: (todoId) =>
+          store.runners.takeStart(me.id, todoId, (others) =>
+            others.some((r) => r.starting.includes(todoId) && runnerAlive(r, Date.now(), localProbe)),
+          ),
+        set: (todoIds) => store.runners.setStarting(me.id, todoIds),
+      },
       ...(o.watch ? { watch: true } : {}),
       ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
       ...(o.agent ? { agent: o.agent } : {}),

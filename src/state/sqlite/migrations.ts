@@ -153,6 +153,13 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX runners_repo ON runners(repo);
   `,
+  // 13: the todos a backlog runner has started a job runner for that has not
+  // claimed yet (a JSON array of todo ids), so two ii run on one backlog do
+  // not both start one for the same todo, and count each other's starts
+  // against their slots.
+  `
+  ALTER TABLE runners ADD COLUMN starting TEXT NOT NULL DEFAULT '[]';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -174,11 +174,26 @@ export function sqliteProcessGroupStore(db: DatabaseSync): ProcessGroupStore {
   };
 }
 
-interface RunnerRow extends Omit<BacklogRunnerRecord, 'watch'> {
+interface RunnerRow extends Omit<BacklogRunnerRecord, 'watch' | 'starting'> {
   watch: number;
+  starting: string;
 }
 
-const toRunner = (r: RunnerRow): BacklogRunnerRecord => ({ ...r, watch: r.watch === 1 });
+const toRunner = (r: RunnerRow): BacklogRunnerRecord => ({
+  ...r,
+  watch: r.watch === 1,
+  starting: parseIds(r.starting),
+});
+
+/** A JSON array of ids; anything else (a hand-edited row) reads as none. */
+function parseIds(text: string): string[] {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 export function sqliteRunnerStore(db: DatabaseSync): RunnerStore {
   const byId = db.prepare('SELECT * FROM runners WHERE id = ?');
@@ -208,6 +223,28 @@ export function sqliteRunnerStore(db: DatabaseSync): RunnerStore {
         if (res.changes === 0) throw new UserError(`the backlog runner ${id} is not running any more`);
         return get(id)!;
       }),
+    takeStart: (id, todoId, takenElsewhere) =>
+      transaction(db, () => {
+        const me = get(id);
+        if (!me) return false;
+        const others = (
+          db
+            .prepare('SELECT * FROM runners WHERE repo = ? AND id != ? ORDER BY id')
+            .all(me.repo, id) as unknown as RunnerRow[]
+        ).map((r) => toRunner({ ...r }));
+        if (takenElsewhere(others)) return false;
+        if (!me.starting.includes(todoId))
+          db.prepare('UPDATE runners SET starting = ? WHERE id = ?').run(
+            JSON.stringify([...me.starting, todoId]),
+            id,
+          );
+        return true;
+      }),
+    setStarting(id, todoIds) {
+      transaction(db, () =>
+        db.prepare('UPDATE runners SET starting = ? WHERE id = ?').run(JSON.stringify(todoIds), id),
+      );
+    },
     heartbeat(id) {
       transaction(db, () => db.prepare('UPDATE runners SET heartbeat_at = ? WHERE id = ?').run(nowIso(), id));
     },
