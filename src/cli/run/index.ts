@@ -37,11 +37,11 @@ export function registerRunCommand(program: Command): void {
       'after',
       `
 Without --watch it returns once nothing is ready and nothing runs. Exit 0 when
-every job it started completed (and, with --land, landed), 1 when any failed, was abandoned or could not
-start. Ctrl-C stops starting jobs and says which still run (watch them with
-ii dashboard, stop one with ii job abandon <job>); a second Ctrl-C abandons them.
-A todo whose jobs failed [run] max-attempts times (default 2) waits for
-ii todo reopen.`,
+every job it started completed (and, with --land, landed); 1 when any failed,
+was abandoned or could not start. Ctrl-C stops starting jobs and says which
+still run (watch them with ii dashboard, stop one with ii job abandon <job>);
+a second Ctrl-C abandons them. A todo whose jobs failed [run] max-attempts
+times (default 2) waits for ii todo reopen.`,
     )
     .action(async (o: RunOptions) => (await import('./run.js')).runBacklog(o));
 }
