@@ -71,6 +71,21 @@ export function failedAttempts(todo: Pick<Todo, 'id' | 'reopened_at'>, jobs: rea
   ).length;
 }
 
+/** The jobs of each todo, so readiness looks at a todo's own jobs, not every job once per todo. */
+type JobsByTodo = ReadonlyMap<string, readonly JobBrief[]>;
+
+function jobsByTodo(jobs: readonly JobBrief[]): JobsByTodo {
+  const out = new Map<string, JobBrief[]>();
+  for (const j of jobs) {
+    const list = out.get(j.todo_id);
+    if (list) list.push(j);
+    else out.set(j.todo_id, [j]);
+  }
+  return out;
+}
+
+const NONE: readonly JobBrief[] = [];
+
 /** Why an open todo cannot run now; empty when it can. */
 export function blockersOf(
   todo: Todo,
@@ -78,38 +93,53 @@ export function blockersOf(
   jobs: readonly JobBrief[],
   o: BacklogOptions,
 ): Blocker[] {
+  return blockersIndexed(todo, byId, jobsByTodo(jobs), o);
+}
+
+function blockersIndexed(
+  todo: Todo,
+  byId: ReadonlyMap<string, Todo>,
+  jobs: JobsByTodo,
+  o: BacklogOptions,
+): Blocker[] {
   const out: Blocker[] = [];
   for (const d of todo.deps) {
     const dep = byId.get(d);
     if (!dep) out.push({ kind: 'dep', dep_id: d, title: null, state: 'missing' });
     else if (dep.status !== 'done')
-      out.push({ kind: 'dep', dep_id: d, title: dep.title, state: depState(dep, jobs) });
+      out.push({ kind: 'dep', dep_id: d, title: dep.title, state: depState(dep, jobs.get(dep.id) ?? NONE) });
   }
-  for (const j of jobs)
-    if (j.todo_id === todo.id && j.status === 'active')
-      out.push({ kind: 'job', job_id: j.id, stale: o.isStale?.(j) ?? false });
-  const failures = failedAttempts(todo, jobs);
+  const own = jobs.get(todo.id) ?? NONE;
+  for (const j of own)
+    if (j.status === 'active') out.push({ kind: 'job', job_id: j.id, stale: o.isStale?.(j) ?? false });
+  const failures = failedAttempts(todo, own);
   if (failures >= o.maxAttempts) out.push({ kind: 'attempts', failures });
   return out;
 }
 
+/** `dep`'s state as a blocker, from the dep's own jobs. */
 function depState(dep: Todo, jobs: readonly JobBrief[]): DepState {
   if (dep.status !== 'open') return dep.status;
   // An open dep whose last job failed or was abandoned says so: "open" alone
   // would hide why the dependent todo is still waiting.
   let last: JobBrief | undefined;
-  for (const j of jobs) if (j.todo_id === dep.id && (!last || j.started_at > last.started_at)) last = j;
+  for (const j of jobs) if (!last || j.started_at > last.started_at) last = j;
   return last && (last.status === 'failed' || last.status === 'abandoned') ? last.status : 'open';
 }
 
-/** The open todos of a repository split into ready (run order) and blocked. */
+/**
+ * The open todos of a repository split into ready (run order) and blocked.
+ * Linear in todos and jobs (the board rebuilds it over 10,000 todos when one
+ * changes: bench/scale.bench.js).
+ */
 export function backlog(todos: readonly Todo[], jobs: readonly JobBrief[], o: BacklogOptions): Backlog {
   const byId = new Map(todos.map((t) => [t.id, t]));
+  const byTodo = jobsByTodo(jobs);
   const ready: Todo[] = [];
   const blocked: BlockedTodo[] = [];
   for (const t of [...todos].sort(byRunOrder)) {
     if (t.status !== 'open') continue;
-    const blockers = blockersOf(t, byId, jobs, o);
+    const blockers = blockersIndexed(t, byId, byTodo, o);
     if (blockers.length === 0) ready.push(t);
     else blocked.push({ todo: t, blockers });
   }

@@ -99,6 +99,9 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
       return r ? toTodo(r) : null;
     },
     resolve(repo, prefix) {
+      // An exact id (every dep a new todo names) without reading every id of the repo.
+      const exact = byId.get(repo, prefix.trim().toLowerCase()) as unknown as TodoRow | undefined;
+      if (exact) return toTodo(exact);
       const ids = db.prepare('SELECT id, title FROM todos WHERE repo = ?').all(repo) as {
         id: string;
         title: string;
