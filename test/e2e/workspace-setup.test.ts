@@ -210,6 +210,11 @@ describe('baseline tests', () => {
       /^the tests fail before any change: `echo .*` exited 1\n1 test failed: parse\n/,
     );
     expect(job.failure_reason).toMatch(/--allow-failing-baseline/);
+    // ii job show prints the reason's lines as lines, under its first one.
+    const shown = f.run(['job', 'show', job.id]).stdout;
+    expect(shown).toMatch(
+      /^ {2}reason: {4}the tests fail before any change: `echo .*` exited 1\n {13}1 test failed: parse$/m,
+    );
     // Zero agent turns: no agent session was recorded and no transcript written.
     expect(job.agent_sessions).toEqual([]);
     const transcripts = join(stateDir(), 'jobs', job.id, 'transcripts');

@@ -75,7 +75,9 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
   );
   out.push(`  started:   ${job.started_at} (${age(job.started_at, now)} ago)`);
   if (job.completed_at) out.push(`  ended:     ${job.completed_at}`);
-  if (job.failure_reason) out.push(`  reason:    ${shownLine(job.failure_reason)}`);
+  // A reason holds lines (the end of a failing command's output): each on its own, under the first.
+  if (job.failure_reason)
+    out.push(`  reason:    ${shownText(job.failure_reason).split('\n').join('\n             ')}`);
   if (job.landed)
     out.push(
       `  landed:    on ${shownLine(job.landed.onto)} at ${job.landed.commit}, ${job.landed.at}${job.landed.tested ? ' (tested on the rebased tip)' : ' (not tested: --no-test)'}`,
