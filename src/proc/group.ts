@@ -42,6 +42,12 @@ export function startTicks(pid: number): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
+/** Whether `pid` has exited and waits to be reaped (false where /proc cannot tell). */
+export function isZombie(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state === 'Z' || state === 'X';
+}
+
 /** The process group of `pid`, or null. */
 export function groupOf(pid: number): number | null {
   const f = statFields(pid);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTests, testFailureTable } from '../../src/job/test-runner.js';
+import { pidAlive } from '../../src/proc/alive.js';
 import { processesIn } from '../../src/proc/cwd.js';
 import { signalGroup, startTicks } from '../../src/proc/group.js';
 import { endRecordedGroups, groupRecorder, spawnInGroup } from '../../src/proc/recorded.js';
@@ -140,6 +141,26 @@ describe('recorded process groups', () => {
     expect(runningInGroup(pgid)).toEqual([]);
     expect(processesIn(tmp.path)).toEqual([]);
     expect(store.processGroups.list({ job_id: 'job2' })).toEqual([]);
+  });
+});
+
+describe('pidAlive', () => {
+  it('says a killed process nobody reaps (a zombie) is gone, as a dead runner whose parent died and whose PID 1 reaps nothing', async () => {
+    // The shell starts a child and becomes sleep, which never reaps it: once
+    // that child is killed it stays a zombie while its parent lives.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 600 & echo $!; exec sleep 600'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    started.push(parent.pid!);
+    let out = '';
+    parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const pid = Number(await waitFor(() => /^\d+\n/.exec(out)?.[0], 'the child pid'));
+    expect(pidAlive(pid)).toBe(true);
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '), 'the zombie');
+    expect(pidAlive(pid)).toBe(false);
+    expect(pidAlive(parent.pid!)).toBe(true);
   });
 });
 
