@@ -7,6 +7,15 @@
 // and nothing of any job runs. The seed is printed: II_CHAOS_SEED=<n> replays
 // the same choices (the moments are job counts, so a replay kills at the same
 // points of progress, not the same instants).
+//
+// Heavier than the ~90 s a test should take on 2 cores, and it cannot be
+// lighter at 60 todos: a job here is as short as the scripted agent allows
+// (no baseline run, `true` as the test, implement changes nothing, project
+// review accepts) and still costs about 2.3 CPU-s (ii job do: node, the store
+// checks, git worktree reset, two agent processes, the journal), so its ~68
+// jobs (60, the retried ones, a few cut short) need ~160 CPU-s, over 80 s of
+// both cores before the supervisors, the retries and the checks. Measured on
+// a shared 2-core machine at load 15-30: 184-397 s.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readlinkSync, readdirSync, writeFileSync } from 'node:fs';
