@@ -5,6 +5,7 @@
 // only state is the store plus the children it started and has not yet seen
 // claim, so a SIGKILL of it strands nothing, and a new one counts the jobs
 // already running against its slots.
+import { watch, type FSWatcher } from 'node:fs';
 import { hostname } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { backlog, type JobBrief } from '../model/backlog.js';
@@ -13,7 +14,7 @@ import type { JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { abandonJob } from './abandon.js';
-import { CLAIM_LOST_EXIT, spawnBacklogJob, type Detached } from './detached.js';
+import { CLAIM_LOST_EXIT, spawnBacklogJob, type Detached, type Standby } from './detached.js';
 import { localProbe } from '../proc/alive.js';
 
 export interface BacklogRunnerOptions {
@@ -40,8 +41,19 @@ export interface BacklogRunnerOptions {
    * ready todo, and all but one would lose the claim (a process each).
    */
   starts?: StartRegistry;
+  /**
+   * Look at the store as soon as its database is written (a job ended, a
+   * todo was added), not only every pollMs: a freed slot is filled at once.
+   */
+  wakeOnWrite?: boolean;
   /** Starts one job runner; spawnBacklogJob unless a test says otherwise. */
   start?: (todo: Todo) => Detached;
+  /**
+   * Starts a standby runner (spawnStandbyJob): one is kept waiting while more
+   * todos may start, and the next job goes to it, so a freed slot costs no
+   * process start. None when not given.
+   */
+  standby?: () => Standby;
   onEvent?: (e: BacklogRunEvent) => void;
   /** After each look at the store, with what it saw. */
   onTick?: (s: BacklogSnapshot) => void;
@@ -61,7 +73,8 @@ export interface StartRegistry {
 export type RunOutcome = JobStatus | 'stale' | 'not-started';
 
 export type BacklogRunEvent =
-  | { kind: 'started'; todo: Todo; pid: number; log: string }
+  /** standby: the job went to the runner kept waiting (no process start). */
+  | { kind: 'started'; todo: Todo; pid: number; log: string; standby: boolean }
   | { kind: 'claimed'; todo: Todo; job_id: string }
   /** The runner's child ended: job_id null when it made no job (lost the claim, or failed before). */
   | { kind: 'ended'; todo: Todo; job_id: string | null; outcome: RunOutcome | 'lost'; log: string }
@@ -88,6 +101,8 @@ export interface BacklogSnapshot {
   completed: number;
   failed: number;
   stopping: boolean;
+  /** The pid of the standby runner waiting for the next todo, if one waits. */
+  standby: number | null;
 }
 
 export interface BacklogRunResult {
@@ -102,6 +117,12 @@ interface Child extends RunningJob {
   exit: { code: number | null; signal: NodeJS.Signals | null } | null;
 }
 
+/** The least time between two looks at the store, however often it is written. */
+const MIN_TICK_GAP_MS = 15;
+
+/** Standbys that may end before their hand-over before this run starts its jobs cold. */
+const STANDBY_FAILURES = 3;
+
 export class BacklogRunner {
   private readonly o: BacklogRunnerOptions;
   private readonly children = new Map<number, Child>();
@@ -113,7 +134,12 @@ export class BacklogRunner {
   private told = '[]';
   private stopping = false;
   private wake: (() => void) | null = null;
+  private poked = false;
   private last: BacklogSnapshot;
+  /** The standby runner waiting for a todo, if one is. */
+  private waiting: Standby | null = null;
+  /** Standbys that ended before they were handed a todo: after a few, jobs start cold. */
+  private standbyFailures = 0;
 
   constructor(o: BacklogRunnerOptions) {
     this.o = o;
@@ -127,6 +153,7 @@ export class BacklogRunner {
       completed: 0,
       failed: 0,
       stopping: false,
+      standby: null,
     };
   }
 
@@ -166,9 +193,38 @@ export class BacklogRunner {
 
   /** Runs until nothing is ready and nothing runs (or, with watch, until stop() and the jobs end). */
   async run(): Promise<BacklogRunResult> {
+    const watcher = this.o.wakeOnWrite ? this.watchStore() : null;
+    try {
+      return await this.loop();
+    } finally {
+      watcher?.close();
+      this.dismissStandby();
+    }
+  }
+
+  /** Wakes the loop on a write to the store's database files (state.db, its WAL). */
+  private watchStore(): FSWatcher | null {
+    try {
+      const w = watch(this.o.store.dir, { persistent: false }, (_event, name) => {
+        if (typeof name === 'string' && name.startsWith('state.db')) this.poke();
+      });
+      w.on('error', () => {}); // the poll goes on
+      return w;
+    } catch {
+      return null; // no watching here: the poll alone
+    }
+  }
+
+  private async loop(): Promise<BacklogRunResult> {
     for (;;) {
+      const at = performance.now();
+      this.poked = false;
       const done = this.tick();
       if (done) return this.result;
+      // Writes come in bursts (a job's end is several): one look per burst.
+      const since = performance.now() - at;
+      if (since < MIN_TICK_GAP_MS) await new Promise((r) => setTimeout(r, MIN_TICK_GAP_MS - since));
+      if (this.poked) continue; // woken while it looked or paused
       await new Promise<void>((res) => {
         const t = setTimeout(res, this.o.pollMs ?? 250);
         this.wake = () => {
@@ -181,6 +237,7 @@ export class BacklogRunner {
   }
 
   private poke(): void {
+    this.poked = true;
     this.wake?.();
   }
 
@@ -224,6 +281,7 @@ export class BacklogRunner {
     );
     const capped = this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs;
     const slots = Math.max(1, this.o.slotsNow?.() ?? this.o.slots);
+    let unstarted = startable.length;
     if (!this.stopping && !capped)
       for (const todo of startable) {
         if (running >= slots) break;
@@ -235,10 +293,18 @@ export class BacklogRunner {
         }
         this.startJob(todo);
         running++;
+        unstarted--;
       }
     // take() noted each start in the registry already.
     if (this.o.starts)
       this.told = JSON.stringify([...this.children.values()].filter((c) => !c.job).map((c) => c.todo.id));
+    // A standby while a next job may come: a todo waiting for a slot, one
+    // that a running job may unblock, or (watching) one not written yet.
+    const more =
+      this.o.watch === true || unstarted > 0 || (plan.blocked.length > 0 && this.children.size > 0);
+    const room = this.o.maxJobs === undefined || this.startedCount < this.o.maxJobs;
+    if (!this.stopping && room && more) this.keepStandby();
+    else this.dismissStandby();
     this.last = {
       mine: [...this.children.values()].map(({ todo, pid, log, job }) => ({ todo, pid, log, job })),
       others,
@@ -249,6 +315,7 @@ export class BacklogRunner {
       completed: this.result.completed.length,
       failed: this.result.failed.length,
       stopping: this.stopping,
+      standby: this.waiting?.pid ?? null,
     };
     this.o.onTick?.(this.last);
     if (this.children.size > 0) return false;
@@ -269,19 +336,46 @@ export class BacklogRunner {
     this.o.starts.set(todoIds);
   }
 
+  /** Starts a standby unless one waits (or standbys keep failing). */
+  private keepStandby(): void {
+    if (this.waiting || !this.o.standby || this.standbyFailures >= STANDBY_FAILURES) return;
+    const s = this.o.standby();
+    this.waiting = s;
+    s.child.once('exit', () => {
+      if (this.waiting !== s) return; // handed a todo (a child now) or dismissed
+      this.waiting = null;
+      this.standbyFailures++;
+      this.poke();
+    });
+  }
+
+  private dismissStandby(): void {
+    const s = this.waiting;
+    this.waiting = null;
+    s?.dismiss();
+  }
+
   private startJob(todo: Todo): void {
     const spawnedAt = new Date().toISOString();
-    const d = (
-      this.o.start ?? ((t: Todo) => spawnBacklogJob(t.id, this.o.repo, this.o.store.dir, this.agentOpt()))
-    )(todo);
+    const standby = this.waiting;
+    this.waiting = null;
+    const d = standby
+      ? standby.handOver(todo.id)
+      : (
+          this.o.start ?? ((t: Todo) => spawnBacklogJob(t.id, this.o.repo, this.o.store.dir, this.agentOpt()))
+        )(todo);
     this.startedCount++;
     const c: Child = { todo, pid: d.pid, log: d.log, job: null, spawnedAt, child: d.child, exit: null };
     this.children.set(d.pid, c);
-    d.child.once('exit', (code, signal) => {
-      c.exit = { code, signal };
-      this.poke();
-    });
-    this.emit({ kind: 'started', todo, pid: d.pid, log: d.log });
+    const exited = d.child.exitCode !== null || d.child.signalCode !== null;
+    if (exited)
+      c.exit = { code: d.child.exitCode, signal: d.child.signalCode }; // a standby that just died
+    else
+      d.child.once('exit', (code, signal) => {
+        c.exit = { code, signal };
+        this.poke();
+      });
+    this.emit({ kind: 'started', todo, pid: d.pid, log: d.log, standby: standby !== null });
   }
 
   private agentOpt(): { agent?: string } {

@@ -4,7 +4,7 @@
 // the backlog runner (`ii run`) start their job runners this way, so each
 // job is its own runner and outlives its starter.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { iiBin } from '../package-root.js';
 import { jobDir } from '../state/paths.js';
@@ -16,8 +16,18 @@ export interface Detached {
   child: ChildProcess;
 }
 
-/** Runs `ii <args>` in `repoRoot`, detached, logging to `log`. Returns at once. */
-export function spawnDetachedIi(args: string[], repoRoot: string, stateDir: string, log: string): Detached {
+/**
+ * Runs `ii <args>` in `repoRoot`, detached, logging to `log`. Returns at once.
+ * With stdin 'pipe' the child reads what the starter writes (its stdin is
+ * then unref'd too: it keeps no starter alive).
+ */
+export function spawnDetachedIi(
+  args: string[],
+  repoRoot: string,
+  stateDir: string,
+  log: string,
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): Detached {
   mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
   const fd = openSync(log, 'a', 0o600);
   try {
@@ -28,10 +38,14 @@ export function spawnDetachedIi(args: string[], repoRoot: string, stateDir: stri
       cwd: repoRoot,
       env,
       detached: true,
-      stdio: ['ignore', fd, fd],
+      stdio: [stdin, fd, fd],
     });
     child.on('error', () => {});
     child.unref();
+    if (child.stdin) {
+      child.stdin.on('error', () => {}); // a standby gone: its exit says so
+      (child.stdin as unknown as { unref?: () => void }).unref?.();
+    }
     if (child.pid === undefined) throw new Error(`could not start ii ${args.join(' ')}`);
     return { pid: child.pid, log, child };
   } finally {
@@ -63,6 +77,62 @@ export function spawnBacklogJob(
   const log = join(stateDir, 'runs', repo.slug, `${stamp()}-${todoId}.log`);
   const args = ['job', 'do', todoId, '--backlog', '--no-edit', ...(o.agent ? ['--agent', o.agent] : [])];
   return spawnDetachedIi(args, repo.root, stateDir, log);
+}
+
+/**
+ * A job runner started before its todo is known (`ii job do --backlog
+ * --standby`): it loads its code and opens the store, then waits for one line
+ * on its stdin, the todo id, and from there is the job's runner like any
+ * other (it claims the todo, and outlives its starter). It exits at once,
+ * having done nothing, when its stdin ends without a todo: dismissed, or its
+ * starter gone (even by SIGKILL, the pipe closes), so none is left idle.
+ */
+export interface Standby extends Detached {
+  /** Gives it its todo (and closes its stdin); its log is renamed after the todo. */
+  handOver(todoId: string): Detached;
+  /** No todo for it: it exits. */
+  dismiss(): void;
+}
+
+export function spawnStandbyJob(
+  repo: { root: string; slug: string },
+  stateDir: string,
+  o: { agent?: string } = {},
+): Standby {
+  const dir = join(stateDir, 'runs', repo.slug);
+  const log = join(dir, `${stamp()}-standby-${process.pid}.log`);
+  const args = ['job', 'do', '--backlog', '--standby', '--no-edit', ...(o.agent ? ['--agent', o.agent] : [])];
+  const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe');
+  let done = false;
+  let handed = false;
+  // A standby that ends without a todo leaves no empty log behind.
+  d.child.once('exit', () => {
+    try {
+      if (!handed && statSync(log).size === 0) rmSync(log);
+    } catch {}
+  });
+  return {
+    ...d,
+    handOver(todoId) {
+      if (done) throw new Error('this standby was already handed a todo or dismissed');
+      done = true;
+      handed = true;
+      // Named as a cold runner's log is: the hand-over time and the todo.
+      let named = join(dir, `${stamp()}-${todoId}.log`);
+      try {
+        renameSync(log, named);
+      } catch {
+        named = log;
+      }
+      d.child.stdin?.end(`${todoId}\n`);
+      return { pid: d.pid, log: named, child: d.child };
+    },
+    dismiss() {
+      if (done) return;
+      done = true;
+      d.child.stdin?.end();
+    },
+  };
 }
 
 /**

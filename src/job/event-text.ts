@@ -133,6 +133,13 @@ export function eventLines(e: JobEvent): EventLine[] {
       ];
     case 'agent_start':
       return [line('detail', `● agent: ${e.purpose}`)];
+    case 'workspace':
+      return [
+        line(
+          'detail',
+          `  workspace ${e.created ? 'made' : 'reused'}: ${visibleLine(e.path)} (${duration(e.duration_ms)})`,
+        ),
+      ];
     case 'setup_start':
       return [line('fact', `  setup: ${shownLine(e.command)}`)];
     case 'setup_end':

@@ -11,6 +11,7 @@ import type { Session } from '../model/session.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { shortId } from '../state/ids.js';
+import { appendEvent } from '../state/events.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { baseBranchOf } from '../vcs/land.js';
 import type { Config } from '../model/config.js';
@@ -30,7 +31,7 @@ export interface JobDeps {
   startSession: (
     store: StateStore,
     o: SessionStartInput,
-  ) => Promise<{ session: Session; workspacePath: string; baseRev: string }>;
+  ) => Promise<{ session: Session; workspacePath: string; baseRev: string; created?: boolean }>;
   finishSession: (store: StateStore, sessionId: string, outcome: 'done' | 'failed') => Promise<unknown>;
   afterImplement?: AfterImplement;
 }
@@ -80,11 +81,19 @@ export async function checkLaunch(
   deps: Pick<JobDeps, 'resolveAgent' | 'vcs'>,
   i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
 ): Promise<AgentSpec> {
+  return (await checked(deps, i)).agent;
+}
+
+/** checkLaunch, and the base commit it resolved (the workspace starts there). */
+async function checked(
+  deps: Pick<JobDeps, 'resolveAgent' | 'vcs'>,
+  i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
+): Promise<{ agent: AgentSpec; base: string }> {
   requireTestCommands(i.config);
   new Prompts(i.repo.root).loadAll();
   const agent = deps.resolveAgent(i.config, i.agent);
-  await deps.vcs.resolveBase(i.repo.root, i.rev);
-  return agent;
+  const base = await deps.vcs.resolveBase(i.repo.root, i.rev);
+  return { agent, base };
 }
 
 /**
@@ -94,7 +103,7 @@ export async function checkLaunch(
  */
 export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched> {
   const { store, repo, todo } = i;
-  const agent = await checkLaunch(deps, i);
+  const { agent, base } = await checked(deps, i);
   const config = i.config;
   const mode = i.claim ?? 'manual';
   const endedStale: DeadRunnerCleanup[] = [];
@@ -138,12 +147,14 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
   );
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
+  const t0 = performance.now();
   try {
     started = await deps.startSession(store, {
       repoRoot: repo.root,
       slug: repo.slug,
       todoId: todo.id,
       ...(i.rev ? { rev: i.rev } : {}),
+      base,
       stateDir: i.stateDir,
       copy: config.workspace.copy,
       sessionId,
@@ -154,6 +165,12 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   }
   const { session, workspacePath, baseRev } = started;
   try {
+    const made = appendEvent(i.stateDir, job.id, 'workspace', {
+      path: workspacePath,
+      created: started.created ?? false,
+      duration_ms: Math.round(performance.now() - t0),
+    });
+    i.onEvent?.(made);
     store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
     // Where `ii job land` goes by default: the branch the base was taken from.
     store.jobs.setBaseBranch(job.id, await baseBranchOf(repo.root, i.rev));

@@ -55,6 +55,8 @@ export const EVENT_SCHEMAS = [
     outcome: z.enum(ITERATION_OUTCOMES),
   }),
   event('agent_start', { purpose: AgentPurpose, agent_session_id: z.string() }),
+  /** The job's workspace, ready at its base: made (git worktree add) or a free one reset. */
+  event('workspace', { path: z.string(), created: z.boolean(), duration_ms: z.number() }),
   /** From the file tracker, live, as the agent edits. */
   event('file_change', FileChange.shape),
   /** [workspace] setup, before the first prompt or after a lockfile changed (its output: `output`, source "setup"). */

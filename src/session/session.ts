@@ -22,6 +22,8 @@ export interface SessionStartInput {
   slug: string;
   todoId: string;
   rev?: string;
+  /** The base commit when the caller has just resolved it (the rev, or the trunk): not looked up again. */
+  base?: string;
   /** The incrementum state dir (`$XDG_STATE_HOME/incrementum`). */
   stateDir: string;
   copy?: string[];
@@ -38,6 +40,8 @@ export interface StartedSession {
   workspacePath: string;
   baseRev: string;
   workspace: Workspace;
+  /** Made now (git worktree add), not a free one reset. */
+  created: boolean;
 }
 
 const defaultVcs = new GitVcs();
@@ -49,7 +53,7 @@ export async function startSession(
 ): Promise<StartedSession> {
   // Everything the user can get wrong is checked before anything is claimed.
   const root = await vcs.root(o.repoRoot);
-  const baseRev = await vcs.resolveBase(root, o.rev);
+  const baseRev = o.base ?? (await vcs.resolveBase(root, o.rev));
   const copies = await checkCopies(root, o.copy ?? []);
   const todo = store.todos.get(o.slug, o.todoId);
   if (!todo) throw new UserError(`no todo ${o.todoId} in this repository: ii todo list shows them.`);
@@ -104,6 +108,7 @@ export async function startSession(
       workspacePath: path,
       baseRev,
       workspace: store.workspaces.list(o.slug).find((w) => w.path === path) ?? workspace,
+      created,
     };
   } catch (err) {
     store.workspaces.release(path);

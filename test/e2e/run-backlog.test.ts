@@ -3,12 +3,13 @@
 // comes from the job records: which todo ran when, and how many at once.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { isRunning, runningIn, runningWith } from '../helpers/procs.js';
 
 interface JobRec {
   id: string;
@@ -60,6 +61,23 @@ function iiAsync(args: string[]): Promise<RunResult> {
     c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     c.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** Live standby runners (ii job do --standby) working in this test's repository. */
+const standbys = () => runningWith('--standby').filter((p) => runningIn(repo).includes(p));
+const runLogs = () => join(tmp.path, 'state', 'incrementum', 'runs', repoSlug(repo));
+
+/** `ii job do --backlog --standby` with its stdin ours: the hand-over by hand. */
+function standbyRunner() {
+  const c = spawn(process.execPath, [II, 'job', 'do', '--backlog', '--standby', '--no-edit'], {
+    cwd: repo,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((res) => c.on('exit', res));
+  return { c, exited, stderr: () => stderr };
 }
 
 /** The most job records whose [start, end) overlap at one moment. */
@@ -198,6 +216,12 @@ describe('ii run', () => {
     const r = await iiAsync(['run', '--jobs', '1', '--land']);
     expect(r.stderr).toContain('landed 3 jobs');
     expect(r.code, r.stderr).toBe(0);
+    // The first job's runner starts cold; the next two were waiting on standby.
+    expect(r.stderr.match(/^started .*\(runner pid/gm)).toHaveLength(1);
+    expect(r.stderr.match(/^started .*\(standby runner pid/gm)).toHaveLength(2);
+    // None left waiting, nor its log.
+    expect(standbys()).toEqual([]);
+    expect(readdirSync(runLogs()).filter((f) => f.includes('standby'))).toEqual([]);
     const list = JSON.parse(run(['job', 'list', '--all', '--json']).stdout) as (JobRec & {
       landed: { onto: string; commit: string; tested: boolean } | null;
     })[];
@@ -326,6 +350,52 @@ describe('ii run', () => {
     // Each counted the other's jobs against its slots: at most 2 of the repository's at once.
     expect(mostAtOnce(list)).toBeLessThanOrEqual(2);
   }, 240_000);
+
+  it('SIGKILL of ii run ends its standby runner at once, leaving no process; the running job goes on to its end', async () => {
+    setup(CONFIG);
+    for (const t of ['A', 'B', 'C']) create(t);
+    const scenario = join(tmp.path, 'slow.json');
+    writeFileSync(
+      scenario,
+      JSON.stringify({ implement: Array(4).fill({ actions: [{ type: 'delay', ms: 1500 }] }) }),
+    );
+    const pid = iiRunDetachedPid(['run', '--jobs', '1'], { II_SCRIPTED_SCENARIO: scenario });
+    // One job runs, and the runner for the next waits on standby.
+    await waitFor(
+      () => jobs().filter((j) => j.status === 'active').length === 1,
+      'a job running',
+      120_000,
+      300,
+    );
+    const [standby] = await waitFor(
+      () => (standbys().length === 1 ? standbys() : null),
+      'a standby',
+      60_000,
+      200,
+    );
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => !isRunning(standby!), 'the standby to end', 30_000, 100);
+    await waitFor(() => jobs()[0]!.status === 'completed' || null, 'the running job to end', 120_000, 300);
+    // Nothing of the killed run works in the repository any more, and it started no second job.
+    await waitFor(() => runningIn(repo).length === 0, 'no process left', 30_000, 200);
+    expect(jobs()).toHaveLength(1);
+  }, 240_000);
+
+  it('a standby runner: ends without a todo when its stdin ends, and when the todo was taken first exits 75 having made no job', async () => {
+    setup(CONFIG);
+    const t = create('A');
+    // Dismissed (or its ii run gone): exits 0, touching nothing.
+    const idle = standbyRunner();
+    idle.c.stdin.end();
+    expect(await idle.exited, idle.stderr()).toBe(0);
+    // Handed a todo that stopped being ready meanwhile (closed here; another runner's claim alike).
+    const late = standbyRunner();
+    run(['todo', 'close', t]);
+    late.c.stdin.end(`${t}\n`);
+    expect(await late.exited, late.stderr()).toBe(75);
+    expect(jobs()).toEqual([]);
+    expect(JSON.parse(run(['todo', 'list', '--status', 'closed', '--json']).stdout)).toHaveLength(1);
+  }, 60_000);
 
   it('SIGKILL of ii run strands no job: its runners finish them, and a new ii run carries on', async () => {
     setup(CONFIG);

@@ -36,19 +36,23 @@ const autoCommitFlag = (v: string | undefined): boolean | undefined => {
  */
 export const RUN_CHECK = { integrityCheck: true };
 
+const runOptions = (o: DoOptions) => ({
+  ...(o.rev ? { rev: o.rev } : {}),
+  ...(o.agent ? { agent: o.agent } : {}),
+  autoCommit: autoCommitFlag(o.autoCommit === true ? 'true' : (o.autoCommit as string | undefined)),
+  ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
+});
+
 export async function jobDo(id: string | undefined, o: DoOptions): Promise<void> {
+  if (o.standby) return standby(id, o);
   const repo = currentRepo();
   const config = loadConfig(repo.root);
   const deps = await realDeps();
-  const run = {
-    ...(o.rev ? { rev: o.rev } : {}),
-    ...(o.agent ? { agent: o.agent } : {}),
-    autoCommit: autoCommitFlag(o.autoCommit === true ? 'true' : (o.autoCommit as string | undefined)),
-    ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
-  };
+  const run = runOptions(o);
   // Before a todo is created (or an editor opened for one): a start that
   // fails on something known now must not leave a stray open todo behind.
-  await checkLaunch(deps, { repo, config, ...run });
+  // (With a todo given, the launch checks the same first.)
+  if (!id) await checkLaunch(deps, { repo, config, ...run });
   try {
     const code = await withStore(async (store) => {
       const todo = resolveOrCreateTodo(store, repo, id, o);
@@ -60,6 +64,59 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
     if (o.backlog && err instanceof ClaimRefused) throw new UserError(err.message, CLAIM_LOST_EXIT);
     throw err;
   }
+}
+
+/**
+ * ii run's standby runner (--backlog --standby): everything a job loads is
+ * loaded and the store open before its todo is known, so the hand-over costs
+ * no process start. The todo id comes as one line on stdin; an end of stdin
+ * without one (dismissed, or ii run gone, even killed) ends it at once, having
+ * touched nothing. From the hand-over on it is `ii job do <todo> --backlog`:
+ * the config read then, the checks, the claim in one transaction, the job.
+ */
+async function standby(id: string | undefined, o: DoOptions): Promise<void> {
+  if (id || !o.backlog) throw new UserError('--standby is for ii run: it goes with --backlog and no todo.');
+  const repo = currentRepo();
+  const deps = await realDeps();
+  await import('../../journal/index.js'); // what runJob loads at the end
+  try {
+    const code = await withStore(async (store) => {
+      const handed = await firstLine(process.stdin);
+      if (handed === null) return 0;
+      const config = loadConfig(repo.root);
+      const run = runOptions(o);
+      const todo = store.todos.resolve(repo.slug, handed);
+      return runJob(deps, store, repo, config, todo, { ...run, claim: 'ready' });
+    }, RUN_CHECK);
+    process.exitCode = code;
+  } catch (err) {
+    if (err instanceof ClaimRefused) throw new UserError(err.message, CLAIM_LOST_EXIT);
+    throw err;
+  }
+}
+
+/** The first line of `input` (then it is let go), or null when it ends before one. */
+function firstLine(input: NodeJS.ReadStream): Promise<string | null> {
+  return new Promise((resolve) => {
+    let buf = '';
+    const done = (v: string | null) => {
+      input.off('data', onData);
+      input.off('end', onEnd);
+      input.off('error', onEnd);
+      input.pause();
+      input.destroy();
+      resolve(v);
+    };
+    const onData = (d: Buffer | string) => {
+      buf += d.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) done(buf.slice(0, nl).trim() || null);
+    };
+    const onEnd = () => done(null);
+    input.on('data', onData);
+    input.on('end', onEnd);
+    input.on('error', onEnd);
+  });
 }
 
 function resolveOrCreateTodo(
@@ -157,7 +214,8 @@ export async function runJob(
     st,
   );
   for (const line of context) progress.line(line);
-  const ident = checkIdentity(repo.root);
+  // ii run checks it once for all its jobs.
+  const ident = o.claim === 'ready' ? { ok: true, detail: '' } : checkIdentity(repo.root);
   if (!ident.ok) progress.line(st.yellow(`warning: ${ident.detail}; ii doctor says how to set one`));
 
   // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage: the runner

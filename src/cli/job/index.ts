@@ -103,6 +103,8 @@ export function registerJobRunCommands(program: Command): void {
     .option('--allow-failing-baseline', BASELINE_HELP)
     // What ii run starts for each todo; not for people, so not in --help.
     .addOption(new Option('--backlog').hideHelp())
+    // ii run's standby runner: loaded and waiting for its todo id on stdin.
+    .addOption(new Option('--standby').hideHelp())
     .action(async (id: string | undefined, o: DoOptions) => (await import('./do.js')).jobDo(id, o));
 
   job
@@ -141,8 +143,14 @@ export function registerJobRunCommands(program: Command): void {
     )
     .option('--no-test', 'land without running the test commands on the rebased tip (recorded as untested)')
     .option('--json', 'print the landed job as JSON')
-    .option('--stop-on-conflict', 'on a conflict, stop rebase-in-progress for you to resolve (as [land] on-conflict = "stop")')
-    .option('--continue', 'go on with a landing stopped in a conflict, once you resolved and git added the files')
+    .option(
+      '--stop-on-conflict',
+      'on a conflict, stop rebase-in-progress for you to resolve (as [land] on-conflict = "stop")',
+    )
+    .option(
+      '--continue',
+      'go on with a landing stopped in a conflict, once you resolved and git added the files',
+    )
     .option('--abort', 'undo a landing stopped in a conflict: the job is back to completed, not landed')
     .action(async (id: string, o: LandOptions) => (await import('./land.js')).jobLand(id, o));
 

@@ -44,6 +44,11 @@ export interface DoOptions {
   allowFailingBaseline?: boolean;
   /** Started by ii run: claim the todo only while it is ready (exit 75 when not). */
   backlog?: boolean;
+  /**
+   * ii run's standby (with --backlog, no todo): loads what a job needs, then
+   * waits for its todo id, one line on stdin; exits at once on EOF (ii run gone).
+   */
+  standby?: boolean;
 }
 
 export interface RetryOptions {

@@ -3,9 +3,11 @@
 // turn Ctrl-C into "start no more" then "abandon them".
 import { hostname } from 'node:os';
 import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../job/backlog-runner.js';
+import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
 import { runnerAlive } from '../../model/runner.js';
 import { localProbe } from '../../proc/alive.js';
+import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';
 import { finalCommit, landJob } from '../../job/land.js';
 import { shownLine } from '../../text/shown.js';
@@ -26,6 +28,9 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   // templates) fails here once, before any job is started.
   await checkLaunch(await realDeps(), { repo, config, ...(o.agent ? { agent: o.agent } : {}) });
   const slots = o.jobs ?? config.run.jobs;
+  // Its jobs do not each say it: once here.
+  const ident = checkIdentity(repo.root);
+  if (!ident.ok) process.stderr.write(`warning: ${ident.detail}; ii doctor says how to set one\n`);
   const out = process.stderr;
   const tty = out.isTTY === true;
   const st = style(tty && !process.env.NO_COLOR);
@@ -78,6 +83,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       ...(o.watch ? { watch: true } : {}),
       ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
       ...(o.agent ? { agent: o.agent } : {}),
+      wakeOnWrite: true,
+      standby: () => spawnStandbyJob(repo, store.dir, o.agent ? { agent: o.agent } : {}),
       onEvent: (e) => {
         line(describe(e));
         if (o.land && e.kind === 'ended' && e.outcome === 'completed' && e.job_id) enqueueLanding(e.job_id);
@@ -113,7 +120,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       const t = `${e.kind === 'stopping' ? '' : `${e.todo.id} ${shownLine(e.todo.title)}`}`;
       switch (e.kind) {
         case 'started':
-          return `started ${t} (runner pid ${e.pid}; its output: ${e.log})`;
+          return `started ${t} (${e.standby ? 'standby runner' : 'runner'} pid ${e.pid}; its output: ${e.log})`;
         case 'claimed':
           return tty ? null : `${t}: job ${e.job_id}`;
         case 'ended':

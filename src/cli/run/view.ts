@@ -31,6 +31,7 @@ export function totalLine(s: BacklogSnapshot): string {
     `${s.completed} done`,
     `${s.failed} failed`,
   ];
+  if (s.standby !== null) parts.push('next runner on standby');
   if (s.stopping) parts.push('stopping: no new jobs');
   return parts.join(' · ');
 }

@@ -1,0 +1,226 @@
+// The backlog's hand-over: with `ii run` busy on a backlog, the time from one
+// job's end (its record's completed_at) to the next job's first prompt sent to
+// its agent (the first session/prompt in its first transcript). The real CLI
+// runs N todos on the scripted agent in a real git repository, with --jobs 1
+// and --jobs 2; everything is read back from the records afterwards.
+//
+// "Excluding the workspace's own setup" takes out what a project's workspace
+// costs and the runner cannot: the worktree (git worktree add, or the reset
+// of a free one), the [workspace] setup commands or their node_modules reuse,
+// and the baseline test run; each as recorded by the job's events. With
+// --jobs 2 the i-th job to end frees the slot the (2+i)-th job to start takes.
+//
+// Phases of a hand-over (where the time goes):
+//   exit       completed_at → the next runner's spawn, or its todo handed to
+//              the standby runner (the time in its log's name): the scheduler noticing
+//   boot       spawn/hand-over → the claim (started_at): module load, config, checks
+//   workspace  the claim → the workspace made (the `workspace` event)
+//   prepare    setup + reuse + baseline, as recorded
+//   agent      agent_start → its first prompt: spawn, ACP initialize, session/new
+//   other      the rest (store writes, events, templates)
+// The floor, measured in the same run: `node -e 0`, the least a new process costs.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, quantile, round } from './stats.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const II = join(root, 'bin', 'ii.js');
+const { openStateStore, repoSlug } = await import(join(root, 'dist', 'src', 'state', 'index.js'));
+
+const N = Number(process.env.HANDOVER_N ?? 10);
+const CONFIG = `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n`;
+
+function gitIn(cwd, ...args) {
+  return execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=b@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
+}
+
+const ms = (iso) => Date.parse(iso);
+
+/** The spawn time in a run log's name: <stamp>-<todo>.log, stamp 2026-11-23T21-45-00-123Z. */
+function logStamp(name) {
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)-(\d{3})Z/.exec(name);
+  return m ? Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`) : NaN;
+}
+
+function events(stateDir, jobId) {
+  const f = join(stateDir, 'jobs', jobId, 'events.jsonl');
+  return readFileSync(f, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+function firstPromptAt(transcript) {
+  for (const l of readFileSync(transcript, 'utf8').split('\n')) {
+    if (!l) continue;
+    const m = JSON.parse(l);
+    if (m.dir === 'out' && m.message?.method === 'session/prompt') return m.t;
+  }
+  return NaN;
+}
+
+/** One `ii run --jobs <jobs>` over n fresh todos; the hand-overs' phases. */
+async function oneRun(tmp, jobs, n) {
+  const dir = join(tmp, `run-${jobs}`);
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  gitIn(repo, 'init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'README.md'), '# bench\n');
+  writeFileSync(join(repo, 'incrementum.toml'), CONFIG);
+  gitIn(repo, 'add', '-A');
+  gitIn(repo, 'commit', '-qm', 'base');
+  const env = {
+    ...process.env,
+    XDG_STATE_HOME: join(dir, 'state'),
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    HOME: dir,
+    NO_COLOR: '1',
+    GIT_AUTHOR_NAME: 'b',
+    GIT_AUTHOR_EMAIL: 'b@example.com',
+    GIT_COMMITTER_NAME: 'b',
+    GIT_COMMITTER_EMAIL: 'b@example.com',
+  };
+  for (let i = 0; i < n; i++)
+    execFileSync(process.execPath, [II, 'todo', 'create', '--title', `T${i}`], { cwd: repo, env });
+  const code = await new Promise((res) => {
+    const c = spawn(process.execPath, [II, 'run', '--jobs', String(jobs)], {
+      cwd: repo,
+      env,
+      stdio: 'ignore',
+    });
+    c.on('exit', res);
+  });
+  if (code !== 0) throw new Error(`ii run --jobs ${jobs} exited ${code}`);
+  const stateDir = join(dir, 'state', 'incrementum');
+  const slug = repoSlug(repo);
+  const store = openStateStore({ dir: stateDir });
+  let list;
+  try {
+    list = store.jobs.list(slug, { activeOnly: false }).map((j) => store.jobs.get(j.id));
+  } finally {
+    store.close();
+  }
+  if (list.length !== n || list.some((j) => j.status !== 'completed'))
+    throw new Error(`ii run --jobs ${jobs}: ${list.length} jobs, not all completed`);
+  const runsDir = join(stateDir, 'runs', slug);
+  const spawned = new Map();
+  for (const f of existsSync(runsDir) ? readdirSync(runsDir) : []) {
+    const todo = /-([^-]+)\.log$/.exec(f)?.[1];
+    if (todo && !spawned.has(todo)) spawned.set(todo, logStamp(f));
+  }
+  const info = list.map((j) => {
+    const ev = events(stateDir, j.id);
+    const at = (type) => ev.find((e) => e.type === type);
+    const sum = (pred) => ev.filter(pred).reduce((s, e) => s + (e.duration_ms ?? 0), 0);
+    const ws = at('workspace');
+    const workspaceMs = ws ? ws.duration_ms : NaN;
+    const setupMs = sum((e) => e.type === 'setup_end') + sum((e) => e.type === 'setup_reused');
+    const baselineMs = sum((e) => e.type === 'test_end' && e.baseline);
+    const agentStart = ms(at('agent_start').ts);
+    const prompt = firstPromptAt(j.agent_sessions[0].transcript);
+    return {
+      started: ms(j.started_at),
+      completed: ms(j.completed_at),
+      // A runner's log is named when it is given its todo: spawned cold, or handed it on standby.
+      spawned: spawned.get(j.todo_id) ?? NaN,
+      workspaceMs,
+      setupMs,
+      baselineMs,
+      agentStart,
+      prompt,
+    };
+  });
+  const byStart = [...info].sort((a, b) => a.started - b.started);
+  const byEnd = [...info].sort((a, b) => a.completed - b.completed);
+  const hand = [];
+  for (let i = 0; i + jobs < byStart.length; i++) {
+    const prev = byEnd[i];
+    const next = byStart[i + jobs];
+    const raw = next.prompt - prev.completed;
+    const own = (Number.isNaN(next.workspaceMs) ? 0 : next.workspaceMs) + next.setupMs + next.baselineMs;
+    const exit = next.spawned - prev.completed;
+    const boot = next.started - next.spawned;
+    const agent = next.prompt - next.agentStart;
+    hand.push({
+      raw,
+      excl: raw - own,
+      exit,
+      boot,
+      workspace: next.workspaceMs,
+      prepare: next.setupMs + next.baselineMs,
+      agent,
+      other:
+        raw -
+        exit -
+        boot -
+        (Number.isNaN(next.workspaceMs) ? 0 : next.workspaceMs) -
+        next.setupMs -
+        next.baselineMs -
+        agent,
+    });
+  }
+  return hand;
+}
+
+export async function run() {
+  const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-handover-'));
+  try {
+    const floors = [];
+    for (let i = 0; i < 10; i++) {
+      const t = performance.now();
+      spawnSync(process.execPath, ['-e', '0']);
+      floors.push(performance.now() - t);
+    }
+    const floor = median(floors);
+    const rows = [];
+    for (const jobs of [1, 2]) {
+      const hand = await oneRun(tmp, jobs, N);
+      const col = (k) => hand.map((h) => h[k]).filter((v) => !Number.isNaN(v));
+      const row = (name, k, q, goal = '') => {
+        const v = round(quantile(col(k), q), 0);
+        return {
+          name: `--jobs ${jobs}: ${name}`,
+          value: v,
+          unit: 'ms',
+          floor: round(floor, 0),
+          ratio: round(v / floor, 1),
+          goal,
+        };
+      };
+      rows.push(
+        row(`hand-over, job end → next first prompt, median of ${hand.length}`, 'raw', 0.5),
+        row('hand-over, p95', 'raw', 0.95),
+        row(
+          'hand-over excluding the workspace (worktree, [workspace] setup, reuse, baseline tests), median',
+          'excl',
+          0.5,
+          '≤ 250 ms',
+        ),
+        row('hand-over excluding the workspace, p95', 'excl', 0.95),
+        row('  phase exit: job end → next runner started / handed its todo, median', 'exit', 0.5),
+        row('  phase boot: → claim, median', 'boot', 0.5),
+        row('  phase workspace: worktree made, median', 'workspace', 0.5),
+        row('  phase prepare: setup + baseline tests, median', 'prepare', 0.5),
+        row('  phase agent: agent start → first prompt, median', 'agent', 0.5),
+        row('  phase other: the rest, median', 'other', 0.5),
+      );
+    }
+    return rows;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
