@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { Job } from '../../src/model/job.js';
+import { selectedJob } from '../../src/dashboard/view/board.js';
 import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import { DashboardSync } from '../../src/dashboard/io/sync.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
@@ -51,6 +52,28 @@ it('picks up jobs another process creates, moves and finishes', async () => {
   );
   write(fx, 'finish', id, 'completed');
   await waitFor(() => jobOf(fx!, id)?.status === 'completed', 'the finished job');
+});
+
+it('draws the live pane of the job the board shows as its logs grow, and of another job when it comes into view', () => {
+  // With 32 agents streaming, drawing every job's pane on every line kept the
+  // board busy for seconds per keypress (bench/scale.bench.js): only the
+  // shown job's lines are drawn, the others when the cursor reaches them.
+  fx = dashFixture({ pollMs: 60_000 });
+  const a = makeJob(fx.state);
+  const b = makeJob(fx.state);
+  for (const id of [a.id, b.id])
+    write(fx, 'event', id, 'warning', JSON.stringify({ message: `line of ${id}` }));
+  // Reads both jobs' logs.
+  fx.sync.loadAll();
+  fx.sync.start();
+  const shownNow = selectedJob(fx.dash.getState())!.id;
+  const other = shownNow === a.id ? b.id : a.id;
+  const pane = (id: string) => fx!.dash.getState().live[id] ?? [];
+  expect(pane(shownNow)).toContain(`! line of ${shownNow}`);
+  expect(pane(other)).toEqual([]);
+  fx.dash.getState().dispatch({ type: 'move', dir: 'down' });
+  expect(selectedJob(fx.dash.getState())!.id).toBe(other);
+  expect(pane(other)).toContain(`! line of ${other}`);
 });
 
 it('gets every kind of job mutation from another process, though it reloads only the jobs written, whatever the clocks', async () => {

@@ -20,6 +20,7 @@ import { tailEvents } from '../../state/events.js';
 import { JsonLinesTail } from '../../state/jsonl.js';
 import { readJobRecord } from './record.js';
 import type { DashboardStore } from '../view/store.js';
+import { selectedJob } from '../view/board.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
 const TRANSCRIPT_ENTRIES = 4000;
@@ -35,7 +36,18 @@ interface JobLogs {
   transcriptPath: string | null;
   transcript: JsonLinesTail | null;
   entries: unknown[];
+  /** The pane's heading: the current agent session. */
+  header: string[];
 }
+
+/**
+ * The job whose live lines the board shows (the selected job, or the one
+ * drilled into): only its lines are drawn as its logs grow. Drawing every
+ * running job's pane on every line its agent streams (32 jobs at 50 lines a
+ * second) kept the dashboard busy for seconds per keypress
+ * (bench/scale.bench.js); the others are drawn when they are shown.
+ */
+const shownJobId = (s: Parameters<typeof selectedJob>[0]): string | null => selectedJob(s)?.id ?? null;
 
 export interface SyncOptions {
   state: StateStore;
@@ -66,6 +78,10 @@ export class DashboardSync {
   /** What the Backlog column was built from: the todos' stamp and the jobs' statuses. */
   private backlogKey = '';
   private maxAttempts: number;
+  /** Jobs whose live lines are behind their logs (drawn when shown). */
+  private readonly liveBehind = new Set<string>();
+  private shown: string | null = null;
+  private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly o: SyncOptions) {
     this.state = o.state;
@@ -116,6 +132,13 @@ export class DashboardSync {
     }
     this.poll = setInterval(() => this.tick(), this.o.pollMs ?? 1000);
     this.poll.unref();
+    // A job coming into view gets the lines it was not drawn with.
+    this.unsubscribe = this.dash.subscribe((s) => {
+      const id = shownJobId(s);
+      if (id === this.shown) return;
+      this.shown = id;
+      if (id && this.liveBehind.has(id)) this.drawLive(id);
+    });
   }
 
   /** Resolves once the watcher has scanned the state dir (events before that may be missed). */
@@ -127,6 +150,8 @@ export class DashboardSync {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
     if (this.poll) clearInterval(this.poll);
     this.dbWatcher?.close();
@@ -275,6 +300,7 @@ export class DashboardSync {
         transcriptPath: null,
         transcript: null,
         entries: [],
+        header: [],
       };
       this.logs.set(job.id, logs);
     }
@@ -334,9 +360,18 @@ export class DashboardSync {
     if (!changed) return;
     // A log a view has loaded (l, the commit detail) follows the job.
     if (s.records[job.id]) s.setRecord(job.id, readJobRecord(this.state.dir, job));
-    const header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
+    logs.header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
+    this.liveBehind.add(job.id);
+    if (shownJobId(s) === job.id) this.drawLive(job.id);
+  }
+
+  /** Draws a job's live lines from what its logs hold. */
+  private drawLive(jobId: string): void {
+    const logs = this.logs.get(jobId);
+    this.liveBehind.delete(jobId);
+    if (!logs) return;
     const body = transcriptText(logs.entries).filter((l) => !l.startsWith('>'));
     const after = logs.eventLines.map((x) => logText(x.line)).filter((l) => !l.startsWith('● agent'));
-    s.setLive(job.id, [...logs.earlier, ...header, ...body, ...after]);
+    this.dash.getState().setLive(jobId, [...logs.earlier, ...logs.header, ...body, ...after]);
   }
 }
