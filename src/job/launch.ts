@@ -146,6 +146,12 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     },
     (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
   );
+  // Where `ii job land` goes by default (the branch the base was taken
+  // from): looked up while the workspace is made.
+  const baseBranch = baseBranchOf(repo.root, i.rev).then(
+    (b) => ({ ok: true as const, b }),
+    (err: unknown) => ({ ok: false as const, err }),
+  );
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
   const t0 = performance.now();
   try {
@@ -172,11 +178,13 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     });
     i.onEvent?.(made);
     store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
-    // Where `ii job land` goes by default: the branch the base was taken from.
-    store.jobs.setBaseBranch(job.id, await baseBranchOf(repo.root, i.rev));
+    const branch = await baseBranch;
+    if (!branch.ok) throw branch.err;
+    store.jobs.setBaseBranch(job.id, branch.b);
     // The first change exists before the job starts (the spec's `jj new
-    // <base>`), so the job's context names it from the first line.
-    const changeBase = await deps.vcs.head(workspacePath);
+    // <base>`), so the job's context names it from the first line. Its base
+    // is the workspace's head: the base commit, just checked out.
+    const changeBase = baseRev;
     const changeId = await deps.vcs.startChange(workspacePath);
     const runner = new JobRunner({
       store,
