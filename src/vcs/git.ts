@@ -39,6 +39,10 @@ export class GitVcs implements Vcs {
     const dir = resolve(cwd);
     if (!existsSync(dir)) throw new UserError(`${dir} does not exist: run ii from inside a git checkout.`);
     const r = await run(dir, ['rev-parse', '--show-toplevel']);
+    // Anything else git says (killed, out of resources, a damaged .git) is
+    // not "run ii from a checkout": say what git said.
+    if (r.code !== 0 && !/not a git repository|must be run in a work tree/i.test(r.stderr))
+      throw new GitError(['rev-parse', '--show-toplevel'], dir, r);
     if (r.code !== 0 || !r.stdout.trim())
       throw new UserError(
         `${dir} is not inside a git repository (with a working tree): run ii from a git checkout, or create one with git init.`,

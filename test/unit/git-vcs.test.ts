@@ -73,6 +73,24 @@ describe('root and base revision', () => {
     expect(missing.message).toContain('does not exist');
   });
 
+  it('a git that fails otherwise in a repository is reported as git said it, not as "not a git repository"', async () => {
+    // A git that dies as one killed under load would: no stdout, a signal.
+    const bin = join(tmp.path, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'git'), '#!/bin/sh\necho "fatal: out of memory" >&2\nkill -9 $$\n', {
+      mode: 0o755,
+    });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const err = await rejection(vcs.root(repo));
+      expect(err).not.toBeInstanceOf(UserError);
+      expect(err.message).toBe(`git rev-parse --show-toplevel failed in ${repo}: fatal: out of memory`);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
   it('refuses a repository with no commits', async () => {
     const empty = join(tmp.path, 'empty');
     mkdirSync(empty);
