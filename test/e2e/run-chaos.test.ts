@@ -6,7 +6,8 @@
 // finishes the rest; `ii workspace prune` leaves no workspace to a dead job
 // and nothing of any job runs. The seed is printed: II_CHAOS_SEED=<n> replays
 // the same choices (the moments are job counts, so a replay kills at the same
-// points of progress, not the same instants).
+// points of progress, not the same instants); II_CHAOS_KEEP=1 keeps its
+// temp dir (store, repository, each runner's log).
 //
 // Heavier than the ~90 s a test should take on 2 cores, and it cannot be
 // lighter at 60 todos: a job here is as short as the scripted agent allows
@@ -70,7 +71,9 @@ afterEach(() => {
   started.length = 0;
   // Whatever a failed run left: every ii process working in this test's repo or state.
   for (const pid of iiProcesses()) killQuietly(-pid);
-  tmp.cleanup();
+  // II_CHAOS_KEEP=1 keeps the repository, the store and every runner's log (runs/) to look at.
+  if (process.env.II_CHAOS_KEEP) console.log(`run-chaos kept ${tmp.path}`);
+  else tmp.cleanup();
 });
 
 const run = (args: string[]) => ii(args, { cwd: repo, env });
