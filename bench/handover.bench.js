@@ -179,16 +179,21 @@ async function oneRun(tmp, jobs, n) {
 export async function run() {
   const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-handover-'));
   try {
-    const floors = [];
-    for (let i = 0; i < 10; i++) {
-      const t = performance.now();
-      spawnSync(process.execPath, ['-e', '0']);
-      floors.push(performance.now() - t);
-    }
-    const floor = median(floors);
+    // The floor around each run (the machine's load moves): node -e 0, before and after.
+    const floorNow = () => {
+      const out = [];
+      for (let i = 0; i < 5; i++) {
+        const t = performance.now();
+        spawnSync(process.execPath, ['-e', '0']);
+        out.push(performance.now() - t);
+      }
+      return out;
+    };
     const rows = [];
     for (const jobs of [1, 2]) {
+      const before = floorNow();
       const hand = await oneRun(tmp, jobs, N);
+      const floor = median([...before, ...floorNow()]);
       const col = (k) => hand.map((h) => h[k]).filter((v) => !Number.isNaN(v));
       const row = (name, k, q, goal = '') => {
         const v = round(quantile(col(k), q), 0);
