@@ -46,7 +46,22 @@ export interface BoardLayout {
   needs: (titleLines: number) => number;
 }
 
+/**
+ * The last layout per board (boardColumns keeps a board's columns while its
+ * cards are unchanged): a keypress that only moves the cursor does not measure
+ * every title again (10,000 todos in the Backlog column: bench/scale.bench.js).
+ */
+const layouts = new WeakMap<ColumnData[], { width: number; layout: BoardLayout }>();
+
 export function boardLayout(columns: ColumnData[], width: number): BoardLayout {
+  const memo = layouts.get(columns);
+  if (memo && memo.width === width) return memo.layout;
+  const layout = measureBoard(columns, width);
+  layouts.set(columns, { width, layout });
+  return layout;
+}
+
+function measureBoard(columns: ColumnData[], width: number): BoardLayout {
   const short = shortNames(
     columns.map((c) => c.title),
     width,
