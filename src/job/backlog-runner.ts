@@ -26,6 +26,10 @@ export interface BacklogRunnerOptions {
   slotsNow?: () => number;
   /** [run] max-attempts. */
   maxAttempts: number;
+  /** A dep is done once its commits landed, not when its job completed (ii run --land). */
+  depsLanded?: boolean;
+  /** Work of the caller's that may still make a todo ready (landings queued or under way): the run is not over. */
+  pending?: () => boolean;
   /** Keep going when nothing is ready, waiting for new todos. */
   watch?: boolean;
   /** Start at most this many jobs, then wait for them and stop. */
@@ -265,7 +269,10 @@ export class BacklogRunner {
       c.job = job ?? c.job;
       if (c.exit) this.finish(c);
     }
-    const plan = backlog(todos, briefs, { maxAttempts: this.o.maxAttempts });
+    const plan = backlog(todos, briefs, {
+      maxAttempts: this.o.maxAttempts,
+      ...(this.o.depsLanded ? { depsLanded: true } : {}),
+    });
     const mineIds = new Set(this.runningJobIds());
     const live = briefs.filter((j) => j.status === 'active' && !isStale(j, now, localProbe));
     const pendingTodos = [...this.children.values()].filter((c) => !c.job).map((c) => c.todo.id);
@@ -320,7 +327,7 @@ export class BacklogRunner {
     this.o.onTick?.(this.last);
     if (this.children.size > 0) return false;
     if (this.stopping || (this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs)) return true;
-    if (this.o.watch) return false;
+    if (this.o.watch || this.o.pending?.()) return false;
     // Nothing of ours runs: done once nothing could start and no job elsewhere
     // could still make a todo ready.
     const left = plan.ready.filter((t) => !this.unstartable.has(t.id)).length;

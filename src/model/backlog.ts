@@ -20,10 +20,16 @@ export interface JobBrief {
   cost: number;
   /** Iterations (commits) in the job's current change. */
   iteration: number;
+  /** Completed with commits that were never landed (ii job land): its work is not on the branch yet. */
+  unlanded: boolean;
 }
 
-/** A dep's state as a blocker: the todo's status, or how its last job ended while it is open again. */
-export type DepState = TodoStatus | 'failed' | 'abandoned' | 'missing';
+/**
+ * A dep's state as a blocker: the todo's status, or how its last job ended
+ * while it is open again; 'unlanded': done, but its commits are not on the
+ * branch yet (only when deps must land first).
+ */
+export type DepState = TodoStatus | 'failed' | 'abandoned' | 'missing' | 'unlanded';
 
 export type Blocker =
   | { kind: 'dep'; dep_id: string; title: string | null; state: DepState }
@@ -48,6 +54,11 @@ export interface BacklogOptions {
   maxAttempts: number;
   /** Whether an active job's runner is gone (isStale with a probe); absent: none is. */
   isStale?: (job: JobBrief) => boolean;
+  /**
+   * A dep counts as done only once its commits landed (ii run --land): a
+   * dependent job starts from the branch, so it would not see them before.
+   */
+  depsLanded?: boolean;
 }
 
 /** Run order: priority (0 first), then oldest, then id (a stable tie-break). */
@@ -108,6 +119,8 @@ function blockersIndexed(
     if (!dep) out.push({ kind: 'dep', dep_id: d, title: null, state: 'missing' });
     else if (dep.status !== 'done')
       out.push({ kind: 'dep', dep_id: d, title: dep.title, state: depState(dep, jobs.get(dep.id) ?? NONE) });
+    else if (o.depsLanded && !landed(jobs.get(dep.id) ?? NONE))
+      out.push({ kind: 'dep', dep_id: d, title: dep.title, state: 'unlanded' });
   }
   const own = jobs.get(todo.id) ?? NONE;
   for (const j of own)
@@ -115,6 +128,18 @@ function blockersIndexed(
   const failures = failedAttempts(todo, own);
   if (failures >= o.maxAttempts) out.push({ kind: 'attempts', failures });
   return out;
+}
+
+/** Whether a done todo's work is on the branch: no completed job of it left commits unlanded. */
+function landed(jobs: readonly JobBrief[]): boolean {
+  let completed = false;
+  for (const j of jobs) {
+    if (j.status !== 'completed') continue;
+    if (!j.unlanded) return true;
+    completed = true;
+  }
+  // Done with no completed job (by hand): nothing of it waits to land.
+  return !completed;
 }
 
 /** `dep`'s state as a blocker, from the dep's own jobs. */
@@ -150,7 +175,7 @@ export function backlog(todos: readonly Todo[], jobs: readonly JobBrief[], o: Ba
 export function describeBlocker(b: Blocker): string {
   switch (b.kind) {
     case 'dep':
-      return `waits for ${b.dep_id}${b.title !== null ? ` "${b.title}"` : ''} (${b.state === 'in_progress' ? 'in progress' : b.state})`;
+      return `waits for ${b.dep_id}${b.title !== null ? ` "${b.title}"` : ''} (${depWords(b.state)})`;
     case 'job':
       return b.stale
         ? `held by job ${b.job_id}, whose runner is gone: ii job retry ${b.job_id} runs it again`
@@ -158,6 +183,12 @@ export function describeBlocker(b: Blocker): string {
     case 'attempts':
       return `its jobs failed ${b.failures} time${b.failures === 1 ? '' : 's'}; ii todo reopen to try again`;
   }
+}
+
+function depWords(state: DepState): string {
+  if (state === 'in_progress') return 'in progress';
+  if (state === 'unlanded') return 'done, not landed yet';
+  return state;
 }
 
 /**

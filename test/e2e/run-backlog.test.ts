@@ -244,6 +244,48 @@ describe('ii run', () => {
     expect(git('status', '--porcelain')).toBe('');
   }, 240_000);
 
+  it("--land: a todo starts only once its dep landed, from a branch that has the dep's commits", async () => {
+    setup(CONFIG);
+    const a = create('A');
+    const b = create('B', '--deps', a);
+    const c = create('C');
+    const scenarios = join(tmp.path, 'scenarios');
+    execFileSync('mkdir', ['-p', scenarios]);
+    for (const [id, n] of [
+      [a, 'a'],
+      [b, 'b'],
+      [c, 'c'],
+    ] as const)
+      writeFileSync(
+        join(scenarios, `${id}.json`),
+        JSON.stringify({
+          implement: [{ actions: [{ type: 'write', path: `${n}.txt`, content: `${n}\n` }] }, { actions: [] }],
+        }),
+      );
+    env = { ...env, II_SCRIPTED_SCENARIO: scenarios };
+    const r = await iiAsync(['run', '--jobs', '2', '--land']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('landed 3 jobs');
+    const list = JSON.parse(run(['job', 'list', '--all', '--json']).stdout) as (JobRec & {
+      base_rev: string;
+      landed: { commit: string; at: string } | null;
+    })[];
+    const byTodo = new Map(list.map((j) => [j.todo_id, j]));
+    const ja = byTodo.get(a)!;
+    const jb = byTodo.get(b)!;
+    // B waited for A's landing, not only its completion, and started from it.
+    expect(jb.started_at >= ja.landed!.at, `${jb.started_at} < ${ja.landed!.at}`).toBe(true);
+    const isAncestor = (x: string, y: string) => {
+      try {
+        execFileSync('git', ['merge-base', '--is-ancestor', x, y], { cwd: repo });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(isAncestor(ja.landed!.commit, jb.base_rev)).toBe(true);
+  }, 240_000);
+
   it('--land --jobs 3 on 6 independent todos: all 6 on main, linear, each landed commit tested as it landed', async () => {
     // Every tree a test command runs on says so: the job's own iterations,
     // and each landing's rebased tip.

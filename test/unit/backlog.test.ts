@@ -21,6 +21,7 @@ const job = (
   todo_id: string,
   status: JobBrief['status'],
   started_at = '2026-01-02T00:00:00.000Z',
+  unlanded = false,
 ): JobBrief => ({
   id,
   todo_id,
@@ -34,6 +35,7 @@ const job = (
   updated_at: started_at,
   cost: 0,
   iteration: 0,
+  unlanded,
 });
 const OPTS = { maxAttempts: 2 };
 
@@ -93,6 +95,42 @@ describe('backlog readiness', () => {
     ]);
     // ab itself is ready: 2 failures < 5
     expect(b.ready.map((t) => t.id)).toEqual(['ab']);
+  });
+
+  it('under ii run --land a dep is done once its commits landed, not when its job completed', () => {
+    const todos = [
+      todo('a', { status: 'done', title: 'Add it' }),
+      todo('b', { status: 'done' }),
+      todo('c', { status: 'done' }),
+      todo('x', { deps: ['a'] }),
+      todo('y', { deps: ['b'] }),
+      todo('z', { deps: ['c'] }),
+    ];
+    const jobs = [
+      // a: completed, its commits not landed yet (an earlier try failed).
+      job('j1', 'a', 'failed', '2026-01-02T00:00:00.000Z'),
+      job('j2', 'a', 'completed', '2026-01-03T00:00:00.000Z', true),
+      // b: completed and landed (or nothing to land).
+      job('j3', 'b', 'completed', '2026-01-02T00:00:00.000Z', false),
+      // c: done with no job of ours (closed by hand, or before incrementum): nothing waits to land.
+    ];
+    const strict = backlog(todos, jobs, { ...OPTS, depsLanded: true });
+    expect(strict.ready.map((t) => t.id)).toEqual(['y', 'z']);
+    expect(strict.blocked.map((x) => [x.todo.id, x.blockers.map(describeBlocker)])).toEqual([
+      ['x', ['waits for a "Add it" (done, not landed yet)']],
+    ]);
+    expect(claimRefusal('x', todos, jobs, { ...OPTS, depsLanded: true, mode: 'ready' })).toContain(
+      'not landed yet',
+    );
+    // Without it (ii run, ii todo list) completing is enough.
+    expect(backlog(todos, jobs, OPTS).ready.map((t) => t.id)).toEqual(['x', 'y', 'z']);
+    // Landed later: ready.
+    const later = jobs.map((j) => (j.id === 'j2' ? { ...j, unlanded: false } : j));
+    expect(backlog(todos, later, { ...OPTS, depsLanded: true }).ready.map((t) => t.id)).toEqual([
+      'x',
+      'y',
+      'z',
+    ]);
   });
 
   it('max-attempts: failed or abandoned jobs since the last reopen keep a todo back', () => {

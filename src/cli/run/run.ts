@@ -68,6 +68,9 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         return now;
       },
       maxAttempts: config.run['max-attempts'],
+      // Landing as it goes: a dependent todo starts from the branch, so it
+      // waits until its deps' commits are on it, not merely completed.
+      ...(o.land ? { depsLanded: true, pending: () => landingsLeft > 0 } : {}),
       starts: {
         others: () =>
           store.runners
@@ -144,23 +147,33 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     // one landing at a time, so jobs stack up on the branch instead of racing
     // for it; each is rebased onto (and tested on) the tip it lands on.
     let landing: Promise<void> = Promise.resolve();
+    // Landings queued or under way: under --land they may make a dependent todo ready.
+    let landingsLeft = 0;
     const enqueueLanding = (jobId: string) => {
+      landingsLeft++;
       landing = landing.then(async () => {
-        const job = store.jobs.get(jobId);
-        if (!job) return;
-        if (!finalCommit(job)) {
-          line(`job ${jobId} made no commits: nothing to land`);
-          return;
-        }
         try {
-          const r = await landJob({ store, stateDir: store.dir, repo, config, job });
-          landed.push(jobId);
-          line(st.green(`job ${jobId} landed on ${r.landed.onto} at ${r.landed.commit.slice(0, 10)}`));
-        } catch (err) {
-          notLanded.push(jobId);
-          line(st.red(`job ${jobId} not landed: ${(err as Error).message}`));
+          await landOne(jobId);
+        } finally {
+          landingsLeft--;
         }
       });
+    };
+    const landOne = async (jobId: string) => {
+      const job = store.jobs.get(jobId);
+      if (!job) return;
+      if (!finalCommit(job)) {
+        line(`job ${jobId} made no commits: nothing to land`);
+        return;
+      }
+      try {
+        const r = await landJob({ store, stateDir: store.dir, repo, config, job });
+        landed.push(jobId);
+        line(st.green(`job ${jobId} landed on ${r.landed.onto} at ${r.landed.commit.slice(0, 10)}`));
+      } catch (err) {
+        notLanded.push(jobId);
+        line(st.red(`job ${jobId} not landed: ${(err as Error).message}`));
+      }
     };
 
     let interrupts = 0;

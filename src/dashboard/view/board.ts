@@ -123,7 +123,7 @@ export const TODO_KEY = 'todo:';
 export function blockerWords(b: Blocker): string {
   switch (b.kind) {
     case 'dep':
-      return `waits for ${b.dep_id} (${b.state === 'in_progress' ? 'in progress' : b.state})`;
+      return `waits for ${b.dep_id} (${b.state === 'in_progress' ? 'in progress' : b.state === 'unlanded' ? 'to land' : b.state})`;
     case 'job':
       return b.stale ? `held by stale job ${b.job_id.slice(0, 7)}` : `held by job ${b.job_id.slice(0, 7)}`;
     case 'attempts':

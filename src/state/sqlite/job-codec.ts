@@ -124,4 +124,5 @@ export const BRIEF = table<JobBrief>({
   updated_at: plain(),
   cost: dollars('cost_micros'),
   iteration: plain(),
+  unlanded: flag(),
 });
