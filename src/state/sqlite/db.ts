@@ -14,7 +14,20 @@ import {
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
-const BUSY_TIMEOUT_MS = 10_000;
+const SQLITE_BUSY = 5;
+
+/**
+ * How long a write waits for the store's lock before it gives up with a
+ * UserError: generous, since 32 runners on 2 cores can queue for many seconds.
+ * II_STATE_BUSY_MS shortens or lengthens it (tests, very busy machines).
+ */
+function writeWaitMs(): number {
+  const n = Number(process.env.II_STATE_BUSY_MS);
+  return Number.isFinite(n) && n > 0 ? n : 60_000;
+}
+
+/** SQLite's own busy handler per attempt; transaction() retries up to writeWaitMs(). */
+const busyTimeoutMs = (): number => Math.min(10_000, writeWaitMs());
 
 function fail(path: string, what: string, todo: string): never {
   throw new UserError(`state database ${path} ${what}.\n${todo}`, 3);
@@ -65,7 +78,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync
   }
   try {
     if (!existed) chmodSync(path, 0o600);
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs()}`);
     const version = userVersion(db);
     if (version > SCHEMA_VERSION) {
       fail(
@@ -122,7 +135,7 @@ function corrupt(path: string, err: unknown): never {
 /** Applies the migrations after `from`, each in its own transaction. */
 export function migrate(db: DatabaseSync, from: number, to: number = SCHEMA_VERSION): void {
   for (let v = from; v < to; v++) {
-    db.exec('BEGIN IMMEDIATE');
+    beginImmediate(db);
     try {
       // Another process may have migrated while we waited for the lock.
       const now = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
@@ -159,9 +172,48 @@ export function statements(db: DatabaseSync): (sql: string) => StatementSync {
   };
 }
 
+const isBusy = (err: unknown): boolean => {
+  const e = err as { code?: unknown; errcode?: unknown } | null;
+  return (
+    e?.code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' && (e.errcode & 0xff) === SQLITE_BUSY
+  );
+};
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * BEGIN IMMEDIATE, waiting its turn for the write lock. SQLite's busy handler
+ * gives up after busy_timeout, gives up at once in some cases (WAL recovery or
+ * a checkpoint holding a lock), and is not fair: under heavy contention (32
+ * runners on 2 cores) a waiter can lose every race for 10 s. So a BUSY is
+ * retried after a short random pause until writeWaitMs() has passed, then
+ * reported as a UserError. Nothing has been written when BEGIN fails.
+ */
+function beginImmediate(db: DatabaseSync): void {
+  const start = Date.now();
+  const bound = writeWaitMs();
+  for (;;) {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (err) {
+      if (!isBusy(err)) throw err;
+      const waited = Date.now() - start;
+      if (waited >= bound) {
+        throw new UserError(
+          `state database ${db.location() ?? '(in memory)'} stayed busy for ${Math.round(waited / 1000)} s: other incrementum processes held its write lock the whole time, so nothing was changed.\n` +
+            'Run the command again. If it keeps happening, run fewer jobs at once (ii run --jobs N), look for a stuck ii process (ps aux | grep ii), or wait longer by setting II_STATE_BUSY_MS (milliseconds).',
+          3,
+        );
+      }
+      Atomics.wait(pause, 0, 0, Math.min(bound - waited, 5 + Math.random() * 45));
+    }
+  }
+}
+
 /** Runs `fn` in one write transaction; the lock is taken up front so concurrent writers queue instead of failing. */
 export function transaction<T>(db: DatabaseSync, fn: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
+  beginImmediate(db);
   try {
     const out = fn();
     statements(db)("UPDATE meta SET value = value + 1 WHERE key = 'version'").run();
