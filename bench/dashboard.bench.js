@@ -8,13 +8,12 @@
 //   the peak), in a fresh process, against that process before it loads the
 //   dashboard.
 import { spawn, spawnSync } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { fakeTerminal, now, pause, until } from './ink-keys.js';
 import { median, quantile, round } from './stats.js';
 
 // The dashboard loads React's production build (src/cli/dashboard/production-env.ts).
@@ -23,15 +22,6 @@ process.env.NODE_ENV ??= 'production';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const trace = (m) => process.env.BENCH_DEBUG && process.stderr.write(`dashboard bench: ${m}\n`);
-const now = () => performance.timeOrigin + performance.now();
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-async function until(cond, what, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await pause(1);
-  }
-}
 
 /**
  * Seeds a state dir in another process: `jobs` jobs of one change with
@@ -132,46 +122,12 @@ async function storeLatency(tmp, stateDir) {
   return { lat, floor };
 }
 
-/** A terminal for Ink: stdout counts frames, stdin takes keypresses as Ink reads them. */
-function fakeTerminal() {
-  const frames = { n: 0, at: 0 };
-  const stdout = Object.assign(
-    new Writable({
-      write(_c, _e, cb) {
-        frames.n++;
-        frames.at = now();
-        cb();
-      },
-    }),
-    { columns: 120, rows: 40, isTTY: true },
-  );
-  const stdin = Object.assign(new EventEmitter(), {
-    isTTY: true,
-    data: null,
-    setRawMode() {},
-    setEncoding() {},
-    resume() {},
-    pause() {},
-    ref() {},
-    unref() {},
-    read() {
-      const d = this.data;
-      this.data = null;
-      return d;
-    },
-    press(s) {
-      this.data = s;
-      this.emit('readable');
-    },
-  });
-  return { stdout, stdin, frames };
-}
-
 /** Milliseconds from each keypress to the frame it causes. */
 async function keyLatency(element, keys, n = 60) {
   const { render } = await import('ink');
   const { RENDER_OPTIONS } = await import(join(dist, 'src', 'cli', 'dashboard', 'run.js'));
-  const t = fakeTerminal();
+  // No probe here: a frame after the key is the key's (nothing else draws meanwhile).
+  const t = fakeTerminal({});
   const app = render(element, { ...RENDER_OPTIONS, stdout: t.stdout, stdin: t.stdin });
   await until(() => t.frames.n > 0 && t.stdin.listenerCount('readable') > 0, 'the first frame');
   const out = [];
