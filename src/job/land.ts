@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { JobRunner } from './runner.js';
 import type { JobDeps } from './launch.js';
 import { groupRecorder } from '../proc/recorded.js';
+import { shortId } from '../state/ids.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
@@ -460,13 +461,19 @@ async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promis
   appendEvent(i.stateDir, job.id, 'info', {
     message: `landing on ${onto}: ${r.files.length} file${r.files.length === 1 ? '' : 's'} conflict (${r.files.join(', ')}); the job goes on with a change that resolves them`,
   });
-  store.jobs.resume(job.id, process.pid, hostname());
+  // The job names its new session before the workspace is made, as a claim
+  // does: a runner killed while git makes the worktree leaves the job
+  // pointing at the session that holds it, so the dead-runner cleanup gives
+  // the workspace back instead of leaving it held by no one.
+  const sessionId = shortId(todo.id);
+  store.jobs.resume(job.id, process.pid, hostname(), sessionId);
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
   try {
     started = await deps.startSession(store, {
       repoRoot: repo.root,
       slug: repo.slug,
       todoId: job.todo_id,
+      sessionId,
       rev: r.replayed,
       stateDir: i.stateDir,
       copy: config.workspace.copy,

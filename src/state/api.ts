@@ -139,7 +139,8 @@ export interface JobStore {
   addUsage(id: string, usage: Usage): void;
   finish(id: string, status: 'completed' | 'failed' | 'abandoned', reason?: string | null): Job;
   /** A completed job goes on (its landing conflicted: the agent resolves it), run by this process. */
-  resume(id: string, pid: number, host: string): void;
+  /** Back to implementing; `sessionId`, when given, is the session it is about to make (named before its workspace, as a claim does). */
+  resume(id: string, pid: number, host: string, sessionId?: string): void;
   heartbeat(id: string, pid: number, host: string): void;
   /** A monotonically growing number bumped by every mutation (cheap change detection). */
   version(): number;

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { landJob } from '../../src/job/land.js';
+import { repoSlug, stateDir } from '../../src/state/paths.js';
+import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
 import { cleanUpDeadRunner, describeCleanup } from '../../src/job/dead-runner.js';
 import { launchJob } from '../../src/job/launch.js';
 import { Config } from '../../src/model/config.js';
@@ -108,6 +111,80 @@ describe('cleaning up after a dead runner', () => {
     expect(c.job.status).toBe('failed');
     expect(c.todo).toBe('open');
     expect(store.workspaces.list('r').map((w) => w.status)).toEqual(['free']);
+  });
+
+  it('a landing runner killed while making the workspace for a conflict resolution: the job names its new session, and the cleanup gives the workspace back', async () => {
+    // A real completed job, then a trunk that changes the same line.
+    const f = new JobFixture('ii-dead-land-');
+    try {
+      f.setup(['test -f README.md']);
+      const s = f.scenario('work', {
+        implement: [{ actions: [write('README.md', '# from the job\n')] }],
+        'commit-message': [{ actions: [{ type: 'commit_message', text: 'Job work' }] }],
+      });
+      const r0 = f.run(['job', 'do', '--title', 'work'], s);
+      expect(r0.code, r0.stderr).toBe(0);
+      const id = jobIdFrom(r0.stderr);
+      writeFileSync(join(f.repo, 'README.md'), '# from main\n');
+      f.git('commit', '-qam', 'main edits the same line');
+
+      const dir = stateDir(f.env);
+      const s2 = openStateStore({ dir });
+      try {
+        const slug = repoSlug(f.repo);
+        const done = s2.jobs.resolve(slug, id);
+        const oldSession = done.session_id;
+        let adding!: () => void;
+        const inAdd = new Promise<void>((r) => (adding = r));
+        // The job's old workspace is free again, so it is reused (reset), not added.
+        class StuckVcs extends GitVcs {
+          override addWorkspace(): Promise<void> {
+            adding();
+            return new Promise<never>(() => {});
+          }
+          override resetWorkspace(): Promise<void> {
+            adding();
+            return new Promise<never>(() => {});
+          }
+        }
+        const vcs = new StuckVcs();
+        void landJob({
+          store: s2,
+          stateDir: dir,
+          repo: { root: f.repo, slug },
+          config: Config.parse({ job: { 'test-commands': ['true'] } }),
+          job: done,
+          deps: {
+            vcs,
+            startAgent: () => {
+              throw new Error('no agent in this test');
+            },
+            resolveAgent: () => ({ name: 'none', command: ['true'], env: {} }),
+            startSession: (st, o) => startSession(st, o, vcs),
+            finishSession: (st, sid, outcome) => finishSession(st, sid, outcome, vcs),
+          },
+        });
+        await inAdd;
+        // The runner "dies" here: the new workspace is held, no session recorded yet.
+        const held = s2.workspaces.list(slug).filter((w) => w.status === 'acquired');
+        expect(held).toHaveLength(1);
+        const job = s2.jobs.get(done.id)!;
+        expect(job.status).toBe('active');
+        expect(job.session_id).not.toBe(oldSession);
+
+        const c = await cleanUpDeadRunner(s2, dir, job, {
+          status: 'failed',
+          reason: 'gone',
+          finishSession: (sid) => finishSession(s2, sid, 'failed').then(() => {}),
+        });
+        expect(c.job.status).toBe('failed');
+        expect(s2.workspaces.list(slug).filter((w) => w.status === 'acquired')).toEqual([]);
+      } finally {
+        s2.close();
+      }
+    } finally {
+      f.cleanup();
+    }
   });
 
   it('says so when the todo was finished by another job meanwhile', async () => {

@@ -393,13 +393,12 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         touch(id, 'status = ?, completed_at = ?, failure_reason = ?', [status, now, reason]);
         return mustGet(id);
       }),
-    resume: (id, pid, host) =>
+    resume: (id, pid, host, sessionId) =>
       transaction(db, () => {
-        touch(
-          id,
-          "status = 'active', stage = 'implementing', completed_at = NULL, failure_reason = NULL, feedback = NULL, pid = ?, host = ?, heartbeat_at = ?",
-          [pid, host, nowIso()],
-        );
+        const set =
+          "status = 'active', stage = 'implementing', completed_at = NULL, failure_reason = NULL, feedback = NULL, pid = ?, host = ?, heartbeat_at = ?";
+        if (sessionId) touch(id, `${set}, session_id = ?`, [pid, host, nowIso(), sessionId]);
+        else touch(id, set, [pid, host, nowIso()]);
       }),
     heartbeat(id, pid, host) {
       transaction(db, () => {
