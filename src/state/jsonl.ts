@@ -80,6 +80,15 @@ export function skippedWarning(path: string, skipped: Skipped[], what = 'valid')
   return `${n} line${n === 1 ? '' : 's'} of ${path} ${n === 1 ? 'is' : 'are'} not ${what} and ${n === 1 ? 'was' : 'were'} skipped (line ${first.n}: ${first.error})`;
 }
 
+export interface TailOptions {
+  /**
+   * Reads only about the last this many bytes of the file the first time
+   * (from the first whole line in them): a live view of a long transcript
+   * needs its end, not a parse of every line the agent ever streamed.
+   */
+  lastBytes?: number;
+}
+
 /**
  * Reads what was appended to a file since the last read, a whole line at a
  * time (a writer's half-written last line waits for the next read), so a
@@ -87,12 +96,17 @@ export function skippedWarning(path: string, skipped: Skipped[], what = 'valid')
  */
 export class JsonLinesTail<T = unknown> {
   private offset = 0;
-  private rest = '';
-  /** Lines consumed so far, so skipped lines are numbered as in the file. */
+  /** The bytes after the last newline read: a line still being written (kept as bytes, so a character split across reads stays whole). */
+  private rest: Buffer = Buffer.alloc(0);
+  /** Lines consumed so far, so skipped lines are numbered as in the file (counted from the first line read when the start was skipped). */
   private lineNo = 0;
+  /** True while the bytes before the first newline are the tail of a line cut off by lastBytes. */
+  private dropping = false;
+  private started = false;
   constructor(
     readonly path: string,
     private readonly schema?: ZodType<T>,
+    private readonly o: TailOptions = {},
   ) {}
 
   /** New complete lines since the previous call; [] when the file is missing or unchanged. */
@@ -108,18 +122,39 @@ export class JsonLinesTail<T = unknown> {
       if (size < this.offset) {
         // Truncated or replaced: start over.
         this.offset = 0;
-        this.rest = '';
+        this.rest = Buffer.alloc(0);
         this.lineNo = 0;
+        this.dropping = false;
+        this.started = false;
+      }
+      if (!this.started) {
+        this.started = true;
+        const last = this.o.lastBytes;
+        if (last !== undefined && size > last) {
+          // From the byte before the last ones: when that is a newline, the
+          // first line kept is whole and only the newline is dropped.
+          this.offset = size - last - 1;
+          this.dropping = true;
+        }
       }
       if (size === this.offset) return [];
       const buf = Buffer.alloc(size - this.offset);
       const n = readSync(fd, buf, 0, buf.length, this.offset);
       this.offset += n;
-      const text = this.rest + buf.subarray(0, n).toString('utf8');
-      const cut = text.lastIndexOf('\n');
-      this.rest = text.slice(cut + 1);
+      let bytes = this.rest.length ? Buffer.concat([this.rest, buf.subarray(0, n)]) : buf.subarray(0, n);
+      if (this.dropping) {
+        const nl = bytes.indexOf(0x0a);
+        if (nl < 0) {
+          this.rest = Buffer.alloc(0);
+          return [];
+        }
+        this.dropping = false;
+        bytes = bytes.subarray(nl + 1);
+      }
+      const cut = bytes.lastIndexOf(0x0a);
+      this.rest = Buffer.from(bytes.subarray(cut + 1));
       if (cut < 0) return [];
-      const whole = text.slice(0, cut);
+      const whole = bytes.subarray(0, cut).toString('utf8');
       const first = this.lineNo + 1;
       this.lineNo += whole.split('\n').length;
       return parseJsonLines(whole, this.schema, first);

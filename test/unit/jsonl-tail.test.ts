@@ -1,0 +1,54 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JsonLinesTail } from '../../src/state/jsonl.js';
+import { tempDir } from '../helpers/tmp.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => (tmp = tempDir('ii-jsonl-')));
+afterEach(() => tmp.cleanup());
+
+const line = (i: number, pad = '') => JSON.stringify({ i, pad }) + '\n';
+
+describe('JsonLinesTail', () => {
+  it('with lastBytes, reads only the whole lines at the end of a long file, then what is appended', () => {
+    const p = join(tmp.path, 't.jsonl');
+    let text = '';
+    for (let i = 0; i < 1000; i++) text += line(i, 'x'.repeat(50));
+    writeFileSync(p, text);
+    const tail = new JsonLinesTail<{ i: number }>(p, undefined, { lastBytes: 1000 });
+    const first = tail.read();
+    // No torn line at the cut: every line read is JSON, and they run to the end.
+    expect(first.every((l) => l.ok)).toBe(true);
+    const is = first.map((l) => (l.ok ? l.value.i : -1));
+    expect(is.length).toBeGreaterThan(5);
+    expect(is.length).toBeLessThan(20);
+    expect(is.at(-1)).toBe(999);
+    expect(is).toEqual(is.map((_, k) => 1000 - is.length + k));
+    appendFileSync(p, line(1000));
+    expect(tail.read().map((l) => (l.ok ? l.value.i : -1))).toEqual([1000]);
+  });
+
+  it('keeps the first line whole when the cut falls just after a newline', () => {
+    const p = join(tmp.path, 'u.jsonl');
+    const a = line(1);
+    const b = line(2);
+    writeFileSync(p, a + b);
+    const tail = new JsonLinesTail<{ i: number; pad: string }>(p, undefined, {
+      lastBytes: Buffer.byteLength(b),
+    });
+    expect(tail.read().map((l) => (l.ok ? l.value.i : -1))).toEqual([2]);
+  });
+
+  it('keeps a character whole when a writer splits it across two reads', () => {
+    const p = join(tmp.path, 'v.jsonl');
+    writeFileSync(p, '');
+    const tail = new JsonLinesTail<{ i: number; pad: string }>(p);
+    const c = Buffer.from(line(3, 'é€😀'));
+    appendFileSync(p, c.subarray(0, 17));
+    expect(tail.read()).toEqual([]);
+    appendFileSync(p, c.subarray(17));
+    const got = tail.read();
+    expect(got.map((l) => (l.ok ? l.value.pad : l.error))).toEqual(['é€😀']);
+  });
+});
