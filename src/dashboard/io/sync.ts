@@ -1,6 +1,7 @@
 // Keeps the dashboard store in step with the state dir: a chokidar watcher on
-// the database and on the active jobs' event logs and transcripts, which is
-// how every runner reaches the board (the dashboard runs none itself: each job
+// the database and on the active jobs' event logs, and a watch on the
+// transcript of the one job the board shows, which is how every runner
+// reaches the board (the dashboard runs none itself: each job
 // is an `ii job do` process). Only what changed is read again: the database's version number
 // says whether to reload, only the jobs written after the version last seen
 // are reloaded, and logs are read from where the last read stopped.
@@ -26,6 +27,12 @@ import { selectedJob } from '../view/board.js';
 const TRANSCRIPT_ENTRIES = 4000;
 /** What earlier agent turns recorded (verdicts, tests, commits), kept above the current one. */
 const EARLIER_LINES = 40;
+/**
+ * How much of a transcript the shown job's pane starts from: its end, since
+ * the pane keeps only the last TRANSCRIPT_ENTRIES entries anyway. An agent
+ * streaming 50 updates a second writes about 1 MB a minute.
+ */
+export const TRANSCRIPT_TAIL_BYTES = 1 << 20;
 
 interface JobLogs {
   events: JsonLinesTail<JobEvent>;
@@ -82,6 +89,8 @@ export class DashboardSync {
   private readonly liveBehind = new Set<string>();
   private shown: string | null = null;
   private unsubscribe: (() => void) | null = null;
+  /** The watch on the shown job's transcript file, and which file it is. */
+  private transcriptWatch: { path: string; w: DirWatcher } | null = null;
 
   constructor(private readonly o: SyncOptions) {
     this.state = o.state;
@@ -108,7 +117,9 @@ export class DashboardSync {
     const allowed = (p: string) => {
       const rel = relative(dir, p).split(sep).join('/');
       if (rel === '' || rel.startsWith('state.db')) return true;
-      return /^jobs(\/[^/]+(\/events\.jsonl|\/transcripts(\/[^/]+\.jsonl)?)?)?$/.test(rel);
+      // Not the transcripts: every line an agent streams is a write there, and
+      // only the shown job's are read (followTranscript watches that one).
+      return /^jobs(\/[^/]+(\/events\.jsonl)?)?$/.test(rel);
     };
     this.watcher = watch(dir, {
       ignoreInitial: true,
@@ -132,11 +143,21 @@ export class DashboardSync {
     }
     this.poll = setInterval(() => this.tick(), this.o.pollMs ?? 1000);
     this.poll.unref();
-    // A job coming into view gets the lines it was not drawn with.
+    // A job coming into view gets its transcript read (from near its end) and
+    // the lines it was not drawn with; the one going out of view lets its
+    // transcript go, so a board with many agents streaming holds and parses
+    // one transcript, not all of them.
+    this.shown = shownJobId(this.dash.getState());
     this.unsubscribe = this.dash.subscribe((s) => {
       const id = shownJobId(s);
       if (id === this.shown) return;
+      const was = this.shown;
       this.shown = id;
+      if (was) this.dropTranscript(was);
+      const job = id ? s.jobs.find((j) => j.id === id) : undefined;
+      // A job that ended before the board opened has no live lines (its record shows instead).
+      if (job && (job.status === 'active' || this.logs.has(job.id))) this.readLogs(job);
+      else this.followTranscript(null);
       if (id && this.liveBehind.has(id)) this.drawLive(id);
     });
   }
@@ -152,6 +173,7 @@ export class DashboardSync {
     this.closed = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.followTranscript(null);
     if (this.timer) clearTimeout(this.timer);
     if (this.poll) clearInterval(this.poll);
     this.dbWatcher?.close();
@@ -343,12 +365,19 @@ export class DashboardSync {
         ? latest.transcript
         : join(this.state.dir, latest.transcript)
       : null;
-    if (path !== logs.transcriptPath) {
+    // Only the shown job's transcript is read: the pane shows no other.
+    const shown = shownJobId(s) === job.id;
+    if (!shown) {
+      if (logs.transcript) this.dropTranscript(job.id);
+    } else if (path !== logs.transcriptPath || !logs.transcript) {
       logs.transcriptPath = path;
-      logs.transcript = path ? new JsonLinesTail(path) : null;
+      logs.transcript = path
+        ? new JsonLinesTail(path, undefined, { lastBytes: TRANSCRIPT_TAIL_BYTES })
+        : null;
       logs.entries = [];
       changed = true;
     }
+    if (shown) this.followTranscript(logs.transcriptPath);
     if (logs.transcript) {
       const entries = logs.transcript.read().flatMap((l) => (l.ok ? [l.value] : []));
       if (entries.length) {
@@ -363,6 +392,48 @@ export class DashboardSync {
     logs.header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
     this.liveBehind.add(job.id);
     if (shownJobId(s) === job.id) this.drawLive(job.id);
+  }
+
+  /** How many jobs' transcripts are held (read and kept): at most the shown one's. */
+  transcriptsHeld(): number {
+    let n = 0;
+    for (const l of this.logs.values()) if (l.transcript) n++;
+    return n;
+  }
+
+  /** Lets a job's transcript go when it leaves the view (it is read again, from near its end, when it comes back). */
+  private dropTranscript(jobId: string): void {
+    const logs = this.logs.get(jobId);
+    if (!logs?.transcript) return;
+    logs.transcript = null;
+    logs.transcriptPath = null;
+    logs.entries = [];
+    this.liveBehind.add(jobId);
+  }
+
+  /**
+   * Watches the shown job's transcript file (fs.watch: each write is seen at
+   * once, and only this one file's writes). A file not there yet is picked up
+   * by the poll, which reads the shown job's logs again.
+   */
+  private followTranscript(path: string | null): void {
+    if (this.closed) path = null;
+    if (this.transcriptWatch?.path === path) return;
+    this.transcriptWatch?.w.close();
+    this.transcriptWatch = null;
+    if (!path) return;
+    try {
+      const w = watchDir(path, () => {
+        const id = shownJobId(this.dash.getState());
+        if (!id) return;
+        this.pendingJobs.add(id);
+        this.schedule();
+      });
+      w.on('error', () => {});
+      this.transcriptWatch = { path, w };
+    } catch {
+      // Not there yet (or not watchable): the poll reads it.
+    }
   }
 
   /** Draws a job's live lines from what its logs hold. */

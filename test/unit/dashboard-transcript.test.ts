@@ -1,0 +1,78 @@
+// The board reads agent transcripts only for the job it shows: with 32 agents
+// streaming 50 updates a second, watching and parsing every transcript kept
+// the dashboard busy between keys (bench/scale.bench.js).
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { selectedJob } from '../../src/dashboard/view/board.js';
+import { dashFixture, makeJob, type DashFixture } from '../helpers/dash-fixture.js';
+import { waitFor } from '../helpers/tmp.js';
+
+let fx: DashFixture | null = null;
+afterEach(async () => {
+  await fx?.cleanup();
+  fx = null;
+});
+
+/** Gives a job an agent session and returns a function that appends a line to its transcript. */
+function withAgent(f: DashFixture, jobId: string, agentId: string): (text: string) => void {
+  const rel = `jobs/${jobId}/transcripts/${agentId}.jsonl`;
+  f.state.jobs.addAgentSession(jobId, { purpose: 'implement', id: agentId, transcript: rel });
+  const path = join(f.state.dir, rel);
+  mkdirSync(dirname(path), { recursive: true });
+  return (text) => appendFileSync(path, JSON.stringify({ type: 'warning', message: text }) + '\n');
+}
+
+const pane = (f: DashFixture, id: string) => f.dash.getState().live[id] ?? [];
+
+it('holds only the shown job’s transcript, follows its writes, and reads another’s when the cursor reaches it', async () => {
+  // A long fallback poll: the transcript's own watch must carry the writes.
+  fx = dashFixture({ pollMs: 60_000 });
+  const a = makeJob(fx.state);
+  const b = makeJob(fx.state);
+  const say = { [a.id]: withAgent(fx, a.id, 'agent-a'), [b.id]: withAgent(fx, b.id, 'agent-b') };
+  say[a.id]!('a says one');
+  say[b.id]!('b says one');
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  const shown = selectedJob(fx.dash.getState())!.id;
+  const other = shown === a.id ? b.id : a.id;
+  const name = (id: string) => (id === a.id ? 'a' : 'b');
+  expect(fx.sync.transcriptsHeld()).toBe(1);
+  expect(pane(fx, shown)).toContain(`  ! ${name(shown)} says one`);
+
+  say[shown]!(`${name(shown)} says two`);
+  await waitFor(() => pane(fx!, shown).includes(`  ! ${name(shown)} says two`), 'the shown job’s new line');
+
+  // A hidden job's transcript is not read as it grows…
+  say[other]!(`${name(other)} says two`);
+  fx.dash.getState().dispatch({ type: 'move', dir: 'down' });
+  expect(selectedJob(fx.dash.getState())!.id).toBe(other);
+  // …but all of it is there when it comes into view, and the other one is let go.
+  expect(pane(fx, other)).toEqual(
+    expect.arrayContaining([`  ! ${name(other)} says one`, `  ! ${name(other)} says two`]),
+  );
+  expect(fx.sync.transcriptsHeld()).toBe(1);
+  say[other]!(`${name(other)} says three`);
+  await waitFor(
+    () => pane(fx!, other).includes(`  ! ${name(other)} says three`),
+    'the newly shown job’s new line',
+  );
+});
+
+it('follows the shown job into its next agent session’s transcript', async () => {
+  fx = dashFixture({ pollMs: 60_000 });
+  const a = makeJob(fx.state);
+  withAgent(fx, a.id, 'first')('from the implementer');
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  expect(pane(fx, a.id)).toContain('  ! from the implementer');
+  const say = withAgent(fx, a.id, 'second');
+  say('from the reviewer');
+  await waitFor(() => pane(fx!, a.id).includes('  ! from the reviewer'), 'the second session’s line');
+  say('more from the reviewer');
+  await waitFor(() => pane(fx!, a.id).includes('  ! more from the reviewer'), 'a later line of it');
+  expect(fx.sync.transcriptsHeld()).toBe(1);
+});
