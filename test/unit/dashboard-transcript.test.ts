@@ -5,6 +5,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { selectedJob } from '../../src/dashboard/view/board.js';
+import { LIVE_DRAW_MS } from '../../src/dashboard/io/sync.js';
 import { dashFixture, makeJob, type DashFixture } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
 
@@ -75,4 +76,34 @@ it('follows the shown job into its next agent session’s transcript', async () 
   say('more from the reviewer');
   await waitFor(() => pane(fx!, a.id).includes('  ! more from the reviewer'), 'a later line of it');
   expect(fx.sync.transcriptsHeld()).toBe(1);
+});
+
+it('draws a streaming pane at most once per LIVE_DRAW_MS, and ends on the last line', async () => {
+  // A key pressed just after a streamed frame waits for Ink's frame throttle:
+  // drawing the pane on every line an agent streams made that the common case.
+  fx = dashFixture({ pollMs: 60_000 });
+  const a = makeJob(fx.state);
+  const say = withAgent(fx, a.id, 'agent-a');
+  say('line 0');
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  let draws = 0;
+  let last = fx.dash.getState().live[a.id];
+  const unsubscribe = fx.dash.subscribe((s) => {
+    if (s.live[a.id] !== last) {
+      last = s.live[a.id];
+      draws++;
+    }
+  });
+  const t0 = performance.now();
+  for (let i = 1; i <= 50; i++) {
+    say(`line ${i}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await waitFor(() => pane(fx!, a.id).includes('  ! line 50'), 'the last line');
+  const elapsed = performance.now() - t0;
+  unsubscribe();
+  expect(draws).toBeGreaterThan(0);
+  expect(draws).toBeLessThanOrEqual(Math.ceil(elapsed / LIVE_DRAW_MS) + 1);
 });

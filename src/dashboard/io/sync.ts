@@ -33,6 +33,13 @@ const EARLIER_LINES = 40;
  * streaming 50 updates a second writes about 1 MB a minute.
  */
 export const TRANSCRIPT_TAIL_BYTES = 1 << 20;
+/**
+ * How often, at most, the shown job's pane is drawn again as its agent
+ * streams (ms): 8 times a second reads as live, and leaves Ink's frame
+ * throttle free for a keypress most of the time (a key pressed just after a
+ * streamed frame waits for the throttle: bench/scale.bench.js's p95).
+ */
+export const LIVE_DRAW_MS = 125;
 
 interface JobLogs {
   events: JsonLinesTail<JobEvent>;
@@ -89,6 +96,9 @@ export class DashboardSync {
   private readonly liveBehind = new Set<string>();
   private shown: string | null = null;
   private unsubscribe: (() => void) | null = null;
+  /** When the shown pane was last drawn, and the timer of its next draw. */
+  private lastLiveDraw = 0;
+  private liveTimer: NodeJS.Timeout | null = null;
   /** The watch on the shown job's transcript file, and which file it is. */
   private transcriptWatch: { path: string; w: DirWatcher } | null = null;
 
@@ -174,6 +184,7 @@ export class DashboardSync {
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.followTranscript(null);
+    if (this.liveTimer) clearTimeout(this.liveTimer);
     if (this.timer) clearTimeout(this.timer);
     if (this.poll) clearInterval(this.poll);
     this.dbWatcher?.close();
@@ -391,7 +402,7 @@ export class DashboardSync {
     if (s.records[job.id]) s.setRecord(job.id, readJobRecord(this.state.dir, job));
     logs.header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
     this.liveBehind.add(job.id);
-    if (shownJobId(s) === job.id) this.drawLive(job.id);
+    if (shownJobId(s) === job.id) this.drawLiveSoon();
   }
 
   /** How many jobs' transcripts are held (read and kept): at most the shown one's. */
@@ -436,8 +447,22 @@ export class DashboardSync {
     }
   }
 
+  /** Draws the shown job's pane now, or once LIVE_DRAW_MS have passed since the last draw. */
+  private drawLiveSoon(): void {
+    if (this.liveTimer || this.closed) return;
+    const wait = this.lastLiveDraw + LIVE_DRAW_MS - performance.now();
+    const draw = () => {
+      this.liveTimer = null;
+      const id = shownJobId(this.dash.getState());
+      if (id && this.liveBehind.has(id) && !this.closed) this.drawLive(id);
+    };
+    if (wait <= 0) draw();
+    else this.liveTimer = setTimeout(draw, wait);
+  }
+
   /** Draws a job's live lines from what its logs hold. */
   private drawLive(jobId: string): void {
+    this.lastLiveDraw = performance.now();
     const logs = this.logs.get(jobId);
     this.liveBehind.delete(jobId);
     if (!logs) return;
