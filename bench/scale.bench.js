@@ -115,7 +115,9 @@ function project(tmp) {
 }
 
 /** `n` `ii job do` runners, each its own process, each agent playing `turn` as its first implement turn. */
-function startRunners(tmp, p, n, turn) {
+/** Each runner as ii run starts one (its node flags), in the foreground for the bench to watch. */
+async function startRunners(tmp, p, n, turn) {
+  const { RUNNER_NODE_ARGS } = await dash('src/job/detached.js');
   const scenarios = join(tmp, 'scenarios');
   mkdirSync(scenarios, { recursive: true });
   writeFileSync(join(scenarios, 'default.json'), JSON.stringify({ implement: [turn] }));
@@ -124,11 +126,15 @@ function startRunners(tmp, p, n, turn) {
   const out = [];
   for (let i = 0; i < n; i++) {
     const log = openSync(join(logs, `${i}.log`), 'w');
-    const child = spawn(process.execPath, [II, 'job', 'do', '--title', `scale job ${i}`], {
-      cwd: p.repo,
-      env: { ...p.env, II_SCRIPTED_SCENARIO: scenarios },
-      stdio: ['ignore', 'ignore', log],
-    });
+    const child = spawn(
+      process.execPath,
+      [...RUNNER_NODE_ARGS, II, 'job', 'do', '--title', `scale job ${i}`],
+      {
+        cwd: p.repo,
+        env: { ...p.env, II_SCRIPTED_SCENARIO: scenarios },
+        stdio: ['ignore', 'ignore', log],
+      },
+    );
     closeSync(log);
     out.push({ child, log: join(logs, `${i}.log`), exit: new Promise((r) => child.on('exit', r)) });
   }
@@ -269,7 +275,7 @@ async function concurrent(tmp) {
     RATE,
   ]);
   await sim.next();
-  const runners = startRunners(tmp, p, REAL, { actions, usage: null });
+  const runners = await startRunners(tmp, p, REAL, { actions, usage: null });
   try {
     const jobs = await untilAgentsRun(state, slug, JOBS, 150_000, runners);
     const startup = (Date.now() - t0) / 1000;
@@ -502,7 +508,10 @@ async function idleJob(tmp) {
   const { openStateStore, repoSlug } = await dash('src/state/index.js');
   const p = project(tmp);
   const slug = repoSlug(p.repo);
-  const runners = startRunners(tmp, p, IDLE_JOBS, { actions: [{ type: 'delay', ms: 600_000 }], usage: null });
+  const runners = await startRunners(tmp, p, IDLE_JOBS, {
+    actions: [{ type: 'delay', ms: 600_000 }],
+    usage: null,
+  });
   // The floor: a bare node process, idling beside them.
   const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
   const state = openStateStore({ dir: p.stateDir });
