@@ -52,6 +52,12 @@ export interface TodoStore {
   resolve(repo: string, idOrPrefix: string): Todo;
   get(repo: string, id: string): Todo | null;
   setStatus(repo: string, id: string, status: TodoStatus): Todo;
+  /**
+   * The repo's todos created or changed by writes committed after store
+   * version `after` (JobStore.version()): the board keeps its todos and reads
+   * only these, not thousands of todos on every new one.
+   */
+  listChangedAfter(repo: string, after: number): Todo[];
   /** A cheap mark that changes whenever a todo of the repo is created or changed (the board polls it). */
   stamp(repo: string): string;
 }

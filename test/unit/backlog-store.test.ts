@@ -167,3 +167,33 @@ describe('a store made by schema 7', () => {
     }
   });
 });
+
+describe('todos written after a store version', () => {
+  it('lists each todo that any write touched (create, edit, close, reopen, status, a claim), and no other', () => {
+    const a = store.todos.create('r', { title: 'A' });
+    const b = store.todos.create('r', { title: 'B' });
+    const c = store.todos.create('r', { title: 'C' });
+    store.todos.create('other', { title: 'elsewhere' });
+    const ids = (after: number) =>
+      store.todos
+        .listChangedAfter('r', after)
+        .map((t) => t.id)
+        .sort();
+    const v0 = store.jobs.version();
+    expect(ids(v0)).toEqual([]);
+    const steps: [() => unknown, string][] = [
+      [() => store.todos.update('r', a.id, { title: 'A2' }), a.id],
+      [() => store.todos.close('r', b.id), b.id],
+      [() => store.todos.reopen('r', b.id), b.id],
+      [() => store.todos.setStatus('r', c.id, 'done'), c.id],
+      [() => store.jobs.claim('r', { todo_id: a.id }, readyCheck(a.id)), a.id],
+      [() => store.todos.create('r', { title: 'D' }).id, ''],
+    ];
+    for (const [step, id] of steps) {
+      const before = store.jobs.version();
+      const made = step();
+      expect(ids(before)).toEqual([id || (made as string)]);
+    }
+    expect(store.todos.listChangedAfter('r', v0).find((t) => t.id === a.id)?.status).toBe('in_progress');
+  });
+});

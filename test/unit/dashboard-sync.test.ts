@@ -240,3 +240,30 @@ it('marks a job stale when its runner is gone, and not otherwise', () => {
   expect(fx.dash.getState().stale).toEqual({ [dead.id]: true });
   expect(fx.dash.getState().stale[alive.id]).toBeUndefined();
 });
+
+it('keeps the Backlog column in step with todos another process creates, edits and closes, reading only those', async () => {
+  // With 10,000 todos, reading them all on every new one took most of the
+  // time a new todo took to reach the board (bench/scale.bench.js).
+  fx = dashFixture({ pollMs: 60_000 });
+  const kept = Array.from({ length: 30 }, (_, i) => fx!.state.todos.create(REPO, { title: `todo ${i}` }));
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  const titles = () => fx!.dash.getState().backlog.ready.map((t) => t.title);
+  expect(titles()).toHaveLength(30);
+  let fullReads = 0;
+  const list = fx.state.todos.list.bind(fx.state.todos);
+  fx.state.todos.list = (...args) => {
+    fullReads++;
+    return list(...args);
+  };
+  write(fx, 'todo', REPO, 'from elsewhere');
+  await waitFor(() => titles().includes('from elsewhere'), 'the new todo in the Backlog');
+  write(fx, 'todo-title', REPO, kept[3]!.id, 'renamed elsewhere');
+  await waitFor(() => titles().includes('renamed elsewhere'), 'the edited title');
+  expect(titles()).not.toContain('todo 3');
+  write(fx, 'todo-close', REPO, kept[5]!.id);
+  await waitFor(() => !titles().includes('todo 5'), 'the closed todo gone');
+  expect(titles()).toHaveLength(30);
+  expect(fullReads).toBe(0);
+});

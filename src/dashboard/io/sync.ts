@@ -12,6 +12,7 @@ import { backlog } from '../../model/backlog.js';
 import { isStale } from '../../model/derive.js';
 import { runnerAlive } from '../../model/runner.js';
 import type { Job } from '../../model/job.js';
+import type { Todo } from '../../model/todo.js';
 import { localProbe } from '../../proc/alive.js';
 import { transcriptText } from '../../job/transcript-text.js';
 import { eventLines, logText, type EventLine } from '../../job/event-text.js';
@@ -91,6 +92,8 @@ export class DashboardSync {
   private closed = false;
   /** What the Backlog column was built from: the todos' stamp and the jobs' statuses. */
   private backlogKey = '';
+  /** The repository's todos as last read, and the store version they reflect (only later writes are read again). */
+  private todos: { repo: string; version: number; byId: Map<string, Todo> } | null = null;
   private maxAttempts: number;
   /** Jobs whose live lines are behind their logs (drawn when shown). */
   private readonly liveBehind = new Set<string>();
@@ -268,16 +271,37 @@ export class DashboardSync {
   refreshBacklog(): void {
     const { repo, jobs, stale } = this.dash.getState();
     if (!repo) return;
-    let key = this.state.todos.stamp(repo);
+    const stamp = this.state.todos.stamp(repo);
+    let key = stamp;
     for (const j of jobs) if (j.repo === repo) key += `|${j.id}:${j.status}${stale[j.id] ? '!' : ''}`;
     this.refreshRunner(repo);
     if (key === this.backlogKey) return;
     this.backlogKey = key;
-    const plan = backlog(this.state.todos.list(repo), this.state.jobs.briefs(repo), {
+    const plan = backlog(this.readTodos(repo, stamp), this.state.jobs.briefs(repo), {
       maxAttempts: this.maxAttempts,
       isStale: (j) => stale[j.id] === true,
     });
     this.dash.getState().setBacklog(plan);
+  }
+
+  /**
+   * The repository's todos: all of them the first time, then only those
+   * written since (by store version, read before the todos, so a write landing
+   * in between is read now and again next time, never missed). The stamp's
+   * count is the check: todos are never deleted, so a count that differs from
+   * what is held means something was missed, and all are read again.
+   */
+  private readTodos(repo: string, stamp: string): Todo[] {
+    const version = this.state.jobs.version();
+    const held = this.todos;
+    if (held && held.repo === repo) {
+      for (const t of this.state.todos.listChangedAfter(repo, held.version)) held.byId.set(t.id, t);
+      held.version = version;
+      if (String(held.byId.size) === stamp.split('|')[0]) return [...held.byId.values()];
+    }
+    const all = this.state.todos.list(repo);
+    this.todos = { repo, version, byId: new Map(all.map((t) => [t.id, t])) };
+    return all;
   }
 
   private tick(): void {

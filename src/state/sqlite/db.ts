@@ -211,6 +211,14 @@ function beginImmediate(db: DatabaseSync): void {
   }
 }
 
+/**
+ * The store version the current transaction commits (transaction() adds one
+ * at its end), stamped on every job and todo it writes: writers hold the write
+ * lock from BEGIN IMMEDIATE, so versions follow commit order whatever the
+ * clocks say, and a reader asks for what was written after the version it saw.
+ */
+export const NEXT_VERSION = "(SELECT value + 1 FROM meta WHERE key = 'version')";
+
 /** Runs `fn` in one write transaction; the lock is taken up front so concurrent writers queue instead of failing. */
 export function transaction<T>(db: DatabaseSync, fn: () => T): T {
   beginImmediate(db);

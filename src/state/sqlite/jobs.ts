@@ -16,7 +16,7 @@ import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/us
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import type { Row } from './codec.js';
-import { statements, transaction } from './db.js';
+import { NEXT_VERSION, statements, transaction } from './db.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
 import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
@@ -29,13 +29,6 @@ interface CommitKeys {
 }
 type CommitRow = Row & CommitKeys;
 type ReviewRow = Row & { job_id: string; change_seq: number; commit_seq: number };
-
-/**
- * The store version the current transaction commits (transaction() adds one
- * at its end), stamped on every job it writes: writers hold the write lock
- * from BEGIN IMMEDIATE, so versions follow commit order whatever the clocks say.
- */
-const NEXT_VERSION = "(SELECT value + 1 FROM meta WHERE key = 'version')";
 
 /** What the backlog needs of each job of a repo, without loading the jobs (model/backlog.ts). */
 const BRIEFS = `SELECT ${BRIEF.cols.filter((c) => c !== 'iteration' && c !== 'unlanded').join(', ')},
@@ -228,11 +221,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         const refusal = check(todos, jobs);
         if (refusal !== null) throw new ClaimRefused(refusal);
         const job = insertJob(repo, input);
-        q("UPDATE todos SET status = 'in_progress', updated_at = ? WHERE repo = ? AND id = ?").run(
-          nowIso(),
-          repo,
-          input.todo_id,
-        );
+        q(
+          `UPDATE todos SET status = 'in_progress', updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?`,
+        ).run(nowIso(), repo, input.todo_id);
         return job;
       });
     },

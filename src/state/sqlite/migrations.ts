@@ -160,6 +160,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runners ADD COLUMN starting TEXT NOT NULL DEFAULT '[]';
   `,
+  // 14: the store version of each todo's last write (as jobs have since 5),
+  // so the board reads only the todos written since it last looked.
+  `
+  ALTER TABLE todos ADD COLUMN changed_version INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX todos_changed ON todos(repo, changed_version);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,7 +5,7 @@ import { depCycle } from '../../model/backlog.js';
 import type { Todo, TodoStatus, TodoType } from '../../model/todo.js';
 import type { NewTodo, TodoStore } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
-import { transaction } from './db.js';
+import { NEXT_VERSION, transaction } from './db.js';
 
 const TYPES: readonly TodoType[] = ['task', 'bug', 'feature', 'chore'];
 
@@ -57,6 +57,7 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
   const byId = db.prepare('SELECT * FROM todos WHERE repo = ? AND id = ?');
   const all = db.prepare('SELECT * FROM todos WHERE repo = ? ORDER BY priority, created_at');
   const stamp = db.prepare('SELECT count(*) AS n, max(updated_at) AS at FROM todos WHERE repo = ?');
+  const changedAfter = db.prepare('SELECT * FROM todos WHERE repo = ? AND changed_version > ?');
 
   const store: TodoStore = {
     create(repo: string, input: NewTodo): Todo {
@@ -70,7 +71,7 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
         while (byId.get(repo, id)) id = shortId(title);
         const now = nowIso();
         db.prepare(
-          'INSERT INTO todos (id, repo, title, description, type, priority, deps, status, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?)',
+          `INSERT INTO todos (id, repo, title, description, type, priority, deps, status, created_at, updated_at, changed_version) VALUES (?,?,?,?,?,?,?,?,?,?, ${NEXT_VERSION})`,
         ).run(
           id,
           repo,
@@ -89,6 +90,9 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
     stamp(repo) {
       const r = stamp.get(repo) as { n: number; at: string | null };
       return `${r.n}|${r.at ?? ''}`;
+    },
+    listChangedAfter(repo, after) {
+      return (changedAfter.all(repo, after) as unknown as TodoRow[]).map(toTodo);
     },
     list(repo, filter) {
       const rows = (all.all(repo) as unknown as TodoRow[]).map(toTodo);
@@ -144,12 +148,9 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
           change('deps', JSON.stringify(deps));
         }
         if (set.length === 0) return todo;
-        db.prepare(`UPDATE todos SET ${set.join(', ')}, updated_at = ? WHERE repo = ? AND id = ?`).run(
-          ...params,
-          nowIso(),
-          repo,
-          todo.id,
-        );
+        db.prepare(
+          `UPDATE todos SET ${set.join(', ')}, updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?`,
+        ).run(...params, nowIso(), repo, todo.id);
         return toTodo(byId.get(repo, todo.id) as unknown as TodoRow);
       });
     },
@@ -158,11 +159,9 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
         const todo = store.resolve(repo, id);
         refuseIfHeld(repo, todo, 'close');
         if (todo.status === 'closed') return todo;
-        db.prepare("UPDATE todos SET status = 'closed', updated_at = ? WHERE repo = ? AND id = ?").run(
-          nowIso(),
-          repo,
-          todo.id,
-        );
+        db.prepare(
+          `UPDATE todos SET status = 'closed', updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?`,
+        ).run(nowIso(), repo, todo.id);
         return toTodo(byId.get(repo, todo.id) as unknown as TodoRow);
       });
     },
@@ -172,7 +171,7 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
         refuseIfHeld(repo, todo, 'reopen');
         const now = nowIso();
         db.prepare(
-          "UPDATE todos SET status = 'open', reopened_at = ?, updated_at = ? WHERE repo = ? AND id = ?",
+          `UPDATE todos SET status = 'open', reopened_at = ?, updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?`,
         ).run(now, now, repo, todo.id);
         return toTodo(byId.get(repo, todo.id) as unknown as TodoRow);
       });
@@ -181,7 +180,9 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
       return transaction(db, () => {
         const now = nowIso();
         const res = db
-          .prepare('UPDATE todos SET status = ?, updated_at = ? WHERE repo = ? AND id = ?')
+          .prepare(
+            `UPDATE todos SET status = ?, updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?`,
+          )
           .run(status, now, repo, id);
         if (res.changes === 0) throw new UserError(`no todo ${id} in this repository`);
         return toTodo(byId.get(repo, id) as unknown as TodoRow);
