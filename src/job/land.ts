@@ -133,7 +133,7 @@ async function recordingSteps(
   } catch (err) {
     // A job that was never landable has no landing to show (the person was told).
     if (!(err instanceof LandRefused && err.kind === 'not-landable'))
-      record('refused', firstLine((err as Error).message));
+      record('refused', oneLine((err as Error).message));
     throw err;
   }
 }
@@ -164,7 +164,17 @@ export function landingStep(p: LandProgress, onto: string): string | null {
   }
 }
 
-const firstLine = (text: string) => text.split('\n', 1)[0] ?? '';
+/**
+ * A refusal as one line for the job's record (job show, the board's card):
+ * all of it, not its first line, which often ends in a colon before what git
+ * said and what to do.
+ */
+const oneLine = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
 
 async function landJobIn(i: LandInput): Promise<LandResult> {
   const { repo, job } = i;

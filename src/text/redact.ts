@@ -52,7 +52,11 @@ const RULES: Rule[] = [
   { name: 'github token', re: /\bgh[pousr]_[A-Za-z0-9]{36,}/g, needs: /gh[pousr]_/ },
   { name: 'github fine-grained token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}/g, needs: 'github_pat_' },
   // glpat-<20> and the newer glpat-<base64>.<version>.<crc> shape.
-  { name: 'gitlab token', re: /\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-[A-Za-z0-9_.-]{20,}/g, needs: /gl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-/ },
+  {
+    name: 'gitlab token',
+    re: /\bgl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-[A-Za-z0-9_.-]{20,}/g,
+    needs: /gl(?:pat|dt|ptt|rt|cbt|oas|soat|ffct)-/,
+  },
   { name: 'npm token', re: /\bnpm_[A-Za-z0-9]{36}\b/g, needs: 'npm_' },
   // Header and payload are base64url JSON objects, so both start with eyJ ({").
   { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, needs: 'eyJ' },

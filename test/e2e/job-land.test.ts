@@ -126,6 +126,9 @@ describe('ii job land', () => {
     expect(snapshot(f.repo)).toEqual(before);
     expect(f.git('rev-parse', 'main').trim()).toBe(trunk);
     expect((f.show(id) as unknown as Landed).landed).toBeNull();
+    // job show says why and what to do, not a first line ending in a colon.
+    const shown = f.run(['job', 'show', id]).stdout;
+    expect(shown).toMatch(/landed: +no: main is checked out in .*README\.md.*git stash.*ii job land/);
   });
 
   it('never overwrites a commit made to the branch during the test run: rebases and tests again', () => {

@@ -62,9 +62,20 @@ describe('the backlog on the command line', () => {
     expect(cyc.stderr).toContain(`that would make a cycle, ${a} → ${b} → ${a}`);
     const unknown = run(['todo', 'edit', b, '--deps', 'zzzz']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/no todo matches "zzzz"/);
+    expect(unknown.stderr).toMatch(/dep "zzzz": no todo matches "zzzz"/);
     expect(JSON.parse(run(['todo', 'show', b, '--json']).stdout).deps).toEqual([a]);
     expect(JSON.parse(run(['todo', 'edit', b, '--deps', '', '--json']).stdout).deps).toEqual([]);
+  });
+
+  it('todo add is todo create; list --status refuses a status that does not exist', () => {
+    const a = run(['todo', 'add', '--title', 'Added']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(run(['todo', 'show', a.stdout.trim()]).stdout).toContain('Added');
+    const bogus = run(['todo', 'list', '--status', 'bogus']);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain('--status is one of open, in_progress, done, closed');
+    expect(bogus.stdout).toBe('');
+    expect(run(['todo', 'list', '--status', 'OPEN']).stdout).toContain('Added');
   });
 
   it('--help names the new verbs', () => {

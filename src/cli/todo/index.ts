@@ -3,6 +3,7 @@
 import { Command, Option } from 'commander';
 import { TODO_STATUSES, TODO_TYPES } from '../../model/enums.js';
 import {
+  parseChoice,
   parseList,
   parsePriority,
   type TodoCreateOptions,
@@ -17,6 +18,8 @@ export function registerTodoCommands(program: Command): void {
 
   todo
     .command('create')
+    // The verb a newcomer tries first.
+    .alias('add')
     .description('create a todo; prints its id')
     .requiredOption('--title <title>', 'one-line title')
     .option('--description, --desc <text>', 'what to do, in as much detail as the agent needs', '')
@@ -62,7 +65,7 @@ export function registerTodoCommands(program: Command): void {
     .addOption(
       new Option('--status <status>', 'only todos with this status')
         .choices(TODO_STATUSES)
-        .argParser((v) => v.toLowerCase()),
+        .argParser(parseChoice('--status', TODO_STATUSES)),
     )
     .option('--ready', 'only the todos ii run would take now, in the order it takes them')
     .option('--json', 'print JSON')

@@ -10,6 +10,15 @@ export function parsePriority(v: string): number {
     throw new InvalidArgumentError('priority is an integer from 0 (highest) to 4 (lowest).');
   return n;
 }
+/** One of `choices`, in any case: commander's own choices() check is lost once an argParser is set. */
+export const parseChoice =
+  <T extends string>(what: string, choices: readonly T[]) =>
+  (v: string): T => {
+    const c = choices.find((x) => x === v.toLowerCase());
+    if (!c) throw new InvalidArgumentError(`${what} is one of ${choices.join(', ')}.`);
+    return c;
+  };
+
 export const parseList = (v: string): string[] =>
   v
     .split(',')

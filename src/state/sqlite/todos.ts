@@ -191,7 +191,16 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
   };
   /** Exact ids for what was given (ids or prefixes), each once, in the order given. */
   function resolveDeps(repo: string, given: readonly string[]): string[] {
-    return [...new Set(given.map((d) => store.resolve(repo, d).id))];
+    const ids = given.map((d) => {
+      try {
+        return store.resolve(repo, d).id;
+      } catch (err) {
+        // Say it was a dep: the todo being made or edited is not the one missing.
+        if (err instanceof UserError) throw new UserError(`dep "${d}": ${err.message}`, err.exitCode);
+        throw err;
+      }
+    });
+    return [...new Set(ids)];
   }
 
   /** A todo a job is working on is not closed or reopened under it. */
