@@ -28,7 +28,17 @@ export async function checkAgent(config: Config, override?: string): Promise<Che
       },
     ];
   }
-  const found: CheckResult = { name: 'agent', ok: true, detail: `${spec.name}: ${spec.command.join(' ')}` };
+  // The scripted agent without a scenario plays default turns: its jobs
+  // complete having changed nothing, which a newcomer cannot tell from a bug.
+  const idle =
+    spec.name === 'scripted' && !spec.env.II_SCRIPTED_SCENARIO && !process.env.II_SCRIPTED_SCENARIO
+      ? '\nno scenario (II_SCRIPTED_SCENARIO): every implement turn changes nothing; see "The scripted agent" in README.md'
+      : '';
+  const found: CheckResult = {
+    name: 'agent',
+    ok: true,
+    detail: `${spec.name}: ${spec.command.join(' ')}${idle}`,
+  };
   const dir = mkdtempSync(join(tmpdir(), 'ii-doctor-'));
   const started = Date.now();
   try {

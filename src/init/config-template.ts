@@ -35,7 +35,7 @@ preset = ${tomlString(o.agent ?? 'opencode')}
 # ... or any agent that speaks ACP over stdio, as an argv array (wins over preset):
 # command = ["opencode", "acp"]
 # Extra environment for the agent process:
-# env = { OPENCODE_LOG = "info" }
+${o.agent === 'scripted' ? '# The scripted agent plays the scenario this names (README: The scripted agent);\n# without one it changes nothing:\n# env = { II_SCRIPTED_SCENARIO = "scenario.json" }' : '# env = { OPENCODE_LOG = "info" }'}
 # Longest one prompt turn may take before it is cancelled:
 turn-timeout-seconds = 1800
 

@@ -32,6 +32,14 @@ describe('ii doctor', () => {
     expect(r.stdout).toMatch(/ok\s+state\s+.*database ok/);
     expect(r.stdout).toMatch(/Everything looks right/);
     expect(r.code).toBe(0);
+    // The scripted agent with nothing to play is said to change nothing…
+    expect(r.stdout).toContain('no scenario (II_SCRIPTED_SCENARIO): every implement turn changes nothing');
+    // …and not once it has a scenario.
+    writeFileSync(
+      join(repo, 'incrementum.toml'),
+      '[agent]\npreset = "scripted"\nenv = { II_SCRIPTED_SCENARIO = "s.json" }\n[job]\ntest-commands = ["true"]\n',
+    );
+    expect(ii(['doctor'], { cwd: repo, env }).stdout).not.toContain('no scenario');
   });
 
   it('says what to fix for a corrupt database, leaving it untouched, and exits 1', () => {

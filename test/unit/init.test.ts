@@ -146,6 +146,14 @@ describe('config template', () => {
     expect(c.workspace.setup).toEqual(['npm ci']);
     expect(c.workspace.reuse).toBe('clone');
   });
+
+  it('for the scripted agent, shows how to give it a scenario (uncommented, it is valid)', () => {
+    const t = configTemplate({ testCommands: ['true'], agent: 'scripted' });
+    expect(t).toContain('# env = { II_SCRIPTED_SCENARIO = "scenario.json" }');
+    put('incrementum.toml', t.replace('# env = { II_SCRIPTED', 'env = { II_SCRIPTED'));
+    const c = loadConfig(dir, { HOME: join(tmp.path, 'home') });
+    expect(c.agent.env).toEqual({ II_SCRIPTED_SCENARIO: 'scenario.json' });
+  });
 });
 
 describe('ii init', () => {
