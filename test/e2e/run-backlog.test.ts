@@ -319,6 +319,10 @@ describe('ii run', () => {
     const r = await iiAsync(['run', '--jobs', '3', '--land']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('landed 6 jobs');
+    // Without a terminal the total comes as plain lines, each saying something new.
+    const totals = r.stderr.split('\n').filter((l) => l.startsWith('run: '));
+    expect(totals.length).toBeGreaterThan(1);
+    expect(totals.filter((t, k) => t === totals[k - 1])).toEqual([]);
     const list = JSON.parse(run(['job', 'list', '--all', '--json']).stdout) as (JobRec & {
       landed: { onto: string; commit: string; at: string; tested: boolean } | null;
     })[];

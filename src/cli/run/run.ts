@@ -41,6 +41,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   const result = await withStore(async (store) => {
     let drawn = 0;
     let changed = false;
+    let lastTotal = '';
     const clearArea = () => {
       if (tty && drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
       drawn = 0;
@@ -97,10 +98,15 @@ export async function runBacklog(o: RunOptions): Promise<void> {
           beatAt = Date.now();
           store.runners.heartbeat(me.id);
         }
-        // Without a terminal: the total once after each look that changed something.
+        // Without a terminal: the total once after each look that changed
+        // something, and only when it says something new (a landing's lines
+        // change nothing it counts).
         if (tty || !changed) return;
         changed = false;
-        out.write(`${totalLine(snap)}\n`);
+        const total = totalLine(snap);
+        if (total === lastTotal) return;
+        lastTotal = total;
+        out.write(`${total}\n`);
       },
     });
     const draw = () => {
