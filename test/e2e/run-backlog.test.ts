@@ -284,6 +284,11 @@ describe('ii run', () => {
       }
     };
     expect(isAncestor(ja.landed!.commit, jb.base_rev)).toBe(true);
+    // And the run says so in that order: A landed, then B started.
+    const saidLanded = r.stderr.indexOf(`job ${ja.id} landed on main`);
+    const saidStarted = r.stderr.indexOf(`started ${b} B`);
+    expect(saidLanded).toBeGreaterThan(-1);
+    expect(saidStarted).toBeGreaterThan(saidLanded);
   }, 240_000);
 
   it('--land --jobs 3 on 6 independent todos: all 6 on main, linear, each landed commit tested as it landed', async () => {

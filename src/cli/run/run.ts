@@ -173,9 +173,26 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         return;
       }
       try {
-        const r = await landJob({ store, stateDir: store.dir, repo, config, job });
+        // Said the moment it is recorded, before the workspace is released
+        // and the journal written: the record wakes the runner, which may
+        // start a dependent todo, and that line must not come first.
+        const say = (l: { onto: string; commit: string }) =>
+          line(st.green(`job ${jobId} landed on ${l.onto} at ${l.commit.slice(0, 10)}`));
+        let said = false;
+        const r = await landJob({
+          store,
+          stateDir: store.dir,
+          repo,
+          config,
+          job,
+          onProgress: (p) => {
+            if (p.type !== 'landed') return;
+            said = true;
+            say(p.landed);
+          },
+        });
         landed.push(jobId);
-        line(st.green(`job ${jobId} landed on ${r.landed.onto} at ${r.landed.commit.slice(0, 10)}`));
+        if (!said) say(r.landed);
       } catch (err) {
         notLanded.push(jobId);
         line(st.red(`job ${jobId} not landed: ${(err as Error).message}`));
