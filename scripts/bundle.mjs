@@ -6,7 +6,7 @@ import { build } from 'rolldown';
 import config from '../rolldown.config.mjs';
 
 try {
-  await build(config);
+  for (const c of config) await build(c);
 } catch (err) {
   console.error(`the bundle failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

@@ -47,7 +47,8 @@ describe('resolveAgent', () => {
   it('resolves the built-in scripted agent to node and its script', () => {
     const spec = resolveAgent(config(), 'scripted', env);
     expect(spec.command[0]).toBe(process.execPath);
-    expect(spec.command[1]).toMatch(/dist\/src\/agent\/scripted\/main\.js$/);
+    // The bundle (rolldown.config.mjs), not the compiled module tree.
+    expect(spec.command[1]).toMatch(/dist\/agent\/scripted\/main\.js$/);
   });
 
   it('says how to install an agent, and points at ii demo, when the binary is missing', () => {
