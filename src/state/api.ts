@@ -128,7 +128,8 @@ export interface JobStore {
    * Creates a job for input.todo_id and marks the todo in progress, in one
    * write transaction (BEGIN IMMEDIATE) that first asks `check` whether the
    * todo may still be claimed: two processes never get the same todo.
-   * Throws ClaimRefused (a UserError) with check's reason.
+   * `check` is given the todo and its deps (not every todo of the repo) and
+   * their jobs. Throws ClaimRefused (a UserError) with check's reason.
    */
   claim(repo: string, input: NewJob, check: (todos: Todo[], jobs: JobBrief[]) => string | null): Job;
   addAgentSession(id: string, ref: AgentSessionRef): void;

@@ -88,6 +88,25 @@ describe('claim', () => {
     expect(store.jobs.list('r')).toHaveLength(1);
   });
 
+  it('decides on the todo, its deps and their jobs only: a dep not done refuses, done lets it through', () => {
+    const dep = store.todos.create('r', { title: 'dep' });
+    const t = store.todos.create('r', { title: 'T', deps: [dep.id] });
+    for (let i = 0; i < 5; i++) store.todos.create('r', { title: `other ${i}` });
+    const other = store.todos.create('r', { title: 'other with a job' });
+    store.jobs.claim('r', { todo_id: other.id }, readyCheck(other.id));
+    const seen: string[][] = [];
+    const check = (todos: Parameters<typeof claimRefusal>[1], jobs: Parameters<typeof claimRefusal>[2]) => {
+      seen.push([...todos.map((x) => x.id).sort(), ...jobs.map((j) => `job of ${j.todo_id}`)]);
+      return readyCheck(t.id)(todos, jobs);
+    };
+    expect(() => store.jobs.claim('r', { todo_id: t.id }, check)).toThrow(
+      `todo ${t.id} is not ready: waits for ${dep.id} "dep" (open)`,
+    );
+    expect(seen[0]).toEqual([dep.id, t.id].sort());
+    store.todos.setStatus('r', dep.id, 'done');
+    expect(store.jobs.claim('r', { todo_id: t.id }, check).todo_id).toBe(t.id);
+  });
+
   it('two connections (two processes) claiming every todo get each todo exactly once', () => {
     const other = openStateStore({ dir: join(tmp.path, 'incrementum') });
     try {

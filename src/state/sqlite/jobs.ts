@@ -216,8 +216,19 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     },
     claim(repo, input, check) {
       return transaction(db, () => {
-        const todos = (q('SELECT * FROM todos WHERE repo = ?').all(repo) as unknown as TodoRow[]).map(toTodo);
-        const jobs = briefs(q(BRIEFS).all(repo));
+        // What a claim is decided on, and no more: the todo, its deps and
+        // their jobs. Reading every todo and job of the repository here took
+        // 30-60 ms inside the write lock with 10,000 todos, on every claim.
+        const own = q('SELECT * FROM todos WHERE repo = ? AND id = ?').get(repo, input.todo_id) as
+          TodoRow | undefined;
+        const ids = JSON.stringify(own ? [own.id, ...(JSON.parse(own.deps) as string[])] : [input.todo_id]);
+        const todos = (
+          q('SELECT * FROM todos WHERE repo = ? AND id IN (SELECT value FROM json_each(?))').all(
+            repo,
+            ids,
+          ) as unknown as TodoRow[]
+        ).map(toTodo);
+        const jobs = briefs(q(`${BRIEFS} AND j.todo_id IN (SELECT value FROM json_each(?))`).all(repo, ids));
         const refusal = check(todos, jobs);
         if (refusal !== null) throw new ClaimRefused(refusal);
         const job = insertJob(repo, input);
