@@ -29,6 +29,30 @@ afterEach(() => {
   tmp.cleanup();
 });
 
+/**
+ * Git whose making of a workspace (git worktree add, or the reset of a free
+ * one) never returns: the runner is "killed" there, after the workspace is
+ * claimed in the store and before the session is recorded. `inAdd` resolves
+ * once it is stuck.
+ */
+function stuckVcs(): { vcs: GitVcs; inAdd: Promise<void> } {
+  let stuck!: () => void;
+  const inAdd = new Promise<void>((r) => (stuck = r));
+  const never = () => {
+    stuck();
+    return new Promise<never>(() => {});
+  };
+  class StuckVcs extends GitVcs {
+    override addWorkspace(): Promise<void> {
+      return never();
+    }
+    override resetWorkspace(): Promise<void> {
+      return never();
+    }
+  }
+  return { vcs: new StuckVcs(), inAdd };
+}
+
 describe('cleaning up after a dead runner', () => {
   it('ends the recorded groups before the session (and so the workspace) is released', async () => {
     const todo = store.todos.create('r', { title: 't' });
@@ -67,17 +91,7 @@ describe('cleaning up after a dead runner', () => {
     const repo = join(tmp.path, 'repo');
     mkdirSync(repo);
     gitRepo(repo);
-    // git worktree add never returns: the runner is "killed" there, after the
-    // workspace is claimed in the store and before the session is recorded.
-    let adding!: () => void;
-    const inAdd = new Promise<void>((r) => (adding = r));
-    class StuckVcs extends GitVcs {
-      override addWorkspace(): Promise<void> {
-        adding();
-        return new Promise<never>(() => {});
-      }
-    }
-    const vcs = new StuckVcs();
+    const { vcs, inAdd } = stuckVcs();
     const todo = store.todos.create('r', { title: 't' });
     void launchJob(
       {
@@ -134,20 +148,8 @@ describe('cleaning up after a dead runner', () => {
         const slug = repoSlug(f.repo);
         const done = s2.jobs.resolve(slug, id);
         const oldSession = done.session_id;
-        let adding!: () => void;
-        const inAdd = new Promise<void>((r) => (adding = r));
-        // The job's old workspace is free again, so it is reused (reset), not added.
-        class StuckVcs extends GitVcs {
-          override addWorkspace(): Promise<void> {
-            adding();
-            return new Promise<never>(() => {});
-          }
-          override resetWorkspace(): Promise<void> {
-            adding();
-            return new Promise<never>(() => {});
-          }
-        }
-        const vcs = new StuckVcs();
+        // (The job's old workspace is free again, so it is reset, not added.)
+        const { vcs, inAdd } = stuckVcs();
         void landJob({
           store: s2,
           stateDir: dir,
