@@ -59,6 +59,8 @@ describe('ii job do', () => {
     const r = run(['job', 'do', '--title', 'say hello'], s);
     expect(r.stderr).toContain('completed');
     expect(r.code).toBe(0);
+    // In the foreground, a completed job says how to land it.
+    expect(r.stderr).toContain(`ii job land ${jobIdFrom(r.stderr)}`);
     const job = show(jobIdFrom(r.stderr));
     expect(job.status).toBe('completed');
     expect(job.changes).toHaveLength(1);

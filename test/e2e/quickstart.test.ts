@@ -79,6 +79,9 @@ describe('the README quick start in a fresh clone', () => {
     });
     const out = d.stdout + d.stderr;
     expect(out).toContain('scripted agent');
+    expect(out).toContain('each job took the path it shows (✓), the abandoned one too:');
+    // No hint to land work in a repository the demo then removes.
+    expect(out).not.toContain('ii job land');
     expect(out).toMatch(/✓ \[1\] .*: completed/);
     expect(out).toMatch(/✓ \[2\] .*: completed/);
     expect(out).toMatch(/✓ \[3\] .*: completed/);

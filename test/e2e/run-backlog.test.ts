@@ -179,6 +179,9 @@ describe('ii run', () => {
     const e = create('E', '--priority', '4');
     const r = await iiAsync(['run', '--jobs', '2']);
     expect(r.stderr).toContain('ran 5 jobs: 5 completed, 0 did not');
+    expect(r.stderr).toContain(
+      'land them (rebased onto the branch as it is now, tested there): ii job land <job>',
+    );
     expect(r.code).toBe(0);
     const list = jobs();
     expect(list.map((j) => j.status)).toEqual(Array(5).fill('completed'));

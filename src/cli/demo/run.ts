@@ -247,7 +247,13 @@ the demo was stopped (${STOP_TEXT[stopped]}); its jobs were stopped too.
       }
     }
     const ok = jobs.every((j) => j.status === j.todo.expected);
-    out.write('\n');
+    // ✓ means "took the path it shows", abandoned included: said, so a ✓ by
+    // an abandoned job does not read as a success.
+    out.write(
+      ok
+        ? '\neach job took the path it shows (✓), the abandoned one too:\n'
+        : '\nnot every job took the path it shows (✗):\n',
+    );
     for (const [i, j] of jobs.entries())
       out.write(
         `${j.status === j.todo.expected ? '✓' : '✗'} [${i + 1}] ${j.todo.title}: ${j.status}` +

@@ -234,10 +234,17 @@ export async function runJob(
     for (const sig of signals) process.off(sig, onSignal);
     progress.done();
   }
-  return report(final, printer.state.finalCommit, st);
+  // A backlog runner's log does not say how to land: ii run does (or lands
+  // it itself), and the board has m.
+  return report(final, printer.state.finalCommit, st, o.claim !== 'ready');
 }
 
-function report(job: Job, finalCommit: string | null, st: ReturnType<typeof style>): number {
+function report(
+  job: Job,
+  finalCommit: string | null,
+  st: ReturnType<typeof style>,
+  landHint: boolean,
+): number {
   const changes = job.changes.length;
   if (job.status === 'completed') {
     const last = finalCommit ?? job.changes.at(-1)?.commits.at(-1)?.commit_id ?? null;
@@ -248,9 +255,10 @@ function report(job: Job, finalCommit: string | null, st: ReturnType<typeof styl
         '\n',
     );
     if (last) {
-      process.stderr.write(
-        `land it (rebased onto the branch as it is now, tested there): ii job land ${job.id}\n`,
-      );
+      if (landHint)
+        process.stderr.write(
+          `land it (rebased onto the branch as it is now, tested there): ii job land ${job.id}\n`,
+        );
       process.stdout.write(`${last}\n`);
     }
     return 0;

@@ -241,7 +241,10 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         '\n',
     );
     if (notLanded.length) code = 1;
-  }
+  } else if (result.completed.length)
+    process.stderr.write(
+      `land ${result.completed.length === 1 ? 'it' : 'them'} (rebased onto the branch as it is now, tested there): ii job land <job> for each, or ii run --land next time to land each as it completes\n`,
+    );
   process.exitCode = code;
 }
 
