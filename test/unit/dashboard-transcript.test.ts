@@ -107,3 +107,16 @@ it('draws a streaming pane at most once per LIVE_DRAW_MS, and ends on the last l
   expect(draws).toBeGreaterThan(0);
   expect(draws).toBeLessThanOrEqual(Math.ceil(elapsed / LIVE_DRAW_MS) + 1);
 });
+
+it('lets the shown job’s transcript go when the job ends (only a running job has a live pane)', async () => {
+  fx = dashFixture({ pollMs: 60_000 });
+  const a = makeJob(fx.state);
+  withAgent(fx, a.id, 'agent-a')('working');
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  expect(fx.sync.transcriptsHeld()).toBe(1);
+  fx.state.jobs.finish(a.id, 'completed');
+  await waitFor(() => fx!.dash.getState().jobs.find((j) => j.id === a.id)?.status === 'completed', 'the end');
+  expect(fx.sync.transcriptsHeld()).toBe(0);
+});

@@ -168,8 +168,8 @@ export class DashboardSync {
       this.shown = id;
       if (was) this.dropTranscript(was);
       const job = id ? s.jobs.find((j) => j.id === id) : undefined;
-      // A job that ended before the board opened has no live lines (its record shows instead).
-      if (job && (job.status === 'active' || this.logs.has(job.id))) this.readLogs(job);
+      // Only a running job has a live pane (components/Dashboard.tsx).
+      if (job?.status === 'active') this.readLogs(job);
       else this.followTranscript(null);
       if (id && this.liveBehind.has(id)) this.drawLive(id);
     });
@@ -400,10 +400,12 @@ export class DashboardSync {
         ? latest.transcript
         : join(this.state.dir, latest.transcript)
       : null;
-    // Only the shown job's transcript is read: the pane shows no other.
-    const shown = shownJobId(s) === job.id;
+    // Only the shown job's transcript is read, while it runs: the live pane
+    // shows no other (components/Dashboard.tsx).
+    const shown = shownJobId(s) === job.id && job.status === 'active';
     if (!shown) {
       if (logs.transcript) this.dropTranscript(job.id);
+      if (shownJobId(s) === job.id) this.followTranscript(null); // it just ended
     } else if (path !== logs.transcriptPath || !logs.transcript) {
       logs.transcriptPath = path;
       logs.transcript = path
