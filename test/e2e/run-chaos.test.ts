@@ -281,7 +281,15 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
           other.push(`${t.id} open, not ready: ${JSON.stringify(why)}`);
       }
     }
-    expect(other, `seed ${seed}\n${logs.join('\n')}`).toEqual([]);
+    // Why jobs failed, said once each: what a todo out of attempts comes from.
+    const reasons = [
+      ...new Set(
+        settled
+          .filter((j) => j.status === 'failed' || j.status === 'abandoned')
+          .map((j) => store.jobs.get(j.id)!.failure_reason ?? '(no reason)'),
+      ),
+    ];
+    expect(other, `seed ${seed}\nfailure reasons:\n${reasons.join('\n')}\n${logs.join('\n')}`).toEqual([]);
     // Only jobs this test killed are stale, and no job failed for another reason.
     for (const id of stale)
       expect(killedJobs.has(id), `stale job ${id} was not killed (seed ${seed})`).toBe(true);
