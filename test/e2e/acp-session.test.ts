@@ -14,6 +14,12 @@ import { tempDir, waitFor } from '../helpers/tmp.js';
 
 const SCRIPTED = join(ROOT, 'dist', 'src', 'agent', 'scripted', 'main.js');
 const IMPLEMENT = 'You are working on one todo in a git workspace at /somewhere.';
+// Sleeps this test process alone runs, to look for afterwards: their
+// durations carry its pid, so another test run on this machine (running the
+// same sleeps) is never mistaken for an agent left behind here.
+const SLEEP_MUTE = `61.1${process.pid}`;
+const SLEEP_PROMPT = `61.2${process.pid}`;
+const SLEEP_LOGGER = `61.3${process.pid}`;
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -249,7 +255,7 @@ describe('ACP session with the scripted agent', () => {
     const env = setup({});
     await expect(
       startAgent({
-        agent: { name: 'mute', command: ['sleep', '61.2345'], env: {} },
+        agent: { name: 'mute', command: ['sleep', SLEEP_MUTE], env: {} },
         cwd: env.ws,
         transcriptPath: env.transcript,
         turnTimeoutMs: 10_000,
@@ -257,7 +263,7 @@ describe('ACP session with the scripted agent', () => {
         stopGrace: { eofMs: 200, termMs: 200 },
       }),
     ).rejects.toThrow(/did not finish starting within 500 ms/);
-    expect(runningWith('sleep 61.2345')).toEqual([]);
+    expect(runningWith(`sleep ${SLEEP_MUTE}`)).toEqual([]);
   });
 
   describe('a command that is not an ACP agent fails at once, naming what it wrote', () => {
@@ -288,22 +294,23 @@ describe('ACP session with the scripted agent', () => {
     });
 
     it('a prompt with no newline, then waiting forever: stopped, nothing left running', async () => {
-      const err = await notAnAgent('prompter', "printf '  Continue? [y/N] '; exec sleep 61.3579").catch(
-        (e: unknown) => e,
-      );
+      const err = await notAnAgent(
+        'prompter',
+        `printf '  Continue? [y/N] '; exec sleep ${SLEEP_PROMPT}`,
+      ).catch((e: unknown) => e);
       expect(String(err)).toMatch(
         /\(prompter\) does not speak ACP: .* wrote "Continue\? \[y\/N\] " on stdout/,
       );
-      await waitFor(() => runningWith('sleep 61.3579').length === 0, 'the agent to be stopped');
+      await waitFor(() => runningWith(`sleep ${SLEEP_PROMPT}`).length === 0, 'the agent to be stopped');
     });
 
     it('JSON that is not JSON-RPC, then waiting forever', async () => {
       const err = await notAnAgent(
         'logger',
-        `echo '{"level":"info","msg":"listening"}'; exec sleep 61.2468`,
+        `echo '{"level":"info","msg":"listening"}'; exec sleep ${SLEEP_LOGGER}`,
       ).catch((e: unknown) => e);
       expect(String(err)).toContain('wrote "{"level":"info","msg":"listening"}" on stdout');
-      await waitFor(() => runningWith('sleep 61.2468').length === 0, 'the agent to be stopped');
+      await waitFor(() => runningWith(`sleep ${SLEEP_LOGGER}`).length === 0, 'the agent to be stopped');
     });
   });
 

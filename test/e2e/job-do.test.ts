@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii } from '../helpers/cli.js';
 import { jobIdFrom, verdict, write, type JobJson } from '../helpers/job.js';
-import { runningWith } from '../helpers/procs.js';
+import { runningIn, runningWith } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -250,7 +250,8 @@ describe('ii job do', () => {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     await waitFor(
-      () => runningWith(s).length > 0 || runningWith('scripted/main.js').length > 0,
+      // This job's agent: the scripted one, working under this test's dir.
+      () => runningWith('scripted/main.js').some((p) => runningIn(tmp.path).includes(p)),
       'the agent to start',
     );
     await waitFor(() => stderr.includes('implementing'), 'the implementing stage');

@@ -270,7 +270,10 @@ describe('a test command that hangs', SLOW, () => {
       .test_results;
     expect(results[0]).toMatchObject({ exit_code: 124, timed_out_after_s: 2 });
     expect(testFailureTable(results)).toContain('| timed out after 2 s |');
-    await waitFor(() => runningWith('sleep 6061').length === 0, 'the hanging test to be gone');
+    await waitFor(
+      () => !runningWith('sleep 6061').some((p) => runningIn(f.tmp.path).includes(p)),
+      'the hanging test to be gone',
+    );
     expect(f.workspaces().every((w) => w.status === 'free')).toBe(true);
   });
 });
