@@ -367,6 +367,9 @@ describe('ii run', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('ran 2 jobs: 0 completed, 2 did not');
     const list = jobs();
+    // Each failure says why as it happens, not only in ii job show.
+    for (const j of list)
+      expect(r.stderr).toMatch(new RegExp(`job ${j.id} failed: the tests fail before any change`));
     expect(list.map((j) => [j.todo_id, j.status])).toEqual([
       [t, 'failed'],
       [t, 'failed'],

@@ -125,6 +125,13 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       changed = true;
       draw();
     };
+    /** Why a job failed or was abandoned, as its record says: the first line, short. */
+    const why = (jobId: string | null): string => {
+      const reason = jobId ? store.jobs.get(jobId)?.failure_reason : null;
+      if (!reason) return '';
+      const line = shownLine(reason.split('\n', 1)[0] ?? '');
+      return `: ${line.length > 160 ? `${line.slice(0, 159)}…` : line}`;
+    };
     const describe = (e: BacklogRunEvent): string | null => {
       const t = `${e.kind === 'stopping' ? '' : `${e.todo.id} ${shownLine(e.todo.title)}`}`;
       switch (e.kind) {
@@ -138,7 +145,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
           if (e.outcome === 'not-started')
             return st.red(`${t}: could not start a job (see ${e.log}); not tried again by this run`);
           return st.red(
-            `${t}: job ${e.job_id} ${e.outcome === 'stale' ? 'left running with its runner gone' : e.outcome} (ii job show ${e.job_id})`,
+            `${t}: job ${e.job_id} ${e.outcome === 'stale' ? 'left running with its runner gone' : `${e.outcome}${why(e.job_id)}`} (ii job show ${e.job_id})`,
           );
         case 'stopping':
           return e.running.length
