@@ -17,11 +17,6 @@ export interface Detached {
 }
 
 /**
- * Runs `ii <args>` in `repoRoot`, detached, logging to `log`. Returns at once.
- * With stdin 'pipe' the child reads what the starter writes (its stdin is
- * then unref'd too: it keeps no starter alive).
- */
-/**
  * Node flags of every runner started in the background (ii run, the board).
  * A runner spends its life waiting on its agent, yet V8's default young
  * generation (16 MB semi-spaces) stays committed once used: 2 MB semi-spaces
@@ -30,6 +25,11 @@ export interface Detached {
  */
 export const RUNNER_NODE_ARGS = ['--max-semi-space-size=2'];
 
+/**
+ * Runs `ii <args>` in `repoRoot`, detached, logging to `log`. Returns at once.
+ * With stdin 'pipe' the child reads what the starter writes (its stdin is
+ * then unref'd too: it keeps no starter alive).
+ */
 export function spawnDetachedIi(
   args: string[],
   repoRoot: string,

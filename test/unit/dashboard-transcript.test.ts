@@ -24,6 +24,13 @@ function withAgent(f: DashFixture, jobId: string, agentId: string): (text: strin
   return (text) => appendFileSync(path, JSON.stringify({ type: 'warning', message: text }) + '\n');
 }
 
+/** The board's first load, then watching, as the dashboard starts. */
+async function openBoard(f: DashFixture): Promise<void> {
+  f.sync.loadAll();
+  f.sync.start();
+  await f.sync.ready();
+}
+
 const pane = (f: DashFixture, id: string) => f.dash.getState().live[id] ?? [];
 
 it('holds only the shown job’s transcript, follows its writes, and reads another’s when the cursor reaches it', async () => {
@@ -34,9 +41,7 @@ it('holds only the shown job’s transcript, follows its writes, and reads anoth
   const say = { [a.id]: withAgent(fx, a.id, 'agent-a'), [b.id]: withAgent(fx, b.id, 'agent-b') };
   say[a.id]!('a says one');
   say[b.id]!('b says one');
-  fx.sync.loadAll();
-  fx.sync.start();
-  await fx.sync.ready();
+  await openBoard(fx);
   const shown = selectedJob(fx.dash.getState())!.id;
   const other = shown === a.id ? b.id : a.id;
   const name = (id: string) => (id === a.id ? 'a' : 'b');
@@ -66,9 +71,7 @@ it('follows the shown job into its next agent session’s transcript', async () 
   fx = dashFixture({ pollMs: 60_000 });
   const a = makeJob(fx.state);
   withAgent(fx, a.id, 'first')('from the implementer');
-  fx.sync.loadAll();
-  fx.sync.start();
-  await fx.sync.ready();
+  await openBoard(fx);
   expect(pane(fx, a.id)).toContain('  ! from the implementer');
   const say = withAgent(fx, a.id, 'second');
   say('from the reviewer');
@@ -85,9 +88,7 @@ it('draws a streaming pane at most once per LIVE_DRAW_MS, and ends on the last l
   const a = makeJob(fx.state);
   const say = withAgent(fx, a.id, 'agent-a');
   say('line 0');
-  fx.sync.loadAll();
-  fx.sync.start();
-  await fx.sync.ready();
+  await openBoard(fx);
   let draws = 0;
   let last = fx.dash.getState().live[a.id];
   const unsubscribe = fx.dash.subscribe((s) => {
@@ -112,9 +113,7 @@ it('lets the shown job’s transcript go when the job ends (only a running job h
   fx = dashFixture({ pollMs: 60_000 });
   const a = makeJob(fx.state);
   withAgent(fx, a.id, 'agent-a')('working');
-  fx.sync.loadAll();
-  fx.sync.start();
-  await fx.sync.ready();
+  await openBoard(fx);
   expect(fx.sync.transcriptsHeld()).toBe(1);
   fx.state.jobs.finish(a.id, 'completed');
   await waitFor(() => fx!.dash.getState().jobs.find((j) => j.id === a.id)?.status === 'completed', 'the end');

@@ -10,7 +10,7 @@ import { localProbe } from '../../proc/alive.js';
 import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';
 import { finalCommit, landJob } from '../../job/land.js';
-import { shownLine } from '../../text/shown.js';
+import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { style } from '../format.js';
 import { realDeps } from '../job/deps.js';
@@ -202,7 +202,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         if (!said) say(r.landed);
       } catch (err) {
         notLanded.push(jobId);
-        line(st.red(`job ${jobId} not landed: ${(err as Error).message}`));
+        line(st.red(`job ${jobId} not landed: ${shownText((err as Error).message)}`));
       }
     };
 
