@@ -104,7 +104,9 @@ export class AcpSession implements AgentSession {
     private readonly t: AcpTuning = {},
   ) {
     this.ws = new WorkspaceRoot(o.cwd);
-    this.recorder = new TranscriptRecorder(o.transcriptPath);
+    this.recorder = new TranscriptRecorder(o.transcriptPath, (err) =>
+      o.onWriteError?.(err, o.transcriptPath),
+    );
     this.tracker = new FileTracker(this.ws, (f) => o.onFileChange?.(f));
     this.grace = { eofMs: t.stopGrace?.eofMs ?? 2000, termMs: t.stopGrace?.termMs ?? 3000 };
   }
@@ -244,6 +246,7 @@ export class AcpSession implements AgentSession {
           await writeConfined(this.ws, p, params.content);
         } catch (err) {
           if (err instanceof PathChanged) throw this.refuse(params.path, err.message);
+          this.o.onWriteError?.(err as Error, p);
           throw err;
         }
         return {};

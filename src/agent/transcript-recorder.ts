@@ -12,7 +12,11 @@ export class TranscriptRecorder {
   private scheduled = false;
   private failed: string | null = null;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** Told once, when a write fails (a full disk ends the job). */
+    private readonly onError?: (err: Error) => void,
+  ) {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   }
 
@@ -43,6 +47,7 @@ export class TranscriptRecorder {
       appendFileSync(this.path, text, { mode: 0o600 });
     } catch (err) {
       this.failed = `cannot write transcript ${this.path}: ${(err as Error).message}`;
+      this.onError?.(err as Error);
     }
   }
 

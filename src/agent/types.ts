@@ -42,6 +42,12 @@ export interface AgentSessionOptions {
   turnTimeoutMs: number;
   onActivity?: (a: AgentActivity) => void;
   onFileChange?: (f: FileChange) => void;
+  /**
+   * A write the session makes for the job failed: its transcript (which it
+   * then stops writing) or a file the agent asked it to write (the agent is
+   * told too). The runner ends the job when the disk is full.
+   */
+  onWriteError?: (err: Error, path: string) => void;
   /** Records the agent's process group for its job, so a dead runner's agent can be ended. */
   recordGroup?: GroupRecorder;
 }

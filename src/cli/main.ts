@@ -1,7 +1,7 @@
 // Entry point of the `ii` command: builds the commander program from one
 // folder per command group (its index.ts) and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
-import { UserError } from '../errors.js';
+import { asDiskFull, UserError } from '../errors.js';
 import { visibleText } from '../text/sanitize.js';
 import { defaultArgv, registerDashboardCommand } from './dashboard/index.js';
 import { registerDoctorCommand } from './doctor/index.js';
@@ -58,6 +58,12 @@ function exitCodeFor(err: unknown): number {
     // A message may quote a name or a line an agent wrote.
     process.stderr.write(`ii: ${visibleText(err.message)}\n`);
     return err.exitCode;
+  }
+  // ENOSPC met where nothing turned it into a UserError: still the clear message, no stack.
+  const full = asDiskFull(err);
+  if (full) {
+    process.stderr.write(`ii: ${visibleText(full.message)}\n`);
+    return full.exitCode;
   }
   process.stderr.write(
     `ii: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,

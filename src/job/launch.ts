@@ -3,7 +3,7 @@
 // else that starts jobs; the concrete collaborators come in as JobDeps.
 import { hostname } from 'node:os';
 import type { AfterImplement, AgentSpec } from '../agent/types.js';
-import { UserError } from '../errors.js';
+import { asDiskFull, UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
 import { claimRefusal } from '../model/backlog.js';
 import type { Job } from '../model/job.js';
@@ -12,6 +12,7 @@ import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { shortId } from '../state/ids.js';
 import { appendEvent } from '../state/events.js';
+import { workspacesDir } from '../state/paths.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { baseBranchOf } from '../vcs/land.js';
 import type { Config } from '../model/config.js';
@@ -166,8 +167,10 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       sessionId,
     });
   } catch (err) {
-    failUnstarted(store, job, err);
-    throw err;
+    // git worktree add (or the copy of [workspace] copy) met a full disk.
+    const full = asDiskFull(err, workspacesDir(i.stateDir, repo.slug));
+    failUnstarted(store, job, full ? full.jobReason : `could not start: ${(err as Error).message}`);
+    throw full ?? err;
   }
   const { session, workspacePath, baseRev } = started;
   try {
@@ -220,15 +223,16 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       endedStale,
     };
   } catch (err) {
-    store.jobs.finish(job.id, 'failed', `could not start: ${(err as Error).message}`);
+    const full = asDiskFull(err, workspacePath);
+    store.jobs.finish(job.id, 'failed', full ? full.jobReason : `could not start: ${(err as Error).message}`);
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
-    throw err;
+    throw full ?? err;
   }
 }
 
 /** A claimed job whose workspace could not be made: failed, its todo open again. */
-function failUnstarted(store: StateStore, job: Job, err: unknown): void {
-  store.jobs.finish(job.id, 'failed', `could not start: ${(err as Error).message}`);
+function failUnstarted(store: StateStore, job: Job, reason: string): void {
+  store.jobs.finish(job.id, 'failed', reason);
   const todo = store.todos.get(job.repo, job.todo_id);
   if (todo?.status === 'in_progress') store.todos.setStatus(job.repo, job.todo_id, 'open');
 }

@@ -7,14 +7,14 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { AgentSession, PromptResult } from '../agent/types.js';
-import { StoreDamagedError, UserError } from '../errors.js';
+import { asDiskFull, DiskFullError, StoreDamagedError, UserError } from '../errors.js';
 import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
 import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
 import type { EventData, IterationOutcome, NewJobEvent } from '../model/event.js';
 import { addUsage } from '../model/usage.js';
 import type { AgentPurpose, Job, JobReview, TestResult, Usage } from '../model/job.js';
 import { appendEvent } from '../state/events.js';
-import { transcriptFile } from '../state/paths.js';
+import { eventsFile, transcriptFile } from '../state/paths.js';
 import { legacyTemplateWarnings, Prompts, templateVars, type TemplateName } from './prompts.js';
 import {
   clearProtocolFile,
@@ -88,6 +88,8 @@ export class JobRunner {
   private running: Promise<Job> | null = null;
   /** Every process group the job starts is recorded, so a dead runner's can be ended by others. */
   private readonly recordGroup: GroupRecorder;
+  /** The first write that found its disk full: the job ends failed with it (see noteDiskFull). */
+  private diskFull: DiskFullError | null = null;
 
   constructor(opts: JobRunnerOptions) {
     this.o = opts;
@@ -144,6 +146,8 @@ export class JobRunner {
     let outcome: End;
     try {
       outcome = await this.loop();
+      // The disk filled as the loop ended (its last event): failed all the same.
+      if (this.diskFull) outcome = end('failed', this.diskFull.jobReason);
     } catch (err) {
       if (err instanceof StoreDamagedError) {
         // The store takes no more writes: no failure to record, no workspace
@@ -153,7 +157,9 @@ export class JobRunner {
         this.abort.abort();
         throw err;
       }
-      if (err instanceof Stopped || this.stopRequest) {
+      const full = this.diskFull ?? (err instanceof JobFailure ? null : asDiskFull(err));
+      if (full) outcome = end('failed', full.jobReason);
+      else if (err instanceof Stopped || this.stopRequest) {
         const s = this.stopRequest ?? (err as Stopped);
         outcome = end(s.status, s.reason);
       } else {
@@ -169,7 +175,12 @@ export class JobRunner {
     // Anything still recorded (a group that outlived its stop) goes before
     // the workspace is released: the next job must not share it.
     await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
-    let job = store.jobs.finish(jobId, outcome.end, outcome.reason);
+    let job: Job;
+    try {
+      job = store.jobs.finish(jobId, outcome.end, outcome.reason);
+    } catch (err) {
+      throw unrecorded(err, jobId, outcome);
+    }
     await this.closeIteration(job, 'job_ended', true).catch((e: unknown) =>
       this.warn(`could not snapshot the last iteration: ${String(e)}`),
     );
@@ -580,6 +591,10 @@ export class JobRunner {
       turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
       onFileChange: (file) => this.event({ type: 'file_change', ...file }),
+      onWriteError: (err, path) => {
+        const full = asDiskFull(err, path);
+        if (full) this.noteDiskFull(full);
+      },
     });
     let session: AgentSession;
     try {
@@ -591,6 +606,8 @@ export class JobRunner {
         () => {},
       );
       if (this.stopRequest) throw this.stopRequest;
+      const full = asDiskFull(err, transcript);
+      if (full) throw full;
       throw new JobFailure(`could not start the ${purpose} agent (${agent.name}): ${(err as Error).message}`);
     }
     this.current = session;
@@ -602,6 +619,9 @@ export class JobRunner {
       return { id, usage: session.usage() };
     } catch (err) {
       if (this.stopRequest) throw this.stopRequest;
+      // An agent that died writing into a full workspace: its error says so.
+      const full = asDiskFull(err, this.o.workspacePath);
+      if (full) throw full;
       throw new JobFailure(`the ${purpose} agent failed: ${(err as Error).message}`);
     } finally {
       this.current = null;
@@ -720,8 +740,11 @@ export class JobRunner {
     try {
       const { type, ...data } = e;
       logged = appendEvent(this.o.stateDir, this.o.jobId, type, data as EventData<typeof type>);
-    } catch {
-      // The event log is a convenience; a full disk must not kill the job.
+    } catch (err) {
+      // The event log is a convenience, but a full disk ends the job: every
+      // write after it (transcripts, the workspace, the store) would fail too.
+      const full = asDiskFull(err, eventsFile(this.o.stateDir, this.o.jobId));
+      if (full) this.noteDiskFull(full);
       logged = { ts: new Date().toISOString(), ...e } as ReturnType<typeof appendEvent>;
     }
     try {
@@ -732,6 +755,32 @@ export class JobRunner {
   private warn(message: string): void {
     this.event({ type: 'warning', message });
   }
+
+  /**
+   * A write of the job's found its disk full (the event log, a transcript, a
+   * file the agent asked for): the job stops as if cancelled and ends failed
+   * with "disk full: <path>", while that can still be recorded.
+   */
+  private noteDiskFull(full: DiskFullError): void {
+    this.diskFull ??= full;
+    this.cancel({ status: 'failed', reason: this.diskFull.jobReason });
+  }
+}
+
+/**
+ * The error for a job whose end could not be recorded. A full disk: the
+ * command stops with exit 3 saying so, the job left as its dead runner's,
+ * which the next cleanup ends (ii workspace prune, a new job on its todo).
+ */
+function unrecorded(err: unknown, jobId: string, outcome: End): unknown {
+  const full = asDiskFull(err);
+  if (!full) return err;
+  const why = outcome.reason ? ` (${outcome.reason.split('\n')[0]})` : '';
+  return new DiskFullError(
+    full.path,
+    `Job ${jobId} could not be recorded as ${outcome.end}${why}: its agent and tests were stopped. ` +
+      'Once there is space, ii workspace prune ends it as failed and frees its workspace; so does the next job started on its todo.',
+  );
 }
 
 /** Output kept per test command for its tail: enough for TAIL_LINES long lines. */

@@ -21,7 +21,7 @@ interface SqliteFailure {
   errstr?: unknown;
 }
 
-const primaryCode = (err: unknown): number | null => {
+export const primaryCode = (err: unknown): number | null => {
   const e = err as SqliteFailure | null;
   return e?.code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' ? e.errcode & 0xff : null;
 };

@@ -11,6 +11,7 @@ import {
   isCorruption,
   refuseIfNoted,
 } from './damage.js';
+import { storeDiskFull } from './disk-full.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
@@ -62,7 +63,11 @@ export interface OpenOptions {
 }
 
 export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw storeDiskFull(err, path) ?? err;
+  }
   refuseIfNoted(path);
   const existed = existsSync(path);
   if (existed) checkHeader(path);
@@ -70,6 +75,8 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync
   try {
     db = new DatabaseSync(path);
   } catch (err) {
+    const full = storeDiskFull(err, path);
+    if (full) throw full;
     fail(
       path,
       `cannot be opened: ${(err as Error).message}`,
@@ -94,6 +101,13 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync
     if (version < SCHEMA_VERSION) migrate(db, version);
     return db;
   } catch (err) {
+    const full = storeDiskFull(err, path);
+    if (full) {
+      try {
+        db.close();
+      } catch {}
+      throw full;
+    }
     if (err instanceof FailedCheck || isCorruption(err)) {
       closeWithoutWriting(db, path);
       throw declareDamaged(path, err instanceof FailedCheck ? err.message : describeFailure(err));

@@ -1,6 +1,7 @@
 // Every call into the store goes through its connection's guard: where an
 // error SQLite raises for a damaged file becomes StoreDamagedError, and where
-// a store found damaged (by this process or another) stops being used.
+// a store found damaged (by this process or another) stops being used, and
+// where a write that found the disk full becomes DiskFullError.
 import { existsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
 import { StoreDamagedError, UserError } from '../../errors.js';
@@ -16,6 +17,7 @@ import {
   registerConnection,
   worthChecking,
 } from './damage.js';
+import { storeDiskFull } from './disk-full.js';
 
 export class GuardedConnection {
   private damaged: StoreDamagedError | null = null;
@@ -65,7 +67,14 @@ export class GuardedConnection {
     this.unregister();
     if (this.damaged) return;
     if (existsSync(this.note)) closeWithoutWriting(this.db, this.path);
-    else this.db.close();
+    else
+      try {
+        this.db.close();
+      } catch (err) {
+        // The checkpoint a last close makes can find the disk full: what was
+        // committed is in the log, and the next open copies it in.
+        if (!storeDiskFull(err, this.path)) throw err;
+      }
   }
 
   /** Called (for every connection to the file) when it is found damaged. */
@@ -83,6 +92,9 @@ export class GuardedConnection {
   private classify(err: unknown): unknown {
     if (err instanceof StoreDamagedError) return this.stopAll(err);
     if (err instanceof UserError) return err;
+    // Before any integrity check: a full disk says nothing about the file.
+    const full = storeDiskFull(err, this.path);
+    if (full) return full;
     let what: string | null = null;
     if (isCorruption(err)) what = describeFailure(err);
     else if (worthChecking(err)) {
