@@ -29,6 +29,17 @@ import { WorkspaceRoot } from './workspace-path.js';
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * A JSON-RPC error with the details its data holds: an agent whose prompt
+ * handler threw answers "Internal error" with the reason in data.details
+ * (a write that met a full disk: "ENOSPC: no space left on device, open …").
+ */
+function withDetails(err: Error): Error {
+  const data = (err as { data?: unknown }).data;
+  const details = isObj(data) && typeof data.details === 'string' ? data.details.trim().slice(0, 500) : '';
+  return details && !err.message.includes(details) ? new Error(`${err.message}: ${details}`) : err;
+}
+
 /** Knobs beyond the contract, for tests and the benchmark. */
 export interface AcpTuning {
   /** Longest accepted line from the agent (default 32 MiB, the SDK's own limit). */
@@ -421,7 +432,7 @@ export class AcpSession implements AgentSession {
       if (!this.fatal && !this.closing && /connection closed/i.test(String((err as Error)?.message)))
         await Promise.race([this.whenFatal().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
       if (this.fatal) throw this.fatal;
-      throw err instanceof Error ? err : new Error(String(err));
+      throw err instanceof Error ? withDetails(err) : new Error(String(err));
     } finally {
       clearTimeout(timer);
       this.turn = null;

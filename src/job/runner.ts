@@ -631,7 +631,9 @@ export class JobRunner {
       try {
         store.jobs.recordAgentUsage(jobId, id, session.usage());
       } catch (e) {
-        this.warn(`could not record the ${purpose} agent's usage: ${String(e)}`);
+        const full = asDiskFull(e);
+        if (full) this.noteDiskFull(full);
+        else this.warn(`could not record the ${purpose} agent's usage: ${String(e)}`);
       }
     }
   }
