@@ -55,15 +55,15 @@ export class DiskFullError extends UserError {
 
   /** The reason a job that met it is recorded failed with. */
   get jobReason(): string {
-    return `disk full: ${this.path}\n${freeSpaceAdvice(this.path)}`;
+    return `disk full: ${this.path}\n${freeSpaceAdvice(this.path, 'retry the job')}`;
   }
 }
 
 /** What to do, naming the folder whose filesystem is full (df takes a folder that exists). */
-function freeSpaceAdvice(path: string): string {
-  if (!isAbsolute(path)) return 'Free space on the disk, then run the command again.';
+function freeSpaceAdvice(path: string, then = 'run the command again'): string {
+  if (!isAbsolute(path)) return `Free space on the disk, then ${then}.`;
   const dir = dirname(path);
-  return `Free space on the filesystem holding ${dir} (df -h ${dir} shows what is left), then run the command again.`;
+  return `Free space on the filesystem holding ${dir} (df -h ${dir} shows what is left), then ${then}.`;
 }
 
 const NO_SPACE = /no space left on device|disk quota exceeded|\bENOSPC\b|\bEDQUOT\b/i;

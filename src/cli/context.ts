@@ -81,7 +81,7 @@ export function currentRepo(cwd = workingDir()): RepoContext {
 /** Opens the store, runs `fn`, and always closes the store. */
 export async function withStore<T>(
   fn: (store: StateStore) => T | Promise<T>,
-  opts: { integrityCheck?: boolean } = {},
+  opts: { integrityCheck?: boolean; reserve?: boolean } = {},
 ): Promise<T> {
   const store = openStateStore(opts);
   try {

@@ -17,6 +17,7 @@ import type { Vcs } from '../vcs/vcs.js';
 import { baseBranchOf } from '../vcs/land.js';
 import type { Config } from '../model/config.js';
 import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
+import { recordDespiteFullDisk } from './full-disk.js';
 import { Prompts } from './prompts.js';
 import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
@@ -169,7 +170,9 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   } catch (err) {
     // git worktree add (or the copy of [workspace] copy) met a full disk.
     const full = asDiskFull(err, workspacesDir(i.stateDir, repo.slug));
-    failUnstarted(store, job, full ? full.jobReason : `could not start: ${(err as Error).message}`);
+    recordDespiteFullDisk(store, () =>
+      failUnstarted(store, job, full ? full.jobReason : `could not start: ${(err as Error).message}`),
+    );
     throw full ?? err;
   }
   const { session, workspacePath, baseRev } = started;
@@ -224,7 +227,13 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     };
   } catch (err) {
     const full = asDiskFull(err, workspacePath);
-    store.jobs.finish(job.id, 'failed', full ? full.jobReason : `could not start: ${(err as Error).message}`);
+    recordDespiteFullDisk(store, () =>
+      store.jobs.finish(
+        job.id,
+        'failed',
+        full ? full.jobReason : `could not start: ${(err as Error).message}`,
+      ),
+    );
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
     throw full ?? err;
   }

@@ -26,6 +26,7 @@ import {
 import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
+import { recordDespiteFullDisk } from './full-disk.js';
 import { runTests, testFailureTable } from './test-runner.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
 import { redact } from '../text/redact.js';
@@ -177,7 +178,7 @@ export class JobRunner {
     await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
     let job: Job;
     try {
-      job = store.jobs.finish(jobId, outcome.end, outcome.reason);
+      job = recordDespiteFullDisk(store, () => store.jobs.finish(jobId, outcome.end, outcome.reason));
     } catch (err) {
       throw unrecorded(err, jobId, outcome);
     }
@@ -770,9 +771,10 @@ export class JobRunner {
 }
 
 /**
- * The error for a job whose end could not be recorded. A full disk: the
- * command stops with exit 3 saying so, the job left as its dead runner's,
- * which the next cleanup ends (ii workspace prune, a new job on its todo).
+ * The error for a job whose end could not be recorded, even with the store's
+ * reserve freed. A full disk: the command stops with exit 3 saying so, the
+ * job left as its dead runner's, which the next cleanup ends (ii workspace
+ * prune, a new job on its todo).
  */
 function unrecorded(err: unknown, jobId: string, outcome: End): unknown {
   const full = asDiskFull(err);

@@ -234,5 +234,10 @@ export interface StateStore {
   workspaces: WorkspaceStore;
   processGroups: ProcessGroupStore;
   runners: RunnerStore;
+  /**
+   * Frees the space kept beside the database (state/reserve.ts) so the end of
+   * a job can be recorded on a full disk: true when there was some to free.
+   */
+  freeReserve(): boolean;
   close(): void;
 }

@@ -1,6 +1,7 @@
 // Opens the state store of record: SQLite in the state dir.
 import type { StateStore } from './api.js';
 import { dbFile, stateDir } from './paths.js';
+import { freeReserve, keepReserve } from './reserve.js';
 import { openDatabase, type OpenOptions } from './sqlite/db.js';
 import { GuardedConnection } from './sqlite/guard.js';
 import { sqliteJobStore } from './sqlite/jobs.js';
@@ -23,10 +24,17 @@ export { damageAdvice, inspectStoreFile, type StoreInspection } from './sqlite/d
  * SQLite finding the file damaged, at any call, ends in StoreDamagedError
  * (exit 3) with nothing more written to the file.
  */
-export function openStateStore(opts: OpenOptions & { dir?: string } = {}): StateStore {
+export function openStateStore(
+  opts: OpenOptions & {
+    dir?: string;
+    /** Keep space for the end of a job on a full disk (the commands that run jobs: state/reserve.ts). */
+    reserve?: boolean;
+  } = {},
+): StateStore {
   const dir = opts.dir ?? stateDir();
   const dbPath = dbFile(dir);
   const db = openDatabase(dbPath, opts);
+  if (opts.reserve) keepReserve(dbPath);
   const guard = new GuardedConnection(db, dbPath);
   // Preparing the stores' statements reads the schema pages: guarded too.
   const stores = guard.run(() => ({
@@ -48,6 +56,7 @@ export function openStateStore(opts: OpenOptions & { dir?: string } = {}): State
     workspaces: guard.wrap(stores.workspaces),
     processGroups: guard.wrap(stores.processGroups),
     runners: guard.wrap(stores.runners),
+    freeReserve: () => freeReserve(dbPath),
     close: () => guard.close(),
   };
 }

@@ -5,7 +5,7 @@
 // saying to free space, exit 3 when nothing can be written, else the job
 // failed with "disk full: <path>"; with the filler removed the next commands
 // work and show the job failed, never stale or running.
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunResult } from '../helpers/cli.js';
@@ -24,6 +24,7 @@ beforeEach(() => {
   stateHome = fx.env.XDG_STATE_HOME!;
   stateDir = join(stateHome, 'incrementum');
 });
+const reserve = () => join(stateDir, 'state.db-reserve');
 afterEach(() => {
   unmountAll();
   fx.cleanup();
@@ -71,49 +72,72 @@ describe.skipIf(cannotMount !== null)('a full disk', () => {
     expect(jobs().map((j) => j.status)).toEqual(['completed']);
   }, 120_000);
 
-  it('state dir filling during the job: the job ends failed with "disk full", shown as failed once space is freed', () => {
-    mountTmpfs(stateHome, '8m');
-    const filler = join(stateHome, 'filler');
-    const s = fx.scenario('fills', {
+  /** A scenario whose implement turn fills the disk (an agent's build can), then writes a file. */
+  const fillsMidTurn = (filler: string, before = '') =>
+    fx.scenario('fills', {
       implement: [
         {
           actions: [
-            // An agent's build fills the disk mid-turn; its next write fails.
-            { type: 'shell', command: `cat /dev/zero > '${filler}' 2>/dev/null; true` },
+            { type: 'shell', command: `${before}cat /dev/zero > '${filler}' 2>/dev/null; true` },
             write('f.txt', 'hi\n'),
-            { type: 'message', text: 'wrote f.txt' },
           ],
         },
       ],
     });
-    const r = fx.run(['job', 'do', '--title', 'fills the disk'], s);
+
+  it('state dir filling during the job: the job is recorded failed "disk full: <path>" in the space kept for it', () => {
+    mountTmpfs(stateHome, '8m');
+    const filler = join(stateHome, 'filler');
+    const r = fx.run(['job', 'do', '--title', 'fills the disk'], fillsMidTurn(filler));
     expectClean(r);
+    expect(r.code, r.stderr).toBe(1);
     const id = jobIdFrom(r.stderr);
-    expect(id).not.toBe('');
-    expect(r.stderr).toContain('disk full: ');
-    expect(r.stderr).toContain(`Free space on the filesystem holding ${stateHome}`);
-    expect([1, 3]).toContain(r.code);
+    expect(r.stderr).toContain(`job ${id} failed: disk full: ${stateHome}/`);
+    expect(r.stderr).toContain(`Free space on the filesystem holding ${stateHome}/`);
+    // The reserve was spent on it.
+    expect(existsSync(reserve())).toBe(false);
 
     rmSync(filler);
     const list = fx.run(['job', 'list', '--all']);
     expect(list.code, list.stderr).toBe(0);
     expectClean(list);
-    let job = jobs().find((j) => j.id === id)!;
-    if (r.code === 3) {
-      // Nothing could be written: the job is its dead runner's until the
-      // next command that can write ends it.
-      expect(r.stderr).toContain(`Job ${id} could not be recorded`);
-      const pruned = fx.run(['workspace', 'prune']);
-      expect(pruned.code, pruned.stderr).toBe(0);
-      job = jobs().find((j) => j.id === id)!;
-    } else {
-      expect(job.failure_reason).toMatch(/^disk full: \//);
-    }
+    const job = jobs().find((j) => j.id === id)!;
     expect(job.status).toBe('failed');
+    expect(job.failure_reason).toMatch(/^disk full: \//);
     expect(fx.todos('open')).toHaveLength(1);
     expect(fx.workspaces().filter((w) => w.status === 'acquired')).toEqual([]);
     const again = fx.run(['job', 'do', '--title', 'after space was freed'], fx.scenario('ok', {}));
     expect(again.code, again.stderr).toBe(0);
+    expect(existsSync(reserve()), 'a job made the reserve again').toBe(true);
+  }, 120_000);
+
+  it('state dir filling during the job with no space kept: exit 3, and the next job on its todo ends it failed', () => {
+    mountTmpfs(stateHome, '8m');
+    const filler = join(stateHome, 'filler');
+    const s = fillsMidTurn(filler, `rm -f '${reserve()}'; `);
+    const r = fx.run(['job', 'do', '--title', 'fills the disk'], s);
+    expectClean(r);
+    expect(r.code, r.stderr).toBe(3);
+    const id = jobIdFrom(r.stderr);
+    expect(r.stderr).toContain(`disk full: ${join(stateDir, 'state.db')}`);
+    expect(r.stderr).toContain(`Job ${id} could not be recorded as failed (disk full: `);
+    expect(r.stderr).toContain('Free space on the filesystem holding');
+
+    rmSync(filler);
+    const list = fx.run(['job', 'list', '--all']);
+    expect(list.code, list.stderr).toBe(0);
+    expectClean(list);
+    // Its runner is gone: the next job on the todo (or any cleanup of dead
+    // runners before it) ends it failed, frees its workspace.
+    const todo =
+      (fx.todos('in_progress') as { id: string }[])[0]?.id ?? (fx.todos('open') as { id: string }[])[0]!.id;
+    const again = fx.run(['job', 'do', todo], fx.scenario('ok', {}));
+    expect(again.code, again.stderr).toBe(0);
+    expectClean(again);
+    const job = jobs().find((j) => j.id === id)!;
+    expect(job.status).toBe('failed');
+    expect(job.failure_reason).toMatch(/runner.*was gone/);
+    expect(fx.workspaces().filter((w) => w.status === 'acquired')).toEqual([]);
   }, 120_000);
 
   it('workspaces full: git worktree add fails, the job is recorded failed "disk full: <path>"', () => {

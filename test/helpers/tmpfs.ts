@@ -54,7 +54,7 @@ export function fill(file: string): void {
   const fd = openSync(file, 'a');
   const chunk = Buffer.alloc(64 * 1024, 0x5a);
   try {
-    for (let size = chunk.length; size >= 1; ) {
+    for (let size = chunk.length; size >= 1;) {
       try {
         writeSync(fd, chunk, 0, size);
       } catch (err) {

@@ -32,9 +32,10 @@ const autoCommitFlag = (v: string | undefined): boolean | undefined => {
 
 /**
  * A job runs for minutes: a damaged store is worth finding (quick_check, ~170 ms
- * on a 10,000-job store) before it creates a todo, a workspace and a job.
+ * on a 10,000-job store) before it creates a todo, a workspace and a job, and
+ * space is kept to record its end should the disk fill (state/reserve.ts).
  */
-export const RUN_CHECK = { integrityCheck: true };
+export const RUN_CHECK = { integrityCheck: true, reserve: true };
 
 const runOptions = (o: DoOptions) => ({
   ...(o.rev ? { rev: o.rev } : {}),

@@ -66,7 +66,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw storeDiskFull(err, path) ?? err;
+    throw storeDiskFull(err, path, 'open') ?? err;
   }
   refuseIfNoted(path);
   const existed = existsSync(path);
@@ -75,7 +75,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync
   try {
     db = new DatabaseSync(path);
   } catch (err) {
-    const full = storeDiskFull(err, path);
+    const full = storeDiskFull(err, path, 'open');
     if (full) throw full;
     fail(
       path,
@@ -101,7 +101,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync
     if (version < SCHEMA_VERSION) migrate(db, version);
     return db;
   } catch (err) {
-    const full = storeDiskFull(err, path);
+    const full = storeDiskFull(err, path, 'open');
     if (full) {
       try {
         db.close();

@@ -13,15 +13,17 @@ const SQLITE_FULL = 13;
 /** Less than this left and an I/O error is taken for a full disk: SQLite grows its -shm by 32 KiB. */
 const LOW_SPACE = 1024 * 1024;
 
-const STORE_NOT_WRITTEN =
-  'The state database could not be written: the change was not made, and nothing it held is lost.';
+const CONSEQUENCE = {
+  open: 'The state database could not be opened (SQLite needs a little space even to read it); nothing it holds is lost.',
+  write: 'The state database could not be written: the change was not made, and nothing it held is lost.',
+};
 
 /** The DiskFullError an error from SQLite (or from making the state folder) stands for, or null. */
-export function storeDiskFull(err: unknown, dbPath: string): DiskFullError | null {
+export function storeDiskFull(err: unknown, dbPath: string, when: 'open' | 'write'): DiskFullError | null {
   if (err instanceof DiskFullError) return err;
   const c = primaryCode(err);
   if (c === SQLITE_FULL || (c === SQLITE_IOERR && lowOnSpace(dirname(dbPath))))
-    return new DiskFullError(dbPath, STORE_NOT_WRITTEN);
+    return new DiskFullError(dbPath, CONSEQUENCE[when]);
   return c === null ? asDiskFull(err) : null;
 }
 

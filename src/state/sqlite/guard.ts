@@ -73,7 +73,7 @@ export class GuardedConnection {
       } catch (err) {
         // The checkpoint a last close makes can find the disk full: what was
         // committed is in the log, and the next open copies it in.
-        if (!storeDiskFull(err, this.path)) throw err;
+        if (!storeDiskFull(err, this.path, 'write')) throw err;
       }
   }
 
@@ -93,7 +93,7 @@ export class GuardedConnection {
     if (err instanceof StoreDamagedError) return this.stopAll(err);
     if (err instanceof UserError) return err;
     // Before any integrity check: a full disk says nothing about the file.
-    const full = storeDiskFull(err, this.path);
+    const full = storeDiskFull(err, this.path, 'write');
     if (full) return full;
     let what: string | null = null;
     if (isCorruption(err)) what = describeFailure(err);
