@@ -3,7 +3,7 @@
 // else that starts jobs; the concrete collaborators come in as JobDeps.
 import { hostname } from 'node:os';
 import type { AfterImplement, AgentSpec } from '../agent/types.js';
-import { asDiskFull, UserError } from '../errors.js';
+import { asDiskFull, DiskFullError, UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
 import { claimRefusal } from '../model/backlog.js';
 import type { Job } from '../model/job.js';
@@ -173,7 +173,12 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     recordDespiteFullDisk(store, () =>
       failUnstarted(store, job, full ? full.jobReason : `could not start: ${(err as Error).message}`),
     );
-    throw full ?? err;
+    if (full)
+      throw new DiskFullError(
+        full.path,
+        `Job ${job.id} could not make its workspace: it is recorded failed, and its todo is open again.`,
+      );
+    throw err;
   }
   const { session, workspacePath, baseRev } = started;
   try {

@@ -158,7 +158,9 @@ export class JobRunner {
         this.abort.abort();
         throw err;
       }
-      const full = this.diskFull ?? (err instanceof JobFailure ? null : asDiskFull(err));
+      // A git command that found no space names no file: the workspace is where it ran.
+      const full =
+        this.diskFull ?? (err instanceof JobFailure ? null : asDiskFull(err, this.o.workspacePath));
       if (full) outcome = end('failed', full.jobReason);
       else if (err instanceof Stopped || this.stopRequest) {
         const s = this.stopRequest ?? (err as Stopped);

@@ -150,6 +150,7 @@ describe.skipIf(cannotMount !== null)('a full disk', () => {
     expect(r.stderr).toContain(`disk full: ${join(stateDir, 'workspaces')}`);
     expect(r.stderr).toContain('Free space on the filesystem holding');
     const [job] = jobs();
+    expect(r.stderr).toContain(`Job ${job?.id} could not make its workspace: it is recorded failed`);
     expect(job?.status).toBe('failed');
     expect(job?.failure_reason).toMatch(/^disk full: \//);
     expect(fx.todos('open')).toHaveLength(1);
