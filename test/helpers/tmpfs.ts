@@ -8,8 +8,11 @@ import { join } from 'node:path';
 
 const mounted: string[] = [];
 
+/** mount's complaint, on one line. */
 const errText = (err: unknown): string =>
-  String((err as { stderr?: Buffer | string }).stderr ?? '').trim() || (err as Error).message;
+  (String((err as { stderr?: Buffer | string }).stderr ?? '').trim() || (err as Error).message)
+    .split('\n')[0]!
+    .trim();
 
 /** Why a tmpfs cannot be mounted here (null when it can): tried once, on a scratch folder. */
 export function tmpfsUnavailable(): string | null {
@@ -38,7 +41,9 @@ export function unmountAll(): void {
     try {
       execFileSync('umount', [dir], { stdio: 'pipe' });
     } catch {
-      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+      try {
+        execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+      } catch {} // not mounted any more
     }
   }
 }
