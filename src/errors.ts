@@ -66,7 +66,9 @@ function freeSpaceAdvice(path: string, then = 'run the command again'): string {
   return `Free space on the filesystem holding ${dir} (df -h ${dir} shows what is left), then ${then}.`;
 }
 
-const NO_SPACE = /no space left on device|disk quota exceeded|\bENOSPC\b|\bEDQUOT\b/i;
+/** The words of Node, git, SQLite, and this DiskFullError's own message (wrapped by another error). */
+const NO_SPACE =
+  /no space left on device|disk quota exceeded|database or disk is full|\bENOSPC\b|\bEDQUOT\b|(?:^|: )disk full: \//im;
 
 /**
  * The DiskFullError an error stands for, or null: a DiskFullError itself, a
@@ -80,7 +82,11 @@ export function asDiskFull(err: unknown, fallback?: string): DiskFullError | nul
   const e = err as NodeJS.ErrnoException;
   const coded = e.code === 'ENOSPC' || e.code === 'EDQUOT';
   if (!coded && !NO_SPACE.test(e.message)) return null;
-  const path = (coded && typeof e.path === 'string' ? e.path : null) ?? quotedPath(e.message) ?? fallback;
+  const path =
+    (coded && typeof e.path === 'string' ? e.path : null) ??
+    quotedPath(e.message) ??
+    /(?:^|: )disk full: (\/.*)$/m.exec(e.message)?.[1] ??
+    fallback;
   return new DiskFullError(path ?? '(a file whose name the error did not give)');
 }
 

@@ -35,6 +35,9 @@ describe('asDiskFull', () => {
     const agent = new Error("Internal error: ENOSPC: no space left on device, open '/ws/1/f.txt'");
     expect(asDiskFull(agent, '/ws/1')?.path).toBe('/ws/1/f.txt');
     expect(asDiskFull(new Error('write failed: No space left on device'), '/ws/1')?.path).toBe('/ws/1');
+    // A DiskFullError's message wrapped into another error keeps its path.
+    const wrapped = new Error(`could not land: ${new DiskFullError('/s/state.db').message}`);
+    expect(asDiskFull(wrapped)?.path).toBe('/s/state.db');
   });
 
   it('is null for any other error', () => {
