@@ -24,7 +24,7 @@ export function storeDiskFull(err: unknown, dbPath: string, when: 'open' | 'writ
   const c = primaryCode(err);
   if (c === SQLITE_FULL || (c === SQLITE_IOERR && lowOnSpace(dirname(dbPath))))
     return new DiskFullError(dbPath, CONSEQUENCE[when]);
-  return c === null ? asDiskFull(err) : null;
+  return c === null ? asDiskFull(err, dbPath) : null;
 }
 
 function lowOnSpace(dir: string): boolean {
