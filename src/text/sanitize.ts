@@ -5,6 +5,12 @@
 // controls, a BEL rings, a lone CR rewrites the line it is on, so a review
 // comment could hide what it says or forge what incrementum says.
 //
+// Bidi overrides, embeddings, isolates and marks (U+202A–202E, U+2066–2069,
+// U+200E/200F, U+061C) and the zero-width characters (U+200B–200D, U+FEFF)
+// draw nothing yet change what is seen: `inv\u202etxt.exe` displays as
+// `invexe.txt`, a zero-width space makes two names that look the same differ.
+// They are escaped like the controls.
+//
 // They are shown, not dropped: each becomes the escape a C or JavaScript
 // string literal would use (`\x1b`, `\r`, `\x9b`, `\u2028`), so `ESC[2J`
 // reads `\x1b[2J` and the reader sees that something odd was printed. The
@@ -14,13 +20,14 @@
 // dashboard's views), never where it is stored: the records keep what the
 // agent wrote.
 
-/** C0 but tab and newline, CR, DEL, C1, and the two Unicode line separators. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const IN_TEXT = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]/;
+/** C0 but tab and newline, CR, DEL, C1, the two Unicode line separators, bidi controls and zero-width characters. */
+const IN_TEXT =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 const IN_TEXT_ALL = new RegExp(IN_TEXT.source, 'g');
 /** The same plus tab and newline: a name or a one-line field shows every control character. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const IN_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+const IN_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 const IN_LINE_ALL = new RegExp(IN_LINE.source, 'g');
 
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };

@@ -12,7 +12,9 @@ import {
   HOSTILE,
   NEAR_MISSES,
   SECRET_TEXT,
+  SHOWN_BIDI,
   SHOWN_CLEAR,
+  SHOWN_INVISIBLE,
 } from '../helpers/hostile.js';
 
 const EVIL_NAME = `evil\nname${CONTROLS.clear}.txt`;
@@ -47,6 +49,7 @@ beforeAll(() => {
           { type: 'message', text: SAY },
           write(EVIL_NAME, `${SAY}\n`),
           write('a.txt', `${HOSTILE}\n`),
+          write(CONTROLS.bidi, 'x\n'),
           { type: 'commit_message', text: `feat: ${HOSTILE}\n\n${SECRET_TEXT}` },
         ],
       },
@@ -122,6 +125,48 @@ describe('agent and test text on the terminal', () => {
     const diff = ii(['job', 'diff', '<id>', '--iteration', '1']).stdout;
     expect(diff).toMatch(/^ {2}A evil\\nname\\x1b\[2J\.txt$/m);
   });
+});
+
+describe('bidi controls and zero-width characters', () => {
+  // The title, the agent's words, a file's name and its contents carry an RLO
+  // (`inv\u202etxt.exe` reads `invexe.txt`), zero-width characters and an isolate.
+  const shownIn: [string, string[], string[]][] = [
+    ['ii todo list', ['todo', 'list'], [SHOWN_BIDI]],
+    ['ii job list', ['job', 'list', '--all'], [SHOWN_BIDI]],
+    ['ii job logs', ['job', 'logs', '<id>'], [SHOWN_BIDI, SHOWN_INVISIBLE]],
+    [
+      'ii job diff',
+      ['job', 'diff', '<id>', '--iteration', '1'],
+      [`A ${SHOWN_BIDI}`, `+hostile`, SHOWN_INVISIBLE],
+    ],
+    ['ii job show', ['job', 'show', '<id>'], [SHOWN_BIDI, SHOWN_INVISIBLE]],
+  ];
+  for (const [name, args, shown] of shownIn)
+    it(`${name} shows them as escapes`, () => {
+      const r = ii(args);
+      expect(r.code, r.stderr).toBe(0);
+      for (const t of shown) expect(r.stdout, name).toContain(t);
+    });
+
+  const json: [string, string[]][] = [
+    ['ii todo list --json', ['todo', 'list', '--json']],
+    ['ii job list --json', ['job', 'list', '--all', '--json']],
+    ['ii job logs --json', ['job', 'logs', '<id>', '--json']],
+    ['ii job diff --json', ['job', 'diff', '<id>', '--iteration', '1', '--json']],
+    ['ii job show --json', ['job', 'show', '<id>', '--json']],
+  ];
+  for (const [name, args] of json)
+    it(`${name} writes them as \\u escapes that parse back to the raw text`, () => {
+      const r = ii(args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(SHOWN_BIDI);
+      const parsed = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.stringify(JSON.parse(l)))
+        .join('\n');
+      expect(parsed).toContain(JSON.stringify(CONTROLS.bidi).slice(1, -1));
+    });
 });
 
 describe('secrets from agents and tests', () => {
