@@ -43,6 +43,11 @@ beforeAll(async () => {
           { type: 'message', text: SAY },
           write(`evil\nname${CONTROLS.clear}.txt`, `${SAY}\n`),
           write(CONTROLS.bidi, 'x\n'),
+          // Two names that are not UTF-8: bad-<0xff>.txt and bad-<0xfe>.txt.
+          {
+            type: 'shell',
+            command: String.raw`printf x > "$(printf 'bad-\377.txt')" && printf y > "$(printf 'bad-\376.txt')"`,
+          },
           { type: 'commit_message', text: `feat: ${HOSTILE}\n\n${SECRET_TEXT}` },
         ],
       },
@@ -117,7 +122,7 @@ it('every view of the dashboard shows the text escaped and redacted', async () =
     await view('files', 'Modified files', `evil\\nname${SHOWN_CLEAR}.txt`, SHOWN_BIDI);
     await close('Modified files');
     app.stdin.write('d');
-    await view('diff', 'Iteration diff', `+hostile ${SHOWN_CLEAR}`);
+    await view('diff', 'Iteration diff', `+hostile ${SHOWN_CLEAR}`, 'bad-\\xfe.txt', 'bad-\\xff.txt');
     await close('Iteration diff');
     app.stdin.write(KEY.enter);
     await view('changes', `job ${jobId}`, `title hostile ${SHOWN_CLEAR}`);

@@ -59,11 +59,11 @@ export const NEAR_MISSES = [
 ];
 
 // eslint-disable-next-line no-control-regex -- what must never reach a terminal
-const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffd]/;
 
 /**
  * Fails, naming where and showing the spot, when `text` holds a raw control character (tab and newline allowed),
- * bidi control or zero-width character.
+ * bidi control or zero-width character, or U+FFFD (a byte that was not UTF-8, lost: no fixture holds a real one).
  */
 export function expectNoControl(text: string, where: string): void {
   const m = RAW_CONTROL.exec(text);

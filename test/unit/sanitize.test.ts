@@ -26,7 +26,7 @@ describe('visibleText', () => {
   it('shows the usual attacks as readable escapes', () => {
     expect(visibleText('\x1b[2Jgone')).toBe('\\x1b[2Jgone');
     expect(visibleText('\x1b]0;pwned\x07title')).toBe('\\x1b]0;pwned\\x07title');
-    expect(visibleText('\x9b31mred')).toBe('\\x9b31mred');
+    expect(visibleText('\x9b31mred')).toBe('\\u009b31mred');
     expect(visibleText('\x1bP+q\x1b\\dcs')).toBe('\\x1bP+q\\x1b\\dcs');
     expect(visibleText('ok\rFORGED')).toBe('ok\\rFORGED');
     expect(visibleText('bell\x07 del\x7f nul\x00')).toBe('bell\\x07 del\\x7f nul\\x00');
