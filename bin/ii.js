@@ -33,7 +33,10 @@ if (major < 24) {
  * exception while we hold the terminal: the terminal sent them to our whole
  * process group, the real ii already has its own, and a second copy would
  * read as a second Ctrl-C (ii run abandons its jobs on that). A SIGHUP or
- * SIGTERM that reaches both arrives twice, which ii takes as one.
+ * SIGTERM that reaches both (a closed terminal) arrives twice, which ii takes
+ * as one. Without siginfo we cannot tell who sent a signal: a SIGINT sent to
+ * our whole group while it does not hold a terminal (`kill -INT -<pgid>`)
+ * reaches ii twice.
  */
 function relay(node) {
   const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });

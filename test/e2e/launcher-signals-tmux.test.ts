@@ -45,8 +45,12 @@ const exeOf = (pid: number): string => {
   }
 };
 const ppidOf = (pid: number): number => {
-  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return -1; // gone meanwhile
+  }
 };
 
 /** A repo whose job's agent stays in its implement turn for two minutes, a terminal, and bash in it. */
@@ -77,7 +81,10 @@ async function slowJobInTerminal(name: string) {
   });
   await t.screenWith('PROMPT$');
   const shells = () => {
-    const pane = Number(t.get('#{pane_pid}'));
+    let pane = -1;
+    try {
+      pane = Number(t.get('#{pane_pid}'));
+    } catch {} // the terminal is gone, and its shells with it
     return new Set([pane, ...runningIn(f.tmp.path).filter((p) => ppidOf(p) === pane)]);
   };
   // What of ii is still alive, whoever its parent is now: the launcher, the
@@ -197,13 +204,36 @@ describe.skipIf(why !== null)(`bin/ii.js on ${OLD?.version ?? `an older Node (sk
       },
     );
 
-  it('ii ended by a signal ends the launcher by the same signal', { timeout: 120_000 }, async () => {
-    const { t, leftovers, pids } = await slowJobInTerminal('kill');
-    t.send('"$OLD_NODE" "$II" job do --title slow; echo "rc=$?"', 'Enter');
-    await t.screenWith('→ implementing');
-    const { real } = await pids();
-    process.kill(real, 'SIGKILL');
-    const { rc } = await statusAfter(t, leftovers);
-    expect(rc).toBe(128 + 9);
-  });
+  it(
+    'a closed terminal (SIGHUP to the launcher and ii alike) stops the job, nothing left',
+    { timeout: 120_000 },
+    async () => {
+      const { f, t, pids } = await slowJobInTerminal('hangup');
+      t.send('"$OLD_NODE" "$II" job do --title slow; echo "rc=$?"', 'Enter');
+      await t.screenWith('→ implementing');
+      await pids();
+      const id = jobIdFrom(t.capture().replace(/\n/g, ' '));
+      t.kill();
+      // The shells go with the terminal: nothing at all is left in the test's dir.
+      await waitFor(() => runningIn(f.tmp.path).length === 0, 'no process of ii left', 60_000, 100);
+      const job = f.show(id);
+      expect(job.status).toBe('failed');
+      expect(job.failure_reason).toMatch(/interrupted \(SIGHUP\)/);
+    },
+  );
+
+  // SIGUSR2 is one the launcher itself listens for (to pass it on): it must let go of it to be ended by it.
+  for (const [sig, n] of [
+    ['SIGKILL', 9],
+    ['SIGUSR2', 12],
+  ] as const)
+    it(`ii ended by ${sig} ends the launcher by the same signal`, { timeout: 120_000 }, async () => {
+      const { t, leftovers, pids } = await slowJobInTerminal(sig.toLowerCase());
+      t.send('"$OLD_NODE" "$II" job do --title slow; echo "rc=$?"', 'Enter');
+      await t.screenWith('→ implementing');
+      const { real } = await pids();
+      process.kill(real, sig);
+      const { rc } = await statusAfter(t, leftovers);
+      expect(rc).toBe(128 + n);
+    });
 });
