@@ -174,11 +174,12 @@ describe('bidi controls and zero-width characters', () => {
 });
 
 describe('file names that are not UTF-8', () => {
-  it('ii job diff and ii job journal show their bytes escaped, so the two never look alike', () => {
+  it('ii job diff, logs and journal show their bytes escaped, so the two never look alike', () => {
     const diff = ii(['job', 'diff', '<id>', '--iteration', '1']).stdout;
     expect(diff).toMatch(/^ {2}A bad-\\xfe\.txt$/m);
     expect(diff).toMatch(/^ {2}A bad-\\xff\.txt$/m);
     expect(diff).toContain('+caf\\xe9');
+    expect(ii(['job', 'logs', '<id>']).stdout).toContain('files: a.txt, bad-\\xfe.txt, bad-\\xff.txt,');
     const journal = ii(['job', 'journal', '<id>']).stdout;
     expect(journal).toContain('| bad-\\xfe.txt |');
     expect(journal).toContain('| bad-\\xff.txt |');
@@ -187,6 +188,7 @@ describe('file names that are not UTF-8', () => {
   for (const [name, args] of [
     ['ii job diff --json', ['job', 'diff', '<id>', '--iteration', '1', '--json']],
     ['ii job show --json', ['job', 'show', '<id>', '--json']],
+    ['ii job list --json', ['job', 'list', '--all', '--json']],
   ] as const)
     it(`${name} writes them as \\u escapes that parse back to two names`, () => {
       const out = ii([...args]).stdout;
