@@ -40,7 +40,7 @@ if (major < 24) {
  */
 function relay(node) {
   const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  const signals = ['SIGINT', 'SIGQUIT', 'SIGTERM', 'SIGHUP', 'SIGUSR2'];
+  const signals = ['SIGINT', 'SIGQUIT', 'SIGTERM', 'SIGHUP', 'SIGUSR2', 'SIGALRM'];
   const pass = (sig) => {
     if ((sig === 'SIGINT' || sig === 'SIGQUIT') && holdsTerminal()) return;
     if (child.exitCode === null && child.signalCode === null) child.kill(sig);
