@@ -3,8 +3,8 @@
 // when started by an older Node it re-runs itself on the Node 24 that the
 // repo's `node` devDependency installs, so `npx ii` works on a machine that
 // ships an older Node.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,33 +20,79 @@ if (major < 24) {
     );
     process.exit(2);
   }
-  // Signals reach the child through the shared process group; we only relay its exit.
-  const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
+  relay(local);
+} else {
+  await run();
+}
+
+/**
+ * Runs ii on the pinned Node and stays until it has ended, so the shell gets
+ * its prompt back only then, with its exit status. Every signal this launcher
+ * gets is passed on to it, as this process stands for it: `kill <pid>` or a
+ * supervisor's SIGTERM reaches only this one. Ctrl-C and Ctrl-\ are the
+ * exception while we hold the terminal: the terminal sent them to our whole
+ * process group, the real ii already has its own, and a second copy would
+ * read as a second Ctrl-C (ii run abandons its jobs on that). A SIGHUP or
+ * SIGTERM that reaches both (a closed terminal) arrives twice, which ii takes
+ * as one. Without siginfo we cannot tell who sent a signal: a SIGINT sent to
+ * our whole group while it does not hold a terminal (`kill -INT -<pgid>`)
+ * reaches ii twice.
+ */
+function relay(node) {
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const signals = ['SIGINT', 'SIGQUIT', 'SIGTERM', 'SIGHUP', 'SIGUSR2', 'SIGALRM'];
+  const pass = (sig) => {
+    if ((sig === 'SIGINT' || sig === 'SIGQUIT') && holdsTerminal()) return;
+    if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+  };
+  for (const sig of signals) process.on(sig, pass);
+  child.on('error', (err) => {
+    process.stderr.write(`ii: could not start ${node}: ${err.message}\n`);
+    process.exit(2);
   });
-  if (r.signal) process.kill(process.pid, r.signal);
-  process.exit(r.status ?? 1);
+  child.on('exit', (code, sig) => {
+    for (const s of signals) process.off(s, pass);
+    // Ended by a signal: end by the same one, so the shell sees what the user did (130 for Ctrl-C).
+    if (sig) process.kill(process.pid, sig);
+    process.exit(code ?? 1);
+  });
 }
 
-// node:sqlite prints an ExperimentalWarning on every start; it says nothing to
-// a user, so drop that one kind and keep every other warning.
-process.removeAllListeners('warning');
-process.on('warning', (w) => {
-  if (w.name === 'ExperimentalWarning') return;
-  process.stderr.write(`${w.name}: ${w.message}\n`);
-});
-
-// Cache compiled bytecode between runs (Node's on-disk compile cache): loading
-// the CLI's modules is most of a short command's time, and this halves it.
-const { enableCompileCache } = await import('node:module');
-enableCompileCache?.();
-
-// dist/cli is the CLI bundled into a few files (npm run build: tsc, then
-// rolldown); loading ~90 separate modules was a third of a short command's time.
-const entry = join(root, 'dist', 'cli', 'main.js');
-if (!existsSync(entry)) {
-  process.stderr.write(`ii: ${entry} is missing: run \`npm install\` (or \`npm run build\`) in ${root}.\n`);
-  process.exit(2);
+/** Whether our process group is the terminal's foreground group (a Ctrl-C then reached the real ii too). */
+function holdsTerminal() {
+  let pgrp, tpgid;
+  try {
+    // /proc/self/stat: pid (comm) state ppid pgrp session tty_nr tpgid …; comm may hold spaces.
+    const f = readFileSync('/proc/self/stat', 'utf8');
+    [, , pgrp, , , tpgid] = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    const r = spawnSync('ps', ['-o', 'pgid=,tpgid=', '-p', String(process.pid)], { encoding: 'utf8' });
+    [pgrp, tpgid] = (r.stdout ?? '').trim().split(/\s+/);
+  }
+  return Number(tpgid) > 0 && tpgid === pgrp;
 }
-const { main } = await import(entry);
-await main(process.argv);
+
+async function run() {
+  // node:sqlite prints an ExperimentalWarning on every start; it says nothing to
+  // a user, so drop that one kind and keep every other warning.
+  process.removeAllListeners('warning');
+  process.on('warning', (w) => {
+    if (w.name === 'ExperimentalWarning') return;
+    process.stderr.write(`${w.name}: ${w.message}\n`);
+  });
+
+  // Cache compiled bytecode between runs (Node's on-disk compile cache): loading
+  // the CLI's modules is most of a short command's time, and this halves it.
+  const { enableCompileCache } = await import('node:module');
+  enableCompileCache?.();
+
+  // dist/cli is the CLI bundled into a few files (npm run build: tsc, then
+  // rolldown); loading ~90 separate modules was a third of a short command's time.
+  const entry = join(root, 'dist', 'cli', 'main.js');
+  if (!existsSync(entry)) {
+    process.stderr.write(`ii: ${entry} is missing: run \`npm install\` (or \`npm run build\`) in ${root}.\n`);
+    process.exit(2);
+  }
+  const { main } = await import(entry);
+  await main(process.argv);
+}

@@ -4,6 +4,7 @@
 import { NA } from '../model/derive.js';
 import type { Usage } from '../model/job.js';
 import { formatCost, USAGE_STAGES } from '../model/usage.js';
+import { visibleBytes } from '../text/sanitize.js';
 import type { Journal } from './schema.js';
 
 const short = (sha: string | null | undefined): string => (sha ? sha.slice(0, 12) : NA);
@@ -166,5 +167,7 @@ export function renderJournalMd(j: Journal): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
   );
-  return out.join('\n') + '\n';
+  // The file is UTF-8: a file name that is not (in the files and the diff
+  // stat) keeps its bytes as \xNN instead of turning into U+FFFD (sanitize.ts).
+  return visibleBytes(out.join('\n') + '\n');
 }

@@ -1,11 +1,13 @@
 // JSON for a terminal: JSON.stringify escapes C0 control characters
 // (ESC becomes \u001b) but writes DEL, the C1 controls (U+009B is a CSI to
-// terminals that honour 8-bit controls) and U+2028/U+2029 as they are. Written
-// as \uXXXX escapes they parse to the same value and never reach the terminal.
+// terminals that honour 8-bit controls), U+2028/U+2029, and the bidi controls
+// and zero-width characters (sanitize.ts says what they do) as they are.
+// Written as \uXXXX escapes they parse to the same value and never reach the
+// terminal.
 
 import { redact, redactDeep } from './redact.js';
 
-const RAW = /[\x7f-\x9f\u2028\u2029]/;
+const RAW = /[\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 const RAW_ALL = new RegExp(RAW.source, 'g');
 
 const u = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;

@@ -6,6 +6,7 @@
 // never given to it: an added or removed one is read from its blob a chunk at
 // a time, its first lines shown and the rest counted. Memory stays flat
 // whatever the size of the change.
+import { decodeBytes } from '../text/bytes.js';
 import { gitStream, git } from './git-run.js';
 
 export interface DiffLimits {
@@ -114,7 +115,8 @@ class LineSplitter {
   }
 
   private emit(): boolean {
-    const line = Buffer.concat(this.parts, this.len).toString('utf8');
+    // A file name in a header, or a line of a file, that is not UTF-8 keeps its bytes (bytes.ts).
+    const line = decodeBytes(Buffer.concat(this.parts, this.len));
     const cut = this.cut;
     this.parts = [];
     this.len = 0;

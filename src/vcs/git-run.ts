@@ -2,6 +2,7 @@
 // environment so a GIT_DIR or GIT_INDEX_FILE inherited from a hook can never
 // point our commands at the user's checkout.
 import { spawn, spawnSync } from 'node:child_process';
+import { decodeBytes } from '../text/bytes.js';
 
 export interface GitResult {
   code: number;
@@ -72,8 +73,9 @@ export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise
       if (timer) clearTimeout(timer);
       resolve({
         code: timedOut ? -1 : (code ?? -1),
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: timedOut ? `timed out after ${o.timeoutMs! / 1000}s` : Buffer.concat(err).toString('utf8'),
+        // A file name need not be UTF-8: its other bytes are kept, not made U+FFFD (bytes.ts).
+        stdout: decodeBytes(Buffer.concat(out)),
+        stderr: timedOut ? `timed out after ${o.timeoutMs! / 1000}s` : decodeBytes(Buffer.concat(err)),
       });
     });
   });

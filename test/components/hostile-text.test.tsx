@@ -18,6 +18,7 @@ import {
   expectNoSecret,
   HOSTILE,
   SECRET_TEXT,
+  SHOWN_BIDI,
   SHOWN_CLEAR,
 } from '../helpers/hostile.js';
 import { JobFixture, verdict, write, type RunningJob } from '../helpers/job.js';
@@ -41,6 +42,12 @@ beforeAll(async () => {
           { type: 'plan', entries: [HOSTILE] },
           { type: 'message', text: SAY },
           write(`evil\nname${CONTROLS.clear}.txt`, `${SAY}\n`),
+          write(CONTROLS.bidi, 'x\n'),
+          // Two names that are not UTF-8: bad-<0xff>.txt and bad-<0xfe>.txt.
+          {
+            type: 'shell',
+            command: String.raw`printf x > "$(printf 'bad-\377.txt')" && printf y > "$(printf 'bad-\376.txt')"`,
+          },
           { type: 'commit_message', text: `feat: ${HOSTILE}\n\n${SECRET_TEXT}` },
         ],
       },
@@ -112,10 +119,10 @@ it('every view of the dashboard shows the text escaped and redacted', async () =
     await view('log', 'Log of job', `second pass hostile ${SHOWN_CLEAR}`);
     await close('Log of job');
     app.stdin.write('f');
-    await view('files', 'Modified files', `evil\\nname${SHOWN_CLEAR}.txt`);
+    await view('files', 'Modified files', `evil\\nname${SHOWN_CLEAR}.txt`, SHOWN_BIDI);
     await close('Modified files');
     app.stdin.write('d');
-    await view('diff', 'Iteration diff', `+hostile ${SHOWN_CLEAR}`);
+    await view('diff', 'Iteration diff', `+hostile ${SHOWN_CLEAR}`, 'bad-\\xfe.txt', 'bad-\\xff.txt');
     await close('Iteration diff');
     app.stdin.write(KEY.enter);
     await view('changes', `job ${jobId}`, `title hostile ${SHOWN_CLEAR}`);
@@ -142,5 +149,6 @@ it('every view of the dashboard shows the text escaped and redacted', async () =
 
 it('a frame with the raw text would fail the check (the check can fail)', () => {
   expect(() => expectNoControl(`x ${CONTROLS.c1}`, 'probe')).toThrow(/U\+009b/);
+  expect(() => expectNoControl(CONTROLS.bidi, 'probe')).toThrow(/U\+202e/);
   expect(() => expectNoSecret(SECRET_TEXT, 'probe')).toThrow();
 });

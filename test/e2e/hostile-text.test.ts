@@ -12,13 +12,18 @@ import {
   HOSTILE,
   NEAR_MISSES,
   SECRET_TEXT,
+  SHOWN_BIDI,
   SHOWN_CLEAR,
+  SHOWN_INVISIBLE,
 } from '../helpers/hostile.js';
 
 const EVIL_NAME = `evil\nname${CONTROLS.clear}.txt`;
 const SAY = `${HOSTILE}\n${SECRET_TEXT}\n${NEAR_MISSES.join('\n')}`;
 // printf turns the octal escapes into the raw bytes: ESC[2J, an OSC title, C1 CSI (UTF-8), BEL, CR.
 const NOISY_TEST = String.raw`if [ -f fail.txt ]; then printf 'out \033[2J\033]0;t\007 \302\233x bell\007 ok\rFORGED\nMY_API_KEY=plainvalue42\n'; exit 1; fi`;
+
+// Two file names that are not UTF-8 (bad-<0xff>.txt, bad-<0xfe>.txt) and a Latin-1 line in one.
+const NOT_UTF8_FILES = String.raw`printf 'x\n' > "$(printf 'bad-\377.txt')" && printf 'caf\351\n' > "$(printf 'bad-\376.txt')"`;
 
 let fx: JobFixture;
 let jobId = '';
@@ -47,6 +52,8 @@ beforeAll(() => {
           { type: 'message', text: SAY },
           write(EVIL_NAME, `${SAY}\n`),
           write('a.txt', `${HOSTILE}\n`),
+          write(CONTROLS.bidi, 'x\n'),
+          { type: 'shell', command: NOT_UTF8_FILES },
           { type: 'commit_message', text: `feat: ${HOSTILE}\n\n${SECRET_TEXT}` },
         ],
       },
@@ -108,7 +115,7 @@ describe('agent and test text on the terminal', () => {
   it('shows the sequences escaped, not dropped', () => {
     const show = ii(['job', 'show', '<id>']).stdout;
     expect(show).toContain(
-      `hostile ${SHOWN_CLEAR}\\x1b]0;pwned-title\\x07 c1 \\x9b31m bell\\x07 ok\\rFORGED`,
+      `hostile ${SHOWN_CLEAR}\\x1b]0;pwned-title\\x07 c1 \\u009b31m bell\\x07 ok\\rFORGED`,
     );
     const diff = ii(['job', 'diff', '<id>', '--iteration', '1']).stdout;
     expect(diff).toContain(SHOWN_CLEAR);
@@ -122,6 +129,74 @@ describe('agent and test text on the terminal', () => {
     const diff = ii(['job', 'diff', '<id>', '--iteration', '1']).stdout;
     expect(diff).toMatch(/^ {2}A evil\\nname\\x1b\[2J\.txt$/m);
   });
+});
+
+describe('bidi controls and zero-width characters', () => {
+  // The title, the agent's words, a file's name and its contents carry an RLO
+  // (`inv\u202etxt.exe` reads `invexe.txt`), zero-width characters and an isolate.
+  const shownIn: [string, string[], string[]][] = [
+    ['ii todo list', ['todo', 'list'], [SHOWN_BIDI]],
+    ['ii job list', ['job', 'list', '--all'], [SHOWN_BIDI]],
+    ['ii job logs', ['job', 'logs', '<id>'], [SHOWN_BIDI, SHOWN_INVISIBLE]],
+    [
+      'ii job diff',
+      ['job', 'diff', '<id>', '--iteration', '1'],
+      [`A ${SHOWN_BIDI}`, `+hostile`, SHOWN_INVISIBLE],
+    ],
+    ['ii job show', ['job', 'show', '<id>'], [SHOWN_BIDI, SHOWN_INVISIBLE]],
+  ];
+  for (const [name, args, shown] of shownIn)
+    it(`${name} shows them as escapes`, () => {
+      const r = ii(args);
+      expect(r.code, r.stderr).toBe(0);
+      for (const t of shown) expect(r.stdout, name).toContain(t);
+    });
+
+  const json: [string, string[]][] = [
+    ['ii todo list --json', ['todo', 'list', '--json']],
+    ['ii job list --json', ['job', 'list', '--all', '--json']],
+    ['ii job logs --json', ['job', 'logs', '<id>', '--json']],
+    ['ii job diff --json', ['job', 'diff', '<id>', '--iteration', '1', '--json']],
+    ['ii job show --json', ['job', 'show', '<id>', '--json']],
+  ];
+  for (const [name, args] of json)
+    it(`${name} writes them as \\u escapes that parse back to the raw text`, () => {
+      const r = ii(args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(SHOWN_BIDI);
+      const parsed = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.stringify(JSON.parse(l)))
+        .join('\n');
+      expect(parsed).toContain(JSON.stringify(CONTROLS.bidi).slice(1, -1));
+    });
+});
+
+describe('file names that are not UTF-8', () => {
+  it('ii job diff, logs and journal show their bytes escaped, so the two never look alike', () => {
+    const diff = ii(['job', 'diff', '<id>', '--iteration', '1']).stdout;
+    expect(diff).toMatch(/^ {2}A bad-\\xfe\.txt$/m);
+    expect(diff).toMatch(/^ {2}A bad-\\xff\.txt$/m);
+    expect(diff).toContain('+caf\\xe9');
+    expect(ii(['job', 'logs', '<id>']).stdout).toContain('files: a.txt, bad-\\xfe.txt, bad-\\xff.txt,');
+    const journal = ii(['job', 'journal', '<id>']).stdout;
+    expect(journal).toContain('| bad-\\xfe.txt |');
+    expect(journal).toContain('| bad-\\xff.txt |');
+  });
+
+  for (const [name, args] of [
+    ['ii job diff --json', ['job', 'diff', '<id>', '--iteration', '1', '--json']],
+    ['ii job show --json', ['job', 'show', '<id>', '--json']],
+    ['ii job list --json', ['job', 'list', '--all', '--json']],
+  ] as const)
+    it(`${name} writes them as \\u escapes that parse back to two names`, () => {
+      const out = ii([...args]).stdout;
+      expect(out).toContain('bad-\\udcff.txt');
+      expect(out).toContain('bad-\\udcfe.txt');
+      const text = JSON.stringify(JSON.parse(out));
+      expect(text).toContain(JSON.stringify('bad-\udcff.txt').slice(1, -1));
+    });
 });
 
 describe('secrets from agents and tests', () => {

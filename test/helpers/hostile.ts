@@ -6,20 +6,30 @@ import { expect } from 'vitest';
 // Built by concatenation so the fixtures never look like live keys to a scanner.
 const k = (...parts: string[]) => parts.join('');
 
-/** Clears the screen; sets the window title (OSC ... BEL); a C1 CSI (U+009B); a bell; a CR that rewrites the line. */
+/**
+ * Clears the screen; sets the window title (OSC ... BEL); a C1 CSI (U+009B); a bell; a CR that rewrites the line;
+ * a right-to-left override that makes `inv\u202etxt.exe` read `invexe.txt`; zero-width characters (space, joiner, BOM)
+ * and an isolate that draw nothing.
+ */
 export const CONTROLS = {
   clear: '\x1b[2J',
   title: '\x1b]0;pwned-title\x07',
   c1: '\x9b31m',
   bell: '\x07',
   cr: 'ok\rFORGED',
+  bidi: 'inv\u202etxt.exe',
+  invisible: 'zero\u200bwidth\u200d\ufeff\u2066iso',
 } as const;
 
 /** All of CONTROLS in one line of text. */
-export const HOSTILE = `hostile ${CONTROLS.clear}${CONTROLS.title} c1 ${CONTROLS.c1} bell${CONTROLS.bell} ${CONTROLS.cr}`;
+export const HOSTILE = `hostile ${CONTROLS.clear}${CONTROLS.title} c1 ${CONTROLS.c1} bell${CONTROLS.bell} ${CONTROLS.cr} ${CONTROLS.bidi} ${CONTROLS.invisible}`;
 
 /** How HOSTILE's escape sequences read once shown: the ESC of `ESC[2J` as `\x1b`. */
 export const SHOWN_CLEAR = '\\x1b[2J';
+/** How CONTROLS.bidi reads once shown, and in JSON: the override as its escape. */
+export const SHOWN_BIDI = 'inv\\u202etxt.exe';
+/** How CONTROLS.invisible reads once shown, and in JSON. */
+export const SHOWN_INVISIBLE = 'zero\\u200bwidth\\u200d\\ufeff\\u2066iso';
 
 /** Secrets, each with a part that must never be shown. */
 export const SECRETS: { text: string; leak: string }[] = [
@@ -49,9 +59,12 @@ export const NEAR_MISSES = [
 ];
 
 // eslint-disable-next-line no-control-regex -- what must never reach a terminal
-const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffd]/;
 
-/** Fails, naming where and showing the spot, when `text` holds a raw control character (tab and newline allowed). */
+/**
+ * Fails, naming where and showing the spot, when `text` holds a raw control character (tab and newline allowed),
+ * bidi control or zero-width character, or U+FFFD (a byte that was not UTF-8, lost: no fixture holds a real one).
+ */
 export function expectNoControl(text: string, where: string): void {
   const m = RAW_CONTROL.exec(text);
   const around = m ? JSON.stringify(text.slice(Math.max(0, m.index - 40), m.index + 40)) : '';

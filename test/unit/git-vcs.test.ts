@@ -262,6 +262,23 @@ describe('iterations of a change', () => {
     expect(await vcs.changedFiles(ws, first.commit_id, first.commit_id)).toEqual([]);
   });
 
+  it('changed files and the diff: names that are not UTF-8 keep their bytes, so two never look alike', async () => {
+    const { ws } = await workspace();
+    await vcs.startChange(ws);
+    // bad-<0xff>.txt and bad-<0xfe>.txt: valid file names on Linux, not UTF-8, and a Latin-1 line.
+    const name = (b: number) => Buffer.concat([Buffer.from('bad-'), Buffer.from([b]), Buffer.from('.txt')]);
+    const at = (b: number) => Buffer.concat([Buffer.from(`${ws}/`), name(b)]);
+    writeFileSync(at(0xff), 'x\n');
+    writeFileSync(at(0xfe), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const it1 = await vcs.commitIteration(ws, 'bytes');
+    expect(it1.files.map((f) => f.path)).toEqual(['bad-\udcfe.txt', 'bad-\udcff.txt']);
+    expect(it1.files.map((f) => f.additions)).toEqual([1, 1]);
+    const diff = await vcs.diff(ws, await vcs.resolveBase(repo), it1.commit_id);
+    expect(diff.text).toContain('+++ b/bad-\udcfe.txt');
+    expect(diff.text).toContain('+++ b/bad-\udcff.txt');
+    expect(diff.text).toContain('+caf\udce9');
+  });
+
   it("keeps the change id in the worktree's own git dir, found from a subfolder too", async () => {
     const { ws } = await workspace();
     const id = await vcs.startChange(ws);

@@ -6,7 +6,7 @@ describe('quotedOutput', () => {
   it('quotes the text on one line, control characters escaped', () => {
     expect(quotedOutput('plain')).toBe('"plain"');
     expect(quotedOutput('\x1b[2J\x1b[31mred\x1b[0m\r\n\t\x00\x7f\x9b')).toBe(
-      '"\\x1b[2J\\x1b[31mred\\x1b[0m\\r\\n\\t\\x00\\x7f\\x9b"',
+      '"\\x1b[2J\\x1b[31mred\\x1b[0m\\r\\n\\t\\x00\\x7f\\u009b"',
     );
     expect(quotedOutput('héllo — ✓')).toBe('"héllo — ✓"');
   });

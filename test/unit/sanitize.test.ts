@@ -12,11 +12,21 @@ const CONTROLS = [
 // eslint-disable-next-line no-control-regex -- what must not be left
 const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
+/** Bidi overrides, embeddings, isolates and marks, and the zero-width characters: they draw nothing but change what is seen. */
+const INVISIBLE = [
+  ...Array.from({ length: 5 }, (_, i) => 0x202a + i),
+  ...Array.from({ length: 4 }, (_, i) => 0x2066 + i),
+  ...Array.from({ length: 5 }, (_, i) => 0x200b + i),
+  0x061c,
+  0xfeff,
+].map((c) => String.fromCharCode(c));
+const RAW_INVISIBLE = new RegExp(`[${INVISIBLE.join('')}]`, 'u');
+
 describe('visibleText', () => {
   it('shows the usual attacks as readable escapes', () => {
     expect(visibleText('\x1b[2Jgone')).toBe('\\x1b[2Jgone');
     expect(visibleText('\x1b]0;pwned\x07title')).toBe('\\x1b]0;pwned\\x07title');
-    expect(visibleText('\x9b31mred')).toBe('\\x9b31mred');
+    expect(visibleText('\x9b31mred')).toBe('\\u009b31mred');
     expect(visibleText('\x1bP+q\x1b\\dcs')).toBe('\\x1bP+q\\x1b\\dcs');
     expect(visibleText('ok\rFORGED')).toBe('ok\\rFORGED');
     expect(visibleText('bell\x07 del\x7f nul\x00')).toBe('bell\\x07 del\\x7f nul\\x00');
@@ -29,6 +39,23 @@ describe('visibleText', () => {
       expect(out, `U+${c.charCodeAt(0).toString(16)}`).not.toMatch(RAW);
       expect(out).not.toBe(`a${c}b`);
     }
+  });
+
+  it('escapes bidi controls and zero-width characters, so a name reads as it is', () => {
+    // An RLO turns `inv\u202etxt.exe` into what reads as `invexe.txt`.
+    expect(visibleText('inv\u202etxt.exe')).toBe('inv\\u202etxt.exe');
+    expect(visibleLine('a\u2066b\u2069c\u200bd\ufeffe\u200ff')).toBe(
+      'a\\u2066b\\u2069c\\u200bd\\ufeffe\\u200ff',
+    );
+    for (const c of INVISIBLE) {
+      const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+      expect(visibleText(`a${c}b`), `U+${hex}`).toBe(`a\\u${hex}b`);
+      expect(visibleLine(`a${c}b`), `U+${hex}`).toBe(`a\\u${hex}b`);
+      expect(hasControl(c)).toBe(true);
+    }
+    // Their neighbours are ordinary text.
+    for (const c of ['\u200a', '\u2010', '\u202f', '\u2065', '\u206a', '\ufefe'])
+      expect(visibleText(`a${c}b`)).toBe(`a${c}b`);
   });
 
   it('keeps newlines and tabs, and drops the CR of a CRLF or at the very end', () => {
@@ -62,6 +89,13 @@ describe('terminal JSON', () => {
       expect(text).not.toMatch(/[\u2028\u2029]/);
       expect(JSON.parse(text)).toEqual(value);
     }
+    // Nor a bidi control or a zero-width character: \u escapes, as for the other controls.
+    const hidden = { name: `inv${INVISIBLE.join('')}txt.exe` };
+    const json = terminalJson(hidden);
+    expect(json).not.toMatch(RAW_INVISIBLE);
+    expect(json).toContain('inv\\u202a\\u202b');
+    expect(JSON.parse(json)).toEqual(hidden);
+    expect(escapeJsonText(JSON.stringify('inv\u202etxt.exe'))).toBe('"inv\\u202etxt.exe"');
     // JSON.stringify alone leaves C1 and DEL raw: this is what escapeJsonText is for.
     expect(JSON.stringify('\x9b')).toBe('"\x9b"');
     expect(escapeJsonText(JSON.stringify('\x9b\x7f'))).toBe('"\\u009b\\u007f"');
