@@ -29,6 +29,7 @@ import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.
 import { runTests, testFailureTable } from './test-runner.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
 import { redact } from '../text/redact.js';
+import { WorkspaceRedirected } from '../vcs/worktree-link.js';
 
 /** The loop was stopped from outside (abandon request, signal, cancel()). */
 class Stopped extends Error {
@@ -602,6 +603,8 @@ export class JobRunner {
       return { id, usage: session.usage() };
     } catch (err) {
       if (this.stopRequest) throw this.stopRequest;
+      // Not the agent's failure to report: its workspace can no longer be used (runOnce says why).
+      if (err instanceof WorkspaceRedirected) throw err;
       throw new JobFailure(`the ${purpose} agent failed: ${(err as Error).message}`);
     } finally {
       this.current = null;

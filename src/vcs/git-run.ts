@@ -40,11 +40,17 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
   /** Kills git after this long; the result then has code -1 and says so in stderr. */
   timeoutMs?: number;
+  /**
+   * Runs just before git is spawned: when it throws, git is not run and the
+   * call rejects with its error (a workspace whose .git was repointed).
+   */
+  before?: () => void;
 }
 
 /** Runs git in `cwd` and resolves with its output whatever the exit code. */
 export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
+    o.before?.();
     const child = spawn('git', ['-c', 'core.quotepath=off', '--no-pager', ...args], {
       cwd,
       env: gitEnv(o.env),
@@ -109,6 +115,7 @@ export function gitStream(
   o: GitOptions = {},
 ): Promise<StreamResult> {
   return new Promise((resolve, reject) => {
+    o.before?.();
     const child = spawn('git', ['-c', 'core.quotepath=off', '--no-pager', ...args], {
       cwd,
       env: gitEnv(o.env),

@@ -1,0 +1,148 @@
+// A workspace's `.git` is a one-line file, `gitdir: <the repository's
+// .git>/worktrees/<name>`, and git follows it wherever it points. Whatever
+// runs in the workspace (the agent's shell, a test command) can rewrite it: a
+// `.git` repointed at the user's repository made incrementum's own commands
+// commit onto the user's branch, switch their checkout and reset their index.
+// So before each git command in a workspace the link is checked: it must name
+// a worktree git dir outside the workspace whose own `gitdir` file names this
+// workspace back (git keeps that pair for every worktree it adds, and nothing
+// confined to the workspace can make one). Once a link is found good its text
+// is remembered, so the check per command is one small file read compared
+// with that text; another text is checked afresh.
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { UserError } from '../errors.js';
+
+/** The workspace's `.git` no longer leads to its own worktree git dir: no git may run there. */
+export class WorkspaceRedirected extends UserError {
+  constructor(
+    readonly workspace: string,
+    readonly found: string,
+  ) {
+    super(
+      `the workspace's .git (${join(workspace, '.git')}) no longer points at its own worktree git dir: ${found}. ` +
+        'Something running in the workspace (the agent, or a command it or the tests ran) changed it; ' +
+        'no git command was run there after that, so whatever it points at now is untouched. ' +
+        "The job's commits so far are kept under refs/incrementum/; the workspace is made afresh for the next job.",
+    );
+    this.name = 'WorkspaceRedirected';
+  }
+}
+
+/** A link git wrote is one short line; anything longer is not one. */
+const MAX_LINK = 4096;
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+type DotGit = { kind: 'file'; text: string } | { kind: 'dir' } | { kind: 'missing' } | { kind: 'other' };
+
+/** `<dir>/.git` as it is, following no link (a link is `other`). */
+function readDotGit(dir: string): DotGit {
+  let fd: number;
+  try {
+    fd = openSync(join(dir, '.git'), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? { kind: 'missing' } : { kind: 'other' };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) return { kind: 'dir' };
+    if (!st.isFile() || st.size > MAX_LINK) return { kind: 'other' };
+    const buf = Buffer.alloc(MAX_LINK + 1);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return n > MAX_LINK ? { kind: 'other' } : { kind: 'file', text: buf.toString('utf8', 0, n) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** At most `n` characters of agent-written text, for a message. */
+const excerpt = (s: string, n = 200) => JSON.stringify(s.length > n ? `${s.slice(0, n)}…` : s);
+
+const realOrNull = (p: string): string | null => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+};
+
+const inside = (dir: string, p: string) => {
+  const rel = relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * Why the link text `text` in `top/.git` does not lead to top's own worktree
+ * git dir, or null when it does. git's own reading: `gitdir: <path>`,
+ * trailing white space dropped, a relative path taken from `top`.
+ */
+function linkProblem(top: string, text: string): string | null {
+  const m = /^gitdir: (.+)$/.exec(text.replace(/\s+$/, ''));
+  if (!m || m[1]!.includes('\n')) return `it now holds ${excerpt(text)}, not a gitdir: line`;
+  const said = `it now says ${excerpt(`gitdir: ${m[1]}`)}`;
+  const realTop = realOrNull(top);
+  if (!realTop) return `${top} cannot be resolved`;
+  const named = resolve(realTop, m[1]!);
+  const gitDir = realOrNull(named);
+  if (!gitDir) return `${said}, which does not exist`;
+  if (inside(realTop, gitDir)) return `${said}, a directory inside the workspace itself`;
+  let back: string;
+  try {
+    back = readFileSync(join(gitDir, 'gitdir'), 'utf8').replace(/\s+$/, '');
+  } catch {
+    return `${said}, which is not a worktree's git dir (it has no gitdir file naming its worktree)`;
+  }
+  const backReal = realOrNull(dirname(resolve(gitDir, back)));
+  if (basename(back) !== '.git' || backReal !== realTop)
+    return `${said}, the git dir of another worktree (${excerpt(back)})`;
+  return null;
+}
+
+/**
+ * Checks the links of the workspaces of one Vcs: `check(top)` throws
+ * WorkspaceRedirected unless `top/.git` leads to top's own worktree git dir.
+ */
+export class WorktreeLinks {
+  /** Link text found good, per workspace (as given). */
+  private readonly good = new Map<string, string>();
+
+  check(top: string): void {
+    const dotGit = readDotGit(top);
+    if (dotGit.kind === 'file') return this.checkLink(top, dotGit.text);
+    // A checkout with its own .git directory is its own repository (the
+    // user's, when a diff is read from it): nothing to follow. Not so a
+    // workspace whose link was seen here: its link was replaced.
+    if (dotGit.kind === 'dir' && !this.good.has(top)) return;
+    if (dotGit.kind === 'missing' && !this.good.has(top)) {
+      // A folder inside a workspace: git takes the nearest .git above, which
+      // must then be a good link (not some repository the folders sit in).
+      for (let dir = dirname(top); dir !== dirname(dir); dir = dirname(dir)) {
+        const above = readDotGit(dir);
+        if (above.kind === 'missing') continue;
+        if (above.kind === 'file') return this.checkLink(dir, above.text);
+        break;
+      }
+    }
+    throw new WorkspaceRedirected(
+      top,
+      dotGit.kind === 'dir'
+        ? 'it was a link to the worktree git dir and is now a directory (a repository of its own)'
+        : dotGit.kind === 'missing'
+          ? 'it is gone, so git would use whatever repository holds the folders above'
+          : 'it is now a symbolic link or not a regular file',
+    );
+  }
+
+  private checkLink(top: string, text: string): void {
+    if (this.good.get(top) === text) return;
+    const problem = linkProblem(top, text);
+    if (problem) throw new WorkspaceRedirected(top, problem);
+    this.good.set(top, text);
+  }
+
+  /** Forgets a workspace (removed, or about to be made again). */
+  forget(top: string): void {
+    this.good.delete(top);
+  }
+}
