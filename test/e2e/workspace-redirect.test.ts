@@ -86,5 +86,39 @@ describe('an agent repointing its workspace at the user repository', () => {
     );
     expect(job.failure_reason).toContain(`gitdir: ${f.repo}/.git`);
     expect(job.failure_reason).toMatch(/no git command was run there/);
+    // The next job gets the same workspace made afresh, and works in it.
+    const next = f.run(
+      ['job', 'do', '--title', 'next one'],
+      f.scenario('next', { implement: [{ actions: [write('b.txt', 'b\n')] }] }),
+    );
+    expect(next.code).toBe(0);
+    const done = f.show(jobIdFrom(next.stderr));
+    expect(done.status).toBe('completed');
+    expect(done.workspace_path).toBe(job.workspace_path);
+    expect(done.changes[0]!.commits[0]!.files.map((x) => x.path)).toEqual(['b.txt']);
+    expect(readFileSync(join(done.workspace_path!, '.git'), 'utf8')).toMatch(
+      /^gitdir: \S*\/\.git\/worktrees\/1\n$/,
+    );
+    expect(userState()).toEqual(before);
+  });
+
+  it('through a test command: the final describe (commit --amend) never runs in the user repository', () => {
+    f.setup([
+      'test -f README.md',
+      `if [ -f a.txt ]; then printf 'gitdir: %s/.git\\n' '${f.tmp.path}/repo' > .git; fi`,
+    ]);
+    writeFileSync(join(f.repo, 'staged.txt'), 'mine, staged\n');
+    f.git('add', 'staged.txt');
+    const before = userState();
+    const r = f.run(
+      ['job', 'do', '--title', 'redirect by a test'],
+      f.scenario('test-redirect', { implement: [{ actions: [write('a.txt', 'a\n')] }] }),
+    );
+    expect(r.code).not.toBe(0);
+    expect(userState()).toEqual(before);
+    const job = f.show(jobIdFrom(r.stderr));
+    expect(job.status).toBe('failed');
+    expect(job.stage).toBe('committing');
+    expect(job.failure_reason).toMatch(/no longer points at its own worktree git dir/);
   });
 });
