@@ -209,3 +209,22 @@ describe('GitVcs in a repointed workspace', () => {
     ]);
   });
 });
+
+describe('the landing worktree (src/vcs/land.ts)', () => {
+  it("a repointed link: the rebase is refused, no rebase is taken to be there, removal works, the user's repository untouched", async () => {
+    const land = await import('../../src/vcs/land.js');
+    const lw = join(tmp.path, 'state', 'landing', 'j1');
+    const base = git(repo, 'rev-parse', 'HEAD');
+    await land.addLandingWorktree(repo, lw, base);
+    const before = userRepo();
+    writeFileSync(join(lw, '.git'), `gitdir: ${repo}/.git\n`);
+    await expect(land.rebaseInWorktree(lw, base, base, base)).rejects.toBeInstanceOf(WorkspaceRedirected);
+    await expect(land.rebaseTakingJobSide(lw, base, base, base)).rejects.toBeInstanceOf(WorkspaceRedirected);
+    await expect(land.continueRebase(lw)).rejects.toBeInstanceOf(WorkspaceRedirected);
+    expect(await land.rebaseInProgress(lw)).toBe(false);
+    await land.removeLandingWorktree(repo, lw);
+    expect(() => readFileSync(join(lw, '.git'))).toThrow();
+    expect(userRepo()).toEqual(before);
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(lw);
+  });
+});
