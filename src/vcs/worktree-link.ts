@@ -32,6 +32,8 @@ export class WorkspaceRedirected extends UserError {
 /** A link git wrote is one short line; anything longer is not one. */
 const MAX_LINK = 4096;
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+/** Reused: the read is synchronous, so no two checks share it at once. */
+const buf = Buffer.allocUnsafe(MAX_LINK + 1);
 
 type DotGit = { kind: 'file'; text: string } | { kind: 'dir' } | { kind: 'missing' } | { kind: 'other' };
 
@@ -48,7 +50,6 @@ function readDotGit(dir: string): DotGit {
     const st = fstatSync(fd);
     if (st.isDirectory()) return { kind: 'dir' };
     if (!st.isFile() || st.size > MAX_LINK) return { kind: 'other' };
-    const buf = Buffer.alloc(MAX_LINK + 1);
     const n = readSync(fd, buf, 0, buf.length, 0);
     return n > MAX_LINK ? { kind: 'other' } : { kind: 'file', text: buf.toString('utf8', 0, n) };
   } finally {
