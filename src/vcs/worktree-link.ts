@@ -73,48 +73,61 @@ const inside = (dir: string, p: string) => {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 };
 
+/** Where git is pointed for a command in a workspace whose link was found good. */
+export interface PinnedGitDir {
+  /** The worktree git dir the link names, as a real path. */
+  gitDir: string;
+  /** The workspace's top, as a real path. */
+  workTree: string;
+}
+
 /**
- * Why the link text `text` in `top/.git` does not lead to top's own worktree
- * git dir, or null when it does. git's own reading: `gitdir: <path>`,
- * trailing white space dropped, a relative path taken from `top`.
+ * The worktree git dir the link text `text` in `top/.git` leads to, or why it
+ * does not lead to top's own. git's own reading: `gitdir: <path>`, trailing
+ * white space dropped, a relative path taken from `top`.
  */
-function linkProblem(top: string, text: string): string | null {
+function followLink(top: string, text: string): PinnedGitDir | { problem: string } {
   const m = /^gitdir: (.+)$/.exec(text.replace(/\s+$/, ''));
-  if (!m || m[1]!.includes('\n')) return `it now holds ${excerpt(text)}, not a gitdir: line`;
+  if (!m || m[1]!.includes('\n')) return { problem: `it now holds ${excerpt(text)}, not a gitdir: line` };
   const said = `it now says ${excerpt(`gitdir: ${m[1]}`)}`;
   const realTop = realOrNull(top);
-  if (!realTop) return `${top} cannot be resolved`;
-  const named = resolve(realTop, m[1]!);
-  const gitDir = realOrNull(named);
-  if (!gitDir) return `${said}, which does not exist`;
-  if (inside(realTop, gitDir)) return `${said}, a directory inside the workspace itself`;
+  if (!realTop) return { problem: `${top} cannot be resolved` };
+  const gitDir = realOrNull(resolve(realTop, m[1]!));
+  if (!gitDir) return { problem: `${said}, which does not exist` };
+  if (inside(realTop, gitDir)) return { problem: `${said}, a directory inside the workspace itself` };
   let back: string;
   try {
     back = readFileSync(join(gitDir, 'gitdir'), 'utf8').replace(/\s+$/, '');
   } catch {
-    return `${said}, which is not a worktree's git dir (it has no gitdir file naming its worktree)`;
+    return {
+      problem: `${said}, which is not a worktree's git dir (it has no gitdir file naming its worktree)`,
+    };
   }
   const backReal = realOrNull(dirname(resolve(gitDir, back)));
   if (basename(back) !== '.git' || backReal !== realTop)
-    return `${said}, the git dir of another worktree (${excerpt(back)})`;
-  return null;
+    return { problem: `${said}, the git dir of another worktree (${excerpt(back)})` };
+  return { gitDir, workTree: realTop };
 }
 
 /**
- * Checks the links of the workspaces of one Vcs: `check(top)` throws
- * WorkspaceRedirected unless `top/.git` leads to top's own worktree git dir.
+ * Checks the links of the workspaces of one Vcs: `check(dir)` throws
+ * WorkspaceRedirected unless the `.git` git would use for `dir` leads to its
+ * workspace's own worktree git dir, and returns that git dir and work tree
+ * for the command to name explicitly (--git-dir, --work-tree), so a link
+ * changed between this check and git starting is never followed; null for
+ * a checkout with its own .git directory.
  */
 export class WorktreeLinks {
-  /** Link text found good, per workspace (as given). */
-  private readonly good = new Map<string, string>();
+  /** Link text found good, per workspace top (as given), and where it leads. */
+  private readonly good = new Map<string, { text: string; pin: PinnedGitDir }>();
 
-  check(top: string): void {
+  check(top: string): PinnedGitDir | null {
     const dotGit = readDotGit(top);
     if (dotGit.kind === 'file') return this.checkLink(top, dotGit.text);
     // A checkout with its own .git directory is its own repository (the
     // user's, when a diff is read from it): nothing to follow. Not so a
     // workspace whose link was seen here: its link was replaced.
-    if (dotGit.kind === 'dir' && !this.good.has(top)) return;
+    if (dotGit.kind === 'dir' && !this.good.has(top)) return null;
     if (dotGit.kind === 'missing' && !this.good.has(top)) {
       // A folder inside a workspace: git takes the nearest .git above, which
       // must then be a good link (not some repository the folders sit in).
@@ -135,11 +148,13 @@ export class WorktreeLinks {
     );
   }
 
-  private checkLink(top: string, text: string): void {
-    if (this.good.get(top) === text) return;
-    const problem = linkProblem(top, text);
-    if (problem) throw new WorkspaceRedirected(top, problem);
-    this.good.set(top, text);
+  private checkLink(top: string, text: string): PinnedGitDir {
+    const known = this.good.get(top);
+    if (known?.text === text) return known.pin;
+    const pin = followLink(top, text);
+    if ('problem' in pin) throw new WorkspaceRedirected(top, pin.problem);
+    this.good.set(top, { text, pin });
+    return pin;
   }
 
   /** Forgets a workspace (removed, or about to be made again). */

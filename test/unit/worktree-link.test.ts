@@ -155,6 +155,29 @@ describe('gitRaw with a check', () => {
   });
 });
 
+describe('a link changed after the check, before git starts', () => {
+  it('is not followed: git is given the checked git dir and work tree', async () => {
+    const links = new WorktreeLinks();
+    const racing = {
+      before: () => {
+        const pin = links.check(ws);
+        setLink(`gitdir: ${repo}/.git\n`); // what a process racing the check would do
+        return pin;
+      },
+    };
+    const gitDir = await gitRaw(ws, ['rev-parse', '--absolute-git-dir'], racing);
+    expect(gitDir.stdout.trim()).toBe(join(repo, '.git', 'worktrees', '1'));
+    setLink(link);
+    const head = await gitRaw(ws, ['symbolic-ref', 'HEAD'], racing);
+    expect(head.stdout.trim()).toBe('refs/heads/incrementum/ws-1');
+    setLink(link);
+    const before = userRepo();
+    const added = await gitRaw(ws, ['update-ref', 'HEAD', git(repo, 'rev-parse', 'HEAD')], racing);
+    expect(added.code).toBe(0);
+    expect(userRepo()).toEqual(before);
+  });
+});
+
 describe('GitVcs in a repointed workspace', () => {
   it("every operation fails with WorkspaceRedirected and the user's repository is untouched; made again, it works", async () => {
     const vcs = new GitVcs();
