@@ -351,8 +351,10 @@ export class GitVcs implements Vcs {
    * a top level.
    */
   private async changeFile(ws: string): Promise<string> {
-    // The file is written there: never into a git dir the link was repointed at.
-    this.links?.check(ws);
+    // The file is written there: never into a git dir the link was repointed
+    // at, so the git dir the check found is used, not the link read again.
+    const pin = this.links?.check(ws);
+    if (pin) return join(pin.gitDir, CHANGE_FILE);
     const dotGit = join(ws, '.git');
     try {
       if (statSync(dotGit).isDirectory()) return join(resolve(dotGit), CHANGE_FILE);
