@@ -6,7 +6,8 @@
 // being worked on is a small file in the worktree's own git dir, so each
 // workspace has its own and the user's checkout never sees it. Before each
 // git command in a workspace its `.git` link is checked (worktree-link.ts):
-// one repointed by whatever ran there fails the call, and git is never run.
+// one repointed by whatever ran there fails the call and git is never run;
+// a good one's git dir is named to git explicitly, so it is not read again.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';

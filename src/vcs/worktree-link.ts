@@ -8,9 +8,11 @@
 // workspace back (git keeps that pair for every worktree it adds, and nothing
 // confined to the workspace can make one). Once a link is found good its text
 // is remembered, so the check per command is one small file read compared
-// with that text; another text is checked afresh.
+// with that text; another text is checked afresh. The git dir it leads to is
+// then given to git (--git-dir, --work-tree): a link rewritten between the
+// check and git starting is never followed.
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.js';
 
 /** The workspace's `.git` no longer leads to its own worktree git dir: no git may run there. */
@@ -68,9 +70,10 @@ const realOrNull = (p: string): string | null => {
   }
 };
 
+/** `p` is `dir` or below it (a name like `..x` inside it included). */
 const inside = (dir: string, p: string) => {
   const rel = relative(dir, p);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 };
 
 /** Where git is pointed for a command in a workspace whose link was found good. */

@@ -93,19 +93,22 @@ describe('WorktreeLinks.check', () => {
     expect(refusal(() => new WorktreeLinks().check(ws)).message).toMatch(/the git dir of another worktree/);
   });
 
-  it('refuses a git dir made inside the workspace, even one that names the workspace back', () => {
-    const fake = join(ws, 'fake');
-    mkdirSync(fake);
-    writeFileSync(join(fake, 'HEAD'), 'ref: refs/heads/main\n');
-    writeFileSync(join(fake, 'commondir'), `${repo}/.git\n`);
-    writeFileSync(join(fake, 'gitdir'), `${ws}/.git\n`);
-    setLink(`gitdir: ${fake}\n`);
-    expect(refusal(() => new WorktreeLinks().check(ws)).message).toMatch(/inside the workspace itself/);
-    // Reached through a link out and back in, it is still inside.
-    symlinkSync(ws, join(tmp.path, 'alias'));
-    setLink(`gitdir: ${join(tmp.path, 'alias', 'fake')}\n`);
-    refusal(() => new WorktreeLinks().check(ws));
-  });
+  it.each(['fake', '..fake'])(
+    'refuses a git dir made inside the workspace (%s), even one that names the workspace back',
+    (name) => {
+      const fake = join(ws, name);
+      mkdirSync(fake);
+      writeFileSync(join(fake, 'HEAD'), 'ref: refs/heads/main\n');
+      writeFileSync(join(fake, 'commondir'), `${repo}/.git\n`);
+      writeFileSync(join(fake, 'gitdir'), `${ws}/.git\n`);
+      setLink(`gitdir: ${fake}\n`);
+      expect(refusal(() => new WorktreeLinks().check(ws)).message).toMatch(/inside the workspace itself/);
+      // Reached through a link out and back in, it is still inside.
+      symlinkSync(ws, join(tmp.path, 'alias'));
+      setLink(`gitdir: ${join(tmp.path, 'alias', name)}\n`);
+      refusal(() => new WorktreeLinks().check(ws));
+    },
+  );
 
   it('refuses what is not a gitdir line, a missing target, a symbolic link, a directory, a FIFO', () => {
     const links = new WorktreeLinks();
