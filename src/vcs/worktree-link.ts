@@ -109,6 +109,20 @@ function followLink(top: string, text: string): PinnedGitDir | { problem: string
   const backReal = realOrNull(dirname(resolve(gitDir, back)));
   if (basename(back) !== '.git' || backReal !== realTop)
     return { problem: `${said}, the git dir of another worktree (${excerpt(back)})` };
+  // Where git keeps a worktree's git dir: <repository's git dir>/worktrees/<name>,
+  // its commondir naming that repository's git dir. A look-alike elsewhere
+  // would lead git to whatever repository its commondir names.
+  const common = dirname(dirname(gitDir));
+  let commonDir: string | null = null;
+  try {
+    commonDir = realOrNull(
+      resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').replace(/\s+$/, '')),
+    );
+  } catch {}
+  if (basename(dirname(gitDir)) !== 'worktrees' || commonDir !== common)
+    return {
+      problem: `${said}, which is not where git keeps a worktree's git dir (<repository>/worktrees/<name>)`,
+    };
   return { gitDir, workTree: realTop };
 }
 
@@ -154,6 +168,13 @@ export class WorktreeLinks {
   private checkLink(top: string, text: string): PinnedGitDir {
     const known = this.good.get(top);
     if (known?.text === text) return known.pin;
+    // Made or checked here before: git never rewrites a worktree's link while
+    // it is in use, so any other text is someone else's.
+    if (known)
+      throw new WorkspaceRedirected(
+        top,
+        `it now says ${excerpt(text.replace(/\s+$/, ''))}, not ${excerpt(known.text.replace(/\s+$/, ''))} as when it was made or first checked`,
+      );
     const pin = followLink(top, text);
     if ('problem' in pin) throw new WorkspaceRedirected(top, pin.problem);
     this.good.set(top, { text, pin });

@@ -86,6 +86,18 @@ describe('WorktreeLinks.check', () => {
     refusal(() => links.check(ws));
   });
 
+  it("refuses a look-alike worktree git dir outside the workspace whose commondir is the user's", () => {
+    const fake = join(tmp.path, 'elsewhere', 'worktrees', '1');
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(join(fake, 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(fake, 'commondir'), `${repo}/.git\n`);
+    writeFileSync(join(fake, 'gitdir'), `${ws}/.git\n`);
+    setLink(`gitdir: ${fake}\n`);
+    expect(refusal(() => new WorktreeLinks().check(ws)).message).toMatch(
+      /not where git keeps a worktree's git dir/,
+    );
+  });
+
   it("refuses another worktree's git dir", () => {
     const other = join(tmp.path, 'other');
     git(repo, 'worktree', 'add', '-q', '--detach', other);
@@ -118,7 +130,8 @@ describe('WorktreeLinks.check', () => {
       refusal(() => links.check(ws));
     }
     setLink('gitdir: /nowhere/at/all\n');
-    expect(refusal(() => links.check(ws)).message).toMatch(/does not exist/);
+    expect(refusal(() => links.check(ws)).message).toMatch(/as when it was made or first checked/);
+    expect(refusal(() => new WorktreeLinks().check(ws)).message).toMatch(/does not exist/);
     rmSync(join(ws, '.git'));
     writeFileSync(join(tmp.path, 'link-text'), link);
     symlinkSync(join(tmp.path, 'link-text'), join(ws, '.git'));
