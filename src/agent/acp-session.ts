@@ -13,7 +13,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { type FileChange, type Usage, ZERO_USAGE } from '../model/index.js';
 import { fromMicros, MAX_MICROS, normalizeUsage, toMicros } from '../model/usage.js';
-import { PathChanged, readConfined, writeConfined } from './confined-fs.js';
+import { GitPathRefused, PathChanged, readConfined, writeConfined } from './confined-fs.js';
 import { FileTracker } from './file-tracker.js';
 import { lineStream } from './line-stream.js';
 import { missingFileAnswer } from './missing-file.js';
@@ -239,7 +239,8 @@ export class AcpSession implements AgentSession {
         try {
           content = await readConfined(this.ws, p);
         } catch (err) {
-          if (err instanceof PathChanged) throw this.refuse(params.path, err.message);
+          if (err instanceof PathChanged || err instanceof GitPathRefused)
+            throw this.refuse(params.path, err.message);
           if ((err as NodeJS.ErrnoException).code === 'ENOENT')
             return missingFileAnswer(this.agentName, params.path);
           throw RequestError.invalidParams({ path: p }, (err as Error).message);
@@ -256,7 +257,8 @@ export class AcpSession implements AgentSession {
         try {
           await writeConfined(this.ws, p, params.content);
         } catch (err) {
-          if (err instanceof PathChanged) throw this.refuse(params.path, err.message);
+          if (err instanceof PathChanged || err instanceof GitPathRefused)
+            throw this.refuse(params.path, err.message);
           this.o.onWriteError?.(err as Error, p);
           throw err;
         }

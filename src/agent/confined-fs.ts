@@ -9,10 +9,13 @@
 // directory, whatever its path has become). The file is written to a fresh
 // temp file (O_EXCL never follows a link) and renamed over the name, which
 // replaces a link or a hard link there instead of writing through it.
+// Neither ever touches the workspace's `.git` or anything in a git directory
+// (git-paths.ts).
 import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { lstat, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
+import { gitPathRefusal } from './git-paths.js';
 import type { WorkspaceRoot } from './workspace-path.js';
 
 /** A link appeared where the check saw none: the path now leads somewhere else. */
@@ -21,6 +24,22 @@ export class PathChanged extends Error {
     super(`${path} became a symbolic link after it was checked`);
     this.name = 'PathChanged';
   }
+}
+
+/** The path is the workspace's `.git` or inside a git directory: never the agent's to read or write. */
+export class GitPathRefused extends Error {
+  constructor(
+    readonly path: string,
+    why: string,
+  ) {
+    super(why);
+    this.name = 'GitPathRefused';
+  }
+}
+
+function refuseGitPath(ws: WorkspaceRoot, real: string): void {
+  const why = gitPathRefusal(ws, real);
+  if (why !== null) throw new GitPathRefused(real, why);
 }
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK } = constants;
@@ -102,6 +121,7 @@ function split(ws: WorkspaceRoot, real: string): { dirs: string[]; name: string 
 
 /** The text of `real` (a path resolveInside returned), following no link. */
 export async function readConfined(ws: WorkspaceRoot, real: string): Promise<string> {
+  refuseGitPath(ws, real);
   const { dirs, name } = split(ws, real);
   const dir = await walk(ws.real, dirs, false);
   try {
@@ -131,6 +151,7 @@ export async function readConfined(ws: WorkspaceRoot, real: string): Promise<str
  * missing directories, following no link, keeping an existing file's mode.
  */
 export async function writeConfined(ws: WorkspaceRoot, real: string, content: string): Promise<void> {
+  refuseGitPath(ws, real);
   const { dirs, name } = split(ws, real);
   const dir = await walk(ws.real, dirs, true);
   try {

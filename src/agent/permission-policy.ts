@@ -1,6 +1,8 @@
 // How a permission request is answered. Every request gets an answer (an
 // unanswered one hangs session/prompt forever): allow when everything it
-// names lies inside the workspace, reject otherwise.
+// names lies inside the workspace (its `.git` and git directories aside:
+// git-paths.ts), reject otherwise.
+import { gitPathRefusal } from './git-paths.js';
 import type { WorkspaceRoot } from './workspace-path.js';
 
 type Obj = Record<string, unknown>;
@@ -37,10 +39,20 @@ export function decidePermission(
   toolCall: unknown,
   options: PermissionOptionLike[],
 ): { answer: PermissionAnswer; allowed: boolean; reason: string } {
-  const outside = pathsOfToolCall(toolCall).filter((p) => workspace.resolveInside(p) === null);
-  const allowed = outside.length === 0;
+  const outside: string[] = [];
+  const git: string[] = [];
+  for (const p of pathsOfToolCall(toolCall)) {
+    const real = workspace.resolveInside(p);
+    if (real === null) outside.push(p);
+    else if (gitPathRefusal(workspace, real) !== null) git.push(p);
+  }
+  const allowed = outside.length === 0 && git.length === 0;
   const prefer = allowed ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
-  const reason = allowed ? 'inside the workspace' : `outside the workspace: ${outside.join(', ')}`;
+  const reason = allowed
+    ? 'inside the workspace'
+    : outside.length
+      ? `outside the workspace: ${outside.join(', ')}`
+      : `the workspace's .git or a git directory: ${git.join(', ')}`;
   for (const kind of prefer) {
     const o = options.find((x) => x.kind === kind);
     if (o) return { answer: { outcome: 'selected', optionId: o.optionId }, allowed, reason };

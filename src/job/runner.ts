@@ -30,6 +30,7 @@ import { recordDespiteFullDisk } from './full-disk.js';
 import { runTests, testFailureTable } from './test-runner.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
 import { redact } from '../text/redact.js';
+import { WorkspaceRedirected } from '../vcs/worktree-link.js';
 
 /** The loop was stopped from outside (abandon request, signal, cancel()). */
 class Stopped extends Error {
@@ -622,6 +623,8 @@ export class JobRunner {
       return { id, usage: session.usage() };
     } catch (err) {
       if (this.stopRequest) throw this.stopRequest;
+      // Not the agent's failure to report: its workspace can no longer be used (runOnce says why).
+      if (err instanceof WorkspaceRedirected) throw err;
       // An agent that died writing into a full workspace: its error says so.
       const full = asDiskFull(err, this.o.workspacePath);
       if (full) throw full;

@@ -7,7 +7,7 @@
 // a time, its first lines shown and the rest counted. Memory stays flat
 // whatever the size of the change.
 import { decodeBytes } from '../text/bytes.js';
-import { gitStream, git } from './git-run.js';
+import { gitStream, git, type GitOptions } from './git-run.js';
 
 export interface DiffLimits {
   /** Lines shown of one file (its header included). */
@@ -179,18 +179,18 @@ class Shown {
 }
 
 /** The files that differ, with their blobs (`--raw`: no content is diffed). */
-async function entries(cwd: string, from: string, to: string, pathspec: string[]): Promise<Entry[]> {
-  const out = await git(cwd, [
-    'diff',
-    '--raw',
-    '-z',
-    '--no-renames',
-    '--no-abbrev',
-    from,
-    to,
-    '--',
-    ...pathspec,
-  ]);
+async function entries(
+  cwd: string,
+  from: string,
+  to: string,
+  pathspec: string[],
+  o: GitOptions,
+): Promise<Entry[]> {
+  const out = await git(
+    cwd,
+    ['diff', '--raw', '-z', '--no-renames', '--no-abbrev', from, to, '--', ...pathspec],
+    o,
+  );
   const parts = out.split('\0');
   const list: Entry[] = [];
   for (let i = 0; i + 1 < parts.length && parts[i]!.startsWith(':'); i += 2) {
@@ -201,10 +201,11 @@ async function entries(cwd: string, from: string, to: string, pathspec: string[]
 }
 
 /** Blob sizes, in one `git cat-file --batch-check` (a submodule's commit is not here: size 0). */
-async function addSizes(cwd: string, list: Entry[]): Promise<void> {
+async function addSizes(cwd: string, list: Entry[], o: GitOptions): Promise<void> {
   const ids = [...new Set(list.flatMap((e) => [e.oldBlob, e.newBlob]).filter((s) => s && !NULL_SHA.test(s)))];
   if (ids.length === 0) return;
   const out = await git(cwd, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], {
+    ...o,
     input: ids.join('\n') + '\n',
   });
   const size = new Map<string, number>();
@@ -226,6 +227,7 @@ async function streamSmall(
   pathspec: string[],
   files: Entry[],
   shown: Shown,
+  o: GitOptions,
 ): Promise<void> {
   // git prints files in the order --raw listed them: the n-th header is files[n].
   let index = -1;
@@ -266,6 +268,7 @@ async function streamSmall(
     cwd,
     ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', from, to, '--', ...pathspec],
     (chunk) => splitter.push(chunk) < 0,
+    o,
   );
   if (!r.stopped && r.code !== 0)
     throw new Error(`git diff failed in ${cwd}: ${r.stderr.trim() || `exit code ${r.code}`}`);
@@ -278,22 +281,27 @@ async function streamSmall(
 }
 
 /** The first bytes of a blob (at most `n`). */
-async function blobHead(cwd: string, blob: string, n: number): Promise<Buffer> {
+async function blobHead(cwd: string, blob: string, n: number, o: GitOptions): Promise<Buffer> {
   const parts: Buffer[] = [];
   let len = 0;
-  await gitStream(cwd, ['cat-file', 'blob', blob], (chunk) => {
-    parts.push(chunk);
-    len += chunk.length;
-    return len < n;
-  });
+  await gitStream(
+    cwd,
+    ['cat-file', 'blob', blob],
+    (chunk) => {
+      parts.push(chunk);
+      len += chunk.length;
+      return len < n;
+    },
+    o,
+  );
   return Buffer.concat(parts).subarray(0, n);
 }
 
 /** A file too big for git to diff here: summarised, or (added, removed) its first lines from the blob. */
-async function bigFile(cwd: string, e: Entry, shown: Shown): Promise<void> {
+async function bigFile(cwd: string, e: Entry, shown: Shown, o: GitOptions): Promise<void> {
   const removed = e.status === 'D';
   const blob = removed ? e.oldBlob : e.newBlob;
-  const head = await blobHead(cwd, blob, BINARY_PROBE);
+  const head = await blobHead(cwd, blob, BINARY_PROBE, o);
   shown.add(`diff --git a/${e.path} b/${e.path}`);
   if (head.includes(0)) {
     shown.add(`binary file, ${sizes(e)}`);
@@ -320,19 +328,24 @@ async function bigFile(cwd: string, e: Entry, shown: Shown): Promise<void> {
     ofFile++;
     return shown.room(ofFile) > 0;
   });
-  await gitStream(cwd, ['cat-file', 'blob', blob], (chunk) => {
-    if (chunk.length) lastByte = chunk[chunk.length - 1]!;
-    if (counting) {
-      lines += countNewlines(chunk);
+  await gitStream(
+    cwd,
+    ['cat-file', 'blob', blob],
+    (chunk) => {
+      if (chunk.length) lastByte = chunk[chunk.length - 1]!;
+      if (counting) {
+        lines += countNewlines(chunk);
+        return true;
+      }
+      const at = splitter.push(chunk);
+      if (at >= 0) {
+        counting = true;
+        lines += countNewlines(chunk, at);
+      }
       return true;
-    }
-    const at = splitter.push(chunk);
-    if (at >= 0) {
-      counting = true;
-      lines += countNewlines(chunk, at);
-    }
-    return true;
-  });
+    },
+    o,
+  );
   if (!counting) splitter.end();
   else if (lastByte !== 10) lines++; // a last line without a newline
   const shownLines = ofFile - 5;
@@ -342,7 +355,8 @@ async function bigFile(cwd: string, e: Entry, shown: Shown): Promise<void> {
 
 /**
  * The diff from `from` to `to` in `cwd`, limited to `pathspec` (after `--`),
- * cut to `limits`. Throws when git cannot read the commits there.
+ * cut to `limits`. Throws when git cannot read the commits there. `o` goes
+ * to every git command (GitVcs checks the workspace's link before each).
  */
 export async function cappedDiff(
   cwd: string,
@@ -350,9 +364,10 @@ export async function cappedDiff(
   to: string,
   pathspec: string[] = ['.'],
   limits: DiffLimits = DISPLAY_LIMITS,
+  o: GitOptions = {},
 ): Promise<CappedDiff> {
-  const list = await entries(cwd, from, to, pathspec);
-  await addSizes(cwd, list);
+  const list = await entries(cwd, from, to, pathspec, o);
+  await addSizes(cwd, list, o);
   const isBig = (e: Entry) => Math.max(e.oldSize, e.newSize) > limits.bigFileBytes;
   const small = list.filter((e) => !isBig(e));
   const big = list.filter(isBig);
@@ -365,10 +380,11 @@ export async function cappedDiff(
       [...pathspec, ...big.map((e) => `:(exclude,literal)${e.path}`)],
       small,
       shown,
+      o,
     );
   for (const e of big) {
     if (shown.full) shown.unshown.push(e.path);
-    else await bigFile(cwd, e, shown);
+    else await bigFile(cwd, e, shown, o);
   }
   return shown.finish();
 }

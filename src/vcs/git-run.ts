@@ -41,12 +41,26 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
   /** Kills git after this long; the result then has code -1 and says so in stderr. */
   timeoutMs?: number;
+  /**
+   * Runs just before git is spawned: when it throws, git is not run and the
+   * call rejects with its error (a workspace whose .git was repointed). The
+   * git dir and work tree it returns are given to git explicitly, so git does
+   * not read the `.git` link again after the check.
+   */
+  before?: () => { gitDir: string; workTree: string } | null | void;
+}
+
+/** git's argv: our fixed options, the checked git dir and work tree if any, then `args`. */
+function argv(args: string[], o: GitOptions): string[] {
+  const pin = o.before?.();
+  const where = pin ? [`--git-dir=${pin.gitDir}`, `--work-tree=${pin.workTree}`] : [];
+  return ['-c', 'core.quotepath=off', '--no-pager', ...where, ...args];
 }
 
 /** Runs git in `cwd` and resolves with its output whatever the exit code. */
 export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-c', 'core.quotepath=off', '--no-pager', ...args], {
+    const child = spawn('git', argv(args, o), {
       cwd,
       env: gitEnv(o.env),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -111,7 +125,7 @@ export function gitStream(
   o: GitOptions = {},
 ): Promise<StreamResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-c', 'core.quotepath=off', '--no-pager', ...args], {
+    const child = spawn('git', argv(args, o), {
       cwd,
       env: gitEnv(o.env),
       stdio: ['pipe', 'pipe', 'pipe'],

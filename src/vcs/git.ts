@@ -4,15 +4,19 @@
 // commit is kept at refs/incrementum/changes/<id>/<n> (and the latest at
 // .../head), so replaced iterations stay diffable and survive gc. The change
 // being worked on is a small file in the worktree's own git dir, so each
-// workspace has its own and the user's checkout never sees it.
+// workspace has its own and the user's checkout never sees it. Before each
+// git command in a workspace its `.git` link is checked (worktree-link.ts):
+// one repointed by whatever ran there fails the call and git is never run;
+// a good one's git dir is named to git explicitly, so it is not read again.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
-import { git, gitRaw, GitError } from './git-run.js';
+import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
 import type { FileStat, IterationCommit, LogEntry, Vcs } from './vcs.js';
 import { PROTOCOL_FILES } from './vcs.js';
+import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
 
 const CHANGE_FILE = 'incrementum-change';
 export const CHANGE_REFS = 'refs/incrementum/changes';
@@ -31,9 +35,30 @@ const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const FILES_MEMO_SIZE = 64;
 const FALLBACK_IDENT = { name: 'incrementum', email: 'incrementum@localhost' };
 
+export interface GitVcsOptions {
+  /**
+   * Check a workspace's `.git` link before each git command there (the
+   * default). Off only for callers that read diffs from the user's own
+   * checkout, which may keep its git dir apart (a submodule's `.git` file)
+   * and runs nothing that writes.
+   */
+  checkLinks?: boolean;
+}
+
 export class GitVcs implements Vcs {
   private readonly identEnv = new Map<string, Promise<NodeJS.ProcessEnv>>();
   private readonly filesMemo = new Map<string, FileStat[]>();
+  private readonly links: WorktreeLinks | null;
+
+  constructor(o: GitVcsOptions = {}) {
+    this.links = o.checkLinks === false ? null : new WorktreeLinks();
+  }
+
+  /** Options for a git command in the workspace `ws`: its link is checked just before git starts. */
+  private in(ws: string, o: GitOptions = {}): GitOptions {
+    const links = this.links;
+    return links ? { ...o, before: () => links.check(ws) } : o;
+  }
 
   async root(cwd: string): Promise<string> {
     const dir = resolve(cwd);
@@ -88,34 +113,49 @@ export class GitVcs implements Vcs {
     await withLockRetry(() =>
       git(root, ['worktree', 'add', '--quiet', '--force', '-B', branch, path, baseRev]),
     );
+    // The link git has just written is the one every later command is checked against.
+    this.links?.forget(path);
+    this.links?.check(path);
   }
 
   async resetWorkspace(path: string, branch: string, baseRev: string): Promise<void> {
-    await git(path, ['checkout', '--quiet', '--force', '-B', branch, baseRev]);
-    await git(path, ['reset', '--quiet', '--hard', baseRev]);
-    await git(path, ['clean', '-ffdxq']);
+    await git(path, ['checkout', '--quiet', '--force', '-B', branch, baseRev], this.in(path));
+    await git(path, ['reset', '--quiet', '--hard', baseRev], this.in(path));
+    await git(path, ['clean', '-ffdxq'], this.in(path));
     rmSync(await this.changeFile(path), { force: true });
   }
 
   async removeWorkspace(root: string, path: string): Promise<void> {
     let branch: string | null = null;
     if (existsSync(path)) {
-      const b = await run(path, ['symbolic-ref', '-q', '--short', 'HEAD']);
-      if (b.code === 0) branch = b.stdout.trim();
+      // A workspace whose link was repointed names some other repository's
+      // branch: its own is left (prune deletes it by the record's name).
+      const b = await run(path, ['symbolic-ref', '-q', '--short', 'HEAD'], this.in(path)).catch(
+        (err: unknown) => {
+          if (err instanceof WorkspaceRedirected) return null;
+          throw err;
+        },
+      );
+      if (b?.code === 0) branch = b.stdout.trim();
       const r = await run(root, ['worktree', 'remove', '--force', '--force', path]);
       if (r.code !== 0 && existsSync(path)) rmSync(path, { recursive: true, force: true });
     }
     await run(root, ['worktree', 'prune']);
+    this.links?.forget(path);
     // Only our own workspace branches; the commits stay under refs/incrementum.
     if (branch?.startsWith('incrementum/ws-')) await run(root, ['branch', '-q', '-D', branch]);
   }
 
   head(ws: string): Promise<string> {
-    return git(ws, ['rev-parse', '--verify', 'HEAD']);
+    return git(ws, ['rev-parse', '--verify', 'HEAD'], this.in(ws));
   }
 
   async hasChanges(ws: string): Promise<boolean> {
-    const out = await git(ws, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']);
+    const out = await git(
+      ws,
+      ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'],
+      this.in(ws),
+    );
     return out
       .split('\0')
       .filter(Boolean)
@@ -125,7 +165,7 @@ export class GitVcs implements Vcs {
   async startChange(ws: string): Promise<string> {
     const id = newChangeId();
     // update-ref resolves HEAD itself: one git process, not two.
-    await git(ws, ['update-ref', changeRef(id, 'base'), 'HEAD']);
+    await git(ws, ['update-ref', changeRef(id, 'base'), 'HEAD'], this.in(ws));
     writeFileSync(await this.changeFile(ws), `${id}\n`);
     return id;
   }
@@ -146,29 +186,39 @@ export class GitVcs implements Vcs {
     const previous = last?.sha ?? base;
     // Stage the whole working copy, then take the protocol files out again
     // (an agent may have committed or staged them itself).
-    await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL]);
-    await git(ws, ['rm', '--cached', '--quiet', '--ignore-unmatch', '-r', '--', ...PROTOCOL_GLOBS]);
-    const tree = await git(ws, ['write-tree']);
-    const commit = await git(ws, ['commit-tree', tree, '-p', base, '-F', '-'], {
-      input: withChangeId(message, id),
-      env: await this.ident(ws),
-    });
+    await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL], this.in(ws));
+    await git(
+      ws,
+      ['rm', '--cached', '--quiet', '--ignore-unmatch', '-r', '--', ...PROTOCOL_GLOBS],
+      this.in(ws),
+    );
+    const tree = await git(ws, ['write-tree'], this.in(ws));
+    const commit = await git(
+      ws,
+      ['commit-tree', tree, '-p', base, '-F', '-'],
+      this.in(ws, { input: withChangeId(message, id), env: await this.ident(ws) }),
+    );
     const n = (last?.n ?? 0) + 1;
     // The iteration's refs and the branch move together, in one process:
     // moving HEAD's branch is what `reset --soft` did, and the index already
     // holds `tree`, so the working copy stays exactly as the agent left it.
-    await git(ws, ['update-ref', '-m', `incrementum: change ${id} iteration ${n}`, '--stdin'], {
-      input:
-        `update ${changeRef(id, n)} ${commit}\n` +
-        `update ${changeRef(id, 'head')} ${commit}\n` +
-        `update HEAD ${commit}\n`,
-    });
+    await git(
+      ws,
+      ['update-ref', '-m', `incrementum: change ${id} iteration ${n}`, '--stdin'],
+      this.in(ws, {
+        input:
+          `update ${changeRef(id, n)} ${commit}\n` +
+          `update ${changeRef(id, 'head')} ${commit}\n` +
+          `update HEAD ${commit}\n`,
+      }),
+    );
     return { commit_id: commit, change_id: id, files: await this.changedFiles(ws, previous, commit) };
   }
 
   async describe(ws: string, message: string): Promise<string> {
     const id =
-      (await this.currentChangeId(ws)) ?? readChangeId(await git(ws, ['log', '-1', '--format=%B', 'HEAD']));
+      (await this.currentChangeId(ws)) ??
+      readChangeId(await git(ws, ['log', '-1', '--format=%B', 'HEAD'], this.in(ws)));
     if (!id) throw new Error(`no change to describe in ${ws}: start one first`);
     // --only without paths: amend the message, never what happens to be staged.
     await git(
@@ -184,10 +234,10 @@ export class GitVcs implements Vcs {
         '-F',
         '-',
       ],
-      { input: withChangeId(message, id), env: await this.ident(ws) },
+      this.in(ws, { input: withChangeId(message, id), env: await this.ident(ws) }),
     );
     const sha = await this.head(ws);
-    await git(ws, ['update-ref', changeRef(id, 'head'), sha]);
+    await git(ws, ['update-ref', changeRef(id, 'head'), sha], this.in(ws));
     return sha;
   }
 
@@ -212,16 +262,11 @@ export class GitVcs implements Vcs {
   private async diffFiles(ws: string, from: string, to: string): Promise<FileStat[]> {
     // One diff with both formats: the raw records (status, path) come first,
     // then the numstat records (additions, deletions, path).
-    const out = await git(ws, [
-      'diff',
-      '--no-renames',
-      '--no-ext-diff',
-      '-z',
-      '--raw',
-      '--numstat',
-      from,
-      to,
-    ]);
+    const out = await git(
+      ws,
+      ['diff', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat', from, to],
+      this.in(ws),
+    );
     const parts = out.split('\0');
     const entries: { path: string; code: string }[] = [];
     let i = 0;
@@ -245,11 +290,11 @@ export class GitVcs implements Vcs {
   }
 
   diff(ws: string, from: string, to: string, limits?: DiffLimits): Promise<CappedDiff> {
-    return cappedDiff(ws, from, to, ['.', ...EXCLUDE_PROTOCOL], limits);
+    return cappedDiff(ws, from, to, ['.', ...EXCLUDE_PROTOCOL], limits, this.in(ws));
   }
 
   async log(ws: string, base: string, head: string): Promise<LogEntry[]> {
-    const out = await git(ws, ['log', '--reverse', '--format=%H|%ct|%s', `${base}..${head}`]);
+    const out = await git(ws, ['log', '--reverse', '--format=%H|%ct|%s', `${base}..${head}`], this.in(ws));
     return out
       .split('\n')
       .filter(Boolean)
@@ -282,11 +327,11 @@ export class GitVcs implements Vcs {
     ws: string,
     id: string,
   ): Promise<{ base: string | null; iterations: { n: number; sha: string }[] }> {
-    const out = await git(ws, [
-      'for-each-ref',
-      '--format=%(objectname) %(objecttype) %(refname)',
-      `${CHANGE_REFS}/${id}/`,
-    ]);
+    const out = await git(
+      ws,
+      ['for-each-ref', '--format=%(objectname) %(objecttype) %(refname)', `${CHANGE_REFS}/${id}/`],
+      this.in(ws),
+    );
     let base: string | null = null;
     const iterations: { n: number; sha: string }[] = [];
     for (const line of out.split('\n')) {
@@ -307,20 +352,24 @@ export class GitVcs implements Vcs {
    * a top level.
    */
   private async changeFile(ws: string): Promise<string> {
+    // The file is written there: never into a git dir the link was repointed
+    // at, so the git dir the check found is used, not the link read again.
+    const pin = this.links?.check(ws);
+    if (pin) return join(pin.gitDir, CHANGE_FILE);
     const dotGit = join(ws, '.git');
     try {
       if (statSync(dotGit).isDirectory()) return join(resolve(dotGit), CHANGE_FILE);
       const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'));
       if (m) return join(resolve(ws, m[1]!.trim()), CHANGE_FILE);
     } catch {}
-    return join(await git(ws, ['rev-parse', '--absolute-git-dir']), CHANGE_FILE);
+    return join(await git(ws, ['rev-parse', '--absolute-git-dir'], this.in(ws)), CHANGE_FILE);
   }
 
   /** A committer identity when the user has none configured, so commits never fail on it. */
   private ident(ws: string): Promise<NodeJS.ProcessEnv> {
     let p = this.identEnv.get(ws);
     if (!p) {
-      p = run(ws, ['var', 'GIT_COMMITTER_IDENT']).then((r) =>
+      p = run(ws, ['var', 'GIT_COMMITTER_IDENT'], this.in(ws)).then((r) =>
         r.code === 0
           ? {}
           : {
@@ -330,6 +379,8 @@ export class GitVcs implements Vcs {
               GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL || FALLBACK_IDENT.email,
             },
       );
+      // A refused check is not an answer to keep: asked again once the workspace is sound.
+      p.catch(() => this.identEnv.delete(ws));
       this.identEnv.set(ws, p);
     }
     return p;
@@ -337,9 +388,9 @@ export class GitVcs implements Vcs {
 }
 
 /** gitRaw, but a missing git binary is the user's to fix. */
-async function run(cwd: string, args: string[]) {
+async function run(cwd: string, args: string[], o?: GitOptions) {
   try {
-    return await gitRaw(cwd, args);
+    return await gitRaw(cwd, args, o);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && existsSync(cwd))
       throw new UserError('git is not installed or not on PATH: install git, then run this again.');

@@ -2,10 +2,17 @@
 // came from, rebase the job's commits in a throwaway worktree, and move the
 // target branch only by compare-and-swap, or, where the branch is checked
 // out, only as `git merge --ff-only` would (which never touches a file with
-// uncommitted changes). Git-only, like the rest of src/vcs.
+// uncommitted changes). Git-only, like the rest of src/vcs. The landing
+// worktree runs the project's tests, which can rewrite its `.git`: each git
+// command there checks the link first (worktree-link.ts), as GitVcs does.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { git, gitRaw } from './git-run.js';
+import { git, gitRaw, type GitOptions } from './git-run.js';
+import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
+
+const links = new WorktreeLinks();
+/** Options for a git command in the landing worktree `ws`: its link is checked just before git starts. */
+const inWs = (ws: string, o: GitOptions = {}): GitOptions => ({ ...o, before: () => links.check(ws) });
 
 const FALLBACK_IDENT = {
   GIT_AUTHOR_NAME: 'incrementum',
@@ -81,6 +88,7 @@ export async function addLandingWorktree(root: string, path: string, rev: string
   await removeLandingWorktree(root, path);
   mkdirSync(dirname(path), { recursive: true });
   await git(root, ['worktree', 'add', '--quiet', '--force', '--detach', path, rev]);
+  links.check(path);
 }
 
 export async function removeLandingWorktree(root: string, path: string): Promise<void> {
@@ -89,6 +97,7 @@ export async function removeLandingWorktree(root: string, path: string): Promise
     if (r.code !== 0 && existsSync(path)) rmSync(path, { recursive: true, force: true });
   }
   await gitRaw(root, ['worktree', 'prune']);
+  links.forget(path);
 }
 
 export type RebaseOutcome = { ok: true; head: string } | { ok: false; conflicts: string[]; detail: string };
@@ -106,13 +115,13 @@ export async function rebaseInWorktree(
   head: string,
   keep = false,
 ): Promise<RebaseOutcome> {
-  await git(ws, ['checkout', '--quiet', '--force', '--detach', head]);
+  await git(ws, ['checkout', '--quiet', '--force', '--detach', head], inWs(ws));
   const r = await gitRaw(
     ws,
     // No hooks of the user's run on our rewrite; commits that become empty
     // (already on the target) are dropped, as a rebase does by default.
     ['-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', '--no-autostash', '--onto', onto, base],
-    { env: await identity(ws) },
+    inWs(ws, { env: await identity(ws) }),
   );
   return rebaseStep(ws, r, keep);
 }
@@ -124,35 +133,42 @@ export async function rebaseInWorktree(
 export async function continueRebase(ws: string): Promise<RebaseOutcome> {
   const left = await unmergedFiles(ws);
   if (left.length) return { ok: false, conflicts: left, detail: 'unresolved' };
-  const r = await gitRaw(ws, ['-c', 'core.hooksPath=/dev/null', 'rebase', '--continue'], {
+  const r = await gitRaw(
+    ws,
+    ['-c', 'core.hooksPath=/dev/null', 'rebase', '--continue'],
     // The commit keeps its message (Change-Id and all): no editor opens.
-    env: { ...(await identity(ws)), GIT_EDITOR: 'true' },
-  });
+    inWs(ws, { env: { ...(await identity(ws)), GIT_EDITOR: 'true' } }),
+  );
   return rebaseStep(ws, r, true);
 }
 
 /** Ends a rebase stopped in `ws`, as if it never began. */
 export async function abortRebase(ws: string): Promise<void> {
-  await gitRaw(ws, ['rebase', '--abort']);
+  await gitRaw(ws, ['rebase', '--abort'], inWs(ws));
 }
 
 /** True while `ws` has a rebase stopped in it. */
 export async function rebaseInProgress(ws: string): Promise<boolean> {
   if (!existsSync(ws)) return false;
   for (const dir of ['rebase-merge', 'rebase-apply']) {
-    const r = await gitRaw(ws, ['rev-parse', '--git-path', dir]);
+    // A worktree whose link was repointed holds no rebase of ours: its callers remove it.
+    const r = await gitRaw(ws, ['rev-parse', '--git-path', dir], inWs(ws)).catch((err: unknown) => {
+      if (err instanceof WorkspaceRedirected) return null;
+      throw err;
+    });
+    if (!r) return false;
     if (r.code === 0 && existsSync(resolve(ws, r.stdout.trim()))) return true;
   }
   return false;
 }
 
 async function unmergedFiles(ws: string): Promise<string[]> {
-  const r = await gitRaw(ws, ['diff', '--name-only', '--diff-filter=U', '-z']);
+  const r = await gitRaw(ws, ['diff', '--name-only', '--diff-filter=U', '-z'], inWs(ws));
   return [...new Set(r.stdout.split('\0').filter(Boolean))];
 }
 
 async function identity(ws: string): Promise<NodeJS.ProcessEnv> {
-  return (await gitRaw(ws, ['var', 'GIT_COMMITTER_IDENT'])).code === 0 ? {} : FALLBACK_IDENT;
+  return (await gitRaw(ws, ['var', 'GIT_COMMITTER_IDENT'], inWs(ws))).code === 0 ? {} : FALLBACK_IDENT;
 }
 
 async function rebaseStep(
@@ -160,7 +176,7 @@ async function rebaseStep(
   r: { code: number; stdout: string; stderr: string },
   keep: boolean,
 ): Promise<RebaseOutcome> {
-  if (r.code === 0) return { ok: true, head: await git(ws, ['rev-parse', '--verify', 'HEAD']) };
+  if (r.code === 0) return { ok: true, head: await git(ws, ['rev-parse', '--verify', 'HEAD'], inWs(ws)) };
   const conflicts = await unmergedFiles(ws);
   if (!keep || !conflicts.length) await abortRebase(ws);
   return { ok: false, conflicts, detail: (r.stderr || r.stdout).trim() };
@@ -208,7 +224,7 @@ export async function rebaseTakingJobSide(
   base: string,
   head: string,
 ): Promise<RebaseOutcome> {
-  await git(ws, ['checkout', '--quiet', '--force', '--detach', head]);
+  await git(ws, ['checkout', '--quiet', '--force', '--detach', head], inWs(ws));
   const r = await gitRaw(
     ws,
     [
@@ -223,7 +239,7 @@ export async function rebaseTakingJobSide(
       onto,
       base,
     ],
-    { env: await identity(ws) },
+    inWs(ws, { env: await identity(ws) }),
   );
   return rebaseStep(ws, r, false);
 }

@@ -361,6 +361,36 @@ describe('ACP session with the scripted agent', () => {
     await closedCleanly(s);
   });
 
+  it("the workspace's .git: fs writes and reads refused with the reason, edit permissions rejected", async () => {
+    const link = 'gitdir: /somewhere/.git/worktrees/ws-1\n';
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'write', path: '.git', content: 'gitdir: /the/user/repo/.git\n', style: 'fs' },
+            { type: 'message', text: '|' },
+            { type: 'read', path: 'sub/../.git' },
+            { type: 'message', text: '|' },
+            { type: 'permission', path: '.git' },
+            { type: 'message', text: '|' },
+            { type: 'permission', path: 'nested/.git/config' },
+          ],
+        },
+      ],
+    });
+    writeFileSync(join(env.ws, '.git'), link);
+    const s = await env.start();
+    const r = await s.prompt(IMPLEMENT);
+    const [w, rd, p1, p2] = r.text.split('|');
+    expect(w).toMatch(
+      /^write refused: .*refused the agent access to \S*\/ws\/\.git: .*link to its git repository/,
+    );
+    expect(rd).toMatch(/^read refused: .*refused the agent access to \S*\/ws\/sub\/\.\.\/\.git: /);
+    expect([p1, p2]).toEqual(['permission: selected reject', 'permission: selected reject']);
+    expect(readFileSync(join(env.ws, '.git'), 'utf8')).toBe(link);
+    await closedCleanly(s);
+  });
+
   it('answers permission requests after a cancel with cancelled', async () => {
     const env = setup({
       implement: [

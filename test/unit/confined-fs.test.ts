@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PathChanged, readConfined, writeConfined } from '../../src/agent/confined-fs.js';
+import { GitPathRefused, PathChanged, readConfined, writeConfined } from '../../src/agent/confined-fs.js';
 import { WorkspaceRoot } from '../../src/agent/workspace-path.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -158,5 +158,107 @@ describe('readConfined', () => {
   it('a FIFO is refused instead of hanging the read', async () => {
     execFileSync('mkfifo', [join(WS, 'pipe')]);
     await expect(readConfined(ws, checked('pipe'))).rejects.toThrow(/not a regular file/);
+  });
+});
+
+describe("the workspace's .git and git directories", () => {
+  const LINK = 'gitdir: /elsewhere/.git/worktrees/ws\n';
+  /** A workspace as `git worktree add` leaves it, with a nested repository, a bare one and a gitdir kept apart. */
+  function repos() {
+    writeFileSync(join(WS, '.git'), LINK);
+    mkdirSync(join(WS, 'sub'));
+    execFileSync('git', ['init', '-q', join(WS, 'vendor/lib')]);
+    execFileSync('git', ['init', '-q', '--bare', join(WS, 'mirror.git')]);
+    // A submodule-style checkout: `.git` is a file, its git dir sits elsewhere (a worktree's has a commondir).
+    mkdirSync(join(WS, 'modules/sub'), { recursive: true });
+    writeFileSync(join(WS, 'modules/sub/HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(WS, 'modules/sub/commondir'), '../..\n');
+  }
+  const REFUSED = [
+    '.git',
+    './.git',
+    'sub/../.git',
+    'missing/../.git',
+    'WS/.git',
+    '.GIT',
+    '.Git',
+    'alias',
+    'vendor/lib/.git/config',
+    'vendor/lib/.git/hooks/post-commit',
+    'vendor/lib/.GIT/HEAD',
+    'mirror.git/HEAD',
+    'mirror.git/refs/heads/main',
+    'modules/sub/HEAD',
+    'modules/sub/new-file',
+    'git-alias/config',
+  ];
+  const abs = (p: string) => (p.startsWith('WS/') ? join(WS, p.slice(3)) : p);
+  const contents = () =>
+    execFileSync('find', ['.', '-path', './vendor/lib/.git/objects', '-prune', '-o', '-print'], {
+      cwd: WS,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .sort()
+      .join('\n');
+
+  it('writes are refused with a reason for the agent, nothing written or created', async () => {
+    repos();
+    symlinkSync('.git', join(WS, 'alias'));
+    symlinkSync('vendor/lib/.git', join(WS, 'git-alias'));
+    const before = contents();
+    for (const p of REFUSED) {
+      const err = await writeConfined(ws, checked(abs(p)), 'gitdir: /the/user/repo/.git\n').catch(
+        (e: unknown) => e,
+      );
+      expect(err, p).toBeInstanceOf(GitPathRefused);
+      expect(String(err), p).toMatch(/git (directory|repository)/);
+    }
+    expect(readFileSync(join(WS, '.git'), 'utf8')).toBe(LINK);
+    expect(contents()).toBe(before);
+  });
+
+  it("the workspace's own .git says why it matters", async () => {
+    writeFileSync(join(WS, '.git'), LINK);
+    await expect(writeConfined(ws, checked('.git'), 'x')).rejects.toThrow(
+      /link to its git repository, which incrementum's own git commands follow/,
+    );
+    await expect(writeConfined(ws, checked('.git/config'), 'x')).rejects.toThrow(/^\.git is a git directory/);
+  });
+
+  it('reads are refused the same way', async () => {
+    repos();
+    symlinkSync('.git', join(WS, 'alias'));
+    symlinkSync('vendor/lib/.git', join(WS, 'git-alias'));
+    for (const p of REFUSED.filter((x) => !/new-file|post-commit/.test(x)))
+      await expect(readConfined(ws, checked(abs(p))), p).rejects.toThrow(GitPathRefused);
+  });
+
+  it('a .git directory at the top (a plain repository as the workspace) is refused too', async () => {
+    execFileSync('git', ['init', '-q', WS]);
+    await expect(readConfined(ws, checked('.git/HEAD'))).rejects.toThrow(GitPathRefused);
+    await expect(writeConfined(ws, checked('.git/HEAD'), 'ref: refs/heads/x\n')).rejects.toThrow(
+      GitPathRefused,
+    );
+    expect(readFileSync(join(WS, '.git/HEAD'), 'utf8')).not.toContain('refs/heads/x');
+  });
+
+  it('names that only look like git stay the agent’s', async () => {
+    repos();
+    // A HEAD file alone does not make a git directory (git asks for objects and refs, or a commondir).
+    mkdirSync(join(WS, 'docs'));
+    writeFileSync(join(WS, 'docs/HEAD'), 'a heading\n');
+    for (const p of [
+      '.gitignore',
+      '.github/workflows/ci.yml',
+      'git/notes.md',
+      'x.git',
+      'docs/HEAD',
+      'docs/new.md',
+      'sub/.gitkeep',
+    ]) {
+      await writeConfined(ws, checked(p), 'ok\n');
+      expect(await readConfined(ws, checked(p)), p).toBe('ok\n');
+    }
   });
 });

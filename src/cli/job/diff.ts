@@ -22,7 +22,8 @@ export async function jobDiff(id: string, o: DiffOptions): Promise<void> {
       ? locateIterationPair(job, o.from ?? last(), o.to ?? last())
       : locateIteration(job, o.change, o.iteration);
   const { GitVcs } = await import('../../vcs/git.js');
-  const d = await loadIterationDiff(new GitVcs(), job, ref, [repo.root]);
+  // Reads the user's checkout (its .git may be a submodule's link): no workspace link to check.
+  const d = await loadIterationDiff(new GitVcs({ checkLinks: false }), job, ref, [repo.root]);
   if (o.json) return printJson(redactDeep(d));
   process.stdout.write(renderIterationDiff(d, d.diff, d.diff_error, style()) + '\n');
 }

@@ -321,7 +321,8 @@ export function createActions(d: ActionDeps): Actions {
           ? locateIterationPair(job, iterationLabel(from), iterationLabel({ change, iteration }))
           : locateIteration(job, change, iteration);
         const dirs = [job.workspace_path, d.repoRoot].filter((p): p is string => !!p);
-        loaded = await loadIterationDiff(d.vcs ?? new GitVcs(), job, ref, dirs);
+        // Diffs read only (the user's checkout may keep its git dir apart): no link to check.
+        loaded = await loadIterationDiff(d.vcs ?? new GitVcs({ checkLinks: false }), job, ref, dirs);
       } catch (err) {
         error = errText(err).split('\n')[0] ?? 'unavailable';
       }
