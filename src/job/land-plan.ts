@@ -53,7 +53,7 @@ export async function target(i: TargetInput): Promise<{ onto: string; note: stri
     );
   return {
     onto: current,
-    note: `job ${i.job.id} predates recorded base branches: landing onto the checked-out branch, ${current} (--onto chooses another)`,
+    note: `job ${i.job.id} records no base branch (it started from a tag, a commit or a detached HEAD, or predates them): landing onto the checked-out branch, ${current} (--onto chooses another)`,
   };
 }
 

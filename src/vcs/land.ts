@@ -1,8 +1,8 @@
-// The git steps of landing a job (src/job/land.ts): find the branch a base
-// came from, rebase the job's commits in a throwaway worktree, and move the
-// target branch only by compare-and-swap, or, where the branch is checked
-// out, only as `git merge --ff-only` would (which never touches a file with
-// uncommitted changes). Git-only, like the rest of src/vcs.
+// The git steps of landing a job (src/job/land.ts): rebase the job's
+// commits in a throwaway worktree, and move the target branch only by
+// compare-and-swap, or, where the branch is checked out, only as
+// `git merge --ff-only` would (which never touches a file with uncommitted
+// changes). Git-only, like the rest of src/vcs.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { git, gitRaw } from './git-run.js';
@@ -24,28 +24,6 @@ export async function branchTip(root: string, branch: string): Promise<string | 
 export async function currentBranch(checkout: string): Promise<string | null> {
   const r = await gitRaw(checkout, ['symbolic-ref', '-q', '--short', 'HEAD']);
   return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null;
-}
-
-/**
- * The local branch a base revision came from, as GitVcs.resolveBase chose it:
- * `rev` when it names a local branch; with no rev, the local branch of the
- * remote's default branch, else main or master, else the checked-out branch.
- * Null for a bare sha or tag.
- */
-export async function baseBranchOf(root: string, rev?: string): Promise<string | null> {
-  if (rev !== undefined) {
-    const name = rev.replace(/^refs\/heads\//, '');
-    return (await branchTip(root, name)) ? name : null;
-  }
-  const remotes = (await git(root, ['remote'])).split('\n').filter(Boolean);
-  remotes.sort((a, b) => (a === 'origin' ? -1 : b === 'origin' ? 1 : a.localeCompare(b)));
-  for (const remote of remotes) {
-    const head = await gitRaw(root, ['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
-    const name = head.code === 0 ? head.stdout.trim().replace(`refs/remotes/${remote}/`, '') : '';
-    if (name && (await branchTip(root, name))) return name;
-  }
-  for (const name of ['main', 'master']) if (await branchTip(root, name)) return name;
-  return currentBranch(root);
 }
 
 /** True when `ancestor` is `descendant` or one of its ancestors. */

@@ -26,11 +26,22 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   const config = loadConfig(repo.root);
   // What would fail every job (no test commands, a missing agent, broken
   // templates) fails here once, before any job is started.
-  await checkLaunch(await realDeps(), { repo, config, ...(o.agent ? { agent: o.agent } : {}) });
+  const { base } = await checkLaunch(await realDeps(), {
+    repo,
+    config,
+    ...(o.agent ? { agent: o.agent } : {}),
+  });
   const slots = o.jobs ?? config.run.jobs;
   // Its jobs do not each say it: once here.
   const ident = checkIdentity(repo.root);
   if (!ident.ok) process.stderr.write(`warning: ${ident.detail}; ii doctor says how to set one\n`);
+  // Each job takes the base when it starts (a dep landed meanwhile is in it);
+  // which ref that is, and where it is now, said once.
+  process.stderr.write(
+    base.branch
+      ? `jobs start from ${base.branch}, as it is when each starts (now ${base.sha.slice(0, 10)})\n`
+      : `jobs start from the detached HEAD of ${shownLine(repo.root)} (now ${base.sha.slice(0, 10)})\n`,
+  );
   const out = process.stderr;
   const tty = out.isTTY === true;
   const st = style(tty && !process.env.NO_COLOR);
