@@ -1,10 +1,11 @@
-// The git steps of landing a job (src/job/land.ts): rebase the job's
-// commits in a throwaway worktree, and move the target branch only by
-// compare-and-swap, or, where the branch is checked out, only as
-// `git merge --ff-only` would (which never touches a file with uncommitted
-// changes). Git-only, like the rest of src/vcs.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+// The git steps of landing a job (src/job/land.ts): see whether the target
+// branch is busy (a rebase, bisect, am or merge in progress in a worktree),
+// rebase the job's commits in a throwaway worktree, and move the target
+// branch only by compare-and-swap, or, where the branch is checked out, only
+// as `git merge --ff-only` would (which never touches a file with
+// uncommitted changes). Git-only, like the rest of src/vcs.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { git, gitRaw } from './git-run.js';
 
 const FALLBACK_IDENT = {
@@ -52,6 +53,76 @@ export async function checkoutsOf(root: string, branch: string): Promise<string[
     else if (line === `branch refs/heads/${branch}`) paths.push(path);
   }
   return paths;
+}
+
+/** An operation git has stopped in the middle of, on a branch. */
+export type BusyState = 'rebase' | 'bisect' | 'am' | 'merge' | 'cherry-pick' | 'revert';
+
+export interface BranchBusy {
+  state: BusyState;
+  /** The worktree it is in progress in. */
+  worktree: string;
+}
+
+/**
+ * Whether `branch` is in the middle of a rebase, bisect, `git am`, merge,
+ * cherry-pick or revert in any worktree (the main checkout included), as
+ * git's own `branch -f` checks: a rebase or bisect detaches HEAD, so the
+ * branch is not "checked out" then, and moving it under them is lost when
+ * they finish or abort (a rebase resets it to where it began).
+ */
+export async function branchBusy(root: string, branch: string): Promise<BranchBusy | null> {
+  const ref = `refs/heads/${branch}`;
+  for (const w of await worktrees(root)) {
+    const attached = w.branch === ref;
+    // A worktree on another branch can only be busy with that branch.
+    if (!attached && !w.detached) continue;
+    if (!existsSync(w.path)) continue;
+    const r = await gitRaw(w.path, ['rev-parse', '--absolute-git-dir']);
+    if (r.code !== 0) continue;
+    const state = stateIn(r.stdout.trim(), branch, attached);
+    if (state) return { state, worktree: w.path };
+  }
+  return null;
+}
+
+function stateIn(dir: string, branch: string, attached: boolean): BusyState | null {
+  const read = (name: string): string | null => {
+    try {
+      return readFileSync(join(dir, name), 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const named = (v: string | null) => v === branch || v === `refs/heads/${branch}`;
+  // git am keeps its state in rebase-apply too, marked by `applying`, on the
+  // branch checked out; a rebase names the branch it rewrites in head-name.
+  if (existsSync(join(dir, 'rebase-apply', 'applying'))) {
+    if (attached) return 'am';
+  } else if (named(read('rebase-merge/head-name')) || named(read('rebase-apply/head-name'))) return 'rebase';
+  // BISECT_START holds the branch the bisect began on (a sha when detached).
+  const bisect = read('BISECT_START');
+  if (bisect !== null && (named(bisect) || attached)) return 'bisect';
+  if (!attached) return null;
+  if (existsSync(join(dir, 'MERGE_HEAD'))) return 'merge';
+  if (existsSync(join(dir, 'CHERRY_PICK_HEAD'))) return 'cherry-pick';
+  if (existsSync(join(dir, 'REVERT_HEAD'))) return 'revert';
+  return null;
+}
+
+/** Every worktree of the repository with what it has checked out. */
+async function worktrees(
+  root: string,
+): Promise<{ path: string; branch: string | null; detached: boolean }[]> {
+  const out = await git(root, ['worktree', 'list', '--porcelain']);
+  const all: { path: string; branch: string | null; detached: boolean }[] = [];
+  for (const line of out.split('\n')) {
+    if (line.startsWith('worktree '))
+      all.push({ path: line.slice('worktree '.length), branch: null, detached: false });
+    else if (line.startsWith('branch ') && all.length) all.at(-1)!.branch = line.slice('branch '.length);
+    else if (line === 'detached' && all.length) all.at(-1)!.detached = true;
+  }
+  return all;
 }
 
 /** A detached worktree at `rev` for landing, made afresh at `path`. */
