@@ -56,7 +56,9 @@ describe('jobs in a clone ahead of its remote', () => {
     const r = f.run(['job', 'do', '--title', 'work'], s);
     expect(r.code, r.stderr).toBe(0);
     const id = jobIdFrom(r.stderr);
-    expect(r.stderr).toMatch(new RegExp(`  workspace: \\S+  \\S+  at ${local.slice(0, 10)} \\(from main\\)\n`));
+    expect(r.stderr).toMatch(
+      new RegExp(`  workspace: \\S+  \\S+  at ${local.slice(0, 10)} \\(from main\\)\n`),
+    );
     const job = f.show(id) as unknown as Rec;
     expect(job.base_rev).toBe(local);
     expect(job.base_branch).toBe('main');
@@ -110,5 +112,35 @@ describe('jobs in a clone ahead of its remote', () => {
     expect(jb.base_branch).toBe('main');
     expect(f.git('rev-parse', 'main').trim()).toBe(jb.landed!.commit);
     expect(f.git('rev-parse', 'origin/main').trim()).toBe(upstream);
+  }, 240_000);
+
+  it("ii run keeps the branch it started from: a checkout switched during the run changes no later job's base", async () => {
+    const create = (title: string, ...more: string[]) =>
+      f.run(['todo', 'create', '--title', title, ...more]).stdout.trim();
+    const a = create('A');
+    const b = create('B', '--deps', a);
+    const scenarios = join(f.tmp.path, 'scenarios');
+    mkdirSync(scenarios);
+    // A's agent switches the person's checkout to another branch, with a
+    // commit of its own, before B (which waits for A) starts.
+    const sw = `git -C '${f.repo}' checkout -q -b other && git -C '${f.repo}' commit -q --allow-empty -m other`;
+    writeFileSync(
+      join(scenarios, `${a}.json`),
+      JSON.stringify({
+        implement: [{ actions: [write('a.txt', 'a\n'), { type: 'shell', command: sw }] }, { actions: [] }],
+      }),
+    );
+    writeFileSync(
+      join(scenarios, `${b}.json`),
+      JSON.stringify({ implement: [{ actions: [write('b.txt', 'b\n')] }, { actions: [] }] }),
+    );
+    const r = await f.runAsync(['run', '--jobs', '1'], scenarios);
+    expect(r.code, r.stderr).toBe(0);
+    expect(f.git('symbolic-ref', '--short', 'HEAD').trim()).toBe('other');
+    const list = JSON.parse(f.run(['job', 'list', '--all', '--json']).stdout) as Rec[];
+    const jb = list.find((j) => j.todo_id === b)!;
+    expect(jb.status).toBe('completed');
+    expect(jb.base_branch).toBe('main');
+    expect(jb.base_rev).toBe(local);
   }, 240_000);
 });

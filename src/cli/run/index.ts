@@ -36,10 +36,11 @@ export function registerRunCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Each job starts from the branch checked out here (never a remote's branch),
-at its tip when the job starts. Without --watch it returns once nothing is
-ready and nothing runs. Exit 0 when every job it started completed (and,
-with --land, landed); 1 when any failed, was abandoned or could not start. Ctrl-C stops starting jobs and says which
+Each job starts from the branch checked out here when ii run starts (never a
+remote's branch), at its tip when the job starts.
+Without --watch it returns once nothing is ready and nothing runs. Exit 0 when
+every job it started completed (and, with --land, landed); 1 when any failed,
+was abandoned or could not start. Ctrl-C stops starting jobs and says which
 still run (watch them with ii dashboard, stop one with ii job abandon <job>);
 a second Ctrl-C abandons them. A todo whose jobs failed [run] max-attempts
 times (default 2) waits for ii todo reopen.`,

@@ -35,13 +35,16 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   // Its jobs do not each say it: once here.
   const ident = checkIdentity(repo.root);
   if (!ident.ok) process.stderr.write(`warning: ${ident.detail}; ii doctor says how to set one\n`);
-  // Each job takes the base when it starts (a dep landed meanwhile is in it);
-  // which ref that is, and where it is now, said once.
+  // The branch checked out now is every job's base, each at its tip when the
+  // job starts (a dep landed meanwhile is in it), even if the checkout is
+  // switched during the run; said once. A detached HEAD: that commit.
+  const rev = base.branch ?? base.sha;
   process.stderr.write(
     base.branch
       ? `jobs start from ${base.branch}, as it is when each starts (now ${base.sha.slice(0, 10)})\n`
-      : `jobs start from the detached HEAD of ${shownLine(repo.root)} (now ${base.sha.slice(0, 10)})\n`,
+      : `jobs start from ${base.sha.slice(0, 10)}, the detached HEAD of ${shownLine(repo.root)}\n`,
   );
+  const jobOpts = { ...(o.agent ? { agent: o.agent } : {}), rev };
   const out = process.stderr;
   const tty = out.isTTY === true;
   const st = style(tty && !process.env.NO_COLOR);
@@ -97,9 +100,9 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       },
       ...(o.watch ? { watch: true } : {}),
       ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
-      ...(o.agent ? { agent: o.agent } : {}),
+      ...jobOpts,
       wakeOnWrite: true,
-      standby: () => spawnStandbyJob(repo, store.dir, o.agent ? { agent: o.agent } : {}),
+      standby: () => spawnStandbyJob(repo, store.dir, jobOpts),
       onEvent: (e) => {
         line(describe(e));
         if (o.land && e.kind === 'ended' && e.outcome === 'completed' && e.job_id) enqueueLanding(e.job_id);
