@@ -143,4 +143,20 @@ describe('jobs in a clone ahead of its remote', () => {
     expect(jb.base_branch).toBe('main');
     expect(jb.base_rev).toBe(local);
   }, 240_000);
+
+  it('ii run --rev origin/main: the remote branch when asked for, named, for every job', async () => {
+    const t = f.run(['todo', 'create', '--title', 'T']).stdout.trim();
+    const r = await f.runAsync(['run', '--jobs', '1', '--rev', 'origin/main']);
+    expect(r.stderr).toContain(
+      `jobs start from origin/main, as it is when each starts (now ${upstream.slice(0, 10)})`,
+    );
+    const job = (JSON.parse(f.run(['job', 'list', '--all', '--json']).stdout) as Rec[]).find(
+      (j) => j.todo_id === t,
+    )!;
+    expect(job.base_rev).toBe(upstream);
+    expect(job.base_branch).toBeNull();
+    // origin/main lacks the local commit's local.txt: its baseline tests fail there.
+    expect(job.status).toBe('failed');
+    expect(r.code).toBe(1);
+  }, 240_000);
 });

@@ -30,6 +30,10 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--max-jobs <M>', 'start at most M jobs, then wait for them and stop', positive('--max-jobs'))
     .option(
+      '--rev <rev>',
+      "base revision for every job, as ii job do --rev (default: the branch checked out here, never a remote's)",
+    )
+    .option(
       '--land',
       'land each completed job as it finishes (as ii job land does), one at a time in completion order: a merge queue',
     )

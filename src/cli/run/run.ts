@@ -30,19 +30,22 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     repo,
     config,
     ...(o.agent ? { agent: o.agent } : {}),
+    ...(o.rev ? { rev: o.rev } : {}),
   });
   const slots = o.jobs ?? config.run.jobs;
   // Its jobs do not each say it: once here.
   const ident = checkIdentity(repo.root);
   if (!ident.ok) process.stderr.write(`warning: ${ident.detail}; ii doctor says how to set one\n`);
-  // The branch checked out now is every job's base, each at its tip when the
-  // job starts (a dep landed meanwhile is in it), even if the checkout is
-  // switched during the run; said once. A detached HEAD: that commit.
-  const rev = base.branch ?? base.sha;
+  // --rev, else the branch checked out now, is every job's base, each at
+  // its tip when the job starts (a dep landed meanwhile is in it), even if
+  // the checkout is switched during the run; said once. A detached HEAD:
+  // that commit.
+  const rev = base.branch ?? o.rev ?? base.sha;
+  const now = base.sha.slice(0, 10);
   process.stderr.write(
-    base.branch
-      ? `jobs start from ${base.branch}, as it is when each starts (now ${base.sha.slice(0, 10)})\n`
-      : `jobs start from ${base.sha.slice(0, 10)}, the detached HEAD of ${shownLine(repo.root)}\n`,
+    base.branch || o.rev
+      ? `jobs start from ${shownLine(rev)}, as it is when each starts (now ${now})\n`
+      : `jobs start from ${now}, the detached HEAD of ${shownLine(repo.root)}\n`,
   );
   const jobOpts = { ...(o.agent ? { agent: o.agent } : {}), rev };
   const out = process.stderr;
