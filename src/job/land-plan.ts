@@ -72,6 +72,9 @@ export async function landPlan(i: TargetInput & { test?: boolean }): Promise<Lan
   const { job } = i;
   const { base, final } = landable(job);
   const { onto, note } = await target(i);
+  // The board asks before it lands: a branch mid-rebase is said now, not
+  // after the person said yes.
+  await refuseIfBusy(i.repo.root, job.id, onto);
   return {
     onto,
     note,
