@@ -4,7 +4,7 @@
 // branch only by compare-and-swap, or, where the branch is checked out, only
 // as `git merge --ff-only` would (which never touches a file with
 // uncommitted changes). Git-only, like the rest of src/vcs.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { git, gitRaw } from './git-run.js';
 
@@ -78,12 +78,31 @@ export async function branchBusy(root: string, branch: string): Promise<BranchBu
     // A worktree on another branch can only be busy with that branch.
     if (!attached && !w.detached) continue;
     if (!existsSync(w.path)) continue;
-    const r = await gitRaw(w.path, ['rev-parse', '--absolute-git-dir']);
-    if (r.code !== 0) continue;
-    const state = stateIn(r.stdout.trim(), branch, attached);
+    const dir = await gitDirOf(w.path);
+    if (!dir) continue;
+    const state = stateIn(dir, branch, attached);
     if (state) return { state, worktree: w.path };
   }
   return null;
+}
+
+/**
+ * A worktree's own git dir: its .git directory, or where its .git file
+ * points (a linked worktree), read as git reads it; git is asked only when
+ * neither is there. A file read, not a process per worktree: a landing
+ * looks twice.
+ */
+async function gitDirOf(worktree: string): Promise<string | null> {
+  const dotGit = join(worktree, '.git');
+  try {
+    if (statSync(dotGit).isDirectory()) return dotGit;
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+    if (m) return resolve(worktree, m[1]!.trim());
+  } catch {
+    // No .git here (GIT_DIR elsewhere, core.worktree): git knows.
+  }
+  const r = await gitRaw(worktree, ['rev-parse', '--absolute-git-dir']);
+  return r.code === 0 ? r.stdout.trim() : null;
 }
 
 function stateIn(dir: string, branch: string, attached: boolean): BusyState | null {
