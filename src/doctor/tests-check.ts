@@ -28,8 +28,9 @@ export async function checkTests(o: {
   const { root, config } = o;
   const vcs = new GitVcs();
   let base: string;
+  let from: string;
   try {
-    base = await vcs.resolveBase(root);
+    ({ sha: base, ref: from } = await vcs.resolveBase(root));
   } catch (err) {
     return [
       { name: 'tests', ok: false, detail: (err as Error).message.split('\n')[0] ?? '', fix: 'See above.' },
@@ -42,7 +43,7 @@ export async function checkTests(o: {
   try {
     await git(root, ['worktree', 'add', '--quiet', '--detach', ws, base]);
     copyInto(root, ws, await checkCopies(root, config.workspace.copy));
-    o.onProgress?.(`scratch workspace ${ws} at ${base.slice(0, 10)}`);
+    o.onProgress?.(`scratch workspace ${ws} at ${base.slice(0, 10)} (${from})`);
     const tail = new OutputTail();
     const reused: string[] = [];
     const setup = await setupWorkspace({

@@ -14,7 +14,13 @@ import type { JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { abandonJob } from './abandon.js';
-import { CLAIM_LOST_EXIT, spawnBacklogJob, type Detached, type Standby } from './detached.js';
+import {
+  CLAIM_LOST_EXIT,
+  spawnBacklogJob,
+  type BacklogJobOptions,
+  type Detached,
+  type Standby,
+} from './detached.js';
 import { localProbe } from '../proc/alive.js';
 
 export interface BacklogRunnerOptions {
@@ -36,6 +42,8 @@ export interface BacklogRunnerOptions {
   maxJobs?: number;
   /** Passed to each job (--agent). */
   agent?: string;
+  /** Passed to each job (--rev): the base branch, fixed when the run starts. */
+  rev?: string;
   /** How often the store is looked at between child exits (ms). */
   pollMs?: number;
   /**
@@ -368,9 +376,9 @@ export class BacklogRunner {
     this.waiting = null;
     const d = standby
       ? standby.handOver(todo.id)
-      : (
-          this.o.start ?? ((t: Todo) => spawnBacklogJob(t.id, this.o.repo, this.o.store.dir, this.agentOpt()))
-        )(todo);
+      : (this.o.start ?? ((t: Todo) => spawnBacklogJob(t.id, this.o.repo, this.o.store.dir, this.jobOpts())))(
+          todo,
+        );
     this.startedCount++;
     const c: Child = { todo, pid: d.pid, log: d.log, job: null, spawnedAt, child: d.child, exit: null };
     this.children.set(d.pid, c);
@@ -385,8 +393,8 @@ export class BacklogRunner {
     this.emit({ kind: 'started', todo, pid: d.pid, log: d.log, standby: standby !== null });
   }
 
-  private agentOpt(): { agent?: string } {
-    return this.o.agent ? { agent: this.o.agent } : {};
+  private jobOpts(): BacklogJobOptions {
+    return { ...(this.o.agent ? { agent: this.o.agent } : {}), ...(this.o.rev ? { rev: this.o.rev } : {}) };
   }
 
   /** A child that exited: what its job came to. */

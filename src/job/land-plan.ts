@@ -23,7 +23,8 @@ export const short = (sha: string) => sha.slice(0, 10);
 export class LandRefused extends UserError {
   constructor(
     message: string,
-    readonly kind: 'not-landable' | 'target' | 'conflict' | 'tests' | 'checkout' | 'moved' | 'aborted',
+    readonly kind:
+      'not-landable' | 'target' | 'conflict' | 'tests' | 'checkout' | 'busy' | 'moved' | 'aborted',
     readonly conflicts: string[] = [],
   ) {
     super(message);
@@ -53,7 +54,7 @@ export async function target(i: TargetInput): Promise<{ onto: string; note: stri
     );
   return {
     onto: current,
-    note: `job ${i.job.id} predates recorded base branches: landing onto the checked-out branch, ${current} (--onto chooses another)`,
+    note: `job ${i.job.id} records no base branch (it started from a tag, a commit or a detached HEAD, or predates them): landing onto the checked-out branch, ${current} (--onto chooses another)`,
   };
 }
 
@@ -71,6 +72,9 @@ export async function landPlan(i: TargetInput & { test?: boolean }): Promise<Lan
   const { job } = i;
   const { base, final } = landable(job);
   const { onto, note } = await target(i);
+  // The board asks before it lands: a branch mid-rebase is said now, not
+  // after the person said yes.
+  await refuseIfBusy(i.repo.root, job.id, onto);
   return {
     onto,
     note,
@@ -106,5 +110,39 @@ export function stoppedRefusal(id: string, c: JobLandConflict, why = 'stopped in
       ` (or ii job land ${id} --abort to put the job back as it was). Your checkout was not touched.`,
     'conflict',
     c.files,
+  );
+}
+
+/** Each operation a branch can be stopped in: its name, what finishes it, what undoes it. */
+const FINISH: Record<git.BusyState, { noun: string; finish: string; abort: string }> = {
+  rebase: { noun: 'rebase', finish: 'git rebase --continue', abort: 'git rebase --abort' },
+  bisect: { noun: 'bisect', finish: 'git bisect reset', abort: 'git bisect reset' },
+  am: { noun: 'git am', finish: 'git am --continue', abort: 'git am --abort' },
+  merge: { noun: 'merge', finish: 'resolve, then git commit', abort: 'git merge --abort' },
+  'cherry-pick': {
+    noun: 'cherry-pick',
+    finish: 'git cherry-pick --continue',
+    abort: 'git cherry-pick --abort',
+  },
+  revert: { noun: 'revert', finish: 'git revert --continue', abort: 'git revert --abort' },
+};
+
+/**
+ * Refuses a landing on `onto` while git is in the middle of something on it
+ * in some worktree: a branch moved under a stopped rebase is reset when the
+ * rebase is aborted (or blocks its --continue), while the job would say
+ * landed; a merge or am in progress holds the checkout.
+ */
+export async function refuseIfBusy(root: string, jobId: string, onto: string): Promise<void> {
+  const busy = await git.branchBusy(root, onto);
+  if (!busy) return;
+  const f = FINISH[busy.state];
+  const how =
+    busy.state === 'bisect'
+      ? `end the bisect there (${f.finish})`
+      : `finish the ${f.noun} there (${f.finish}) or abort it (${f.abort})`;
+  throw new LandRefused(
+    `${onto} is in the middle of a ${f.noun} in ${busy.worktree}, so nothing was changed: ${how}, then run ii job land ${jobId} again.`,
+    'busy',
   );
 }

@@ -23,7 +23,7 @@ import { runTests } from './test-runner.js';
 import { isInside } from '../session/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import { writeJournal } from '../journal/write.js';
-import { LandRefused, landable, short, stoppedRefusal, target } from './land-plan.js';
+import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './land-plan.js';
 
 export { finalCommit, LandRefused, landPlan, type LandPlan } from './land-plan.js';
 
@@ -192,6 +192,8 @@ async function landJobIn(i: LandInput): Promise<LandResult> {
       `there is no local branch ${onto} to land on: create it, or pass --onto an existing branch (git branch lists them).`,
       'target',
     );
+  // Refused before the rebase and the tests, as well as before the move.
+  await refuseIfBusy(repo.root, job.id, onto);
   const original = await git.commitsBetween(repo.root, base, final);
   progress({ type: 'target', onto, tip, commits: original.length, note });
   // Not under workspaces/: that is the pool `ii workspace prune` clears.
@@ -625,6 +627,9 @@ async function advance(
   progress: (p: LandProgress) => void,
 ): Promise<'ok' | 'moved'> {
   const reason = `incrementum: land job ${i.job.id}`;
+  // Again just before the move: a rebase or merge may have begun while the
+  // tests ran.
+  await refuseIfBusy(i.repo.root, i.job.id, onto);
   const where = await git.checkoutsOf(i.repo.root, onto);
   if (where.length === 0) return (await git.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
   // A branch is checked out in one worktree at most (git refuses a second).

@@ -13,8 +13,7 @@ import type { StateStore } from '../state/api.js';
 import { shortId } from '../state/ids.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
-import type { Vcs } from '../vcs/vcs.js';
-import { baseBranchOf } from '../vcs/land.js';
+import type { Base, Vcs } from '../vcs/vcs.js';
 import type { Config } from '../model/config.js';
 import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
 import { recordDespiteFullDisk } from './full-disk.js';
@@ -67,6 +66,8 @@ export interface Launched {
   session: Session;
   workspacePath: string;
   baseRev: string;
+  /** What the base was taken from (the checked-out branch, --rev, or HEAD), to show beside baseRev. */
+  baseRef: string;
   /** The change the first implement pass works in, started in the workspace. */
   changeId: string;
   /** Jobs of the todo whose runner was gone, ended (failed) before this one started. */
@@ -77,20 +78,20 @@ export interface Launched {
  * What a user can get wrong that is known before anything is created: the
  * test commands, the templates, the agent, the base revision. `ii job do
  * --title` runs it before creating its todo, so a failed start leaves none.
- * Returns the agent to run.
+ * Returns the agent to run and the base a job would start from now.
  */
 export async function checkLaunch(
   deps: Pick<JobDeps, 'resolveAgent' | 'vcs'>,
   i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
-): Promise<AgentSpec> {
-  return (await checked(deps, i)).agent;
+): Promise<{ agent: AgentSpec; base: Base }> {
+  return checked(deps, i);
 }
 
 /** checkLaunch, and the base commit it resolved (the workspace starts there). */
 async function checked(
   deps: Pick<JobDeps, 'resolveAgent' | 'vcs'>,
   i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
-): Promise<{ agent: AgentSpec; base: string }> {
+): Promise<{ agent: AgentSpec; base: Base }> {
   requireTestCommands(i.config);
   new Prompts(i.repo.root).loadAll();
   const agent = deps.resolveAgent(i.config, i.agent);
@@ -148,12 +149,6 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     },
     (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
   );
-  // Where `ii job land` goes by default (the branch the base was taken
-  // from): looked up while the workspace is made.
-  const baseBranch = baseBranchOf(repo.root, i.rev).then(
-    (b) => ({ ok: true as const, b }),
-    (err: unknown) => ({ ok: false as const, err }),
-  );
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
   const t0 = performance.now();
   try {
@@ -162,7 +157,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       slug: repo.slug,
       todoId: todo.id,
       ...(i.rev ? { rev: i.rev } : {}),
-      base,
+      base: base.sha,
       stateDir: i.stateDir,
       copy: config.workspace.copy,
       sessionId,
@@ -189,9 +184,9 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     });
     i.onEvent?.(made);
     store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
-    const branch = await baseBranch;
-    if (!branch.ok) throw branch.err;
-    store.jobs.setBaseBranch(job.id, branch.b);
+    // Where `ii job land` goes by default: the branch the base commit was
+    // taken from, in the same lookup, so the two always agree.
+    store.jobs.setBaseBranch(job.id, base.branch);
     // The first change exists before the job starts (the spec's `jj new
     // <base>`), so the job's context names it from the first line. Its base
     // is the workspace's head: the base commit, just checked out.
@@ -227,6 +222,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       session,
       workspacePath,
       baseRev,
+      baseRef: base.ref,
       changeId,
       endedStale,
     };

@@ -22,7 +22,7 @@ export interface SessionStartInput {
   slug: string;
   todoId: string;
   rev?: string;
-  /** The base commit when the caller has just resolved it (the rev, or the trunk): not looked up again. */
+  /** The base commit when the caller has just resolved it (the rev, or the checked-out branch): not looked up again. */
   base?: string;
   /** The incrementum state dir (`$XDG_STATE_HOME/incrementum`). */
   stateDir: string;
@@ -53,7 +53,7 @@ export async function startSession(
 ): Promise<StartedSession> {
   // Everything the user can get wrong is checked before anything is claimed.
   const root = await vcs.root(o.repoRoot);
-  const baseRev = o.base ?? (await vcs.resolveBase(root, o.rev));
+  const baseRev = o.base ?? (await vcs.resolveBase(root, o.rev)).sha;
   const copies = await checkCopies(root, o.copy ?? []);
   const todo = store.todos.get(o.slug, o.todoId);
   if (!todo) throw new UserError(`no todo ${o.todoId} in this repository: ii todo list shows them.`);

@@ -14,7 +14,7 @@ import { UserError } from '../errors.js';
 import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
-import type { FileStat, IterationCommit, LogEntry, Vcs } from './vcs.js';
+import type { Base, FileStat, IterationCommit, LogEntry, Vcs } from './vcs.js';
 import { PROTOCOL_FILES } from './vcs.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
 
@@ -75,7 +75,7 @@ export class GitVcs implements Vcs {
     return r.stdout.trim();
   }
 
-  async resolveBase(root: string, rev?: string): Promise<string> {
+  async resolveBase(root: string, rev?: string): Promise<Base> {
     if (!(await this.hasCommits(root)))
       throw new UserError(
         `the repository at ${root} has no commits yet, so there is no base revision to start from: make a first commit (git add -A && git commit -m initial), then run this again.`,
@@ -86,24 +86,30 @@ export class GitVcs implements Vcs {
         throw new UserError(
           `unknown revision '${rev}' in ${root}: pass --rev a branch, tag or commit that exists (git log --oneline --all lists them).`,
         );
-      return sha;
+      // A local branch named by --rev is where the job lands by default; a
+      // tag, a sha or a remote-tracking ref is not a branch to move.
+      const name = rev.replace(/^refs\/heads\//, '');
+      const tip = await this.commitOf(root, `refs/heads/${name}`);
+      return { sha, ref: rev, branch: tip === sha ? name : null };
     }
-    const remotes = (await git(root, ['remote'])).split('\n').filter(Boolean);
-    remotes.sort((a, b) => (a === 'origin' ? -1 : b === 'origin' ? 1 : a.localeCompare(b)));
-    for (const remote of remotes) {
-      const head = await run(root, ['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
-      const sha = head.code === 0 ? await this.commitOf(root, head.stdout.trim()) : null;
-      if (sha) return sha;
+    // The branch checked out here, never a remote-tracking ref: in a clone
+    // whose main is ahead of origin/main, the work (a dep's landed commits, a
+    // committed config) is on main, not on the remote.
+    const head = await run(root, ['symbolic-ref', '-q', 'HEAD']);
+    if (head.code === 0 && head.stdout.trim()) {
+      const ref = head.stdout.trim();
+      const name = ref.replace(/^refs\/heads\//, '');
+      const sha = await this.commitOf(root, ref);
+      if (!sha)
+        throw new UserError(
+          `the branch ${name} checked out in ${root} has no commits yet, so there is no base revision to start from: commit on it, check out a branch that has commits, or pass --rev.`,
+        );
+      return { sha, ref: name, branch: name };
     }
-    for (const name of ['refs/heads/main', 'refs/heads/master']) {
-      const sha = await this.commitOf(root, name);
-      if (sha) return sha;
-    }
-    // No trunk by name: the oldest root commit of HEAD (or of anything).
-    let roots = await run(root, ['rev-list', '--max-parents=0', 'HEAD']);
-    if (roots.code !== 0 || !roots.stdout.trim())
-      roots = await run(root, ['rev-list', '--max-parents=0', ...ALL_REFS]);
-    return roots.stdout.trim().split('\n').at(-1)!;
+    // A detached HEAD: the commit checked out, and no branch to land on.
+    const sha = await this.commitOf(root, 'HEAD');
+    if (!sha) throw new UserError(`${root} has no commit checked out: check out a branch, or pass --rev.`);
+    return { sha, ref: 'HEAD', branch: null };
   }
 
   async addWorkspace(root: string, path: string, branch: string, baseRev: string): Promise<void> {

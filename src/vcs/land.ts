@@ -1,12 +1,13 @@
-// The git steps of landing a job (src/job/land.ts): find the branch a base
-// came from, rebase the job's commits in a throwaway worktree, and move the
-// target branch only by compare-and-swap, or, where the branch is checked
-// out, only as `git merge --ff-only` would (which never touches a file with
+// The git steps of landing a job (src/job/land.ts): see whether the target
+// branch is busy (a rebase, bisect, am or merge in progress in a worktree),
+// rebase the job's commits in a throwaway worktree, and move the target
+// branch only by compare-and-swap, or, where the branch is checked out, only
+// as `git merge --ff-only` would (which never touches a file with
 // uncommitted changes). Git-only, like the rest of src/vcs. The landing
 // worktree runs the project's tests, which can rewrite its `.git`: each git
 // command there checks the link first (worktree-link.ts), as GitVcs does.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { git, gitRaw, type GitOptions } from './git-run.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
 
@@ -31,28 +32,6 @@ export async function branchTip(root: string, branch: string): Promise<string | 
 export async function currentBranch(checkout: string): Promise<string | null> {
   const r = await gitRaw(checkout, ['symbolic-ref', '-q', '--short', 'HEAD']);
   return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null;
-}
-
-/**
- * The local branch a base revision came from, as GitVcs.resolveBase chose it:
- * `rev` when it names a local branch; with no rev, the local branch of the
- * remote's default branch, else main or master, else the checked-out branch.
- * Null for a bare sha or tag.
- */
-export async function baseBranchOf(root: string, rev?: string): Promise<string | null> {
-  if (rev !== undefined) {
-    const name = rev.replace(/^refs\/heads\//, '');
-    return (await branchTip(root, name)) ? name : null;
-  }
-  const remotes = (await git(root, ['remote'])).split('\n').filter(Boolean);
-  remotes.sort((a, b) => (a === 'origin' ? -1 : b === 'origin' ? 1 : a.localeCompare(b)));
-  for (const remote of remotes) {
-    const head = await gitRaw(root, ['symbolic-ref', '-q', `refs/remotes/${remote}/HEAD`]);
-    const name = head.code === 0 ? head.stdout.trim().replace(`refs/remotes/${remote}/`, '') : '';
-    if (name && (await branchTip(root, name))) return name;
-  }
-  for (const name of ['main', 'master']) if (await branchTip(root, name)) return name;
-  return currentBranch(root);
 }
 
 /** True when `ancestor` is `descendant` or one of its ancestors. */
@@ -81,6 +60,95 @@ export async function checkoutsOf(root: string, branch: string): Promise<string[
     else if (line === `branch refs/heads/${branch}`) paths.push(path);
   }
   return paths;
+}
+
+/** An operation git has stopped in the middle of, on a branch. */
+export type BusyState = 'rebase' | 'bisect' | 'am' | 'merge' | 'cherry-pick' | 'revert';
+
+export interface BranchBusy {
+  state: BusyState;
+  /** The worktree it is in progress in. */
+  worktree: string;
+}
+
+/**
+ * Whether `branch` is in the middle of a rebase, bisect, `git am`, merge,
+ * cherry-pick or revert in any worktree (the main checkout included), as
+ * git's own `branch -f` checks: a rebase or bisect detaches HEAD, so the
+ * branch is not "checked out" then, and moving it under them is lost when
+ * they finish or abort (a rebase resets it to where it began).
+ */
+export async function branchBusy(root: string, branch: string): Promise<BranchBusy | null> {
+  const ref = `refs/heads/${branch}`;
+  for (const w of await worktrees(root)) {
+    const attached = w.branch === ref;
+    // A worktree on another branch can only be busy with that branch.
+    if (!attached && !w.detached) continue;
+    if (!existsSync(w.path)) continue;
+    const dir = await gitDirOf(w.path);
+    if (!dir) continue;
+    const state = stateIn(dir, branch, attached);
+    if (state) return { state, worktree: w.path };
+  }
+  return null;
+}
+
+/**
+ * A worktree's own git dir: its .git directory, or where its .git file
+ * points (a linked worktree), read as git reads it; git is asked only when
+ * neither is there. A file read, not a process per worktree: a landing
+ * looks twice.
+ */
+async function gitDirOf(worktree: string): Promise<string | null> {
+  const dotGit = join(worktree, '.git');
+  try {
+    if (statSync(dotGit).isDirectory()) return dotGit;
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+    if (m) return resolve(worktree, m[1]!.trim());
+  } catch {
+    // No .git here (GIT_DIR elsewhere, core.worktree): git knows.
+  }
+  const r = await gitRaw(worktree, ['rev-parse', '--absolute-git-dir']);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+function stateIn(dir: string, branch: string, attached: boolean): BusyState | null {
+  const read = (name: string): string | null => {
+    try {
+      return readFileSync(join(dir, name), 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const named = (v: string | null) => v === branch || v === `refs/heads/${branch}`;
+  // git am keeps its state in rebase-apply too, marked by `applying`, on the
+  // branch checked out; a rebase names the branch it rewrites in head-name.
+  if (existsSync(join(dir, 'rebase-apply', 'applying'))) {
+    if (attached) return 'am';
+  } else if (named(read('rebase-merge/head-name')) || named(read('rebase-apply/head-name'))) return 'rebase';
+  // BISECT_START holds the branch the bisect began on (a sha when detached).
+  const bisect = read('BISECT_START');
+  if (bisect !== null && (named(bisect) || attached)) return 'bisect';
+  if (!attached) return null;
+  if (existsSync(join(dir, 'MERGE_HEAD'))) return 'merge';
+  if (existsSync(join(dir, 'CHERRY_PICK_HEAD'))) return 'cherry-pick';
+  if (existsSync(join(dir, 'REVERT_HEAD'))) return 'revert';
+  return null;
+}
+
+/** Every worktree of the repository with what it has checked out. */
+async function worktrees(
+  root: string,
+): Promise<{ path: string; branch: string | null; detached: boolean }[]> {
+  const out = await git(root, ['worktree', 'list', '--porcelain']);
+  const all: { path: string; branch: string | null; detached: boolean }[] = [];
+  for (const line of out.split('\n')) {
+    if (line.startsWith('worktree '))
+      all.push({ path: line.slice('worktree '.length), branch: null, detached: false });
+    else if (line.startsWith('branch ') && all.length) all.at(-1)!.branch = line.slice('branch '.length);
+    else if (line === 'detached' && all.length) all.at(-1)!.detached = true;
+  }
+  return all;
 }
 
 /** A detached worktree at `rev` for landing, made afresh at `path`. */

@@ -29,15 +29,26 @@ export interface IterationCommit {
   files: FileStat[];
 }
 
+/** Where a job starts: the commit, and what it was taken from. */
+export interface Base {
+  /** The commit, a full sha. */
+  sha: string;
+  /** What it was resolved from, to show: the checked-out branch, the --rev given, or HEAD (detached). */
+  ref: string;
+  /** The local branch whose tip it is (where a landing goes by default); null for a tag, a sha, a remote ref, a detached HEAD. */
+  branch: string | null;
+}
+
 export interface Vcs {
   /** The repository root containing `cwd`; UserError when there is none. */
   root(cwd: string): Promise<string>;
   /**
-   * The base revision as a full sha: `rev` when given, else the trunk (the
-   * remote's default branch, else main or master, else the root commit).
-   * UserError for an unknown rev or a repo with no commits.
+   * The base revision: `rev` when given, else the branch checked out in
+   * `root` (its HEAD's commit when detached), never a remote-tracking ref
+   * unless `rev` names one. UserError for an unknown rev, a repo with no
+   * commits, or a checked-out branch with none.
    */
-  resolveBase(root: string, rev?: string): Promise<string>;
+  resolveBase(root: string, rev?: string): Promise<Base>;
 
   /** Creates a worktree at `path` on `branch`, checked out at `baseRev`. */
   addWorkspace(root: string, path: string, branch: string, baseRev: string): Promise<void>;

@@ -32,7 +32,7 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 
 /** A workspace on `incrementum/ws-1` at the repo's base. */
 async function workspace(): Promise<{ ws: string; base: string }> {
-  const base = await vcs.resolveBase(repo);
+  const base = (await vcs.resolveBase(repo)).sha;
   const ws = join(tmp.path, 'state', 'workspaces', 'repo', '1');
   await vcs.addWorkspace(repo, ws, 'incrementum/ws-1', base);
   return { ws, base };
@@ -103,9 +103,17 @@ describe('root and base revision', () => {
     expect(err.message).toContain('make a first commit');
   });
 
-  it('resolves --rev and refuses an unknown one (even one that looks like an option)', async () => {
+  it('resolves --rev, naming the branch only when it is a local branch, and refuses an unknown one (even one that looks like an option)', async () => {
+    const head = git(repo, 'rev-parse', 'HEAD');
     git(repo, 'tag', 'v1');
-    expect(await vcs.resolveBase(repo, 'v1')).toBe(git(repo, 'rev-parse', 'HEAD'));
+    expect(await vcs.resolveBase(repo, 'v1')).toEqual({ sha: head, ref: 'v1', branch: null });
+    expect(await vcs.resolveBase(repo, 'main')).toEqual({ sha: head, ref: 'main', branch: 'main' });
+    expect(await vcs.resolveBase(repo, 'refs/heads/main')).toEqual({
+      sha: head,
+      ref: 'refs/heads/main',
+      branch: 'main',
+    });
+    expect(await vcs.resolveBase(repo, head)).toEqual({ sha: head, ref: head, branch: null });
     for (const rev of ['no-such-branch', '--all']) {
       const err = await rejection(vcs.resolveBase(repo, rev));
       expect(err).toBeInstanceOf(UserError);
@@ -115,25 +123,44 @@ describe('root and base revision', () => {
     }
   });
 
-  it('takes main, else master, else the root commit', async () => {
+  it('takes the branch checked out, whatever its name, else the detached HEAD', async () => {
     const first = git(repo, 'rev-parse', 'HEAD');
     git(repo, 'checkout', '-q', '-b', 'topic');
     git(repo, 'commit', '-q', '--allow-empty', '-m', 'topic work');
-    expect(await vcs.resolveBase(repo)).toBe(first);
-    git(repo, 'branch', '-q', '-m', 'main', 'master');
-    expect(await vcs.resolveBase(repo)).toBe(first);
-    git(repo, 'branch', '-q', '-m', 'master', 'trunk');
-    git(repo, 'checkout', '-q', 'topic');
-    expect(await vcs.resolveBase(repo)).toBe(first);
+    const topic = git(repo, 'rev-parse', 'HEAD');
+    expect(await vcs.resolveBase(repo)).toEqual({ sha: topic, ref: 'topic', branch: 'topic' });
+    git(repo, 'checkout', '-q', 'main');
+    expect(await vcs.resolveBase(repo)).toEqual({ sha: first, ref: 'main', branch: 'main' });
+    git(repo, 'checkout', '-q', '--detach', 'topic');
+    expect(await vcs.resolveBase(repo)).toEqual({ sha: topic, ref: 'HEAD', branch: null });
   });
 
-  it("takes the remote's default branch when there is a remote", async () => {
+  it('refuses a checked-out branch with no commits yet', async () => {
+    git(repo, 'checkout', '-q', '--orphan', 'fresh');
+    const err = await rejection(vcs.resolveBase(repo));
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toBe(
+      `the branch fresh checked out in ${repo} has no commits yet, so there is no base revision to start from: commit on it, check out a branch that has commits, or pass --rev.`,
+    );
+  });
+
+  it("takes the local branch in a clone ahead of its remote, not the remote's default branch", async () => {
+    const remote = join(tmp.path, 'remote.git');
+    git(tmp.path, 'clone', '-q', '--bare', repo, remote);
     const clone = join(tmp.path, 'clone');
-    git(tmp.path, 'clone', '-q', repo, clone);
-    const upstream = git(repo, 'rev-parse', 'HEAD');
+    git(tmp.path, 'clone', '-q', remote, clone);
+    const upstream = git(clone, 'rev-parse', 'origin/main');
+    expect(git(clone, 'symbolic-ref', 'refs/remotes/origin/HEAD')).toBe('refs/remotes/origin/main');
     git(clone, '-c', 'user.name=T', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'local');
-    expect(git(clone, 'rev-parse', 'main')).not.toBe(upstream);
-    expect(await vcs.resolveBase(clone)).toBe(upstream);
+    const local = git(clone, 'rev-parse', 'main');
+    expect(local).not.toBe(upstream);
+    expect(await vcs.resolveBase(clone)).toEqual({ sha: local, ref: 'main', branch: 'main' });
+    // The remote's branch only when asked for.
+    expect(await vcs.resolveBase(clone, 'origin/main')).toEqual({
+      sha: upstream,
+      ref: 'origin/main',
+      branch: null,
+    });
   });
 });
 
@@ -273,7 +300,7 @@ describe('iterations of a change', () => {
     const it1 = await vcs.commitIteration(ws, 'bytes');
     expect(it1.files.map((f) => f.path)).toEqual(['bad-\udcfe.txt', 'bad-\udcff.txt']);
     expect(it1.files.map((f) => f.additions)).toEqual([1, 1]);
-    const diff = await vcs.diff(ws, await vcs.resolveBase(repo), it1.commit_id);
+    const diff = await vcs.diff(ws, (await vcs.resolveBase(repo)).sha, it1.commit_id);
     expect(diff.text).toContain('+++ b/bad-\udcfe.txt');
     expect(diff.text).toContain('+++ b/bad-\udcff.txt');
     expect(diff.text).toContain('+caf\udce9');

@@ -197,7 +197,7 @@ describe('a link changed after the check, before git starts', () => {
 describe('GitVcs in a repointed workspace', () => {
   it("every operation fails with WorkspaceRedirected and the user's repository is untouched; made again, it works", async () => {
     const vcs = new GitVcs();
-    const base = await vcs.resolveBase(repo);
+    const base = (await vcs.resolveBase(repo)).sha;
     await vcs.removeWorkspace(repo, ws);
     await vcs.addWorkspace(repo, ws, 'incrementum/ws-1', base);
     const id = await vcs.startChange(ws);

@@ -1,7 +1,8 @@
 // What `ii job do` prints before the loop starts (job subcommand spec, step 6):
-// the workspace (name and path), the session, the change the first iteration
-// works in, and the whole todo. Pure; the todo's text is the user's or an
-// agent's, so it is shown through src/text.
+// the workspace (name and path, the base commit and the ref it was taken
+// from), the session, the change the first iteration works in, and the whole
+// todo. Pure; the todo's text is the user's or an agent's, so it is shown
+// through src/text.
 import { basename } from 'node:path';
 import type { Todo } from '../../model/todo.js';
 import { visibleLine } from '../../text/sanitize.js';
@@ -16,6 +17,8 @@ export interface JobContext {
   workspaceName?: string | undefined;
   workspacePath: string;
   baseRev: string;
+  /** What the base was taken from: the checked-out branch, --rev, or HEAD (detached). */
+  baseRef?: string | undefined;
   changeId: string;
   retriedFrom?: string | undefined;
 }
@@ -25,7 +28,7 @@ export function jobContextLines(c: JobContext, st: Style): string[] {
   const out = [
     // The first line's shape is what scripts (and the tests) read the job id from.
     st.bold(`job ${c.jobId}`) + ` for todo ${todo.id}: ${shownLine(todo.title)}`,
-    `  workspace: ${visibleLine(c.workspaceName ?? basename(c.workspacePath))}  ${visibleLine(c.workspacePath)}  at ${c.baseRev.slice(0, 10)}`,
+    `  workspace: ${visibleLine(c.workspaceName ?? basename(c.workspacePath))}  ${visibleLine(c.workspacePath)}  at ${c.baseRev.slice(0, 10)}${c.baseRef ? ` (from ${visibleLine(c.baseRef === 'HEAD' ? 'HEAD, detached' : c.baseRef)})` : ''}`,
     `  session:   ${visibleLine(c.sessionId)}`,
     `  change:    ${visibleLine(c.changeId)}`,
   ];

@@ -197,7 +197,7 @@ export async function runJob(
       await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });
     },
   });
-  const { job, runner, session, workspacePath, baseRev, changeId } = launched;
+  const { job, runner, session, workspacePath, baseRev, baseRef, changeId } = launched;
   jobId = job.id;
   for (const c of launched.endedStale)
     progress.line(`job ${c.job.id} of this todo failed (its runner was gone): ${describeCleanup(c)}`);
@@ -209,6 +209,7 @@ export async function runJob(
       workspaceName: store.workspaces.list(repo.slug).find((w) => w.path === workspacePath)?.branch,
       workspacePath,
       baseRev,
+      baseRef,
       changeId,
       retriedFrom: o.retriedFrom,
     },

@@ -91,7 +91,10 @@ export function registerJobRunCommands(program: Command): void {
       'open $EDITOR on the new todo before running it (the default with no todo and no --title)',
     )
     .option('--no-edit', 'never open $EDITOR')
-    .option('--rev <rev>', 'base revision for the workspace (default: the trunk)')
+    .option(
+      '--rev <rev>',
+      "base revision for the workspace (default: the branch checked out here, never a remote's)",
+    )
     .option(
       '--agent <name|path>',
       'agent preset (opencode, claude, gemini, codex, scripted) or a command path',
@@ -114,7 +117,10 @@ export function registerJobRunCommands(program: Command): void {
     )
     .argument('<job>', 'job id or any unique prefix')
     .option('--agent <name|path>', 'agent preset or command path for the new job')
-    .option('--rev <rev>', 'base revision for the new workspace (default: the trunk)')
+    .option(
+      '--rev <rev>',
+      "base revision for the new workspace (default: the branch checked out here, never a remote's)",
+    )
     .option('--allow-failing-baseline', BASELINE_HELP)
     .action(async (id: string, o: RetryOptions) => (await import('./retry.js')).jobRetry(id, o));
 

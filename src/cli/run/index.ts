@@ -30,12 +30,18 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--max-jobs <M>', 'start at most M jobs, then wait for them and stop', positive('--max-jobs'))
     .option(
+      '--rev <rev>',
+      "base revision for every job, as ii job do --rev (default: the branch checked out here, never a remote's)",
+    )
+    .option(
       '--land',
       'land each completed job as it finishes (as ii job land does), one at a time in completion order: a merge queue',
     )
     .addHelpText(
       'after',
       `
+Each job starts from the branch checked out here when ii run starts (never a
+remote's branch), at its tip when the job starts.
 Without --watch it returns once nothing is ready and nothing runs. Exit 0 when
 every job it started completed (and, with --land, landed); 1 when any failed,
 was abandoned or could not start. Ctrl-C stops starting jobs and says which

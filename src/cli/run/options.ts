@@ -5,4 +5,5 @@ export interface RunOptions {
   watch?: boolean;
   maxJobs?: number;
   land?: boolean;
+  rev?: string;
 }

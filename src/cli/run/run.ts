@@ -26,11 +26,28 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   const config = loadConfig(repo.root);
   // What would fail every job (no test commands, a missing agent, broken
   // templates) fails here once, before any job is started.
-  await checkLaunch(await realDeps(), { repo, config, ...(o.agent ? { agent: o.agent } : {}) });
+  const { base } = await checkLaunch(await realDeps(), {
+    repo,
+    config,
+    ...(o.agent ? { agent: o.agent } : {}),
+    ...(o.rev ? { rev: o.rev } : {}),
+  });
   const slots = o.jobs ?? config.run.jobs;
   // Its jobs do not each say it: once here.
   const ident = checkIdentity(repo.root);
   if (!ident.ok) process.stderr.write(`warning: ${ident.detail}; ii doctor says how to set one\n`);
+  // --rev, else the branch checked out now, is every job's base, each at
+  // its tip when the job starts (a dep landed meanwhile is in it), even if
+  // the checkout is switched during the run; said once. A detached HEAD:
+  // that commit.
+  const rev = base.branch ?? o.rev ?? base.sha;
+  const now = base.sha.slice(0, 10);
+  process.stderr.write(
+    base.branch || o.rev
+      ? `jobs start from ${shownLine(rev)}, as it is when each starts (now ${now})\n`
+      : `jobs start from ${now}, the detached HEAD of ${shownLine(repo.root)}\n`,
+  );
+  const jobOpts = { ...(o.agent ? { agent: o.agent } : {}), rev };
   const out = process.stderr;
   const tty = out.isTTY === true;
   const st = style(tty && !process.env.NO_COLOR);
@@ -86,9 +103,9 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       },
       ...(o.watch ? { watch: true } : {}),
       ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
-      ...(o.agent ? { agent: o.agent } : {}),
+      ...jobOpts,
       wakeOnWrite: true,
-      standby: () => spawnStandbyJob(repo, store.dir, o.agent ? { agent: o.agent } : {}),
+      standby: () => spawnStandbyJob(repo, store.dir, jobOpts),
       onEvent: (e) => {
         line(describe(e));
         if (o.land && e.kind === 'ended' && e.outcome === 'completed' && e.job_id) enqueueLanding(e.job_id);
