@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import type { JobDeps } from '../../src/job/launch.js';
 import { finishSession, startSession } from '../../src/session/index.js';
+import { pruneWorkspaces } from '../../src/session/workspaces.js';
 import { openStateStore, repoSlug, type StateStore } from '../../src/state/index.js';
 import { GitVcs } from '../../src/vcs/git.js';
 import { ii, ROOT } from '../helpers/cli.js';
@@ -217,6 +218,40 @@ describe('workspaces and sessions', () => {
     expect(s3.workspacePath).toBe(debris);
     expect(existsSync(join(debris, 'junk'))).toBe(false);
     expect(readFileSync(join(debris, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+
+  it('prune never removes a workspace a job claims while it runs', async () => {
+    const todo = (title: string) => store.todos.create(slug, { title }).id;
+    const free = await start(todo('free'));
+    const ended = await start(todo('ended'));
+    await deps.finishSession(store, free.session.id, 'done');
+    store.sessions.setStatus(ended.session.id, 'failed'); // ended, its workspace not yet released
+    // While prune removes the first workspace, jobs start: one is given the
+    // ended session's workspace (released just then, as finishSession
+    // does), one a new workspace.
+    let started: Awaited<ReturnType<typeof start>>[] = [];
+    class StartingVcs extends GitVcs {
+      override async removeWorkspace(root: string, path: string): Promise<void> {
+        if (started.length === 0) {
+          store.workspaces.release(ended.workspacePath);
+          started = [await start(todo('reuses')), await start(todo('new'))];
+        }
+        await super.removeWorkspace(root, path);
+      }
+    }
+    const pruned = await pruneWorkspaces(store, { root: repo, slug, stateDir: store.dir }, new StartingVcs());
+    expect(started.map((s) => s.workspacePath)).toEqual([
+      ended.workspacePath,
+      join(store.dir, 'workspaces', slug, '3'),
+    ]);
+    expect(pruned.map((p) => [p.path, p.reason])).toEqual([[free.workspacePath, 'free']]);
+    for (const s of started) {
+      expect(git(s.workspacePath, 'rev-parse', 'HEAD')).toBe(s.baseRev);
+      expect(readFileSync(join(s.workspacePath, 'a.txt'), 'utf8')).toBe('a\n');
+    }
+    expect(store.workspaces.list(slug).map((w) => [w.path, w.session_id])).toEqual(
+      started.map((s) => [s.workspacePath, s.session.id]),
+    );
   });
 
   it('ii workspace list shows them; prune removes finished and orphaned ones, keeping the rest', async () => {
