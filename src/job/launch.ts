@@ -11,12 +11,14 @@ import type { Session } from '../model/session.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { shortId } from '../state/ids.js';
+import { workspacesDir } from '../state/paths.js';
 import { appendEvent } from '../state/events.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { baseBranchOf } from '../vcs/land.js';
 import type { Config } from '../model/config.js';
 import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
 import { Prompts } from './prompts.js';
+import { workspaceGoneReason } from './workspace-gone.js';
 import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
 import type { StartAgent } from './runner-types.js';
@@ -166,7 +168,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       sessionId,
     });
   } catch (err) {
-    failUnstarted(store, job, err);
+    failUnstarted(store, job, err, workspacesDir(i.stateDir, repo.slug));
     throw err;
   }
   const { session, workspacePath, baseRev } = started;
@@ -220,15 +222,23 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       endedStale,
     };
   } catch (err) {
-    store.jobs.finish(job.id, 'failed', `could not start: ${(err as Error).message}`);
+    store.jobs.finish(
+      job.id,
+      'failed',
+      `could not start: ${workspaceGoneReason(err, { workspace: workspacePath }) ?? (err as Error).message}`,
+    );
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
     throw err;
   }
 }
 
 /** A claimed job whose workspace could not be made: failed, its todo open again. */
-function failUnstarted(store: StateStore, job: Job, err: unknown): void {
-  store.jobs.finish(job.id, 'failed', `could not start: ${(err as Error).message}`);
+function failUnstarted(store: StateStore, job: Job, err: unknown, workspacesDir: string): void {
+  store.jobs.finish(
+    job.id,
+    'failed',
+    `could not start: ${workspaceGoneReason(err, { workspacesDir }) ?? (err as Error).message}`,
+  );
   const todo = store.todos.get(job.repo, job.todo_id);
   if (todo?.status === 'in_progress') store.todos.setStatus(job.repo, job.todo_id, 'open');
 }
