@@ -220,6 +220,23 @@ describe('workspaces and sessions', () => {
     expect(readFileSync(join(debris, 'a.txt'), 'utf8')).toBe('a\n');
   });
 
+  it("a job starting while a landing removes its job's workspace gets another one", async () => {
+    // What a landing does (releaseJobWorkspace): drop the free workspace's
+    // record, then remove its directory and branch. A job claiming a
+    // workspace in between must not be given that path.
+    const landed = await start(store.todos.create(slug, { title: 'landed' }).id);
+    await deps.finishSession(store, landed.session.id, 'done');
+    expect(store.workspaces.removeIfFree(landed.workspacePath)).toBe(true);
+    const next = await start(store.todos.create(slug, { title: 'next' }).id);
+    await vcs.removeWorkspace(repo, landed.workspacePath);
+    // (Given the same number, its worktree and branch went with the landing's.)
+    expect(git(next.workspacePath, 'rev-parse', 'HEAD')).toBe(next.baseRev);
+    const branch = store.workspaces.list(slug).find((w) => w.path === next.workspacePath)?.branch;
+    expect(git(next.workspacePath, 'symbolic-ref', '--short', 'HEAD')).toBe(branch);
+    expect(next.workspacePath).not.toBe(landed.workspacePath);
+    expect(existsSync(landed.workspacePath)).toBe(false);
+  });
+
   it('prune never removes a workspace a job claims while it runs', async () => {
     const todo = (title: string) => store.todos.create(slug, { title }).id;
     const free = await start(todo('free'));
