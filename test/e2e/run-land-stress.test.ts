@@ -5,9 +5,13 @@
 // ENOENT": the landing deleted the workspace record, the next claim was
 // handed the same number (the highest one plus one), so the same path and
 // branch, and the landing's `git worktree remove` then took the new job's
-// worktree away under it. Bounded: one chain of CHAIN todos (each waits for
-// the one before it to land) beside two independent ones, --jobs 3, and
-// a CPU burner for each core, ended by the test.
+// worktree away under it. Now a number is never handed out twice. The
+// moment is narrow, so the test also checks the mechanism: on the old code
+// every chain step re-made workspaces/1 (a duplicate path per step).
+// Bounded: one chain of CHAIN todos (each waits for the one before it to
+// land) beside two independent ones, --jobs 3, and a CPU burner for each
+// core, ended by the test. About 30 s alone on 2 cores; 70-110 s with the
+// machine at load 13-18.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +22,7 @@ import { II, ii, type RunResult } from '../helpers/cli.js';
 import { isRunning } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 
-const CHAIN = Number(process.env.II_STRESS_CHAIN ?? 8);
+const CHAIN = Number(process.env.II_STRESS_CHAIN ?? 6);
 /** Tracked files in the repository: each worktree made or removed writes or deletes them all, which widens the window. */
 const FILES = 400;
 
@@ -40,7 +44,7 @@ beforeEach(() => {
   };
 });
 
-afterEach(async () => {
+afterEach(() => {
   for (const b of burners.splice(0)) b.kill('SIGKILL');
   tmp.cleanup();
 });
@@ -69,10 +73,8 @@ function iiAsync(args: string[]): Promise<RunResult> {
 
 interface JobRec {
   id: string;
-  todo_id: string;
   status: string;
   failure_reason: string | null;
-  workspace_path: string | null;
   landed: { onto: string; commit: string } | null;
 }
 
@@ -109,8 +111,9 @@ it('--land --jobs 3: a landing removing its workspace never takes one from a job
 
   for (let k = 0; k < Math.max(1, cpus().length); k++) burnCpu();
   const r = await iiAsync(['run', '--jobs', '3', '--land']);
-  for (const b of burners.splice(0)) b.kill('SIGKILL');
-  await waitFor(() => burners.every((b) => !isRunning(b.pid!)), 'the CPU burners to end');
+  const ended = burners.splice(0);
+  for (const b of ended) b.kill('SIGKILL');
+  await waitFor(() => ended.every((b) => !isRunning(b.pid!)), 'the CPU burners to end');
 
   const list = JSON.parse(run(['job', 'list', '--all', '--json']).stdout) as JobRec[];
   const failed = list.filter((j) => j.status !== 'completed');
