@@ -187,8 +187,8 @@ export interface WorkspaceStore {
     busy?: (path: string) => boolean,
   ): { workspace: Workspace; created: boolean };
   setBaseRev(path: string, base_rev: string): void;
-  /** Frees a claimed workspace (never one removed). */
-  release(path: string): void;
+  /** Frees a claimed workspace (never one removed); given `session_id`, only while that session holds it. */
+  release(path: string, session_id?: string): void;
   /**
    * Drops the record from the listing (given `session_id`, only while that
    * session holds it; false otherwise). Its number is never handed out again,

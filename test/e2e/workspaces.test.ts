@@ -237,6 +237,32 @@ describe('workspaces and sessions', () => {
     expect(existsSync(landed.workspacePath)).toBe(false);
   });
 
+  it('a session finished twice at once never frees the workspace a new job claimed meanwhile', async () => {
+    // An abandon and a prune can both end one dead job's session: both read
+    // the workspace as held by it before either has released it.
+    const x = await start(store.todos.create(slug, { title: 'x' }).id);
+    let open = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    let resets = 0;
+    class SlowSecondReset extends GitVcs {
+      override async resetWorkspace(path: string, branch: string, base: string): Promise<void> {
+        if (++resets === 2) await gate;
+        return super.resetWorkspace(path, branch, base);
+      }
+    }
+    const slow = new SlowSecondReset();
+    const first = finishSession(store, x.session.id, 'failed', slow);
+    const second = finishSession(store, x.session.id, 'failed', slow);
+    await first;
+    const y = await start(store.todos.create(slug, { title: 'y' }).id);
+    expect(y.workspacePath).toBe(x.workspacePath);
+    open();
+    await second;
+    expect(store.workspaces.list(slug).map((w) => [w.path, w.status, w.session_id])).toEqual([
+      [y.workspacePath, 'acquired', y.session.id],
+    ]);
+  });
+
   it('prune never removes a workspace a job claims while it runs', async () => {
     const todo = (title: string) => store.todos.create(slug, { title }).id;
     const free = await start(todo('free'));

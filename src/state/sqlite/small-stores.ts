@@ -152,14 +152,15 @@ export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
           .run(base_rev, nowIso(), path),
       );
     },
-    release(path) {
+    release(path, session_id) {
       // Never a removed one: it would be handed out while its directory goes.
+      const held = session_id === undefined ? '' : 'AND session_id = ?';
       transaction(db, () =>
         db
           .prepare(
-            "UPDATE workspaces SET status = 'free', session_id = NULL, updated_at = ? WHERE path = ? AND status != 'removed'",
+            `UPDATE workspaces SET status = 'free', session_id = NULL, updated_at = ? WHERE path = ? AND status != 'removed' ${held}`,
           )
-          .run(nowIso(), path),
+          .run(nowIso(), path, ...(session_id === undefined ? [] : [session_id])),
       );
     },
     remove: (path, session_id) =>
