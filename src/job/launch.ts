@@ -18,6 +18,7 @@ import type { Config } from '../model/config.js';
 import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
 import { recordDespiteFullDisk } from './full-disk.js';
 import { Prompts } from './prompts.js';
+import { workspaceGoneReason } from './workspace-gone.js';
 import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
 import type { StartAgent } from './runner-types.js';
@@ -166,7 +167,13 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     // git worktree add (or the copy of [workspace] copy) met a full disk.
     const full = asDiskFull(err, workspacesDir(i.stateDir, repo.slug));
     recordDespiteFullDisk(store, () =>
-      failUnstarted(store, job, full ? full.jobReason : `could not start: ${(err as Error).message}`),
+      failUnstarted(
+        store,
+        job,
+        full
+          ? full.jobReason
+          : `could not start: ${workspaceGoneReason(err, { workspacesDir: workspacesDir(i.stateDir, repo.slug) }) ?? (err as Error).message}`,
+      ),
     );
     if (full)
       throw new DiskFullError(
@@ -232,7 +239,9 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       store.jobs.finish(
         job.id,
         'failed',
-        full ? full.jobReason : `could not start: ${(err as Error).message}`,
+        full
+          ? full.jobReason
+          : `could not start: ${workspaceGoneReason(err, { workspace: workspacePath }) ?? (err as Error).message}`,
       ),
     );
     await deps.finishSession(store, session.id, 'failed').catch(() => {});

@@ -28,6 +28,7 @@ import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { recordDespiteFullDisk } from './full-disk.js';
 import { runTests, testFailureTable } from './test-runner.js';
+import { workspaceGoneReason } from './workspace-gone.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
 import { redact } from '../text/redact.js';
 import { WorkspaceRedirected } from '../vcs/worktree-link.js';
@@ -168,9 +169,10 @@ export class JobRunner {
         outcome = end(s.status, s.reason);
       } else {
         const msg = err instanceof Error ? err.message : String(err);
+        const gone = workspaceGoneReason(err, { workspace: this.o.workspacePath });
         outcome = end(
           'failed',
-          err instanceof JobFailure || err instanceof UserError ? msg : `error: ${msg}`,
+          gone ?? (err instanceof JobFailure || err instanceof UserError ? msg : `error: ${msg}`),
         );
       }
     }

@@ -111,7 +111,7 @@ export async function startSession(
       created,
     };
   } catch (err) {
-    store.workspaces.release(path);
+    store.workspaces.release(path, sessionId);
     throw err;
   }
 }
@@ -145,7 +145,10 @@ export async function finishSession(
     } catch {
       // The next session to claim it resets (or re-creates) it anyway.
     }
-    store.workspaces.release(ws.path);
+    // Only while this session still holds it: a second finishSession of the
+    // same session running at once (an abandon and a prune) may have
+    // released it during the reset, and a new job claimed it.
+    store.workspaces.release(ws.path, sessionId);
   }
   return finished;
 }

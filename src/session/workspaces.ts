@@ -59,6 +59,11 @@ export async function pruneWorkspaces(
   const dir = workspacesDir(t.stateDir, t.slug);
   const mine = (path: string) => isInside(dir, path) && resolve(path) !== resolve(t.root);
   const pruned: Pruned[] = [];
+  // The directories are read before the records: a job that claims a new
+  // workspace while this runs has its record written before git makes its
+  // directory, so a directory seen here with no record below is no job's.
+  // (Read after, it could be one made since, removed under its job.)
+  const names = existsSync(dir) ? readdirSync(dir) : [];
   const known = new Set<string>();
   for (const w of store.workspaces.list(t.slug)) {
     known.add(resolve(w.path));
@@ -70,7 +75,9 @@ export async function pruneWorkspaces(
       if (!store.workspaces.removeIfFree(w.path)) continue;
       reason = existsSync(w.path) ? 'free' : 'missing directory';
     } else if (session && session.status !== 'active') {
-      store.workspaces.remove(w.path);
+      // Only while that session still holds it: since the list was read, it
+      // may have been released and claimed by a job starting now.
+      if (!store.workspaces.remove(w.path, session.id)) continue;
       reason = 'finished session';
     } else continue;
     // What a dead runner left running there goes before its directory does.
@@ -83,14 +90,12 @@ export async function pruneWorkspaces(
     await deleteBranch(t.root, w.branch);
     pruned.push({ path: w.path, reason, bytes });
   }
-  if (existsSync(dir)) {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (known.has(resolve(path)) || !mine(path)) continue;
-      const bytes = diskUsage(path);
-      await vcs.removeWorkspace(t.root, path);
-      pruned.push({ path, reason: 'no record', bytes });
-    }
+  for (const name of names) {
+    const path = join(dir, name);
+    if (known.has(resolve(path)) || !mine(path) || !existsSync(path)) continue;
+    const bytes = diskUsage(path);
+    await vcs.removeWorkspace(t.root, path);
+    pruned.push({ path, reason: 'no record', bytes });
   }
   return pruned;
 }

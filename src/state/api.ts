@@ -174,7 +174,8 @@ export interface SessionStore {
 export interface WorkspaceStore {
   /**
    * Atomically claims a free workspace of the repo for a session, or reserves
-   * a new one at `pathFor(n)` (n unique per repo). Two callers never get the
+   * a new one at `pathFor(n)` (n unique per repo, and never handed out before,
+   * not even for a workspace since removed). Two callers never get the
    * same path, even from two processes at the same instant.
    */
   acquire(
@@ -186,9 +187,15 @@ export interface WorkspaceStore {
     busy?: (path: string) => boolean,
   ): { workspace: Workspace; created: boolean };
   setBaseRev(path: string, base_rev: string): void;
-  release(path: string): void;
-  remove(path: string): void;
-  /** Deletes the record only while it is free (atomically); false when someone claimed it. */
+  /** Frees a claimed workspace (never one removed); given `session_id`, only while that session holds it. */
+  release(path: string, session_id?: string): void;
+  /**
+   * Drops the record from the listing (given `session_id`, only while that
+   * session holds it; false otherwise). Its number is never handed out again,
+   * so its directory can be removed after this while new jobs start.
+   */
+  remove(path: string, session_id?: string): boolean;
+  /** Drops the record only while it is free (atomically); false when someone claimed it. */
   removeIfFree(path: string): boolean;
   list(repo?: string): Workspace[];
 }

@@ -2,6 +2,7 @@
 // environment so a GIT_DIR or GIT_INDEX_FILE inherited from a hook can never
 // point our commands at the user's checkout.
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { decodeBytes } from '../text/bytes.js';
 
 export interface GitResult {
@@ -19,6 +20,33 @@ export class GitError extends Error {
     super(`git ${args.join(' ')} failed in ${cwd}: ${result.stderr.trim() || `exit code ${result.code}`}`);
     this.name = 'GitError';
   }
+}
+
+/**
+ * git could not start because its working directory is gone: spawn says
+ * "spawn git ENOENT", which reads as "git is not installed". Keeps that
+ * code, so callers that tell a missing git apart by it still can.
+ */
+export class GoneCwdError extends Error {
+  readonly code = 'ENOENT';
+  /** What could not run: "git <command> could not start there". */
+  readonly detail: string;
+  constructor(
+    readonly cwd: string,
+    args: string[],
+  ) {
+    const detail = `git ${args.find((a) => !a.startsWith('-')) ?? ''} could not start there`;
+    super(`${cwd} was removed while it was in use (${detail})`);
+    this.name = 'GoneCwdError';
+    this.detail = detail;
+  }
+}
+
+/** A spawn error of git in `cwd`: ENOENT with `cwd` gone is a GoneCwdError. */
+function spawnError(err: Error, cwd: string, args: string[]): Error {
+  return (err as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(cwd)
+    ? new GoneCwdError(cwd, args)
+    : err;
 }
 
 const SCRUBBED = [
@@ -79,7 +107,7 @@ export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => {
       if (timer) clearTimeout(timer);
-      reject(e);
+      reject(spawnError(e, cwd, args));
     });
     child.stdin.on('error', () => {});
     child.stdin.end(o.input ?? '');
@@ -143,7 +171,7 @@ export function gitStream(
     child.stderr.on('data', (d: Buffer) => {
       if (stderr.length < STDERR_KEEP) stderr += d.toString('utf8');
     });
-    child.on('error', reject);
+    child.on('error', (e) => reject(spawnError(e, cwd, args)));
     child.stdin.on('error', () => {});
     child.stdin.end(o.input ?? '');
     child.on('close', (code) => resolve({ code, stopped, stderr }));

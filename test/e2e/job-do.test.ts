@@ -162,6 +162,24 @@ describe('ii job do', () => {
     expect(r.stderr).toMatch(/invalid feedback/);
   });
 
+  it('a workspace removed under the job: the reason says so, not "spawn git ENOENT"', () => {
+    setup();
+    // The agent's turn removes the workspace, as something else removing it
+    // while the job runs would; the runner's next git finds no directory.
+    const s = scenario('gone', {
+      implement: [{ actions: [{ type: 'shell', command: 'rm -rf "$PWD"' }] }],
+    });
+    const r = run(['job', 'do', '--title', 'x'], s);
+    expect(r.code).toBe(1);
+    const job = show(jobIdFrom(r.stderr));
+    expect(job.status).toBe('failed');
+    expect(job.failure_reason).toMatch(
+      /^the workspace \/\S+ was removed while the job was using it \(git [a-z-]+ could not start there\)$/,
+    );
+    expect(job.failure_reason).toContain(job.workspace_path!);
+    expect(r.stderr).not.toContain('spawn git ENOENT');
+  });
+
   it('the iteration cap ends a job that never passes its tests', () => {
     setup(['false'], 'max-iterations = 2\nbaseline-tests = false\n');
     const s = scenario('cap', {

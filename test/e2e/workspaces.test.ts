@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import type { JobDeps } from '../../src/job/launch.js';
 import { finishSession, startSession } from '../../src/session/index.js';
+import { pruneWorkspaces } from '../../src/session/workspaces.js';
 import { openStateStore, repoSlug, type StateStore } from '../../src/state/index.js';
 import { GitVcs } from '../../src/vcs/git.js';
 import { ii, ROOT } from '../helpers/cli.js';
@@ -217,6 +218,83 @@ describe('workspaces and sessions', () => {
     expect(s3.workspacePath).toBe(debris);
     expect(existsSync(join(debris, 'junk'))).toBe(false);
     expect(readFileSync(join(debris, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+
+  it("a job starting while a landing removes its job's workspace gets another one", async () => {
+    // What a landing does (releaseJobWorkspace): drop the free workspace's
+    // record, then remove its directory and branch. A job claiming a
+    // workspace in between must not be given that path.
+    const landed = await start(store.todos.create(slug, { title: 'landed' }).id);
+    await deps.finishSession(store, landed.session.id, 'done');
+    expect(store.workspaces.removeIfFree(landed.workspacePath)).toBe(true);
+    const next = await start(store.todos.create(slug, { title: 'next' }).id);
+    await vcs.removeWorkspace(repo, landed.workspacePath);
+    // (Given the same number, its worktree and branch went with the landing's.)
+    expect(git(next.workspacePath, 'rev-parse', 'HEAD')).toBe(next.baseRev);
+    const branch = store.workspaces.list(slug).find((w) => w.path === next.workspacePath)?.branch;
+    expect(git(next.workspacePath, 'symbolic-ref', '--short', 'HEAD')).toBe(branch);
+    expect(next.workspacePath).not.toBe(landed.workspacePath);
+    expect(existsSync(landed.workspacePath)).toBe(false);
+  });
+
+  it('a session finished twice at once never frees the workspace a new job claimed meanwhile', async () => {
+    // An abandon and a prune can both end one dead job's session: both read
+    // the workspace as held by it before either has released it.
+    const x = await start(store.todos.create(slug, { title: 'x' }).id);
+    let open = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    let resets = 0;
+    class SlowSecondReset extends GitVcs {
+      override async resetWorkspace(path: string, branch: string, base: string): Promise<void> {
+        if (++resets === 2) await gate;
+        return super.resetWorkspace(path, branch, base);
+      }
+    }
+    const slow = new SlowSecondReset();
+    const first = finishSession(store, x.session.id, 'failed', slow);
+    const second = finishSession(store, x.session.id, 'failed', slow);
+    await first;
+    const y = await start(store.todos.create(slug, { title: 'y' }).id);
+    expect(y.workspacePath).toBe(x.workspacePath);
+    open();
+    await second;
+    expect(store.workspaces.list(slug).map((w) => [w.path, w.status, w.session_id])).toEqual([
+      [y.workspacePath, 'acquired', y.session.id],
+    ]);
+  });
+
+  it('prune never removes a workspace a job claims while it runs', async () => {
+    const todo = (title: string) => store.todos.create(slug, { title }).id;
+    const free = await start(todo('free'));
+    const ended = await start(todo('ended'));
+    await deps.finishSession(store, free.session.id, 'done');
+    store.sessions.setStatus(ended.session.id, 'failed'); // ended, its workspace not yet released
+    // While prune removes the first workspace, jobs start: one is given the
+    // ended session's workspace (released just then, as finishSession
+    // does), one a new workspace.
+    let started: Awaited<ReturnType<typeof start>>[] = [];
+    class StartingVcs extends GitVcs {
+      override async removeWorkspace(root: string, path: string): Promise<void> {
+        if (started.length === 0) {
+          store.workspaces.release(ended.workspacePath);
+          started = [await start(todo('reuses')), await start(todo('new'))];
+        }
+        await super.removeWorkspace(root, path);
+      }
+    }
+    const pruned = await pruneWorkspaces(store, { root: repo, slug, stateDir: store.dir }, new StartingVcs());
+    expect(started.map((s) => s.workspacePath)).toEqual([
+      ended.workspacePath,
+      join(store.dir, 'workspaces', slug, '3'),
+    ]);
+    expect(pruned.map((p) => [p.path, p.reason])).toEqual([[free.workspacePath, 'free']]);
+    for (const s of started) {
+      expect(git(s.workspacePath, 'rev-parse', 'HEAD')).toBe(s.baseRev);
+      expect(readFileSync(join(s.workspacePath, 'a.txt'), 'utf8')).toBe('a\n');
+    }
+    expect(store.workspaces.list(slug).map((w) => [w.path, w.session_id])).toEqual(
+      started.map((s) => [s.workspacePath, s.session.id]),
+    );
   });
 
   it('ii workspace list shows them; prune removes finished and orphaned ones, keeping the rest', async () => {

@@ -318,6 +318,29 @@ describe('sessions and workspaces', () => {
     store.workspaces.remove('/ws/2');
     expect(store.workspaces.list()).toHaveLength(1);
   });
+  it('never hands out the number of a removed workspace again, nor frees one', () => {
+    // A landing or a prune drops the record, then removes the directory: a
+    // job starting meanwhile must not be given that path and branch.
+    const p = (n: number) => `/ws/${n}`;
+    const b = (n: number) => `ii/ws-${n}`;
+    store.workspaces.acquire('r', 's1', p, b);
+    store.workspaces.acquire('r', 's2', p, b);
+    store.workspaces.release('/ws/2');
+    expect(store.workspaces.removeIfFree('/ws/2')).toBe(true);
+    const a3 = store.workspaces.acquire('r', 's3', p, b);
+    expect([a3.workspace.path, a3.workspace.branch, a3.created]).toEqual(['/ws/3', 'ii/ws-3', true]);
+    // Released after its removal (a session finishing late): stays removed.
+    store.workspaces.release('/ws/2');
+    expect(store.workspaces.list('r').map((w) => w.path)).toEqual(['/ws/1', '/ws/3']);
+    // remove(path, session) only while that session holds it.
+    expect(store.workspaces.remove('/ws/3', 's1')).toBe(false);
+    expect(store.workspaces.remove('/ws/3', 's3')).toBe(true);
+    expect(store.workspaces.remove('/ws/1')).toBe(true);
+    expect(store.workspaces.list('r')).toEqual([]);
+    expect(store.workspaces.acquire('r', 's4', p, b).workspace.path).toBe('/ws/4');
+    // Another repository counts its own.
+    expect(store.workspaces.acquire('q', 's5', p, b).workspace.path).toBe('/ws/1');
+  });
   it('sessions move between statuses', () => {
     const s = store.sessions.create('r', { todo_id: 't', workspace_path: '/ws/1', topic: 'x' });
     expect(s.status).toBe('active');

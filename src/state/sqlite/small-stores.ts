@@ -89,6 +89,27 @@ const toWorkspace = (r: WorkspaceRow): Workspace => ({
   updated_at: r.updated_at,
 });
 
+/**
+ * A workspace's record leaves the listing but its row stays, as 'removed',
+ * so its number is never handed out again (acquire takes the highest plus
+ * one). Only the repo's highest row is needed for that: older removed rows go.
+ */
+function markRemoved(db: DatabaseSync, path: string, condition: string, ...params: string[]): boolean {
+  const row = db.prepare('SELECT repo FROM workspaces WHERE path = ?').get(path) as
+    { repo: string } | undefined;
+  const changed =
+    db
+      .prepare(
+        `UPDATE workspaces SET status = 'removed', session_id = NULL, updated_at = ? WHERE path = ? AND status != 'removed' ${condition}`,
+      )
+      .run(nowIso(), path, ...params).changes > 0;
+  if (changed && row)
+    db.prepare(
+      "DELETE FROM workspaces WHERE repo = ? AND status = 'removed' AND n < (SELECT MAX(n) FROM workspaces WHERE repo = ?)",
+    ).run(row.repo, row.repo);
+  return changed;
+}
+
 export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
   const byPath = db.prepare('SELECT * FROM workspaces WHERE path = ?');
   return {
@@ -108,10 +129,15 @@ export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
           ).run(session_id, now, free.path);
           return { workspace: toWorkspace(byPath.get(free.path) as unknown as WorkspaceRow), created: false };
         }
+        // The highest number ever handed out, removed ones included (their
+        // rows stay as 'removed'): a number is never handed out twice, so a
+        // new workspace never gets the path or branch of one whose removal
+        // (a landing's, a prune's) may still be under way.
         const { n } = db
           .prepare('SELECT COALESCE(MAX(n), 0) + 1 AS n FROM workspaces WHERE repo = ?')
           .get(repo) as { n: number };
         const path = pathFor(n);
+        db.prepare("DELETE FROM workspaces WHERE path = ? AND status = 'removed'").run(path);
         db.prepare(
           "INSERT INTO workspaces (path, repo, n, branch, base_rev, status, session_id, created_at, updated_at) VALUES (?,?,?,?,NULL,'acquired',?,?,?)",
         ).run(path, repo, n, branchFor(n), session_id, now, now);
@@ -120,31 +146,38 @@ export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
     setBaseRev(path, base_rev) {
       transaction(db, () =>
         db
-          .prepare('UPDATE workspaces SET base_rev = ?, updated_at = ? WHERE path = ?')
+          .prepare(
+            "UPDATE workspaces SET base_rev = ?, updated_at = ? WHERE path = ? AND status != 'removed'",
+          )
           .run(base_rev, nowIso(), path),
       );
     },
-    release(path) {
+    release(path, session_id) {
+      // Never a removed one: it would be handed out while its directory goes.
+      const held = session_id === undefined ? '' : 'AND session_id = ?';
       transaction(db, () =>
         db
-          .prepare("UPDATE workspaces SET status = 'free', session_id = NULL, updated_at = ? WHERE path = ?")
-          .run(nowIso(), path),
+          .prepare(
+            `UPDATE workspaces SET status = 'free', session_id = NULL, updated_at = ? WHERE path = ? AND status != 'removed' ${held}`,
+          )
+          .run(nowIso(), path, ...(session_id === undefined ? [] : [session_id])),
       );
     },
-    remove(path) {
-      transaction(db, () => db.prepare('DELETE FROM workspaces WHERE path = ?').run(path));
-    },
-    removeIfFree: (path) =>
-      transaction(
-        db,
-        () => db.prepare("DELETE FROM workspaces WHERE path = ? AND status = 'free'").run(path).changes > 0,
+    remove: (path, session_id) =>
+      transaction(db, () =>
+        session_id === undefined
+          ? markRemoved(db, path, '')
+          : markRemoved(db, path, 'AND session_id = ?', session_id),
       ),
+    removeIfFree: (path) => transaction(db, () => markRemoved(db, path, "AND status = 'free'")),
     list: (repo) =>
       (repo
         ? (db
-            .prepare('SELECT * FROM workspaces WHERE repo = ? ORDER BY n')
+            .prepare("SELECT * FROM workspaces WHERE repo = ? AND status != 'removed' ORDER BY n")
             .all(repo) as unknown as WorkspaceRow[])
-        : (db.prepare('SELECT * FROM workspaces ORDER BY repo, n').all() as unknown as WorkspaceRow[])
+        : (db
+            .prepare("SELECT * FROM workspaces WHERE status != 'removed' ORDER BY repo, n")
+            .all() as unknown as WorkspaceRow[])
       ).map(toWorkspace),
   };
 }
