@@ -79,8 +79,16 @@ export interface GitOptions {
 }
 
 /** git's argv: our fixed options, the checked git dir and work tree if any, then `args`. */
-function argv(args: string[], o: GitOptions): string[] {
-  const pin = o.before?.();
+function argv(cwd: string, args: string[], o: GitOptions): string[] {
+  let pin;
+  try {
+    pin = o.before?.();
+  } catch (err) {
+    // A workspace removed whole has no .git either: that is not a redirect
+    // (git cannot start in a folder that is gone), so say it was removed.
+    if (!existsSync(cwd)) throw new GoneCwdError(cwd, args);
+    throw err;
+  }
   const where = pin ? [`--git-dir=${pin.gitDir}`, `--work-tree=${pin.workTree}`] : [];
   return ['-c', 'core.quotepath=off', '--no-pager', ...where, ...args];
 }
@@ -88,7 +96,7 @@ function argv(args: string[], o: GitOptions): string[] {
 /** Runs git in `cwd` and resolves with its output whatever the exit code. */
 export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', argv(args, o), {
+    const child = spawn('git', argv(cwd, args, o), {
       cwd,
       env: gitEnv(o.env),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -153,7 +161,7 @@ export function gitStream(
   o: GitOptions = {},
 ): Promise<StreamResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', argv(args, o), {
+    const child = spawn('git', argv(cwd, args, o), {
       cwd,
       env: gitEnv(o.env),
       stdio: ['pipe', 'pipe', 'pipe'],
