@@ -18,12 +18,15 @@ const II = join(root, 'bin', 'ii.js');
 const UPDATES = Number(process.env.II_BENCH_FLOOD ?? 400_000);
 const MB = 2 ** 20;
 
-/** A process's resident set (VmRSS) and its high-water mark (VmHWM) in MB, or null once it is gone. */
+/** A process's resident set (VmRSS) and its high-water mark (VmHWM) in MB, or null once it has exited. */
 function rss(pid) {
   try {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? NaN);
-    return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+    const now = kb('VmRSS') / 1024;
+    const peak = kb('VmHWM') / 1024;
+    // A process that has exited but not been reaped has no memory figures.
+    return Number.isFinite(now) && Number.isFinite(peak) ? { now, peak } : null;
   } catch {
     return null;
   }

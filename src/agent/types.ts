@@ -19,7 +19,7 @@ export interface PromptResult {
   stopReason: StopReason;
   /** Usage of this turn (tokens from the prompt response, cost from usage_update). */
   usage: Usage;
-  /** The agent's message text of this turn, concatenated. */
+  /** The agent's message text of this turn, concatenated: its end, when longer than 16 KiB (TURN_TEXT_KEEP). */
   text: string;
 }
 
