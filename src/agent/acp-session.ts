@@ -112,7 +112,7 @@ export class AcpSession implements AgentSession {
     private readonly t: AcpTuning = {},
   ) {
     this.ws = new WorkspaceRoot(o.cwd);
-    this.recorder = new TranscriptRecorder(o.transcriptPath);
+    this.recorder = new TranscriptRecorder(o.transcriptPath, o.transcriptMaxBytes);
     this.tracker = new FileTracker(this.ws, (f) => o.onFileChange?.(f));
     this.grace = { eofMs: t.stopGrace?.eofMs ?? 2000, termMs: t.stopGrace?.termMs ?? 3000 };
   }
@@ -394,6 +394,7 @@ export class AcpSession implements AgentSession {
     const turn: Turn = { cancelled: false, text: '', costAtStart: this.costMicros, fail, settled: failed };
     this.turn = turn;
     this.cancelled = false;
+    this.recorder.beginTurn();
     this.lastTurnTokens = null;
     const limit = this.o.turnTimeoutMs;
     const timer = setTimeout(() => {

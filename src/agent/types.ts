@@ -38,6 +38,8 @@ export interface AgentSessionOptions {
   cwd: string;
   /** JSONL file that receives every message both ways. */
   transcriptPath: string;
+  /** Most bytes one turn may take in the transcript ([agent] transcript-max-mb; default 32 MiB). */
+  transcriptMaxBytes?: number;
   /** Per-turn timeout; a turn past it is cancelled and fails with a clear error. */
   turnTimeoutMs: number;
   onActivity?: (a: AgentActivity) => void;

@@ -83,8 +83,11 @@ export function skippedWarning(path: string, skipped: Skipped[], what = 'valid')
 export interface TailOptions {
   /**
    * Reads only about the last this many bytes of the file the first time
-   * (from the first whole line in them): a live view of a long transcript
-   * needs its end, not a parse of every line the agent ever streamed.
+   * (from the first whole line in them), and skips ahead the same way
+   * whenever more than this was appended since the last read: a live view of
+   * a long transcript needs its end, not a parse of every line the agent
+   * ever streamed (an agent flooding 400,000 updates wrote ~100 MB in
+   * seconds, read in chunks of tens of MB).
    */
   lastBytes?: number;
 }
@@ -103,6 +106,12 @@ export class JsonLinesTail<T = unknown> {
   /** True while the bytes before the first newline are the tail of a line cut off by lastBytes. */
   private dropping = false;
   private started = false;
+  /**
+   * Times the reader started over (the file shrank: truncated, replaced, or
+   * a capped transcript dropping its middle) or skipped ahead (lastBytes):
+   * when it changes, the lines read before do not run on into the next ones.
+   */
+  breaks = 0;
   constructor(
     readonly path: string,
     private readonly schema?: ZodType<T>,
@@ -126,16 +135,23 @@ export class JsonLinesTail<T = unknown> {
         this.lineNo = 0;
         this.dropping = false;
         this.started = false;
+        this.breaks++;
       }
+      const last = this.o.lastBytes;
       if (!this.started) {
         this.started = true;
-        const last = this.o.lastBytes;
         if (last !== undefined && size > last) {
           // From the byte before the last ones: when that is a newline, the
           // first line kept is whole and only the newline is dropped.
           this.offset = size - last - 1;
           this.dropping = true;
         }
+      } else if (last !== undefined && size - this.offset > last + 1) {
+        // Far behind the writer: only the end is worth reading (numbering goes on from the last line read).
+        this.offset = size - last - 1;
+        this.rest = Buffer.alloc(0);
+        this.dropping = true;
+        this.breaks++;
       }
       if (size === this.offset) return [];
       const buf = Buffer.alloc(size - this.offset);

@@ -29,6 +29,30 @@ describe('JsonLinesTail', () => {
     expect(tail.read().map((l) => (l.ok ? l.value.i : -1))).toEqual([1000]);
   });
 
+  it('with lastBytes, skips ahead to the end when far behind, and counts each break (skip or start-over)', () => {
+    const p = join(tmp.path, 'w.jsonl');
+    writeFileSync(p, line(0));
+    const tail = new JsonLinesTail<{ i: number }>(p, undefined, { lastBytes: 1000 });
+    expect(tail.read().map((l) => (l.ok ? l.value.i : -1))).toEqual([0]);
+    appendFileSync(p, line(1));
+    expect(tail.read().map((l) => (l.ok ? l.value.i : -1))).toEqual([1]);
+    expect(tail.breaks).toBe(0);
+    // A writer far ahead (a flooding agent): only about the last 1000 bytes are read, whole lines only.
+    let text = '';
+    for (let i = 2; i < 2000; i++) text += line(i, 'x'.repeat(50));
+    appendFileSync(p, text);
+    const got = tail.read();
+    expect(got.every((l) => l.ok)).toBe(true);
+    const is = got.map((l) => (l.ok ? l.value.i : -1));
+    expect(is.length).toBeLessThan(20);
+    expect(is).toEqual(is.map((_, k) => 2000 - is.length + k));
+    expect(tail.breaks).toBe(1);
+    // A file that shrank (a capped transcript dropping its middle): read again from near its end.
+    writeFileSync(p, line(7) + line(8));
+    expect(tail.read().map((l) => (l.ok ? l.value.i : -1))).toEqual([7, 8]);
+    expect(tail.breaks).toBe(2);
+  });
+
   it('keeps the first line whole when the cut falls just after a newline', () => {
     const p = join(tmp.path, 'u.jsonl');
     const a = line(1);
