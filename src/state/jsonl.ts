@@ -92,6 +92,9 @@ export interface TailOptions {
   lastBytes?: number;
 }
 
+/** How many of the last bytes read are checked again before the next read. */
+const SEEN_BYTES = 64;
+
 /**
  * Reads what was appended to a file since the last read, a whole line at a
  * time (a writer's half-written last line waits for the next read), so a
@@ -106,10 +109,13 @@ export class JsonLinesTail<T = unknown> {
   /** True while the bytes before the first newline are the tail of a line cut off by lastBytes. */
   private dropping = false;
   private started = false;
+  /** The last bytes read (up to SEEN_BYTES, ending at offset): still there unchanged unless the file was rewritten. */
+  private seen: Buffer = Buffer.alloc(0);
   /**
-   * Times the reader started over (the file shrank: truncated, replaced, or
-   * a capped transcript dropping its middle) or skipped ahead (lastBytes):
-   * when it changes, the lines read before do not run on into the next ones.
+   * Times the reader started over (the file shrank or was rewritten in place:
+   * truncated, replaced, or a capped transcript dropping its middle) or
+   * skipped ahead (lastBytes): when it changes, the lines read before do not
+   * run on into the next ones.
    */
   breaks = 0;
   constructor(
@@ -128,10 +134,11 @@ export class JsonLinesTail<T = unknown> {
     }
     try {
       const size = fstatSync(fd).size;
-      if (size < this.offset) {
-        // Truncated or replaced: start over.
+      if (size < this.offset || !this.unchangedBefore(fd)) {
+        // Truncated, replaced or rewritten: start over.
         this.offset = 0;
         this.rest = Buffer.alloc(0);
+        this.seen = Buffer.alloc(0);
         this.lineNo = 0;
         this.dropping = false;
         this.started = false;
@@ -157,6 +164,11 @@ export class JsonLinesTail<T = unknown> {
       const buf = Buffer.alloc(size - this.offset);
       const n = readSync(fd, buf, 0, buf.length, this.offset);
       this.offset += n;
+      this.seen = Buffer.from(
+        (n >= SEEN_BYTES ? buf.subarray(0, n) : Buffer.concat([this.seen, buf.subarray(0, n)])).subarray(
+          -SEEN_BYTES,
+        ),
+      );
       let bytes = this.rest.length ? Buffer.concat([this.rest, buf.subarray(0, n)]) : buf.subarray(0, n);
       if (this.dropping) {
         const nl = bytes.indexOf(0x0a);
@@ -177,5 +189,13 @@ export class JsonLinesTail<T = unknown> {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** Whether the bytes just before the offset are still those read last (a shrink-and-regrow leaves the size no guide). */
+  private unchangedBefore(fd: number): boolean {
+    const len = this.seen.length;
+    if (len === 0 || this.offset < len) return true;
+    const now = Buffer.alloc(len);
+    return readSync(fd, now, 0, len, this.offset - len) === len && now.equals(this.seen);
   }
 }

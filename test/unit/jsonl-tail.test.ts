@@ -51,6 +51,10 @@ describe('JsonLinesTail', () => {
     writeFileSync(p, line(7) + line(8));
     expect(tail.read().map((l) => (l.ok ? l.value.i : -1))).toEqual([7, 8]);
     expect(tail.breaks).toBe(2);
+    // Rewritten in place and grown past where the reader was: the size alone cannot tell, the bytes before it can.
+    writeFileSync(p, line(20) + line(21) + line(22));
+    expect(tail.read().map((l) => (l.ok ? l.value.i : -1))).toEqual([20, 21, 22]);
+    expect(tail.breaks).toBe(3);
   });
 
   it('keeps the first line whole when the cut falls just after a newline', () => {
