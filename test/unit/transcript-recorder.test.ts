@@ -14,7 +14,9 @@ const update = (i: number) =>
   JSON.stringify({
     jsonrpc: '2.0',
     method: 'session/update',
-    params: { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `chunk ${i} ` } } },
+    params: {
+      update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `chunk ${i} ` } },
+    },
   });
 
 interface Line {
@@ -27,12 +29,18 @@ const linesOf = (path: string) =>
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Line);
-const chunkOf = (l: Line) => (typeof l.message === 'object' ? l.message.params?.update?.content?.text : undefined);
+const chunkOf = (l: Line) =>
+  typeof l.message === 'object' ? l.message.params?.update?.content?.text : undefined;
 
 /** One turn: the prompt, `n` updates flushed 100 at a time (as ticks do), the answer. */
 function turn(r: TranscriptRecorder, n: number, sizes: number[]): void {
   r.beginTurn();
-  r.out({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { prompt: [{ type: 'text', text: 'do it' }] } });
+  r.out({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'session/prompt',
+    params: { prompt: [{ type: 'text', text: 'do it' }] },
+  });
   for (let i = 1; i <= n; i++) {
     r.inRaw(update(i));
     if (i % 100 === 0) {
@@ -61,7 +69,9 @@ describe('TranscriptRecorder', () => {
     expect(markers).toHaveLength(1);
     const m = markers[0]!;
     expect(m.type).toBe('warning');
-    expect(m.message).toMatch(/^[\d,]+ messages \([\d.]+ MB\) of this turn dropped here: .*transcript-max-mb/);
+    expect(m.message).toMatch(
+      /^[\d,]+ messages \([\d.]+ MB\) of this turn dropped here: .*transcript-max-mb/,
+    );
     // Nothing lost without being counted: kept + dropped updates are all of them.
     const kept = lines.filter((l) => chunkOf(l) !== undefined).length;
     expect(kept + m.dropped!.messages).toBe(20_000);
