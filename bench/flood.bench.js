@@ -85,10 +85,14 @@ async function floodJob(count) {
     const stateDir = join(tmp, 'state', 'incrementum');
     mkdirSync(stateDir, { recursive: true });
 
-    const dash = spawn(process.execPath, [join(root, 'bench', 'flood-dashboard.child.js'), distDir, stateDir], {
-      env,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const dash = spawn(
+      process.execPath,
+      [join(root, 'bench', 'flood-dashboard.child.js'), distDir, stateDir],
+      {
+        env,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     let dashOut = '';
     dash.stdout.on('data', (d) => (dashOut += d));
     const dashExit = new Promise((r) => dash.on('close', r));
@@ -122,7 +126,8 @@ async function floodJob(count) {
     dash.stdin.end();
     await dashExit;
     const report = JSON.parse(dashOut.trim().split('\n').at(-1));
-    if (code !== 0 || !/completed/.test(err)) throw new Error(`the flood job did not complete (exit ${code}):\n${err}`);
+    if (code !== 0 || !/completed/.test(err))
+      throw new Error(`the flood job did not complete (exit ${code}):\n${err}`);
     if (!report.live) throw new Error("the dashboard never showed the flood in the job's live pane");
     const transcripts = jsonlFiles(join(stateDir, 'jobs'));
     const implement = transcripts.sort((a, b) => b.size - a.size)[0];

@@ -321,7 +321,8 @@ export class AcpSession implements AgentSession {
         if (u.sessionUpdate === 'agent_message_chunk') {
           if (this.turn) {
             this.turn.text += text;
-            if (this.turn.text.length > 2 * TURN_TEXT_KEEP) this.turn.text = this.turn.text.slice(-TURN_TEXT_KEEP);
+            if (this.turn.text.length > 2 * TURN_TEXT_KEEP)
+              this.turn.text = this.turn.text.slice(-TURN_TEXT_KEEP);
           }
           this.activity({ kind: 'message', text });
         } else this.activity({ kind: 'thought', text });

@@ -144,12 +144,13 @@ export class TranscriptRecorder {
     try {
       const end = fstatSync(fd).size;
       const buf = Buffer.allocUnsafe(COPY_CHUNK);
-      const read = (pos: number) => buf.subarray(0, readSync(fd, buf, 0, Math.min(COPY_CHUNK, end - pos), pos));
+      const read = (pos: number) =>
+        buf.subarray(0, readSync(fd, buf, 0, Math.min(COPY_CHUNK, end - pos), pos));
       // From the byte before the kept bytes: when it is a newline, the first kept line is whole.
       let src = Math.max(from, end - Math.floor(this.tailMax / 2) - 1);
       if (src > from) {
         let at = end;
-        for (let pos = src; pos < end; ) {
+        for (let pos = src; pos < end;) {
           const got = read(pos);
           if (got.length === 0) break;
           const nl = got.indexOf(0x0a);
@@ -162,7 +163,7 @@ export class TranscriptRecorder {
         src = at;
       }
       let kept = 0;
-      for (let pos = src; pos < end; ) {
+      for (let pos = src; pos < end;) {
         const got = read(pos);
         if (got.length === 0) break;
         for (let i = got.indexOf(0x0a); i !== -1; i = got.indexOf(0x0a, i + 1)) kept++;
@@ -193,7 +194,7 @@ export class TranscriptRecorder {
         dest += rest.length;
       } else {
         writeSync(fd, marker, 0, marker.length, headEnd);
-        for (let pos = src; pos < end; ) {
+        for (let pos = src; pos < end;) {
           const got = read(pos);
           if (got.length === 0) break;
           writeSync(fd, got, 0, got.length, dest);

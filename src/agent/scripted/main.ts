@@ -436,7 +436,7 @@ async function flood(sessionId: string, s: Session, count: number, kind: 'messag
         return line({ sessionUpdate: 'tool_call_update', toolCallId: call, status: 'completed' });
     }
   };
-  for (let i = 1; i <= count; ) {
+  for (let i = 1; i <= count;) {
     if (s.cancelled && !stubborn) return;
     const batch: string[] = [];
     for (const end = Math.min(count, i + 999); i <= end; i++) batch.push(nth(i));
