@@ -72,6 +72,55 @@ export function readJsonLines<T = unknown>(path: string, schema?: ZodType<T>): J
   return parseJsonLines(text, schema);
 }
 
+/** What jsonLineValues reads at a time. */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * The values of a file's JSON lines, parsed one at a time as the file is
+ * read a MiB at a time (a line that is not JSON is skipped): a whole
+ * transcript (32 MB at its cap) parsed into one array first, to be rendered
+ * once, peaked at ~290 MB. What reading throws (ENOENT too) is thrown as it
+ * is iterated.
+ */
+export function* jsonLineValues(path: string): Generator<unknown, void, undefined> {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    /** The start of a line longer than what was read so far. */
+    let pieces: Buffer[] = [];
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) {
+      const got = buf.subarray(0, n);
+      const cut = got.lastIndexOf(0x0a);
+      if (cut < 0) {
+        pieces.push(Buffer.from(got));
+        continue;
+      }
+      // Made a string before the next read reuses buf.
+      const text = (
+        pieces.length ? Buffer.concat([...pieces, got.subarray(0, cut)]) : got.subarray(0, cut)
+      ).toString('utf8');
+      pieces = cut + 1 < n ? [Buffer.from(got.subarray(cut + 1))] : [];
+      yield* valuesOf(text);
+    }
+    if (pieces.length) yield* valuesOf(Buffer.concat(pieces).toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function* valuesOf(text: string): Generator<unknown, void, undefined> {
+  for (const raw of text.split('\n')) {
+    if (!raw.trim()) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    yield v;
+  }
+}
+
 /** "3 lines of <path> are not valid and were skipped (line 4: not JSON …)". */
 export function skippedWarning(path: string, skipped: Skipped[], what = 'valid'): string | null {
   if (skipped.length === 0) return null;

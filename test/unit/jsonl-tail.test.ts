@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JsonLinesTail } from '../../src/state/jsonl.js';
+import { jsonLineValues, JsonLinesTail } from '../../src/state/jsonl.js';
 import { tempDir } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -78,5 +78,24 @@ describe('JsonLinesTail', () => {
     appendFileSync(p, c.subarray(17));
     const got = tail.read();
     expect(got.map((l) => (l.ok ? l.value.pad : l.error))).toEqual(['é€😀']);
+  });
+});
+
+describe('jsonLineValues', () => {
+  it('parses a file a part at a time: lines across reads, a line longer than a read, characters split, bad lines skipped', () => {
+    const p = join(tmp.path, 'big.jsonl');
+    const long = 'é'.repeat(700_000); // 1.4 MB as UTF-8: longer than one read
+    const lines: string[] = [];
+    for (let i = 0; i < 30_000; i++) lines.push(JSON.stringify({ i, pad: i === 12_345 ? long : `€${i}` }));
+    lines.splice(100, 0, 'not JSON', '');
+    writeFileSync(p, lines.join('\n') + '\n{"torn');
+    const got = [...jsonLineValues(p)] as { i: number; pad: string }[];
+    expect(got.map((v) => v.i)).toEqual(Array.from({ length: 30_000 }, (_, i) => i));
+    expect(got[12_345]!.pad).toBe(long);
+    expect(got[29_999]!.pad).toBe('€29999');
+  });
+
+  it('throws when the file is missing, as it is read', () => {
+    expect(() => [...jsonLineValues(join(tmp.path, 'none.jsonl'))]).toThrow(/ENOENT/);
   });
 });
