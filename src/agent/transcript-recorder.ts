@@ -110,20 +110,26 @@ export class TranscriptRecorder {
     if (this.buf.length === 0 || this.failed) return;
     const lines = this.buf;
     this.buf = [];
-    let bytes = 0;
-    for (const line of lines) {
-      const n = Buffer.byteLength(line) + 1;
-      if (this.headEnd === null) {
-        if (this.headBytes + n <= this.headMax) this.headBytes += n;
-        // The first line past the head starts the turn's last part, for good.
-        else this.headEnd = this.size + bytes;
+    const data = Buffer.from(lines.join('\n') + '\n');
+    if (this.headEnd === null && this.headBytes + data.length > this.headMax) {
+      // The batch crosses the end of the head: find the first line past it.
+      let bytes = 0;
+      for (const [i, line] of lines.entries()) {
+        const n = Buffer.byteLength(line) + 1;
+        if (this.headBytes + n > this.headMax) {
+          // The first line past the head starts the turn's last part, for good.
+          this.headEnd = this.size + bytes;
+          this.tailLines += lines.length - i;
+          break;
+        }
+        this.headBytes += n;
+        bytes += n;
       }
-      if (this.headEnd !== null) this.tailLines++;
-      bytes += n;
-    }
+    } else if (this.headEnd === null) this.headBytes += data.length;
+    else this.tailLines += lines.length;
     try {
-      appendFileSync(this.path, lines.join('\n') + '\n', { mode: 0o600 });
-      this.size += bytes;
+      appendFileSync(this.path, data, { mode: 0o600 });
+      this.size += data.length;
       if (this.headEnd !== null && this.size - this.headEnd - this.markerBytes > this.tailMax) this.compact();
     } catch (err) {
       this.failed = `cannot write transcript ${this.path}: ${(err as Error).message}`;
