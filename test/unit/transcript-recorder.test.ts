@@ -32,8 +32,8 @@ const linesOf = (path: string) =>
 const chunkOf = (l: Line) =>
   typeof l.message === 'object' ? l.message.params?.update?.content?.text : undefined;
 
-/** One turn: the prompt, `n` updates flushed 100 at a time (as ticks do), the answer. */
-function turn(r: TranscriptRecorder, n: number, sizes: number[]): void {
+/** One turn: the prompt, `n` updates flushed `every` at a time (as ticks do), the answer. */
+function turn(r: TranscriptRecorder, n: number, sizes: number[], every = 100): void {
   r.beginTurn();
   r.out({
     jsonrpc: '2.0',
@@ -43,7 +43,7 @@ function turn(r: TranscriptRecorder, n: number, sizes: number[]): void {
   });
   for (let i = 1; i <= n; i++) {
     r.inRaw(update(i));
-    if (i % 100 === 0) {
+    if (i % every === 0) {
       r.flush();
       sizes.push(statSync(r.path).size);
     }
@@ -54,11 +54,14 @@ function turn(r: TranscriptRecorder, n: number, sizes: number[]): void {
 }
 
 describe('TranscriptRecorder', () => {
-  it('keeps a flooding turn within its cap: the head, one marker, the last part', () => {
+  it.each([
+    ['100 a tick', 100],
+    ['all in one tick', Infinity],
+  ])('keeps a flooding turn within its cap: the head, one marker, the last part (%s)', (_, every) => {
     const cap = 64 * 1024;
-    const r = new TranscriptRecorder(join(tmp.path, 'flood.jsonl'), cap);
+    const r = new TranscriptRecorder(join(tmp.path, `flood-${every}.jsonl`), cap);
     const sizes: number[] = [];
-    turn(r, 20_000, sizes);
+    turn(r, 20_000, sizes, every);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(cap);
     const lines = linesOf(r.path);
     // The head: the prompt and the first updates, in order.
