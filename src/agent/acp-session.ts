@@ -60,6 +60,14 @@ const STOP_REASONS = new Set<StopReason>([
   'cancelled',
 ]);
 const STDERR_TAIL = 2000;
+/**
+ * The end of a turn's message text kept for PromptResult.text (its only use,
+ * the iteration summary, takes the last 2,000 characters): 400,000 chunks
+ * joined whole held ~25 MB.
+ */
+export const TURN_TEXT_KEEP = 16 * 1024;
+/** Tool calls whose title and kind are remembered while open; a flood of ones never ended loses its oldest. */
+const MAX_OPEN_TOOLS = 4096;
 
 const usageOf = (u: Usage): Usage => normalizeUsage(u);
 /** Resolves once `s` has delivered all it had (or is gone). */
@@ -115,7 +123,7 @@ export class AcpSession implements AgentSession {
     private readonly t: AcpTuning = {},
   ) {
     this.ws = new WorkspaceRoot(o.cwd);
-    this.recorder = new TranscriptRecorder(o.transcriptPath, (err) =>
+    this.recorder = new TranscriptRecorder(o.transcriptPath, o.transcriptMaxBytes, (err) =>
       o.onWriteError?.(err, o.transcriptPath),
     );
     this.tracker = new FileTracker(this.ws, (f) => o.onFileChange?.(f));
@@ -327,7 +335,11 @@ export class AcpSession implements AgentSession {
         const text = isObj(c) && typeof c.text === 'string' ? c.text : '';
         if (!text) return;
         if (u.sessionUpdate === 'agent_message_chunk') {
-          if (this.turn) this.turn.text += text;
+          if (this.turn) {
+            this.turn.text += text;
+            if (this.turn.text.length > 2 * TURN_TEXT_KEEP)
+              this.turn.text = this.turn.text.slice(-TURN_TEXT_KEEP);
+          }
           this.activity({ kind: 'message', text });
         } else this.activity({ kind: 'thought', text });
         return;
@@ -340,6 +352,7 @@ export class AcpSession implements AgentSession {
         if (typeof u.title === 'string' && u.title) known.title = u.title;
         if (typeof u.kind === 'string') known.kind = u.kind;
         this.tools.set(id, known);
+        if (this.tools.size > MAX_OPEN_TOOLS) this.tools.delete(this.tools.keys().next().value!);
         const status =
           typeof u.status === 'string' ? u.status : u.sessionUpdate === 'tool_call' ? 'pending' : '';
         this.activity({
@@ -398,6 +411,7 @@ export class AcpSession implements AgentSession {
     const turn: Turn = { cancelled: false, text: '', costAtStart: this.costMicros, fail, settled: failed };
     this.turn = turn;
     this.cancelled = false;
+    this.recorder.beginTurn();
     this.lastTurnTokens = null;
     const limit = this.o.turnTimeoutMs;
     const timer = setTimeout(() => {

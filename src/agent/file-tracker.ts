@@ -27,8 +27,16 @@ interface CallState {
   diffs: Diff[];
   rawInput?: Obj;
   rawOutput?: Obj;
-  done: boolean;
 }
+
+/**
+ * Calls kept open at once, and ended calls remembered (so a late update of
+ * one is ignored, not counted twice). An agent has a handful open; one that
+ * floods tool calls (100,000 in a turn held ~40 MB here) loses its oldest,
+ * which costs at most a miscount the version-control diff corrects.
+ */
+export const MAX_OPEN_CALLS = 4096;
+export const MAX_ENDED_CALLS = 4096;
 
 function lineCount(text: string): number {
   if (!text) return 0;
@@ -59,6 +67,8 @@ const num = (v: unknown): number | undefined =>
 
 export class FileTracker {
   private calls = new Map<string, CallState>();
+  /** Ids of calls that ended, oldest first (a Set keeps insertion order). */
+  private ended = new Set<string>();
   private changes = new Map<string, FileChange>();
 
   constructor(
@@ -73,12 +83,13 @@ export class FileTracker {
     if (kind !== 'tool_call' && kind !== 'tool_call_update') return;
     const id = update.toolCallId;
     if (typeof id !== 'string') return;
+    if (this.ended.has(id)) return;
     let st = this.calls.get(id);
     if (!st) {
-      st = { locations: [], diffs: [], done: false };
+      st = { locations: [], diffs: [] };
       this.calls.set(id, st);
+      if (this.calls.size > MAX_OPEN_CALLS) this.calls.delete(this.calls.keys().next().value!);
     }
-    if (st.done) return;
     if (typeof update.kind === 'string') st.kind = update.kind;
     if (typeof update.title === 'string' && update.title) st.title = update.title;
     if (Array.isArray(update.locations)) {
@@ -101,18 +112,17 @@ export class FileTracker {
     if (isObj(update.rawInput) && Object.keys(update.rawInput).length) st.rawInput = update.rawInput;
     if (isObj(update.rawOutput)) st.rawOutput = update.rawOutput;
     const status = update.status;
-    if (status === 'failed' || status === 'cancelled') {
-      st.done = true;
-      st.diffs = [];
-      return;
+    if (status === 'failed' || status === 'cancelled' || status === 'completed') {
+      if (status === 'completed') this.complete(st);
+      this.end(id);
     }
-    if (status === 'completed') {
-      st.done = true;
-      this.complete(st);
-      st.diffs = [];
-      st.rawInput = undefined;
-      st.rawOutput = undefined;
-    }
+  }
+
+  /** Forgets a call's state, remembering only that it ended. */
+  private end(id: string): void {
+    this.calls.delete(id);
+    this.ended.add(id);
+    if (this.ended.size > MAX_ENDED_CALLS) this.ended.delete(this.ended.values().next().value!);
   }
 
   /** Files changed since the last reset, in the order first seen. */
@@ -120,10 +130,16 @@ export class FileTracker {
     return [...this.changes.values()].map((f) => ({ ...f }));
   }
 
+  /** Calls held (open, or remembered as ended): bounded however many the agent sends. */
+  held(): number {
+    return this.calls.size + this.ended.size;
+  }
+
   /** A new iteration: forget the files (and calls) seen so far. */
   reset(): void {
     this.changes.clear();
     this.calls.clear();
+    this.ended.clear();
   }
 
   private complete(st: CallState): void {

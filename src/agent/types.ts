@@ -19,7 +19,7 @@ export interface PromptResult {
   stopReason: StopReason;
   /** Usage of this turn (tokens from the prompt response, cost from usage_update). */
   usage: Usage;
-  /** The agent's message text of this turn, concatenated. */
+  /** The agent's message text of this turn, concatenated: its end, when longer than 16 KiB (TURN_TEXT_KEEP). */
   text: string;
 }
 
@@ -38,6 +38,8 @@ export interface AgentSessionOptions {
   cwd: string;
   /** JSONL file that receives every message both ways. */
   transcriptPath: string;
+  /** Most bytes one turn may take in the transcript ([agent] transcript-max-mb; default 32 MiB). */
+  transcriptMaxBytes?: number;
   /** Per-turn timeout; a turn past it is cancelled and fails with a clear error. */
   turnTimeoutMs: number;
   onActivity?: (a: AgentActivity) => void;

@@ -38,6 +38,10 @@ preset = ${tomlString(o.agent ?? 'opencode')}
 ${o.agent === 'scripted' ? '# The scripted agent plays the scenario this names (README: The scripted agent);\n# without one it changes nothing:\n# env = { II_SCRIPTED_SCENARIO = "scenario.json" }' : '# env = { OPENCODE_LOG = "info" }'}
 # Longest one prompt turn may take before it is cancelled:
 turn-timeout-seconds = 1800
+# Most one prompt turn may add to its transcript, in MB (fractions allowed): an
+# agent that floods keeps its turn's first half and its last part, and a line
+# saying what was dropped between them:
+transcript-max-mb = 32
 
 [job]
 # Run in order through a shell in the job's workspace; a non-zero exit fails the iteration.

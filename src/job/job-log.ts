@@ -5,7 +5,7 @@
 import type { JobEvent } from '../model/event.js';
 import type { Job } from '../model/job.js';
 import { readEvents } from '../state/events.js';
-import { readJsonLines, type Skipped } from '../state/jsonl.js';
+import { jsonLineValues, type Skipped } from '../state/jsonl.js';
 import { visibleLine } from '../text/sanitize.js';
 import { shownLine, shownText } from '../text/shown.js';
 import { eventLines, logText } from './event-text.js';
@@ -17,10 +17,14 @@ export interface LogLine {
   text: string;
 }
 
-/** A transcript's lines; null when the file is missing or unreadable. */
-function readTranscript(path: string) {
+/**
+ * A transcript rendered as lines, read and parsed a part at a time (a capped
+ * transcript is up to 32 MB a turn); null when the file is missing or
+ * unreadable.
+ */
+function transcriptLines(path: string): string[] | null {
   try {
-    return readJsonLines(path);
+    return transcriptText(jsonLineValues(path));
   } catch {
     return null;
   }
@@ -63,10 +67,9 @@ export function jobLogLines(job: Job, stateDir: string, events: JobEvent[]): Log
       kind: 'header',
       text: `=== ${i + 1}. ${a.purpose} · agent session ${visibleLine(a.id)}${a.started_at ? ` · ${a.started_at}` : ''} ===`,
     });
-    const t = readTranscript(resolvePath(stateDir, a.transcript));
-    if (!t) out.push({ kind: 'dim', text: `  (no transcript at ${visibleLine(a.transcript)})` });
+    const lines = transcriptLines(resolvePath(stateDir, a.transcript));
+    if (!lines) out.push({ kind: 'dim', text: `  (no transcript at ${visibleLine(a.transcript)})` });
     else {
-      const lines = transcriptText(t.flatMap((l) => (l.ok ? [l.value] : [])));
       // Redacted as one text: a private key block spans lines.
       if (lines.length)
         for (const l of shownText(lines.join('\n')).split('\n')) out.push({ kind: 'text', text: l });

@@ -594,6 +594,7 @@ export class JobRunner {
       agent,
       cwd: this.o.workspacePath,
       transcriptPath: transcript,
+      transcriptMaxBytes: Math.floor(config.agent['transcript-max-mb'] * 2 ** 20),
       turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
       onFileChange: (file) => this.event({ type: 'file_change', ...file }),

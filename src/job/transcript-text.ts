@@ -25,8 +25,8 @@ function textOf(content: unknown): string {
   return '';
 }
 
-/** Renders the parsed entries of one transcript as lines of text. */
-export function transcriptText(entries: unknown[]): string[] {
+/** Renders the parsed entries of one transcript as lines of text (taken one at a time: a whole file need not be held). */
+export function transcriptText(entries: Iterable<unknown>): string[] {
   const out: string[] = [];
   let message = '';
   let thought = '';

@@ -12,6 +12,16 @@ const AgentSection = z
     env: z.record(z.string(), z.string()).default({}),
     /** Longest one prompt turn may take before it is cancelled. */
     'turn-timeout-seconds': z.number().positive().default(1800),
+    /**
+     * Most one prompt turn may add to its transcript, in MB (MiB; fractions
+     * allowed): past it the turn's first half and its last part are kept,
+     * with a line saying what was dropped between them.
+     */
+    'transcript-max-mb': z
+      .number({ error: 'must be a number of megabytes, e.g. 32 or 0.5' })
+      .min(0.1, { error: 'must be at least 0.1 (MB): the first half keeps the prompt' })
+      .max(1024 * 1024, { error: 'must be at most 1048576 (MB, a terabyte)' })
+      .default(32),
   })
   .strict();
 

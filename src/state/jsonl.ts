@@ -72,6 +72,55 @@ export function readJsonLines<T = unknown>(path: string, schema?: ZodType<T>): J
   return parseJsonLines(text, schema);
 }
 
+/** What jsonLineValues reads at a time. */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * The values of a file's JSON lines, parsed one at a time as the file is
+ * read a MiB at a time (a line that is not JSON is skipped): a whole
+ * transcript (32 MB at its cap) parsed into one array first, to be rendered
+ * once, peaked at ~290 MB. What reading throws (ENOENT too) is thrown as it
+ * is iterated.
+ */
+export function* jsonLineValues(path: string): Generator<unknown, void, undefined> {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    /** The start of a line longer than what was read so far. */
+    let pieces: Buffer[] = [];
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) {
+      const got = buf.subarray(0, n);
+      const cut = got.lastIndexOf(0x0a);
+      if (cut < 0) {
+        pieces.push(Buffer.from(got));
+        continue;
+      }
+      // Made a string before the next read reuses buf.
+      const text = (
+        pieces.length ? Buffer.concat([...pieces, got.subarray(0, cut)]) : got.subarray(0, cut)
+      ).toString('utf8');
+      pieces = cut + 1 < n ? [Buffer.from(got.subarray(cut + 1))] : [];
+      yield* valuesOf(text);
+    }
+    if (pieces.length) yield* valuesOf(Buffer.concat(pieces).toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function* valuesOf(text: string): Generator<unknown, void, undefined> {
+  for (const raw of text.split('\n')) {
+    if (!raw.trim()) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    yield v;
+  }
+}
+
 /** "3 lines of <path> are not valid and were skipped (line 4: not JSON …)". */
 export function skippedWarning(path: string, skipped: Skipped[], what = 'valid'): string | null {
   if (skipped.length === 0) return null;
@@ -83,11 +132,17 @@ export function skippedWarning(path: string, skipped: Skipped[], what = 'valid')
 export interface TailOptions {
   /**
    * Reads only about the last this many bytes of the file the first time
-   * (from the first whole line in them): a live view of a long transcript
-   * needs its end, not a parse of every line the agent ever streamed.
+   * (from the first whole line in them), and skips ahead the same way
+   * whenever more than this was appended since the last read: a live view of
+   * a long transcript needs its end, not a parse of every line the agent
+   * ever streamed (an agent flooding 400,000 updates wrote ~100 MB in
+   * seconds, read in chunks of tens of MB).
    */
   lastBytes?: number;
 }
+
+/** How many of the last bytes read are checked again before the next read. */
+const SEEN_BYTES = 64;
 
 /**
  * Reads what was appended to a file since the last read, a whole line at a
@@ -103,6 +158,15 @@ export class JsonLinesTail<T = unknown> {
   /** True while the bytes before the first newline are the tail of a line cut off by lastBytes. */
   private dropping = false;
   private started = false;
+  /** The last bytes read (up to SEEN_BYTES, ending at offset): still there unchanged unless the file was rewritten. */
+  private seen: Buffer = Buffer.alloc(0);
+  /**
+   * Times the reader started over (the file shrank or was rewritten in place:
+   * truncated, replaced, or a capped transcript dropping its middle) or
+   * skipped ahead (lastBytes): when it changes, the lines read before do not
+   * run on into the next ones.
+   */
+  breaks = 0;
   constructor(
     readonly path: string,
     private readonly schema?: ZodType<T>,
@@ -119,28 +183,41 @@ export class JsonLinesTail<T = unknown> {
     }
     try {
       const size = fstatSync(fd).size;
-      if (size < this.offset) {
-        // Truncated or replaced: start over.
+      if (size < this.offset || !this.unchangedBefore(fd)) {
+        // Truncated, replaced or rewritten: start over.
         this.offset = 0;
         this.rest = Buffer.alloc(0);
+        this.seen = Buffer.alloc(0);
         this.lineNo = 0;
         this.dropping = false;
         this.started = false;
+        this.breaks++;
       }
+      const last = this.o.lastBytes;
       if (!this.started) {
         this.started = true;
-        const last = this.o.lastBytes;
         if (last !== undefined && size > last) {
           // From the byte before the last ones: when that is a newline, the
           // first line kept is whole and only the newline is dropped.
           this.offset = size - last - 1;
           this.dropping = true;
         }
+      } else if (last !== undefined && size - this.offset > last + 1) {
+        // Far behind the writer: only the end is worth reading (numbering goes on from the last line read).
+        this.offset = size - last - 1;
+        this.rest = Buffer.alloc(0);
+        this.dropping = true;
+        this.breaks++;
       }
       if (size === this.offset) return [];
       const buf = Buffer.alloc(size - this.offset);
       const n = readSync(fd, buf, 0, buf.length, this.offset);
       this.offset += n;
+      this.seen = Buffer.from(
+        (n >= SEEN_BYTES ? buf.subarray(0, n) : Buffer.concat([this.seen, buf.subarray(0, n)])).subarray(
+          -SEEN_BYTES,
+        ),
+      );
       let bytes = this.rest.length ? Buffer.concat([this.rest, buf.subarray(0, n)]) : buf.subarray(0, n);
       if (this.dropping) {
         const nl = bytes.indexOf(0x0a);
@@ -161,5 +238,13 @@ export class JsonLinesTail<T = unknown> {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** Whether the bytes just before the offset are still those read last (a shrink-and-regrow leaves the size no guide). */
+  private unchangedBefore(fd: number): boolean {
+    const len = this.seen.length;
+    if (len === 0 || this.offset < len) return true;
+    const now = Buffer.alloc(len);
+    return readSync(fd, now, 0, len, this.offset - len) === len && now.equals(this.seen);
   }
 }

@@ -1,10 +1,10 @@
 // The ACP client against the real scripted agent over stdio: the happy path,
 // every misbehaviour, the permission policy, fs confinement and the
 // transcript; after each, no process of the agent's group may remain.
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startAgent, type AcpSession, type AcpTuning } from '../../src/agent/acp-session.js';
+import { startAgent, TURN_TEXT_KEEP, type AcpSession, type AcpTuning } from '../../src/agent/acp-session.js';
 import { groupAlive } from '../../src/agent/process-group.js';
 import type { AgentActivity, AgentSessionOptions } from '../../src/agent/types.js';
 import { transcriptText } from '../../src/job/transcript-text.js';
@@ -225,6 +225,18 @@ describe('ACP session with the scripted agent', () => {
     await expect(s.prompt(IMPLEMENT)).rejects.toThrow(/larger than 100000 bytes/);
     await s.close();
     expect(groupAlive(pid)).toBe(false);
+  });
+
+  it("keeps the end of a flooding turn's text, and its transcript within transcriptMaxBytes", async () => {
+    // 20,000 message chunks held whole were ~1 MB of text and ~1 MB more of string pieces per 20,000.
+    const env = setup({ implement: [{ actions: [{ type: 'flood', count: 20_000 }] }] });
+    const s = await env.start({ transcriptMaxBytes: 256 * 1024 });
+    const r = await s.prompt(IMPLEMENT);
+    expect(r.text.length).toBeLessThanOrEqual(2 * TURN_TEXT_KEEP);
+    expect(r.text.endsWith('flood 19999 flood 20000 ')).toBe(true);
+    expect(statSync(env.transcript).size).toBeLessThanOrEqual(256 * 1024 + 4096);
+    expect(entries(env.transcript).filter((e) => e.dropped)).toHaveLength(1);
+    await closedCleanly(s);
   });
 
   it('times out a hung turn, then kills an agent that ignores EOF and SIGTERM', async () => {

@@ -62,6 +62,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig(repo, env)).toThrow(/incrementum\.toml[\s\S]*job\.max-iterations/);
   });
 
+  it('takes [agent] transcript-max-mb in MB, fractions too, and says what a bad one should be', () => {
+    expect(loadConfig(repo, env).agent['transcript-max-mb']).toBe(32);
+    writeFileSync(join(repo, 'incrementum.toml'), '[agent]\ntranscript-max-mb = 0.5\n');
+    expect(loadConfig(repo, env).agent['transcript-max-mb']).toBe(0.5);
+    for (const [value, says] of [
+      ['"big"', /agent\.transcript-max-mb: must be a number of megabytes, e\.g\. 32 or 0\.5/],
+      ['0', /agent\.transcript-max-mb: must be at least 0\.1/],
+      ['-4', /agent\.transcript-max-mb: must be at least 0\.1/],
+      ['inf', /agent\.transcript-max-mb: must be a number of megabytes/],
+    ] as const) {
+      writeFileSync(join(repo, 'incrementum.toml'), `[agent]\ntranscript-max-mb = ${value}\n`);
+      expect(() => loadConfig(repo, env)).toThrow(UserError);
+      expect(() => loadConfig(repo, env)).toThrow(says);
+    }
+  });
+
   it('names an unknown key, so a typo is not silently ignored', () => {
     writeFileSync(join(repo, 'incrementum.toml'), '[job]\ntest-command = ["npm test"]\n');
     expect(() => loadConfig(repo, env)).toThrow(/test-command/);

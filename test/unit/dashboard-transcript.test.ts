@@ -4,6 +4,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { TranscriptRecorder } from '../../src/agent/transcript-recorder.js';
 import { selectedJob } from '../../src/dashboard/view/board.js';
 import { LIVE_DRAW_MS } from '../../src/dashboard/io/sync.js';
 import { dashFixture, makeJob, type DashFixture } from '../helpers/dash-fixture.js';
@@ -118,4 +119,45 @@ it('lets the shown job’s transcript go when the job ends (only a running job h
   fx.state.jobs.finish(a.id, 'completed');
   await waitFor(() => fx!.dash.getState().jobs.find((j) => j.id === a.id)?.status === 'completed', 'the end');
   expect(fx.sync.transcriptsHeld()).toBe(0);
+});
+
+it('shows a capped transcript as its head, one marker saying what was dropped, and its end, nothing twice', async () => {
+  // The recorder drops the middle of a flooding turn in place (the file
+  // shrinks, or is rewritten past where the board had read): the pane starts
+  // afresh from the file as it now is instead of running on from before.
+  fx = dashFixture({ pollMs: 60_000 });
+  const a = makeJob(fx.state);
+  const rel = `jobs/${a.id}/transcripts/flood.jsonl`;
+  fx.state.jobs.addAgentSession(a.id, { purpose: 'implement', id: 'flood', transcript: rel });
+  const recorder = new TranscriptRecorder(join(fx.state.dir, rel), 64 * 1024);
+  recorder.beginTurn();
+  recorder.out({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { prompt: [] } });
+  recorder.flush();
+  await openBoard(fx);
+  const chunk = (i: number) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `c${i} ` } } },
+    });
+  const N = 8000;
+  for (let i = 1; i <= N; i++) {
+    recorder.inRaw(chunk(i));
+    if (i % 200 === 0) {
+      recorder.flush();
+      // Paced so the board reads between some compactions and falls behind others.
+      await new Promise((r) => setTimeout(r, i % 1000 === 0 ? 60 : 2));
+    }
+  }
+  recorder.flush();
+  await waitFor(() => pane(fx!, a.id).some((l) => l.endsWith(` c${N}`)), 'the last chunk');
+  const lines = pane(fx, a.id);
+  const markers = lines.filter((l) => l.includes('dropped here'));
+  expect(markers).toHaveLength(1);
+  expect(markers[0]).toMatch(/^ {2}! [\d,]+ messages \([\d.]+ MB\) of this turn dropped here/);
+  const at = lines.indexOf(markers[0]!);
+  expect(lines[at - 1]).toMatch(/^ {2}c1 c2 c3 /);
+  expect(lines[at + 1]).toMatch(new RegExp(` c${N}$`));
+  const seen = lines.join(' ').match(/\bc\d+\b/g)!;
+  expect(new Set(seen).size).toBe(seen.length);
 });

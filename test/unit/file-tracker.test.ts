@@ -3,7 +3,13 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { countDiff, FileTracker, mergeWithVcs } from '../../src/agent/file-tracker.js';
+import {
+  countDiff,
+  FileTracker,
+  MAX_ENDED_CALLS,
+  MAX_OPEN_CALLS,
+  mergeWithVcs,
+} from '../../src/agent/file-tracker.js';
 import { WorkspaceRoot } from '../../src/agent/workspace-path.js';
 import type { FileChange } from '../../src/model/index.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -330,6 +336,29 @@ describe('FileTracker rules', () => {
     expect(t.files()).toHaveLength(1);
     t.reset();
     expect(t.files()).toEqual([]);
+  });
+});
+
+describe('FileTracker under a flood of tool calls', () => {
+  it('holds a bounded number of calls, still counts an edit once, and ignores its late repeat', () => {
+    const { t, feed } = tracker();
+    const edit = (status: string) => ({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'the-edit',
+      kind: 'edit',
+      status,
+      content: [{ type: 'diff', path: join(WS, 'kept.txt'), oldText: 'a\n', newText: 'a\nb\n' }],
+    });
+    feed(edit('in_progress'));
+    for (let i = 0; i < 20_000; i++) {
+      // Reads that complete, and calls that never end.
+      feed({ sessionUpdate: 'tool_call', toolCallId: `r${i}`, kind: 'read', status: 'in_progress' });
+      feed({ sessionUpdate: 'tool_call_update', toolCallId: `r${i}`, status: 'completed' });
+      feed({ sessionUpdate: 'tool_call', toolCallId: `open${i}`, kind: 'edit', locations: [{ path: WS }] });
+    }
+    expect(t.held()).toBeLessThanOrEqual(MAX_OPEN_CALLS + MAX_ENDED_CALLS);
+    feed(edit('completed'), edit('completed'));
+    expect(t.files()).toEqual([change('kept.txt', { additions: 1 })]);
   });
 });
 

@@ -372,6 +372,8 @@ async function perform(
     }
     case 'unknown_update':
       return update({ sessionUpdate: 'some_future_kind', payload: { x: 1 } });
+    case 'flood':
+      return flood(sessionId, s, a.count, a.update);
     case 'garbage':
       process.stdout.write(a.text + '\n');
       return;
@@ -400,6 +402,46 @@ async function perform(
     case 'stubborn':
       becomeStubborn();
       return;
+  }
+}
+
+/**
+ * `count` session/update lines written straight to stdout, a thousand at a
+ * time, waiting only for the pipe to drain (through the SDK's notify, one
+ * await per message, 400,000 took minutes): the client sees them as fast as
+ * it can read. A cancel stops the flood between batches.
+ */
+async function flood(sessionId: string, s: Session, count: number, kind: 'message' | 'mixed'): Promise<void> {
+  const line = (update: Record<string, unknown>) =>
+    JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
+  const nth = (i: number): string => {
+    const text = { type: 'text', text: `flood ${i} ` };
+    if (kind === 'message') return line({ sessionUpdate: 'agent_message_chunk', content: text });
+    const call = `flood_${Math.ceil(i / 4)}`;
+    switch (i % 4) {
+      case 1:
+        return line({ sessionUpdate: 'agent_message_chunk', content: text });
+      case 2:
+        return line({ sessionUpdate: 'agent_thought_chunk', content: text });
+      case 3:
+        return line({
+          sessionUpdate: 'tool_call',
+          toolCallId: call,
+          title: `read flood/${i}.txt`,
+          kind: 'read',
+          status: 'in_progress',
+          locations: [{ path: join(s.cwd, 'flood', `${i}.txt`) }],
+        });
+      default:
+        return line({ sessionUpdate: 'tool_call_update', toolCallId: call, status: 'completed' });
+    }
+  };
+  for (let i = 1; i <= count;) {
+    if (s.cancelled && !stubborn) return;
+    const batch: string[] = [];
+    for (const end = Math.min(count, i + 999); i <= end; i++) batch.push(nth(i));
+    if (!process.stdout.write(batch.join('\n') + '\n'))
+      await new Promise<void>((r) => process.stdout.once('drain', () => r()));
   }
 }
 

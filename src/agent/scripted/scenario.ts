@@ -64,6 +64,12 @@
 //                                                `path` (default: a file outside the cwd); the
 //                                                answer comes back as a message
 //   {"type":"unknown_update"}                    a session/update of a kind no one knows
+//   {"type":"flood","count","update"?}           `count` session/update notifications at once,
+//                                                written as fast as the client reads them:
+//                                                update "message" (default) sends message chunks
+//                                                "flood 1 " … "flood <count> "; "mixed" cycles a
+//                                                message chunk, a thought chunk, a read tool_call
+//                                                and its completion (a chatty or runaway agent)
 // Faults, for tests:
 //   {"type":"crash","code"?}                     exits mid-turn (default code 3)
 //   {"type":"garbage","text"?}                   a non-JSON line on stdout
@@ -105,6 +111,11 @@ export const Action = z.discriminatedUnion('type', [
   z.object({ type: z.literal('read'), path: z.string().min(1) }),
   z.object({ type: z.literal('permission'), path: z.string().optional() }),
   z.object({ type: z.literal('unknown_update') }),
+  z.object({
+    type: z.literal('flood'),
+    count: z.number().int().positive(),
+    update: z.enum(['message', 'mixed']).default('message'),
+  }),
   z.object({ type: z.literal('crash'), code: z.number().int().default(3) }),
   z.object({ type: z.literal('garbage'), text: z.string().default('this is not JSON') }),
   z.object({ type: z.literal('oversized'), bytes: z.number().int().positive() }),

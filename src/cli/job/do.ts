@@ -19,6 +19,7 @@ import { style } from '../format.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import { createProgress } from '../progress.js';
 import { jobContextLines } from './context-lines.js';
+import { tuneHeapForRunner } from './heap.js';
 import { realDeps } from './deps.js';
 import type { DoOptions } from './options.js';
 import { progressPrinter } from './progress-printer.js';
@@ -166,6 +167,7 @@ export async function runJob(
     claim?: 'manual' | 'ready';
   },
 ): Promise<number> {
+  tuneHeapForRunner();
   const st = style(process.stderr.isTTY === true && !process.env.NO_COLOR);
   const progress = createProgress(process.stderr);
   const printer = progressPrinter(progress, st);

@@ -416,7 +416,14 @@ export class DashboardSync {
     }
     if (shown) this.followTranscript(logs.transcriptPath);
     if (logs.transcript) {
+      const breaks = logs.transcript.breaks;
       const entries = logs.transcript.read().flatMap((l) => (l.ok ? [l.value] : []));
+      // The file shrank (a capped transcript dropping its middle) or the
+      // reader skipped ahead: what is held would repeat or run on across a gap.
+      if (logs.transcript.breaks !== breaks) {
+        logs.entries = [];
+        changed = true;
+      }
       if (entries.length) {
         logs.entries.push(...entries);
         if (logs.entries.length > TRANSCRIPT_ENTRIES) logs.entries = logs.entries.slice(-TRANSCRIPT_ENTRIES);

@@ -1,0 +1,71 @@
+// The dashboard of the flood benchmark (bench/flood.bench.js): the real sync,
+// store and Ink views, drawing into a fake terminal, following whatever job
+// the board shows (the one job the benchmark runs, flooding), and with the
+// argument "log" its whole log too, as the l overlay shows it. Runs until its
+// stdin closes, then prints {peak, live} (peak RSS in MB; live: whether the
+// job's live pane showed the flood at some point).
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+
+const [dist, stateDir, view] = process.argv.slice(2);
+(await import(`${dist}/src/cli/dashboard/heap.js`)).tuneHeapForDashboard();
+const { openStateStore } = await import(`${dist}/src/state/index.js`);
+const { RENDER_OPTIONS } = await import(`${dist}/src/cli/dashboard/run.js`);
+const { createDashboardStore } = await import(`${dist}/src/dashboard/view/store.js`);
+const { DashboardSync } = await import(`${dist}/src/dashboard/io/sync.js`);
+const { createActions } = await import(`${dist}/src/dashboard/io/actions.js`);
+const { render } = await import('ink');
+const { createElement } = await import('react');
+const { Dashboard } = await import(`${dist}/components/Dashboard.js`);
+
+const state = openStateStore({ dir: stateDir });
+const dash = createDashboardStore({ repo: null, repoLabel: 'bench', color: true });
+const sync = new DashboardSync({ state, dash });
+sync.loadAll();
+sync.start();
+await sync.ready();
+const actions = createActions({ state, dash, repoRoot: null, quit: () => {} });
+let live = false;
+let logOpen = false;
+const unsubscribe = dash.subscribe((s) => {
+  if (!live) live = Object.values(s.live).some((lines) => lines.some((l) => l.includes('flood ')));
+  // With view "log", the job's whole log is loaded as soon as it has an
+  // agent session, as the l overlay loads it, and then follows the job.
+  const job = s.jobs[0];
+  if (view === 'log' && !logOpen && job?.agent_sessions.length) {
+    logOpen = true;
+    actions.loadRecord(job.id);
+  }
+});
+const stdout = Object.assign(new Writable({ write: (_c, _e, cb) => cb() }), {
+  columns: 120,
+  rows: 40,
+  isTTY: true,
+});
+const stdin = Object.assign(new EventEmitter(), {
+  isTTY: true,
+  setRawMode() {},
+  setEncoding() {},
+  resume() {},
+  pause() {},
+  ref() {},
+  unref() {},
+  read: () => null,
+});
+const app = render(
+  createElement(Dashboard, {
+    store: dash,
+    actions,
+  }),
+  { ...RENDER_OPTIONS, stdout, stdin, patchConsole: false },
+);
+process.stdout.write('ready\n');
+process.stdin.resume();
+await new Promise((r) => process.stdin.once('end', r));
+const peak = process.resourceUsage().maxRSS / 1024;
+unsubscribe();
+app.unmount();
+await sync.close();
+state.close();
+process.stdout.write(JSON.stringify({ peak, live }) + '\n');
+process.exit(0);
