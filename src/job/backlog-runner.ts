@@ -14,7 +14,13 @@ import type { JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { abandonJob } from './abandon.js';
-import { CLAIM_LOST_EXIT, spawnBacklogJob, type Detached, type Standby } from './detached.js';
+import {
+  CLAIM_LOST_EXIT,
+  spawnBacklogJob,
+  type BacklogJobOptions,
+  type Detached,
+  type Standby,
+} from './detached.js';
 import { localProbe } from '../proc/alive.js';
 
 export interface BacklogRunnerOptions {
@@ -36,6 +42,8 @@ export interface BacklogRunnerOptions {
   maxJobs?: number;
   /** Passed to each job (--agent). */
   agent?: string;
+  /** Each job is recorded as to land when it claims its todo (ii run --land; --to-land). */
+  toLand?: boolean;
   /** How often the store is looked at between child exits (ms). */
   pollMs?: number;
   /**
@@ -385,8 +393,8 @@ export class BacklogRunner {
     this.emit({ kind: 'started', todo, pid: d.pid, log: d.log, standby: standby !== null });
   }
 
-  private agentOpt(): { agent?: string } {
-    return this.o.agent ? { agent: this.o.agent } : {};
+  private agentOpt(): BacklogJobOptions {
+    return { ...(this.o.agent ? { agent: this.o.agent } : {}), ...(this.o.toLand ? { toLand: true } : {}) };
   }
 
   /** A child that exited: what its job came to. */

@@ -72,6 +72,18 @@ export const stamp = (d = new Date()): string => d.toISOString().replace(/[:.]/g
  */
 export const CLAIM_LOST_EXIT = 75;
 
+/** What a backlog runner passes to each job runner it starts. */
+export interface BacklogJobOptions {
+  agent?: string;
+  /** ii run --land: the job is recorded as to land when it claims its todo. */
+  toLand?: boolean;
+}
+
+const jobArgs = (o: BacklogJobOptions): string[] => [
+  ...(o.agent ? ['--agent', o.agent] : []),
+  ...(o.toLand ? ['--to-land'] : []),
+];
+
 /**
  * Starts a detached job runner for a todo of the backlog: `ii job do <todo>
  * --backlog`, which claims the todo only while it is ready (exiting with
@@ -81,10 +93,10 @@ export function spawnBacklogJob(
   todoId: string,
   repo: { root: string; slug: string },
   stateDir: string,
-  o: { agent?: string } = {},
+  o: BacklogJobOptions = {},
 ): Detached {
   const log = join(stateDir, 'runs', repo.slug, `${stamp()}-${todoId}.log`);
-  const args = ['job', 'do', todoId, '--backlog', '--no-edit', ...(o.agent ? ['--agent', o.agent] : [])];
+  const args = ['job', 'do', todoId, '--backlog', '--no-edit', ...jobArgs(o)];
   return spawnDetachedIi(args, repo.root, stateDir, log);
 }
 
@@ -106,11 +118,11 @@ export interface Standby extends Detached {
 export function spawnStandbyJob(
   repo: { root: string; slug: string },
   stateDir: string,
-  o: { agent?: string } = {},
+  o: BacklogJobOptions = {},
 ): Standby {
   const dir = join(stateDir, 'runs', repo.slug);
   const log = join(dir, `${stamp()}-standby-${process.pid}.log`);
-  const args = ['job', 'do', '--backlog', '--standby', '--no-edit', ...(o.agent ? ['--agent', o.agent] : [])];
+  const args = ['job', 'do', '--backlog', '--standby', '--no-edit', ...jobArgs(o)];
   const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe');
   let done = false;
   let handed = false;

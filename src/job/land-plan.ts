@@ -23,7 +23,8 @@ export const short = (sha: string) => sha.slice(0, 10);
 export class LandRefused extends UserError {
   constructor(
     message: string,
-    readonly kind: 'not-landable' | 'target' | 'conflict' | 'tests' | 'checkout' | 'moved' | 'aborted',
+    readonly kind:
+      'not-landable' | 'busy' | 'target' | 'conflict' | 'tests' | 'checkout' | 'moved' | 'aborted',
     readonly conflicts: string[] = [],
   ) {
     super(message);

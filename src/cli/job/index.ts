@@ -105,6 +105,8 @@ export function registerJobRunCommands(program: Command): void {
     .addOption(new Option('--backlog').hideHelp())
     // ii run's standby runner: loaded and waiting for its todo id on stdin.
     .addOption(new Option('--standby').hideHelp())
+    // ii run --land's runners: the job is recorded as to land, with its claim.
+    .addOption(new Option('--to-land').hideHelp())
     .action(async (id: string | undefined, o: DoOptions) => (await import('./do.js')).jobDo(id, o));
 
   job

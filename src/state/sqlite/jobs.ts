@@ -6,6 +6,7 @@ import type {
   Job,
   JobChange,
   JobCommit,
+  JobLanding,
   JobReview,
   JobStatus,
   Usage,
@@ -131,9 +132,14 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
 
   function listWhere(
     repo: string,
-    opts: { activeOnly?: boolean; status?: JobStatus },
+    opts: { activeOnly?: boolean; status?: JobStatus; toLand?: boolean },
   ): [string, SQLInputValue[]] {
     if (opts.status) return ['repo = ? AND status = ?', [repo, opts.status]];
+    if (opts.activeOnly && opts.toLand)
+      return [
+        "repo = ? AND (status = 'active' OR (status = 'completed' AND to_land = 1 AND landed IS NULL))",
+        [repo],
+      ];
     return opts.activeOnly ? ["repo = ? AND status = 'active'", [repo]] : ['repo = ?', [repo]];
   }
 
@@ -144,8 +150,8 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     const now = nowIso();
     q(
       `INSERT INTO jobs (id, repo, todo_id, session_id, stage, status, base_rev, workspace_path, auto_commit,
-         pid, host, heartbeat_at, started_at, updated_at, retried_from, changed_version)
-       VALUES (?,?,?,?,'implementing','active',?,?,?,?,?,?,?,?,?, ${NEXT_VERSION})`,
+         pid, host, heartbeat_at, started_at, updated_at, retried_from, to_land, changed_version)
+       VALUES (?,?,?,?,'implementing','active',?,?,?,?,?,?,?,?,?,?, ${NEXT_VERSION})`,
     ).run(
       id,
       repo,
@@ -160,6 +166,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       now,
       now,
       input.retried_from ?? null,
+      input.to_land ? 1 : 0,
     );
     refreshJobJson(db, id);
     return mustGet(id);
@@ -272,8 +279,20 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       }),
     setLanded: (id, landed) =>
       transaction(db, () => {
-        touch(id, 'landed = ?, land_conflict = NULL, landing = NULL', [JSON.stringify(landed)]);
+        touch(id, 'landed = ?, land_conflict = NULL, landing = NULL, to_land = 0', [JSON.stringify(landed)]);
         return mustGet(id);
+      }),
+    toLand: (repo) => load("repo = ? AND to_land = 1 AND status = 'completed' AND landed IS NULL", [repo]),
+    takeLanding: (id, landing, live) =>
+      transaction(db, () => {
+        const row = q('SELECT landed, landing FROM jobs WHERE id = ?').get(id) as
+          { landed: string | null; landing: string | null } | undefined;
+        if (!row) throw new UserError(`no job ${id}`);
+        if (row.landed !== null) return { ok: false, landed: true, by: null };
+        const by = row.landing ? (JSON.parse(row.landing) as JobLanding) : null;
+        if (by?.state === 'landing' && live(by)) return { ok: false, landed: false, by };
+        touch(id, 'landing = ?', [JSON.stringify(landing)]);
+        return { ok: true };
       }),
     setLandConflict: (id, conflict) =>
       transaction(db, () => {
@@ -392,7 +411,15 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     finish: (id, status, reason = null) =>
       transaction(db, () => {
         const now = nowIso();
-        touch(id, 'status = ?, completed_at = ?, failure_reason = ?', [status, now, reason]);
+        // Only a completed job with commits has anything to land: the intent
+        // goes with any other end, so no landing runner waits on it.
+        touch(
+          id,
+          `status = ?, completed_at = ?, failure_reason = ?,
+           to_land = CASE WHEN ? = 'completed' AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = jobs.id)
+             THEN to_land ELSE 0 END`,
+          [status, now, reason, status],
+        );
         return mustGet(id);
       }),
     resume: (id, pid, host, sessionId) =>
