@@ -28,7 +28,7 @@ export interface ToLand {
 type Probe = { host: string; pidAlive: (pid: number) => boolean };
 
 /** Oldest completion first; the id breaks ties, so the order is the same every time. */
-const byCompletion = (a: Job, b: Job) =>
+export const byCompletion = (a: Job, b: Job) =>
   (a.completed_at ?? '').localeCompare(b.completed_at ?? '') || a.id.localeCompare(b.id);
 
 /** Sorts the repository's jobs to land by what a landing runner can do with each now. */

@@ -9,7 +9,7 @@ import { runnerAlive } from '../../model/runner.js';
 import { localProbe } from '../../proc/alive.js';
 import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';
-import { LandQueue, toLand, type ToLand } from '../../job/land-queue.js';
+import { byCompletion, LandQueue, toLand, type ToLand } from '../../job/land-queue.js';
 import { finalCommit } from '../../job/land-plan.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
@@ -39,7 +39,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
 
   let queue = null as LandQueue | null; // set inside withStore (a cast, so TS does not narrow it to null)
   /** Jobs an earlier landing runner left to land, landed first by this one. */
-  let leftover = 0;
+  let leftover = new Set<string>();
   const result = await withStore(async (store) => {
     let drawn = 0;
     let changed = false;
@@ -233,9 +233,10 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   let code = report(result, st);
   if (queue) {
     const { landed, notLanded } = queue;
+    const theirs = landed.filter((id) => leftover.has(id)).length;
     process.stderr.write(
       `landed ${landed.length} job${landed.length === 1 ? '' : 's'}` +
-        (leftover ? ` (${leftover} left to land by an earlier run first)` : '') +
+        (theirs ? ` (${theirs} of them left to land by an earlier ii run --land)` : '') +
         (notLanded.length ? `; not landed: ${notLanded.join(', ')} (ii job land <job> says why)` : '') +
         '\n',
     );
@@ -250,15 +251,15 @@ export async function runBacklog(o: RunOptions): Promise<void> {
 /**
  * What is left to land as a run starts: a landing run lands it first (and
  * says which, and which it leaves to a person); a run without --land lands
- * nothing, and says so. Returns how many this run will land first.
+ * nothing, and says so. Returns the jobs this run will land first.
  */
 function sayLeftToLand(
   t: ToLand,
   landing: boolean,
   line: (text: string) => void,
   st: ReturnType<typeof style>,
-): number {
-  const waiting = [...t.ready, ...t.finishing];
+): Set<string> {
+  const waiting = [...t.ready, ...t.finishing].sort(byCompletion);
   const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id).join(', ');
   if (!landing) {
     if (waiting.length)
@@ -267,7 +268,7 @@ function sayLeftToLand(
           `${waiting.length} completed job${waiting.length === 1 ? ' is' : 's are'} to land (started by ii run --land): ${ids(waiting)}; this run lands nothing, ii run --land lands ${waiting.length === 1 ? 'it' : 'them'} first`,
         ),
       );
-    return 0;
+    return new Set();
   }
   if (waiting.length)
     line(`to land first, left by an earlier ii run --land (oldest completion first): ${ids(waiting)}`);
@@ -277,7 +278,7 @@ function sayLeftToLand(
         `job ${j.id} is to land, but its landing was refused${j.landing ? ` (${shownLine(j.landing.step)})` : ''}: not tried again; ii job land ${j.id} does`,
       ),
     );
-  return waiting.length;
+  return new Set(waiting.map((j) => j.id));
 }
 
 function report(r: BacklogRunResult, st: ReturnType<typeof style>): number {
