@@ -289,3 +289,52 @@ it('SIGKILL of ii run --land during a landing, while its other runners finish: t
   const landingDir = join(t, 'state', 'incrementum', 'landing', repoSlug(repo));
   expect(existsSync(landingDir) ? readdirSync(landingDir) : []).toEqual([]);
 }, 600_000);
+
+it('two ii run --land at once on the jobs a killed one left land each exactly once; ii run --help says only a landing run lands them', async () => {
+  gitRepo(repo, {
+    'README.md': '# r\n',
+    'incrementum.toml': `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n`,
+  });
+  const ids = ['a', 'b', 'c'].map((n) => todo(n));
+  const trunk = git('rev-parse', 'main');
+  const first = iiAsync(['run', '--land', '--jobs', '3']);
+  await waitFor(
+    () => jobs().filter((j) => j.status === 'active').length === 3,
+    'three jobs running',
+    180_000,
+    300,
+  );
+  first.child.kill('SIGKILL');
+  await first.done;
+  writeFileSync(join(tmp.path, 'open-all'), '');
+  await waitFor(
+    () => jobs().filter((j) => j.status === 'completed').length === 3,
+    'the jobs to complete',
+    180_000,
+    300,
+  );
+  await waitFor(() => !runnersAlive(), 'the job runners to exit', 60_000, 200);
+
+  const [r1, r2] = await Promise.all([iiAsync(['run', '--land']).done, iiAsync(['run', '--land']).done]);
+  expect([r1.code, r2.code], r1.stderr + r2.stderr).toEqual([0, 0]);
+  // Between them, each job once: three landings said, three commits on main.
+  const said = (r1.stderr + r2.stderr).match(/^job \S+ landed on main/gm) ?? [];
+  expect(said).toHaveLength(3);
+  expect(new Set(said).size).toBe(3);
+  const list = jobs();
+  expect(list.map((j) => j.todo_id).sort()).toEqual([...ids].sort());
+  expect(list.every((j) => j.landed?.onto === 'main' && !j.to_land)).toBe(true);
+  expect(git('rev-list', '--count', `${trunk}..main`)).toBe('3');
+  expect(new Set(list.map((j) => j.landed!.commit)).size).toBe(3);
+  expect(git('ls-tree', '--name-only', 'main').split('\n').sort()).toEqual([
+    'README.md',
+    'a.txt',
+    'b.txt',
+    'c.txt',
+    'incrementum.toml',
+  ]);
+
+  const help = run(['run', '--help']).stdout.replace(/\s+/g, ' ');
+  expect(help).toContain('A run without --land lands nothing, theirs included');
+  expect(help).toContain('only a landing run acts on it');
+}, 600_000);

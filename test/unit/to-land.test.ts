@@ -4,6 +4,7 @@
 // processes never land one job; and what a landing runner makes of each job
 // to land (src/job/land-queue.ts toLand).
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,9 @@ import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { toLand } from '../../src/job/land-queue.js';
 import { migrate } from '../../src/state/sqlite/db.js';
+import { jobDetail, jobListTable } from '../../src/cli/job/view.js';
+import { style } from '../../src/cli/format.js';
+import { landingLine } from '../../src/dashboard/view/board.js';
 import { tempDir } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -157,5 +161,33 @@ describe('toLand (what a landing runner does with each job to land)', () => {
     expect(ids(t.refused)).toEqual([refused.id]);
     expect(ids(t.elsewhere).sort()).toEqual([elsewhere.id, remote.id].sort());
     expect(ids(t.finishing)).toEqual([finishing.id]);
+  });
+});
+
+describe('what shows a job to land', () => {
+  it('ii job list, ii job show and the board card say "to land"; refused, they say so and that no run retries it', () => {
+    const job = landingRunJob('show me');
+    const todos = new Map(store.todos.list('r').map((t) => [t.id, t]));
+    const plain = style(false);
+    expect(jobListTable([job], todos, plain)).toContain('to land');
+    expect(jobDetail(job, todos.get(job.todo_id)!, plain)).toContain(
+      'not yet: to land (started by ii run --land); the next ii run --land lands it',
+    );
+    expect(landingLine(job)).toBe('to land');
+    store.jobs.setLanding(job.id, landing('refused', 1));
+    const refused = store.jobs.get(job.id)!;
+    expect(jobListTable([refused], todos, plain)).toContain('to land (refused)');
+    expect(jobDetail(refused, todos.get(job.todo_id)!, plain)).toContain('no landing runner tries it again');
+    expect(landingLine(refused)).toBe('not landed: the tests fail');
+    // A landing whose process is gone (killed mid-way) says the next landing run takes it over.
+    store.jobs.setLanding(job.id, landing('landing', 999_998, hostname()));
+    expect(jobDetail(store.jobs.get(job.id)!, null, plain)).toContain(
+      'its process is gone: the next ii run --land lands it',
+    );
+    // A person's job, completed: none of it.
+    const t = store.todos.create('r', { title: 'by hand' });
+    const mine = store.jobs.claim('r', { todo_id: t.id }, ready(t.id));
+    store.jobs.finish(mine.id, 'completed');
+    expect(landingLine(store.jobs.get(mine.id)!)).toBeNull();
   });
 });
