@@ -31,15 +31,29 @@ type Probe = { host: string; pidAlive: (pid: number) => boolean };
 export const byCompletion = (a: Job, b: Job) =>
   (a.completed_at ?? '').localeCompare(b.completed_at ?? '') || a.id.localeCompare(b.id);
 
+/**
+ * How long after its completion a job's runner is waited for. It takes
+ * seconds; past this its pid is taken to be another process's (pids are
+ * reused), so a landing runner never waits on it for good.
+ */
+export const FINISHING_MS = 120_000;
+
 /** Sorts the repository's jobs to land by what a landing runner can do with each now. */
-export function toLand(store: StateStore, repo: string, probe: Probe = localProbe): ToLand {
+export function toLand(store: StateStore, repo: string, probe: Probe = localProbe, now = Date.now()): ToLand {
   const out: ToLand = { ready: [], finishing: [], refused: [], elsewhere: [] };
+  const recent = (job: Job) => now - Date.parse(job.completed_at ?? '') < FINISHING_MS;
   for (const job of store.jobs.toLand(repo).sort(byCompletion)) {
     if (job.land_conflict || job.landing?.state === 'refused') out.refused.push(job);
     else if (landingUnderWay(job.landing, probe) && job.landing?.pid !== process.pid) out.elsewhere.push(job);
     // Its runner lands nothing itself, but is still at the job's end: landing
     // now would find its workspace not yet released, and keep it.
-    else if (job.host === probe.host && job.pid != null && job.pid !== process.pid && probe.pidAlive(job.pid))
+    else if (
+      job.host === probe.host &&
+      job.pid != null &&
+      job.pid !== process.pid &&
+      recent(job) &&
+      probe.pidAlive(job.pid)
+    )
       out.finishing.push(job);
     else out.ready.push(job);
   }

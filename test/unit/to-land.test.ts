@@ -156,6 +156,10 @@ describe('toLand (what a landing runner does with each job to land)', () => {
     store.jobs.setLanding(killedMidLanding.id, landing('landing', 4244));
     const finishing = landingRunJob('finishing', { pid: 5150 });
     const t = toLand(store, 'r', probe(4242, 5150));
+    // Long after it completed, a live pid is another process's (pids are reused): not waited on.
+    const later = toLand(store, 'r', probe(4242, 5150), Date.now() + 10 * 60_000);
+    expect(later.finishing).toEqual([]);
+    expect(later.ready.map((j) => j.id)).toContain(finishing.id);
     const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id);
     expect(ids(t.ready)).toEqual([first.id, second.id, killedMidLanding.id]);
     expect(ids(t.refused)).toEqual([refused.id]);

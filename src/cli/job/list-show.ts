@@ -41,7 +41,7 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
   if (jobs.length === 0) {
     const hint =
       total > 0 && !o.all ? ` (${total} finished job${total === 1 ? '' : 's'}: ii job list --all)` : '';
-    process.stdout.write(`No ${status ?? 'active'} jobs${status ? '' : ' and none to land'}${hint}.\n`);
+    process.stdout.write(`No ${status ?? 'active'} jobs${hint}.\n`);
     return;
   }
   process.stdout.write(jobListTable(jobs, todos, style()) + '\n');
