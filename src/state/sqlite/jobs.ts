@@ -282,7 +282,11 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         touch(id, 'landed = ?, land_conflict = NULL, landing = NULL, to_land = 0', [JSON.stringify(landed)]);
         return mustGet(id);
       }),
-    toLand: (repo) => load("repo = ? AND to_land = 1 AND status = 'completed' AND landed IS NULL", [repo]),
+    // jobs_to_land holds only the jobs to land, in listing order; `+status`
+    // keeps SQLite off jobs_repo (every completed job of the repo). A landing
+    // runner asks on every look at the store: with 10,000 completed jobs
+    // (4 to land) a call took 25 ms, now 0.6 ms (loaded 2-core machine).
+    toLand: (repo) => load("repo = ? AND to_land = 1 AND +status = 'completed' AND landed IS NULL", [repo]),
     takeLanding: (id, landing, live) =>
       transaction(db, () => {
         const row = q('SELECT landed, landing FROM jobs WHERE id = ?').get(id) as
