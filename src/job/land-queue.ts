@@ -72,6 +72,9 @@ export interface LandQueueOptions {
   onNothing?: (jobId: string) => void;
 }
 
+/** How often a landing runner looks whether an older job's landing elsewhere ended. */
+const OLDER_POLL_MS = 200;
+
 export class LandQueue {
   private readonly o: LandQueueOptions;
   /** Every job this queue was given: none is queued twice. */
@@ -116,11 +119,24 @@ export class LandQueue {
         const next = [...this.queued.values()].sort(byCompletion)[0];
         if (!next) return;
         this.queued.delete(next.id);
+        await this.olderLanded(next);
         await this.landOne(next.id);
       }
     } finally {
       this.running = null;
     }
+  }
+
+  /**
+   * Waits while a job that completed before `next` is being landed by
+   * another process (another ii run --land took it first): the branch takes
+   * the jobs in completion order whichever landing runner lands each. Ends
+   * when that landing lands, is refused, or its process dies.
+   */
+  private async olderLanded(next: Job): Promise<void> {
+    const { store, repo } = this.o;
+    while (toLand(store, repo.slug).elsewhere.some((j) => byCompletion(j, next) < 0))
+      await new Promise((r) => setTimeout(r, OLDER_POLL_MS));
   }
 
   private async landOne(jobId: string): Promise<void> {

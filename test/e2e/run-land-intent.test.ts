@@ -290,7 +290,7 @@ it('SIGKILL of ii run --land during a landing, while its other runners finish: t
   expect(existsSync(landingDir) ? readdirSync(landingDir) : []).toEqual([]);
 }, 600_000);
 
-it('two ii run --land at once on the jobs a killed one left land each exactly once; ii run --help says only a landing run lands them', async () => {
+it('two ii run --land at once on the jobs a killed one left land each exactly once, in completion order; ii run --help says only a landing run lands them', async () => {
   gitRepo(repo, {
     'README.md': '# r\n',
     'incrementum.toml': `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n`,
@@ -326,6 +326,15 @@ it('two ii run --land at once on the jobs a killed one left land each exactly on
   expect(list.every((j) => j.landed?.onto === 'main' && !j.to_land)).toBe(true);
   expect(git('rev-list', '--count', `${trunk}..main`)).toBe('3');
   expect(new Set(list.map((j) => j.landed!.commit)).size).toBe(3);
+  // And in completion order, whichever run landed each: one waits while the other lands an older one.
+  const byLanding = [...list].sort((x, y) => (x.landed!.at < y.landed!.at ? -1 : 1)).map((j) => j.id);
+  const byCompletionOrder = [...list]
+    .sort((x, y) => (x.completed_at! < y.completed_at! ? -1 : 1))
+    .map((j) => j.id);
+  expect(byLanding).toEqual(byCompletionOrder);
+  expect(git('rev-list', '--reverse', `${trunk}..main`).split('\n')).toEqual(
+    byLanding.map((id) => list.find((j) => j.id === id)!.landed!.commit),
+  );
   expect(git('ls-tree', '--name-only', 'main').split('\n').sort()).toEqual([
     'README.md',
     'a.txt',
