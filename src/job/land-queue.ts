@@ -131,11 +131,13 @@ export class LandQueue {
    * Waits while a job that completed before `next` is being landed by
    * another process (another ii run --land took it first): the branch takes
    * the jobs in completion order whichever landing runner lands each. Ends
-   * when that landing lands, is refused, or its process dies.
+   * when that landing lands, is refused, or its process dies; one recorded
+   * on another host, which cannot be probed from here, is not waited for.
    */
   private async olderLanded(next: Job): Promise<void> {
     const { store, repo } = this.o;
-    while (toLand(store, repo.slug).elsewhere.some((j) => byCompletion(j, next) < 0))
+    const older = (j: Job) => byCompletion(j, next) < 0 && j.landing?.host === localProbe.host;
+    while (toLand(store, repo.slug).elsewhere.some(older))
       await new Promise((r) => setTimeout(r, OLDER_POLL_MS));
   }
 
