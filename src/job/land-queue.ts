@@ -93,12 +93,10 @@ export class LandQueue {
     if (this.seen.has(job.id)) return;
     this.seen.add(job.id);
     this.queued.set(job.id, job);
-    this.running ??= this.drain();
-  }
-
-  /** Whether the queue was given this job. */
-  has(jobId: string): boolean {
-    return this.seen.has(jobId);
+    // Cleared in a .finally, which runs after this assignment whatever drain does.
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
   }
 
   /** Landings queued or under way. */
@@ -112,18 +110,14 @@ export class LandQueue {
   }
 
   private async drain(): Promise<void> {
-    try {
-      for (;;) {
-        // The oldest completion of those queued now: a job queued while
-        // another landed may have completed first.
-        const next = [...this.queued.values()].sort(byCompletion)[0];
-        if (!next) return;
-        this.queued.delete(next.id);
-        await this.olderLanded(next);
-        await this.landOne(next.id);
-      }
-    } finally {
-      this.running = null;
+    for (;;) {
+      // The oldest completion of those queued now: a job queued while
+      // another landed may have completed first.
+      const next = [...this.queued.values()].sort(byCompletion)[0];
+      if (!next) return;
+      this.queued.delete(next.id);
+      await this.olderLanded(next);
+      await this.landOne(next.id);
     }
   }
 
