@@ -195,3 +195,18 @@ describe('what shows a job to land', () => {
     expect(landingLine(store.jobs.get(mine.id)!)).toBeNull();
   });
 });
+
+describe('a new job of the todo', () => {
+  it('supersedes an older one still to land (a retry): only the new one may land', () => {
+    const old = landingRunJob('retried');
+    store.jobs.setLanding(old.id, landing('refused', 1));
+    // ii job retry claims the todo by hand.
+    const retry = store.jobs.claim('r', { todo_id: old.todo_id }, () => null);
+    expect(store.jobs.get(old.id)).toMatchObject({ to_land: false, landed: null, status: 'completed' });
+    expect(retry.to_land).toBe(false);
+    expect(store.jobs.toLand('r')).toEqual([]);
+    // Its listing text followed.
+    const listed = JSON.parse(store.jobs.listJson('r')) as { id: string; to_land: boolean }[];
+    expect(listed.find((j) => j.id === old.id)!.to_land).toBe(false);
+  });
+});

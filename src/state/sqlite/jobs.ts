@@ -242,6 +242,13 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         q(
           `UPDATE todos SET status = 'in_progress', updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?`,
         ).run(nowIso(), repo, input.todo_id);
+        // A new job of the todo (a retry) supersedes an older one still to
+        // land: a landing runner landing both would put the todo's work on
+        // the branch twice. The older one's commits are kept (ii job land).
+        const superseded = q(
+          `SELECT id FROM jobs WHERE repo = ? AND todo_id = ? AND id != ? AND to_land = 1 AND landed IS NULL`,
+        ).all(repo, input.todo_id, job.id) as { id: string }[];
+        for (const old of superseded) touch(old.id, 'to_land = 0');
         return job;
       });
     },
