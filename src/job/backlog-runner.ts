@@ -44,6 +44,8 @@ export interface BacklogRunnerOptions {
   agent?: string;
   /** Passed to each job (--rev): the base branch, fixed when the run starts. */
   rev?: string;
+  /** Each job is recorded as to land when it claims its todo (ii run --land; --to-land). */
+  toLand?: boolean;
   /** How often the store is looked at between child exits (ms). */
   pollMs?: number;
   /**
@@ -394,7 +396,11 @@ export class BacklogRunner {
   }
 
   private jobOpts(): BacklogJobOptions {
-    return { ...(this.o.agent ? { agent: this.o.agent } : {}), ...(this.o.rev ? { rev: this.o.rev } : {}) };
+    return {
+      ...(this.o.agent ? { agent: this.o.agent } : {}),
+      ...(this.o.rev ? { rev: this.o.rev } : {}),
+      ...(this.o.toLand ? { toLand: true } : {}),
+    };
   }
 
   /** A child that exited: what its job came to. */

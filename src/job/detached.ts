@@ -78,11 +78,14 @@ export interface BacklogJobOptions {
   agent?: string;
   /** --rev: the branch ii run started from, so a checkout switched meanwhile changes no job's base. */
   rev?: string;
+  /** ii run --land: the job is recorded as to land when it claims its todo (--to-land). */
+  toLand?: boolean;
 }
 
 const jobArgs = (o: BacklogJobOptions): string[] => [
   ...(o.agent ? ['--agent', o.agent] : []),
   ...(o.rev ? ['--rev', o.rev] : []),
+  ...(o.toLand ? ['--to-land'] : []),
 ];
 
 /**

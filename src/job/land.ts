@@ -24,6 +24,8 @@ import { isInside } from '../session/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import { writeJournal } from '../journal/write.js';
 import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './land-plan.js';
+import { landingUnderWay } from '../model/derive.js';
+import { localProbe } from '../proc/alive.js';
 
 export { finalCommit, LandRefused, landPlan, type LandPlan } from './land-plan.js';
 
@@ -108,16 +110,26 @@ async function recordingSteps(
 ): Promise<LandResult> {
   const { store, job } = i;
   let onto = i.job.land_conflict?.onto ?? i.onto ?? '';
+  const me = { pid: process.pid, host: hostname() };
+  const at = () => new Date().toISOString();
+  // Taken first, in one transaction: a landing runner (ii run --land) and a
+  // person's ii job land, or two landing runners, never land one job twice.
+  // A landing recorded by a process that is gone (killed mid-way) is taken over.
+  const taken = store.jobs.takeLanding(
+    job.id,
+    { state: 'landing', onto, step: 'starting', at: at(), ...me },
+    (l) => !(l.pid === me.pid && l.host === me.host) && landingUnderWay(l, localProbe),
+  );
+  if (!taken.ok)
+    throw taken.landed
+      ? new LandRefused(`job ${job.id} was already landed (ii job show ${job.id}).`, 'not-landable')
+      : new LandRefused(
+          `job ${job.id} is being landed by another process (pid ${taken.by?.pid ?? '?'} on ${taken.by?.host ?? '?'}, since ${taken.by?.at ?? '?'}): ii job show ${job.id} says how it goes.`,
+          'busy',
+        );
   const record = (state: 'landing' | 'refused', step: string) => {
     try {
-      store.jobs.setLanding(job.id, {
-        state,
-        onto,
-        step,
-        at: new Date().toISOString(),
-        pid: process.pid,
-        host: hostname(),
-      });
+      store.jobs.setLanding(job.id, { state, onto, step, at: at(), ...me });
     } catch {
       // The board's view of progress; the landing itself goes on.
     }
@@ -131,9 +143,14 @@ async function recordingSteps(
   try {
     return await land({ ...i, onProgress });
   } catch (err) {
-    // A job that was never landable has no landing to show (the person was told).
+    // A job that was never landable has no landing to show (the person was
+    // told): what was recorded before this one is put back.
     if (!(err instanceof LandRefused && err.kind === 'not-landable'))
       record('refused', oneLine((err as Error).message));
+    else
+      try {
+        store.jobs.setLanding(job.id, job.landing);
+      } catch {}
     throw err;
   }
 }

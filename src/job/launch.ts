@@ -59,6 +59,8 @@ export interface LaunchInput {
    * 'ready' (ii run: refused unless the todo is ready, model/backlog.ts).
    */
   claim?: 'manual' | 'ready';
+  /** Started by a landing runner (ii run --land): the job is recorded as to land, with its claim. */
+  toLand?: boolean;
 }
 
 export interface Launched {
@@ -147,6 +149,9 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       retried_from: i.retriedFrom ?? null,
       pid: process.pid,
       host: hostname(),
+      // In the claim's transaction: a landing runner killed at any moment
+      // after this leaves the job to land, for the next one to land.
+      ...(i.toLand ? { to_land: true } : {}),
     },
     (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
   );

@@ -1,5 +1,5 @@
 // Derived state: computed from a stored Job, never stored itself.
-import type { FileChange, Job, JobChange, JobCommit, JobStage, JobStatus } from './job.js';
+import type { FileChange, Job, JobChange, JobCommit, JobLanding, JobStage, JobStatus } from './job.js';
 
 /** The change the job is working on: its last one, or null for a job with none. */
 export function currentChange(job: Pick<Job, 'changes'>): JobChange | null {
@@ -201,6 +201,27 @@ export function isStale(
   if (job.host === probe.host && job.pid != null) return !probe.pidAlive(job.pid);
   const beat = Date.parse(job.heartbeat_at ?? job.updated_at);
   return Number.isFinite(beat) ? now - beat > STALE_AFTER_MS : true;
+}
+
+/**
+ * A completed job that is to land (started by ii run --land) and has not:
+ * a landing runner lands it, unless its last landing was refused.
+ */
+export function awaitsLanding(job: Pick<Job, 'to_land' | 'status' | 'landed'>): boolean {
+  return job.to_land && job.status === 'completed' && !job.landed;
+}
+
+/**
+ * A landing recorded as under way whose process still runs. One on another
+ * host cannot be probed from here: it is taken as under way, so it is never
+ * landed twice (a person can still land the job there).
+ */
+export function landingUnderWay(
+  l: JobLanding | null,
+  probe: { host: string; pidAlive: (pid: number) => boolean },
+): boolean {
+  if (l?.state !== 'landing' || l.pid == null) return false;
+  return l.host !== probe.host || probe.pidAlive(l.pid);
 }
 
 /** "N/A" for what an old record lacks, so nothing derived ever throws. */

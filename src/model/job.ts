@@ -197,6 +197,13 @@ export const Job = z.object({
   land_conflict: JobLandConflict.nullable().default(null),
   /** The last landing's progress or refusal, until the job lands. */
   landing: JobLanding.nullable().default(null),
+  /**
+   * To land: started by a landing runner (ii run --land), so once completed
+   * any landing runner lands it, even when the one that started it died.
+   * Cleared when it lands, or when it ends without work to land; a refused
+   * landing keeps it (with `landing` saying why), for a person to settle.
+   */
+  to_land: z.boolean().default(false),
 });
 export type Job = z.infer<typeof Job>;
 

@@ -71,6 +71,8 @@ export interface NewJob {
   retried_from?: string | null;
   pid?: number | null;
   host?: string | null;
+  /** Started by a landing runner (ii run --land): to land once completed (model/job.ts to_land). */
+  to_land?: boolean;
 }
 
 /** A new iteration commit: the id is required, everything else has the model's defaults. */
@@ -89,18 +91,29 @@ export interface CommitUpdate {
   after?: IterationSnapshot | null;
 }
 
+/** Which jobs of a repo list() and listJson() give. */
+export interface JobListFilter {
+  activeOnly?: boolean;
+  status?: Job['status'];
+  /** With activeOnly: the completed jobs still to land too. */
+  toLand?: boolean;
+}
+
 export interface JobStore {
   create(repo: string, input: NewJob): Job;
   get(id: string): Job | null;
   /** Exact id or any unique prefix within the repo; UserError otherwise. */
   resolve(repo: string, idOrPrefix: string): Job;
-  /** Jobs of a repo, newest first; `activeOnly` keeps status=active. */
-  list(repo: string, opts?: { activeOnly?: boolean; status?: Job['status'] }): Job[];
+  /**
+   * Jobs of a repo, newest first; `activeOnly` keeps status=active, and with
+   * `toLand` also the completed jobs still to land (model/derive.ts awaitsLanding).
+   */
+  list(repo: string, opts?: JobListFilter): Job[];
   /**
    * The JSON text of list(repo, opts), byte for byte JSON.stringify(list(repo, opts)),
    * written without making the Job objects (`ii job list --json` on thousands of jobs).
    */
-  listJson(repo: string, opts?: { activeOnly?: boolean; status?: Job['status'] }): string;
+  listJson(repo: string, opts?: JobListFilter): string;
   /** Every job of every repo (dashboard, benchmarks). */
   listAll(opts?: { activeOnly?: boolean }): Job[];
   /**
@@ -120,6 +133,18 @@ export interface JobStore {
   setLandConflict(id: string, conflict: JobLandConflict | null): void;
   /** A landing's progress or refusal for the board (or null); cleared by setLanded. */
   setLanding(id: string, landing: JobLanding | null): void;
+  /** Completed jobs of a repo that are to land (to_land) and have not landed, newest first. */
+  toLand(repo: string): Job[];
+  /**
+   * Records `landing` on the job, in one write transaction, unless it has
+   * landed or another landing of it is under way (`live` says whether the
+   * recorded one's process still runs): two processes never land one job.
+   */
+  takeLanding(
+    id: string,
+    landing: JobLanding,
+    live: (current: JobLanding) => boolean,
+  ): { ok: true } | { ok: false; landed: boolean; by: JobLanding | null };
   /** The job's session and workspace, and its base revision once the workspace has one. */
   setSession(id: string, session_id: string, workspace_path: string, base_rev?: string): void;
   /** The backlog's view of every job of a repo (model/backlog.ts), cheap enough to poll. */

@@ -115,6 +115,12 @@ function seed(repo: string): void {
     test: true,
   });
   s.setLanding(held.id, { state: 'refused', onto: 'main', step: NASTY, at: T, pid: 12, host: null });
+  // Started by ii run --land: one running, one completed and waiting to land.
+  s.create(repo, { todo_id: 'landing-run', to_land: true });
+  const toLand = s.create(repo, { todo_id: 'to-land', to_land: true });
+  s.appendChange(toLand.id, 'Iland');
+  s.appendCommit(toLand.id, { commit_id: 'l1' });
+  s.finish(toLand.id, 'completed');
 
   // Costs SQLite would print differently from JavaScript.
   for (const [i, cost] of [1 / 3, 1e21, 5e-324, 123456.789, 2].entries()) {
@@ -158,6 +164,7 @@ describe('jobs.listJson', () => {
     for (const opts of [
       {},
       { activeOnly: true },
+      { activeOnly: true, toLand: true },
       { status: 'failed' as const },
       { status: 'completed' as const },
     ]) {

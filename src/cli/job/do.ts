@@ -58,7 +58,11 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
   try {
     const code = await withStore(async (store) => {
       const todo = resolveOrCreateTodo(store, repo, id, o);
-      return runJob(deps, store, repo, config, todo, { ...run, ...(o.backlog ? { claim: 'ready' } : {}) });
+      return runJob(deps, store, repo, config, todo, {
+        ...run,
+        ...(o.backlog ? { claim: 'ready' } : {}),
+        ...(o.backlog && o.toLand ? { toLand: true } : {}),
+      });
     }, RUN_CHECK);
     process.exitCode = code;
   } catch (err) {
@@ -88,7 +92,11 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
       const config = loadConfig(repo.root);
       const run = runOptions(o);
       const todo = store.todos.resolve(repo.slug, handed);
-      return runJob(deps, store, repo, config, todo, { ...run, claim: 'ready' });
+      return runJob(deps, store, repo, config, todo, {
+        ...run,
+        claim: 'ready',
+        ...(o.toLand ? { toLand: true } : {}),
+      });
     }, RUN_CHECK);
     process.exitCode = code;
   } catch (err) {
@@ -165,6 +173,7 @@ export async function runJob(
     retriedFrom?: string;
     allowFailingBaseline?: boolean;
     claim?: 'manual' | 'ready';
+    toLand?: boolean;
   },
 ): Promise<number> {
   tuneHeapForRunner();
@@ -194,6 +203,7 @@ export async function runJob(
     ...(o.retriedFrom ? { retriedFrom: o.retriedFrom } : {}),
     ...(o.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
     ...(o.claim ? { claim: o.claim } : {}),
+    ...(o.toLand ? { toLand: true } : {}),
     onEvent: printer.onEvent,
     onFinished: async (job) => {
       await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });

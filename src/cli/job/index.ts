@@ -31,7 +31,7 @@ export function registerJobCommands(program: Command): void {
 
   job
     .command('list')
-    .description('list jobs of this repository (active ones unless --all or --status)')
+    .description('list jobs of this repository (active ones and those to land, unless --all or --status)')
     .option('--status <status>', `only jobs with this status (${JOB_STATUSES.join(', ')}; any case)`)
     .option('--all', 'include finished jobs')
     .option('--json', 'print JSON')
@@ -108,6 +108,8 @@ export function registerJobRunCommands(program: Command): void {
     .addOption(new Option('--backlog').hideHelp())
     // ii run's standby runner: loaded and waiting for its todo id on stdin.
     .addOption(new Option('--standby').hideHelp())
+    // ii run --land's runners: the job is recorded as to land, with its claim.
+    .addOption(new Option('--to-land').hideHelp())
     .action(async (id: string | undefined, o: DoOptions) => (await import('./do.js')).jobDo(id, o));
 
   job

@@ -1,6 +1,7 @@
 // The bodies of ii job list | show (definitions in index.ts).
 import { UserError } from '../../errors.js';
 import { JOB_STATUSES } from '../../model/enums.js';
+import { awaitsLanding } from '../../model/derive.js';
 import type { JobStatus } from '../../model/job.js';
 import { escapeJsonText, redactJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
@@ -16,7 +17,9 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     if (!status) throw new UserError(`unknown status "${o.status}": use one of ${JOB_STATUSES.join(', ')}`);
   }
   const { slug } = currentRepo();
-  const filter = status ? { status } : { activeOnly: !o.all };
+  // By default what is still to happen: the active jobs, and the completed
+  // ones still to land (a killed ii run --land left them; the next one lands them).
+  const filter = status ? { status } : { activeOnly: !o.all, toLand: true };
   if (o.json) {
     // The store writes the JSON text itself: no Job objects for thousands of
     // jobs. Secrets are redacted (parsing it only where one may be), control
@@ -32,7 +35,7 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
       ? all.filter((j) => j.status === status)
       : o.all
         ? all
-        : all.filter((j) => j.status === 'active');
+        : all.filter((j) => j.status === 'active' || awaitsLanding(j));
     return { jobs, total: all.length, todos: new Map(s.todos.list(slug).map((t) => [t.id, t])) };
   });
   if (jobs.length === 0) {

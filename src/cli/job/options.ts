@@ -49,6 +49,8 @@ export interface DoOptions {
    * waits for its todo id, one line on stdin; exits at once on EOF (ii run gone).
    */
   standby?: boolean;
+  /** Started by ii run --land: the job is to land once completed (with --backlog). */
+  toLand?: boolean;
 }
 
 export interface RetryOptions {

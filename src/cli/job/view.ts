@@ -2,12 +2,14 @@
 // agents and tests wrote (titles, reasons, feedback, reviews) goes through
 // src/text/shown.ts: secrets redacted, control characters escaped.
 import {
+  awaitsLanding,
   changeColumn,
   changeCountLabel,
   commitColumn,
   isStale,
   iterationLabel,
   jobColumn,
+  landingUnderWay,
   NA,
   tracksChanges,
 } from '../../model/derive.js';
@@ -39,7 +41,11 @@ export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, n
           ? st.green('LANDED')
           : j.land_conflict
             ? st.yellow('conflict')
-            : j.status;
+            : awaitsLanding(j)
+              ? j.landing?.state === 'refused'
+                ? st.yellow('to land (refused)')
+                : st.cyan('to land')
+              : j.status;
     return [
       highlight(st, j.id, jobIds),
       highlight(st, j.todo_id, todoIds),
@@ -89,10 +95,23 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
       `             resolve in ${shownLine(c.worktree)}, git add, then ii job land ${job.id} --continue (or --abort)`,
     );
   } else if (job.landing?.state === 'landing')
-    out.push(`  landing:   ${shownLine(job.landing.step)} (since ${job.landing.at})`);
+    out.push(
+      `  landing:   ${shownLine(job.landing.step)} (since ${job.landing.at})` +
+        // Its process was killed mid-way: nothing moved unless it was recorded.
+        (landingUnderWay(job.landing, localProbe)
+          ? ''
+          : `; its process is gone: ${awaitsLanding(job) ? 'the next ii run --land lands it, or ' : ''}ii job land ${job.id}`),
+    );
   else if (job.landing?.state === 'refused')
     out.push(
       `  landed:    no: ${shownLine(job.landing.step)} (${job.landing.at}); ii job land ${job.id} tries again`,
+      ...(awaitsLanding(job)
+        ? ['             to land (started by ii run --land), but no landing runner tries it again']
+        : []),
+    );
+  else if (awaitsLanding(job))
+    out.push(
+      `  landed:    not yet: to land (started by ii run --land); the next ii run --land lands it, or ii job land ${job.id}`,
     );
   else if (job.status === 'completed' && job.changes.some((c) => c.commits.length > 0))
     out.push(`  landed:    not yet (ii job land ${job.id})`);

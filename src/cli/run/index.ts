@@ -35,7 +35,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option(
       '--land',
-      'land each completed job as it finishes (as ii job land does), one at a time in completion order: a merge queue',
+      'land each completed job as it finishes (as ii job land does), one at a time in completion order: a merge queue; first the jobs an earlier --land run left to land (it was killed)',
     )
     .addHelpText(
       'after',
@@ -47,7 +47,15 @@ every job it started completed (and, with --land, landed); 1 when any failed,
 was abandoned or could not start. Ctrl-C stops starting jobs and says which
 still run (watch them with ii dashboard, stop one with ii job abandon <job>);
 a second Ctrl-C abandons them. A todo whose jobs failed [run] max-attempts
-times (default 2) waits for ii todo reopen.`,
+times (default 2) waits for ii todo reopen.
+
+With --land each job is recorded as "to land" when it starts, so one whose
+ii run --land was killed is not lost: the next ii run --land lands those
+first, oldest completion first, then its own (ii job list shows them). A run
+without --land lands nothing, theirs included: the intent is the job's, but
+only a landing run acts on it. A job whose landing was refused stays to land
+with the refusal shown (ii job show) and is not tried again by a run: ii job
+land <job> tries again.`,
     )
     .action(async (o: RunOptions) => (await import('./run.js')).runBacklog(o));
 }

@@ -9,7 +9,8 @@ import { runnerAlive } from '../../model/runner.js';
 import { localProbe } from '../../proc/alive.js';
 import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';
-import { finalCommit, landJob } from '../../job/land.js';
+import { byCompletion, LandQueue, toLand, type ToLand } from '../../job/land-queue.js';
+import { finalCommit } from '../../job/land-plan.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { style } from '../format.js';
@@ -53,8 +54,9 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   const st = style(tty && !process.env.NO_COLOR);
   keepRunningWithoutOutput(() => {});
 
-  const landed: string[] = [];
-  const notLanded: string[] = [];
+  let queue = null as LandQueue | null; // set inside withStore (a cast, so TS does not narrow it to null)
+  /** Jobs an earlier landing runner left to land, landed first by this one. */
+  let leftover = new Set<string>();
   const result = await withStore(async (store) => {
     let drawn = 0;
     let changed = false;
@@ -87,8 +89,12 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       },
       maxAttempts: config.run['max-attempts'],
       // Landing as it goes: a dependent todo starts from the branch, so it
-      // waits until its deps' commits are on it, not merely completed.
-      ...(o.land ? { depsLanded: true, pending: () => landingsLeft > 0 } : {}),
+      // waits until its deps' commits are on it, not merely completed. Each
+      // job is recorded as to land when it claims its todo, so a landing
+      // runner lands it even if this one is killed.
+      ...(o.land
+        ? { depsLanded: true, toLand: true, pending: () => (queue?.pending ?? 0) > 0 || finishing > 0 }
+        : {}),
       starts: {
         others: () =>
           store.runners
@@ -105,12 +111,10 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       ...(o.maxJobs !== undefined ? { maxJobs: o.maxJobs } : {}),
       ...jobOpts,
       wakeOnWrite: true,
-      standby: () => spawnStandbyJob(repo, store.dir, jobOpts),
-      onEvent: (e) => {
-        line(describe(e));
-        if (o.land && e.kind === 'ended' && e.outcome === 'completed' && e.job_id) enqueueLanding(e.job_id);
-      },
+      standby: () => spawnStandbyJob(repo, store.dir, { ...jobOpts, ...(o.land ? { toLand: true } : {}) }),
+      onEvent: (e) => line(describe(e)),
       onTick: (snap) => {
+        feed();
         if (Date.now() - beatAt > RUNNER_BEAT_MS) {
           beatAt = Date.now();
           store.runners.heartbeat(me.id);
@@ -142,6 +146,11 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       changed = true;
       draw();
     };
+    /** A completed job of a landing run that made no commits (so it is not to land) says so. */
+    const nothingToLand = (jobId: string | null): string => {
+      const job = jobId ? store.jobs.get(jobId) : null;
+      return job && !finalCommit(job) ? ' (no commits: nothing to land)' : '';
+    };
     /** Why a job failed or was abandoned, as its record says: the first line, short. */
     const why = (jobId: string | null): string => {
       const reason = jobId ? store.jobs.get(jobId)?.failure_reason : null;
@@ -158,7 +167,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
           return tty ? null : `${t}: job ${e.job_id}`;
         case 'ended':
           if (e.outcome === 'lost') return `${t}: taken by another runner first; not run here`;
-          if (e.outcome === 'completed') return st.green(`${t}: job ${e.job_id} completed`);
+          if (e.outcome === 'completed')
+            return st.green(`${t}: job ${e.job_id} completed`) + (o.land ? nothingToLand(e.job_id) : '');
           if (e.outcome === 'not-started')
             return st.red(`${t}: could not start a job (see ${e.log}); not tried again by this run`);
           return st.red(
@@ -173,55 +183,29 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       }
     };
 
-    // --land: a merge queue. Each completed job lands in completion order,
-    // one landing at a time, so jobs stack up on the branch instead of racing
-    // for it; each is rebased onto (and tested on) the tip it lands on.
-    let landing: Promise<void> = Promise.resolve();
-    // Landings queued or under way: under --land they may make a dependent todo ready.
-    let landingsLeft = 0;
-    const enqueueLanding = (jobId: string) => {
-      landingsLeft++;
-      landing = landing.then(async () => {
-        try {
-          await landOne(jobId);
-        } finally {
-          landingsLeft--;
-        }
-      });
+    // --land: a merge queue (src/job/land-queue.ts) of every job that is to
+    // land, this run's and those a killed landing runner left, each landed
+    // as it completes (once its runner has finished), oldest completion first.
+    let finishing = 0;
+    const feed = () => {
+      if (!queue) return;
+      const t = toLand(store, repo.slug);
+      finishing = t.finishing.length;
+      for (const j of t.ready) queue.add(j);
     };
-    const landOne = async (jobId: string) => {
-      const job = store.jobs.get(jobId);
-      if (!job) return;
-      if (!finalCommit(job)) {
-        line(`job ${jobId} made no commits: nothing to land`);
-        return;
-      }
-      try {
+    if (o.land)
+      queue = new LandQueue({
+        store,
+        repo,
+        config,
         // Said the moment it is recorded, before the workspace is released
         // and the journal written: the record wakes the runner, which may
         // start a dependent todo, and that line must not come first.
-        const say = (l: { onto: string; commit: string }) =>
-          line(st.green(`job ${jobId} landed on ${l.onto} at ${l.commit.slice(0, 10)}`));
-        let said = false;
-        const r = await landJob({
-          store,
-          stateDir: store.dir,
-          repo,
-          config,
-          job,
-          onProgress: (p) => {
-            if (p.type !== 'landed') return;
-            said = true;
-            say(p.landed);
-          },
-        });
-        landed.push(jobId);
-        if (!said) say(r.landed);
-      } catch (err) {
-        notLanded.push(jobId);
-        line(st.red(`job ${jobId} not landed: ${shownText((err as Error).message)}`));
-      }
-    };
+        onLanded: (jobId, l) =>
+          line(st.green(`job ${jobId} landed on ${l.onto} at ${l.commit.slice(0, 10)}`)),
+        onRefused: (jobId, message) => line(st.red(`job ${jobId} not landed: ${shownText(message)}`)),
+        onNothing: (jobId) => line(`job ${jobId} made no commits: nothing to land`),
+      });
 
     let interrupts = 0;
     const onSignal = (sig: NodeJS.Signals) => {
@@ -246,9 +230,11 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     line(
       `ii run: ${slots} slot${slots === 1 ? '' : 's'}${o.watch ? ', watching for new todos' : ''}${o.maxJobs ? `, at most ${o.maxJobs} job${o.maxJobs === 1 ? '' : 's'}` : ''}`,
     );
+    leftover = sayLeftToLand(toLand(store, repo.slug), o.land === true, line, st);
+    feed();
     try {
       const r = await runner.run();
-      await landing;
+      await queue?.idle();
       return r;
     } finally {
       if (ticker) clearInterval(ticker);
@@ -258,9 +244,12 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     }
   });
   let code = report(result, st);
-  if (o.land) {
+  if (queue) {
+    const { landed, notLanded } = queue;
+    const theirs = landed.filter((id) => leftover.has(id)).length;
     process.stderr.write(
       `landed ${landed.length} job${landed.length === 1 ? '' : 's'}` +
+        (theirs ? ` (${theirs} of them left to land by an earlier ii run --land)` : '') +
         (notLanded.length ? `; not landed: ${notLanded.join(', ')} (ii job land <job> says why)` : '') +
         '\n',
     );
@@ -270,6 +259,39 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       `land ${result.completed.length === 1 ? 'it' : 'them'} (rebased onto the branch as it is now, tested there): ii job land <job> for each, or ii run --land next time to land each as it completes\n`,
     );
   process.exitCode = code;
+}
+
+/**
+ * What is left to land as a run starts: a landing run lands it first (and
+ * says which, and which it leaves to a person); a run without --land lands
+ * nothing, and says so. Returns the jobs this run will land first.
+ */
+function sayLeftToLand(
+  t: ToLand,
+  landing: boolean,
+  line: (text: string) => void,
+  st: ReturnType<typeof style>,
+): Set<string> {
+  const waiting = [...t.ready, ...t.finishing].sort(byCompletion);
+  const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id).join(', ');
+  if (!landing) {
+    if (waiting.length)
+      line(
+        st.yellow(
+          `${waiting.length} completed job${waiting.length === 1 ? ' is' : 's are'} to land (started by ii run --land): ${ids(waiting)}; this run lands nothing, ii run --land lands ${waiting.length === 1 ? 'it' : 'them'} first`,
+        ),
+      );
+    return new Set();
+  }
+  if (waiting.length)
+    line(`to land first, left by an earlier ii run --land (oldest completion first): ${ids(waiting)}`);
+  for (const j of t.refused)
+    line(
+      st.yellow(
+        `job ${j.id} is to land, but its landing was refused${j.landing ? ` (${shownLine(j.landing.step)})` : ''}: not tried again; ii job land ${j.id} does`,
+      ),
+    );
+  return new Set(waiting.map((j) => j.id));
 }
 
 function report(r: BacklogRunResult, st: ReturnType<typeof style>): number {

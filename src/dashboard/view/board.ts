@@ -77,7 +77,8 @@ export function landingLine(job: Job): string | null {
   if (job.landed) return `landed on ${shownLine(job.landed.onto)} ${job.landed.commit.slice(0, 7)}`;
   if (job.land_conflict) return `conflict: ${job.land_conflict.files.map((f) => shownLine(f)).join(', ')}`;
   const l = job.landing;
-  if (!l) return null;
+  // Started by ii run --land: the next landing runner lands it.
+  if (!l) return job.to_land ? 'to land' : null;
   return l.state === 'landing' ? `landing: ${shownLine(l.step)}` : `not landed: ${shownLine(l.step)}`;
 }
 

@@ -108,6 +108,7 @@ export const JOB = table<Job, { agent_sessions: AgentSessionRef[]; changes: JobC
   landed: stored((): JobLanded | null => null),
   land_conflict: stored((): JobLandConflict | null => null),
   landing: stored((): JobLanding | null => null),
+  to_land: flag(),
 });
 
 /** A job's brief for the backlog: its iteration is counted by the query that reads it (jobs.ts). */

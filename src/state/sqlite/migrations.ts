@@ -166,6 +166,16 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE todos ADD COLUMN changed_version INTEGER NOT NULL DEFAULT 0;
   CREATE INDEX todos_changed ON todos(repo, changed_version);
   `,
+  // 15: a job started by a landing runner (ii run --land) is to land, so a
+  // later landing runner lands it when the one that started it was killed
+  // (model/job.ts to_land). A landing runner looks for them on every look at
+  // the store: the partial index holds only those, not every finished job.
+  // The listing texts gain the key.
+  `
+  ALTER TABLE jobs ADD COLUMN to_land INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX jobs_to_land ON jobs(repo, started_at DESC, id) WHERE to_land = 1 AND landed IS NULL;
+  UPDATE jobs SET list_json = NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
