@@ -41,5 +41,9 @@ export async function abandonJob(
     reason: `${reason} (its runner was gone)`,
     finishSession: opts.finishSession,
   });
+  if (!cleanup.endedHere)
+    throw new UserError(
+      `job ${job.id} was ended meanwhile by another process (${cleanup.job.status}${cleanup.job.failure_reason ? `: ${cleanup.job.failure_reason}` : ''}); nothing to abandon.`,
+    );
   return { kind: 'cleaned', job: cleanup.job, cleanup };
 }

@@ -24,6 +24,7 @@ import {
   takeProtocolFile,
 } from './protocol-files.js';
 import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
+import { endJobProcesses, JOB_ENV } from '../proc/job-processes.js';
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { runTests, testFailureTable } from './test-runner.js';
@@ -88,10 +89,17 @@ export class JobRunner {
   private running: Promise<Job> | null = null;
   /** Every process group the job starts is recorded, so a dead runner's can be ended by others. */
   private readonly recordGroup: GroupRecorder;
+  /**
+   * The setup's and the tests' environment: it names the job (as the
+   * agent's does), so whatever they start is found at the job's end even
+   * after it left the workspace and its process group (setsid).
+   */
+  private readonly childEnv: NodeJS.ProcessEnv;
 
   constructor(opts: JobRunnerOptions) {
     this.o = opts;
     this.recordGroup = groupRecorder(opts.store, opts.jobId, opts.workspacePath);
+    this.childEnv = { ...(opts.testEnv ?? process.env), [JOB_ENV]: opts.jobId, II_TODO_ID: opts.todo.id };
     this.testCommands = requireTestCommands(opts.config);
     if (opts.firstChange) {
       this.pendingChange = opts.firstChange.id;
@@ -169,6 +177,8 @@ export class JobRunner {
     // Anything still recorded (a group that outlived its stop) goes before
     // the workspace is released: the next job must not share it.
     await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
+    // And what left its group (setsid) but works in the workspace or names the job.
+    await this.endStrays();
     let job = store.jobs.finish(jobId, outcome.end, outcome.reason);
     await this.closeIteration(job, 'job_ended', true).catch((e: unknown) =>
       this.warn(`could not snapshot the last iteration: ${String(e)}`),
@@ -186,6 +196,21 @@ export class JobRunner {
       this.warn(`the finish hook failed: ${(err as Error).message}`);
     }
     return job;
+  }
+
+  /** Ends the processes the job left outside its recorded groups, saying so (a warning: the agent or a test leaked them). */
+  private async endStrays(): Promise<void> {
+    try {
+      const r = await endJobProcesses({ jobIds: [this.o.jobId], dirs: [this.o.workspacePath] });
+      if (r.ended.length > 0)
+        this.warn(
+          `ended ${r.ended.length} process${r.ended.length === 1 ? '' : 'es'} the job left running outside its process groups (pid ${r.ended.join(', ')})`,
+        );
+      if (r.left.length > 0)
+        this.warn(
+          `process${r.left.length === 1 ? '' : 'es'} ${r.left.join(', ')} would not end; the workspace is not handed to another job while they run`,
+        );
+    } catch {} // /proc unreadable: the recorded groups were all there is
   }
 
   private async loop(): Promise<End> {
@@ -245,7 +270,7 @@ export class JobRunner {
       checkout: repoRoot,
       commands: config.workspace.setup,
       reuse: config.workspace.reuse,
-      ...(this.o.testEnv ? { env: this.o.testEnv } : {}),
+      env: this.childEnv,
       signal: this.abort.signal,
       timeoutMs: config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
@@ -273,7 +298,7 @@ export class JobRunner {
     const run = await runTests({
       commands: this.testCommands,
       cwd: this.o.workspacePath,
-      ...(this.o.testEnv ? { env: this.o.testEnv } : {}),
+      env: this.childEnv,
       signal: this.abort.signal,
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
@@ -438,7 +463,7 @@ export class JobRunner {
     const run = await runTests({
       commands: this.testCommands,
       cwd: ws,
-      env: this.o.testEnv,
+      env: this.childEnv,
       signal: this.abort.signal,
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,

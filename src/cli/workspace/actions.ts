@@ -21,7 +21,7 @@ export async function workspaceList(o: WorkspaceListOptions): Promise<void> {
 
 export async function workspacePrune(): Promise<void> {
   const { root, slug } = currentRepo();
-  const pruned = await withStore(async (s) => {
+  const { removed, kept } = await withStore(async (s) => {
     // A job whose runner is gone still claims its workspace: end it (and what
     // it left running) first, so its workspace is pruned like any finished one.
     const { finishSession } = await import('../../session/index.js');
@@ -32,18 +32,24 @@ export async function workspacePrune(): Promise<void> {
         reason: `its runner${job.pid ? ` (pid ${job.pid})` : ''} was gone; ended by ii workspace prune`,
         finishSession: (sessionId) => finishSession(s, sessionId, 'failed').then(() => {}),
       });
-      process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.\n`);
+      if (c.endedHere)
+        process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.
+`);
     }
     return pruneWorkspaces(s, { root, slug, stateDir: s.dir });
   });
-  if (pruned.length === 0) {
-    process.stdout.write('Nothing to prune.\n');
+  for (const k of kept)
+    process.stdout.write(
+      `kept ${k.path}: process${k.pids.length === 1 ? '' : 'es'} ${k.pids.join(', ')} still work${k.pids.length === 1 ? 's' : ''} in it (ps -o pid,args -p ${k.pids.join(',')}); prune again once ${k.pids.length === 1 ? 'it has' : 'they have'} ended\n`,
+    );
+  if (removed.length === 0) {
+    if (kept.length === 0) process.stdout.write('Nothing to prune.\n');
     return;
   }
-  for (const p of pruned) process.stdout.write(`removed ${p.path} (${p.reason})\n`);
-  const freed = pruned.reduce((n, p) => n + p.bytes, 0);
+  for (const p of removed) process.stdout.write(`removed ${p.path} (${p.reason})\n`);
+  const freed = removed.reduce((n, p) => n + p.bytes, 0);
   process.stdout.write(
-    `Pruned ${pruned.length} workspace${pruned.length === 1 ? '' : 's'}, freeing ${formatBytes(freed)}.\n`,
+    `Pruned ${removed.length} workspace${removed.length === 1 ? '' : 's'}, freeing ${formatBytes(freed)}.\n`,
   );
 }
 
