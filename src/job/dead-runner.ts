@@ -170,3 +170,23 @@ export function describeCleanup(c: DeadRunnerCleanup): string {
   );
   return parts.join('; ');
 }
+
+/**
+ * Cleans up every job of `repo` met with its runner gone (runnerGone), one
+ * after another, as `by` (named in each job's failure reason). What ii run,
+ * ii job list, ii todo list and the board do with what they meet: left
+ * active, such a job holds its todo in progress and its workspace for good.
+ */
+export async function reapDeadRunners(
+  store: StateStore,
+  repo: string,
+  o: { by: string; finishSession?: (sessionId: string) => Promise<void>; graceMs?: number },
+): Promise<DeadRunnerCleanup[]> {
+  const out: DeadRunnerCleanup[] = [];
+  for (const j of store.jobs.briefs(repo)) {
+    if (!runnerGone(j)) continue;
+    const c = await reapDeadRunner(store, j.id, o);
+    if (c) out.push(c);
+  }
+  return out;
+}

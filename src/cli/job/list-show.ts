@@ -6,6 +6,7 @@ import { escapeJsonText, redactJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
+import { reapDeadRunnersSaying } from '../reap.js';
 import { jobDetail, jobListTable } from './view.js';
 
 export async function jobList(o: { status?: string; all?: boolean; json?: boolean }): Promise<void> {
@@ -16,6 +17,8 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     if (!status) throw new UserError(`unknown status "${o.status}": use one of ${JOB_STATUSES.join(', ')}`);
   }
   const { slug } = currentRepo();
+  // A job whose runner is gone is shown as what it is once met: failed.
+  await withStore((s) => reapDeadRunnersSaying(s, slug, 'ii job list'));
   const filter = status ? { status } : { activeOnly: !o.all };
   if (o.json) {
     // The store writes the JSON text itself: no Job objects for thousands of
