@@ -67,10 +67,13 @@ export async function cleanUpDeadRunner(
     };
   }
   const groups = await endRecordedGroups(store, { job_id: job.id }, o.graceMs);
-  const strays = await endJobProcesses(
-    { jobIds: [job.id], dirs: job.workspace_path ? [job.workspace_path] : [] },
-    o.graceMs,
-  ).catch(() => ({ ended: [], left: [] }));
+  // The cwd rule only for a workspace the store made (a record's path is
+  // trusted no further: every process working under it would be ended).
+  const ws = job.workspace_path;
+  const known = ws !== null && store.workspaces.list(job.repo).some((w) => w.path === ws);
+  const strays = await endJobProcesses({ jobIds: [job.id], dirs: known ? [ws] : [] }, o.graceMs).catch(
+    () => ({ ended: [], left: [] }),
+  );
   try {
     appendEvent(stateDir, job.id, 'finished', { status: o.status, reason: done.failure_reason });
   } catch {} // the event log is a convenience

@@ -73,7 +73,8 @@ export function jobProcesses(scope: JobScope): FoundProcess[] {
   } catch {
     return [];
   }
-  const roots = scope.dirs.flatMap(dirForms);
+  // "/" holds every process: never a workspace, whatever a record says.
+  const roots = scope.dirs.flatMap(dirForms).filter((r) => r !== '/');
   const marks = scope.jobIds.filter(Boolean).map((id) => Buffer.from(`${JOB_ENV}=${id}\0`));
   if (roots.length === 0 && marks.length === 0) return [];
   const skip = selfAndAncestors();
