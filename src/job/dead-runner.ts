@@ -158,7 +158,9 @@ export function describeCleanup(c: DeadRunnerCleanup): string {
       `${c.groupsLeft} process group${c.groupsLeft === 1 ? '' : 's'} would not die (see ps -eo pid,pgid,stat,cmd)`,
     );
   if (c.strays > 0)
-    parts.push(`ended ${c.strays} other process${c.strays === 1 ? '' : 'es'} it left running (outside its groups)`);
+    parts.push(
+      `ended ${c.strays} other process${c.strays === 1 ? '' : 'es'} it left running (outside its groups)`,
+    );
   if (c.stillInWorkspace.length > 0)
     parts.push(
       `workspace released, but processes ${c.stillInWorkspace.join(', ')} still work in it, so no job gets it until they end`,

@@ -40,7 +40,10 @@ export function processesIn(dir: string): number[] {
     const pid = Number(d);
     if (pid === process.pid) continue;
     try {
-      if (linkInside(readlinkSync(`/proc/${d}/cwd`), roots) || linkInside(readlinkSync(`/proc/${d}/root`), roots))
+      if (
+        linkInside(readlinkSync(`/proc/${d}/cwd`), roots) ||
+        linkInside(readlinkSync(`/proc/${d}/root`), roots)
+      )
         out.push(pid);
     } catch {} // gone, or not ours to look at
   }

@@ -43,7 +43,7 @@ function stat(pid: number): string[] | null {
  */
 function selfAndAncestors(): Set<number> {
   const out = new Set<number>();
-  for (let pid = process.pid; pid > 1 && !out.has(pid); ) {
+  for (let pid = process.pid; pid > 1 && !out.has(pid);) {
     out.add(pid);
     const f = stat(pid);
     if (!f) break;

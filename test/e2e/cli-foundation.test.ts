@@ -102,7 +102,7 @@ describe('ii job list / show', () => {
     return { todo, active, done, fresh, legacy };
   }
 
-  it('lists active jobs with every column; a new job is on change 0, iteration 1; a dead runner\'s job is cleaned up, saying so', () => {
+  it("lists active jobs with every column; a new job is on change 0, iteration 1; a dead runner's job is cleaned up, saying so", () => {
     const { active, fresh } = seed();
     const r = run(['job', 'list']);
     expect(r.code).toBe(0);
@@ -111,7 +111,9 @@ describe('ii job list / show', () => {
     expect(line).toMatch(/ sess-one\s+testing\s+active\s+1\s+2\s+\S+\s+Add login/);
     expect(r.stderr).toMatch(new RegExp(`^job ${fresh.id} failed \\(its runner was gone\\)`));
     expect(r.stdout).not.toContain(fresh.id);
-    const f = run(['job', 'list', '--all']).stdout.split('\n').find((l) => l.startsWith(fresh.id))!;
+    const f = run(['job', 'list', '--all'])
+      .stdout.split('\n')
+      .find((l) => l.startsWith(fresh.id))!;
     expect(f).toMatch(/ sess-two\s+-\s+failed\s+N\/A\s+N\/A\s/);
   });
   it('a record from before change tracking shows N/A for its changes and iteration', () => {

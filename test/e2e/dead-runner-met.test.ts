@@ -107,7 +107,10 @@ describe('a job whose runner was killed, met by a command', SLOW, () => {
     const job = f.spawn(['job', 'do', '--title', 'alive'], h.scenario);
     await waitFor(() => runningWith(h.sleep).length > 0, 'the agent to start its sleep', 60_000);
     const id = jobIdFrom(job.stderr());
-    for (const args of [['job', 'list'], ['todo', 'list']]) {
+    for (const args of [
+      ['job', 'list'],
+      ['todo', 'list'],
+    ]) {
       const r = f.run(args);
       expect(r.stderr).toBe('');
     }
@@ -147,7 +150,8 @@ describe('ii run after its job runners were killed', SLOW, () => {
       stdio: 'ignore',
     });
     await waitFor(
-      () => storedJobs().filter((j) => j.status === 'active').length === 2 && runningWith(h.sleep).length >= 2,
+      () =>
+        storedJobs().filter((j) => j.status === 'active').length === 2 && runningWith(h.sleep).length >= 2,
       'two jobs to hang',
       90_000,
     );
@@ -169,7 +173,10 @@ describe('ii run after its job runners were killed', SLOW, () => {
       expect(now.failure_reason).toBe(`its runner (pid ${j.pid}) was gone; cleaned up by ii run`);
     }
     for (const t of todos)
-      expect(after.filter((j) => j.todo_id === t && j.status === 'completed'), t).toHaveLength(1);
+      expect(
+        after.filter((j) => j.todo_id === t && j.status === 'completed'),
+        t,
+      ).toHaveLength(1);
     expect(f.todos('done')).toHaveLength(3);
     expect(runningWith(h.sleep)).toEqual([]);
   });

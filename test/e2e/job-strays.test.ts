@@ -61,10 +61,7 @@ describe('processes a job started in a session of their own', SLOW, () => {
     const s = f.scenario('strays', {
       implement: [
         {
-          actions: [
-            ...agent.shell.map((command) => ({ type: 'shell', command })),
-            write('a.txt', 'a\n'),
-          ],
+          actions: [...agent.shell.map((command) => ({ type: 'shell', command })), write('a.txt', 'a\n')],
         },
       ],
     });

@@ -162,7 +162,10 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
   gitRepo(repo, {
     'README.md': '# r\n',
     'incrementum.toml':
-      '[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["true"]\nauto-commit = false\nbaseline-tests = false\n',
+      '[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["true"]\nauto-commit = false\nbaseline-tests = false\n' +
+      // A job whose runner was killed fails when a supervisor meets it, and
+      // counts as an attempt: a todo killed twice must still run again here.
+      '\n[run]\nmax-attempts = 20\n',
   });
   const scenarios = join(tmp.path, 'scenarios');
   mkdirSync(scenarios);
@@ -244,6 +247,10 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
     );
 
     const settledAt = Date.now();
+    // Listed first: ii todo list cleans up a job it meets with its runner gone.
+    const ready = new Set(
+      (JSON.parse(run(['todo', 'list', '--ready', '--json']).stdout) as { id: string }[]).map((t) => t.id),
+    );
     // No todo was run by two jobs at once, none completed twice.
     const settled = jobs();
     expect(overlaps(settled), `seed ${seed}`).toEqual([]);
@@ -257,9 +264,6 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
     ).toEqual([]);
 
     // Each todo: done, open and ready, or held by a job shown stale.
-    const ready = new Set(
-      (JSON.parse(run(['todo', 'list', '--ready', '--json']).stdout) as { id: string }[]).map((t) => t.id),
-    );
     const plan0 = backlog(store.todos.list(slug), settled, {
       maxAttempts: 2,
       isStale: (j) => isStale(j, Date.now(), localProbe),
@@ -290,12 +294,21 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
       ),
     ];
     expect(other, `seed ${seed}\nfailure reasons:\n${reasons.join('\n')}\n${logs.join('\n')}`).toEqual([]);
-    // Only jobs this test killed are stale, and no job failed for another reason.
+    // Only jobs this test killed are stale, or failed because their runner
+    // was gone (a supervisor met them), and no job failed for another reason.
     for (const id of stale)
       expect(killedJobs.has(id), `stale job ${id} was not killed (seed ${seed})`).toBe(true);
     const failed = settled.filter((j) => j.status !== 'completed' && j.status !== 'active');
     expect(
-      failed.map((j) => store.jobs.get(j.id)!.failure_reason),
+      failed
+        .filter(
+          (j) =>
+            !killedJobs.has(j.id) ||
+            !/^its runner \(pid \d+\) was gone; cleaned up by ii run$/.test(
+              store.jobs.get(j.id)!.failure_reason ?? '',
+            ),
+        )
+        .map((j) => store.jobs.get(j.id)!.failure_reason),
       `seed ${seed}`,
     ).toEqual([]);
 

@@ -401,9 +401,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         // Another process may have ended it first, or a landing resumed it
         // under a live runner of its own, since the caller looked.
         const row = q('SELECT status, pid, host FROM jobs WHERE id = ?').get(id) as
-          | { status: string; pid: number | null; host: string | null }
-          | undefined;
-        if (!row || row.status !== 'active' || row.pid !== runner.pid || row.host !== runner.host) return null;
+          { status: string; pid: number | null; host: string | null } | undefined;
+        if (!row || row.status !== 'active' || row.pid !== runner.pid || row.host !== runner.host)
+          return null;
         touch(id, 'status = ?, completed_at = ?, failure_reason = ?', [status, nowIso(), reason]);
         return mustGet(id);
       }),
