@@ -14,7 +14,7 @@ import type { JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { abandonJob } from './abandon.js';
-import { reapDeadRunner, runnerGone, type DeadRunnerCleanup } from './dead-runner.js';
+import { reapDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 import { CLAIM_LOST_EXIT, spawnBacklogJob, type Detached, type Standby } from './detached.js';
 import { localProbe } from '../proc/alive.js';
 
@@ -351,7 +351,7 @@ export class BacklogRunner {
    */
   private reap(job: JobBrief): boolean {
     if (this.reaping.has(job.id)) return true;
-    if (this.unreapable.has(job.id) || !runnerGone(job)) return false;
+    if (this.unreapable.has(job.id) || !runnerGoneIn(this.o.store, job)) return false;
     this.reaping.add(job.id);
     void reapDeadRunner(this.o.store, job.id, { by: 'ii run' })
       .then(

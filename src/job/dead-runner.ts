@@ -13,6 +13,7 @@ import type { Job, TodoStatus } from '../model/index.js';
 import type { JobBrief } from '../model/backlog.js';
 import { processesIn } from '../proc/cwd.js';
 import { pidAlive } from '../proc/alive.js';
+import { startTicks } from '../proc/group.js';
 import { endJobProcesses } from '../proc/job-processes.js';
 import { endRecordedGroups } from '../proc/recorded.js';
 import type { StateStore } from '../state/api.js';
@@ -102,16 +103,32 @@ export async function cleanUpDeadRunner(
 
 /**
  * Whether an active job's runner is provably gone: it ran on this machine
- * and its pid names no live process. Only this is cleaned up by whoever
- * meets the job (a runner on another machine is judged by its heartbeat,
- * which a stalled machine can miss: that is left to ii job abandon, retry
- * and prune, which a person runs).
+ * and its pid names no live process, or names one that started at another
+ * time than the runner did (`start`, its start ticks as its heartbeat gave
+ * them: the pid was reused). Only this is cleaned up by whoever meets the
+ * job (a runner on another machine is judged by its heartbeat, which a
+ * stalled machine can miss: that is left to ii job abandon, retry and
+ * prune, which a person runs).
  */
 export function runnerGone(
   job: Pick<JobBrief, 'status' | 'pid' | 'host'>,
+  start: number | null = null,
   probe: { host: string; pidAlive: (pid: number) => boolean } = { host: hostname(), pidAlive },
 ): boolean {
-  return job.status === 'active' && job.host === probe.host && job.pid != null && !probe.pidAlive(job.pid);
+  if (job.status !== 'active' || job.host !== probe.host || job.pid == null) return false;
+  if (!probe.pidAlive(job.pid)) return true;
+  if (start === null) return false;
+  const now = startTicks(job.pid);
+  return now !== null && now !== start;
+}
+
+/** runnerGone, with the runner's start ticks read from the store (a query only for a live pid of this machine). */
+export function runnerGoneIn(
+  store: StateStore,
+  job: Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>,
+): boolean {
+  if (job.status !== 'active' || job.host !== hostname() || job.pid == null) return false;
+  return runnerGone(job, pidAlive(job.pid) ? store.jobs.runnerStart(job.id) : null);
 }
 
 /**
@@ -126,7 +143,7 @@ export async function reapDeadRunner(
   o: { by: string; finishSession?: (sessionId: string) => Promise<void>; graceMs?: number },
 ): Promise<DeadRunnerCleanup | null> {
   const job = store.jobs.get(jobId);
-  if (!job || !runnerGone(job)) return null;
+  if (!job || !runnerGoneIn(store, job)) return null;
   const finishSession =
     o.finishSession ??
     (async (sessionId: string) => {
@@ -189,7 +206,7 @@ export async function reapDeadRunners(
 ): Promise<DeadRunnerCleanup[]> {
   const out: DeadRunnerCleanup[] = [];
   for (const j of store.jobs.briefs(repo)) {
-    if (!runnerGone(j)) continue;
+    if (!runnerGoneIn(store, j)) continue;
     const c = await reapDeadRunner(store, j.id, o);
     if (c) out.push(c);
   }

@@ -25,6 +25,7 @@ import {
 } from './protocol-files.js';
 import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
 import { endJobProcesses, JOB_ENV } from '../proc/job-processes.js';
+import { startTicks } from '../proc/group.js';
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { runTests, testFailureTable } from './test-runner.js';
@@ -229,7 +230,7 @@ export class JobRunner {
 
   private beat(): void {
     try {
-      this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostname());
+      this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostname(), OWN_START);
     } catch {}
   }
 
@@ -758,6 +759,9 @@ export class JobRunner {
     this.event({ type: 'warning', message });
   }
 }
+
+/** This process's start time (startTicks), given with each heartbeat: with the pid, it names this runner. */
+const OWN_START = startTicks(process.pid);
 
 /** Output kept per test command for its tail: enough for TAIL_LINES long lines. */
 const TAIL_CHARS = 4000;
