@@ -17,19 +17,24 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     if (!status) throw new UserError(`unknown status "${o.status}": use one of ${JOB_STATUSES.join(', ')}`);
   }
   const { slug } = currentRepo();
-  // A job whose runner is gone is shown as what it is once met: failed.
-  await withStore((s) => reapDeadRunnersSaying(s, slug, 'ii job list'));
   const filter = status ? { status } : { activeOnly: !o.all };
   if (o.json) {
     // The store writes the JSON text itself: no Job objects for thousands of
     // jobs. Secrets are redacted (parsing it only where one may be), control
     // characters escaped.
-    const text = redactJsonText(await withStore((s) => s.jobs.listJson(slug, filter)));
+    const text = redactJsonText(
+      await withStore(async (s) => {
+        await reapDeadRunnersSaying(s, slug, 'ii job list');
+        return s.jobs.listJson(slug, filter);
+      }),
+    );
     if (process.stdout.isTTY) return printJson(JSON.parse(text));
     process.stdout.write(escapeJsonText(text) + '\n');
     return;
   }
-  const { jobs, total, todos } = await withStore((s) => {
+  const { jobs, total, todos } = await withStore(async (s) => {
+    // A job whose runner is gone is shown as what it is once met: failed.
+    await reapDeadRunnersSaying(s, slug, 'ii job list');
     const all = s.jobs.list(slug);
     const jobs = status
       ? all.filter((j) => j.status === status)
