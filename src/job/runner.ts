@@ -160,6 +160,7 @@ export class JobRunner {
         // the test process groups go now.
         for (const t of this.timers) clearInterval(t);
         this.abort.abort();
+        await this.endStrays();
         throw err;
       }
       if (err instanceof Stopped || this.stopRequest) {
