@@ -181,3 +181,33 @@ describe('ii run after its job runners were killed', SLOW, () => {
     expect(runningWith(h.sleep)).toEqual([]);
   });
 });
+
+describe('ii run whose own job runner is killed', SLOW, () => {
+  it('cleans up that job at once and runs its todo again in the same run', async () => {
+    f.setup(['true']);
+    const todo = f.run(['todo', 'create', '--title', 'killed once']).stdout.trim();
+    // The first implement turn hangs (the runner is killed there); the next job's turns have run out: it completes.
+    const h = hanging();
+    const run = spawn(process.execPath, [II, 'run', '--jobs', '1'], {
+      cwd: f.repo,
+      env: { ...process.env, NO_COLOR: '1', ...f.env, II_SCRIPTED_SCENARIO: h.scenario },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    run.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exit = new Promise<number | null>((res) => run.on('close', res));
+    await waitFor(() => runningWith(h.sleep).length > 0, 'the first job to hang', 90_000);
+    const first = storedJobs().find((j) => j.status === 'active')!;
+    process.kill(first.pid!, 'SIGKILL');
+    expect(await exit).toBe(1); // one of its jobs failed, as the summary says
+    expect(err).toMatch(
+      new RegExp(`job ${first.id} failed: its runner \\(pid ${first.pid}\\) was gone; cleaned up by ii run`),
+    );
+    expect(err).toMatch(/ran 2 jobs: 1 completed, 1 did not/);
+    const jobs = storedJobs();
+    expect(jobs.find((j) => j.id === first.id)!.status).toBe('failed');
+    expect(jobs.filter((j) => j.todo_id === todo && j.status === 'completed')).toHaveLength(1);
+    expect(f.todos('done')).toHaveLength(1);
+    expect(runningWith(h.sleep)).toEqual([]);
+  });
+});
