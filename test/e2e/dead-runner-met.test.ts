@@ -70,8 +70,9 @@ async function killedJob(title: string) {
 const SLOW = { timeout: 240_000 };
 
 describe('a job whose runner was killed, met by a command', SLOW, () => {
-  it('ii job list fails it (its runner was gone), reopens its todo, frees its workspace, ends what it left', async () => {
-    f.setup(['true']);
+  it('ii job list fails it (its runner was gone), reopens its todo (an attempt counted), frees its workspace, ends what it left', async () => {
+    // One attempt per todo: the failure the cleanup records is that attempt.
+    f.setup(['true'], { job: '\n[run]\nmax-attempts = 1\n' });
     const { id, sleep, ws, pid } = await killedJob('killed');
     const r = f.run(['job', 'list']);
     expect(r.code, r.stderr).toBe(0);
@@ -87,6 +88,8 @@ describe('a job whose runner was killed, met by a command', SLOW, () => {
     expect(runningIn(ws)).toEqual([]);
     // Said once: the next look finds nothing to clean up.
     expect(f.run(['job', 'list']).stderr).toBe('');
+    expect(JSON.parse(f.run(['todo', 'list', '--ready', '--json']).stdout)).toEqual([]);
+    expect(f.run(['todo', 'list']).stdout).toMatch(/\bblocked\b/);
   });
 
   it('ii todo list shows its todo open again, and why the job failed', async () => {
