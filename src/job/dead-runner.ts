@@ -15,7 +15,7 @@ import { processesIn } from '../proc/cwd.js';
 import { pidAlive } from '../proc/alive.js';
 import { startTicks } from '../proc/group.js';
 import { endJobProcesses } from '../proc/job-processes.js';
-import { endRecordedGroups } from '../proc/recorded.js';
+import { endRecordedGroups, type EndedGroups } from '../proc/recorded.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
 
@@ -67,14 +67,24 @@ export async function cleanUpDeadRunner(
       todo: store.todos.get(job.repo, job.todo_id)?.status ?? null,
     };
   }
-  const groups = await endRecordedGroups(store, { job_id: job.id }, o.graceMs);
+  // From here the job is ours alone to clean up (marked first for that: a
+  // late second cleanup must not end what a new job runs in the workspace
+  // once it is released). Whatever fails in ending its processes, the
+  // session below is still ended, or its todo would stay in progress with
+  // no active job left for anyone to meet.
+  const groups = await endRecordedGroups(store, { job_id: job.id }, o.graceMs).catch((): EndedGroups => ({
+    ended: [],
+    left: [],
+  }));
   // The cwd rule only for a workspace the store made (a record's path is
   // trusted no further: every process working under it would be ended).
   const ws = job.workspace_path;
-  const known = ws !== null && store.workspaces.list(job.repo).some((w) => w.path === ws);
-  const strays = await endJobProcesses({ jobIds: [job.id], dirs: known ? [ws] : [] }, o.graceMs).catch(
-    () => ({ ended: [], left: [] }),
-  );
+  const strays = await Promise.resolve()
+    .then(() => {
+      const known = ws !== null && store.workspaces.list(job.repo).some((w) => w.path === ws);
+      return endJobProcesses({ jobIds: [job.id], dirs: known ? [ws] : [] }, o.graceMs);
+    })
+    .catch(() => ({ ended: [], left: [] }));
   try {
     appendEvent(stateDir, job.id, 'finished', { status: o.status, reason: done.failure_reason });
   } catch {} // the event log is a convenience

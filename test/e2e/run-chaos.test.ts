@@ -1,8 +1,10 @@
 // The backlog's reliability must-show: three `ii run --jobs 4` on one backlog
 // of 60 todos while job runners (the detached `ii job do --backlog`) and the
 // supervisors themselves are SIGKILLed at seeded-random moments, killed
-// supervisors started again. Afterwards every todo is done, open and ready,
-// or held by a job shown stale that `ii job retry` completes; a last `ii run`
+// supervisors started again. A killed runner's job fails (its runner was
+// gone) when a supervisor meets it, and its todo runs again. Afterwards every
+// todo is done, open and ready, or held by a job shown stale (one no
+// supervisor met) that `ii job retry` completes; a last `ii run`
 // finishes the rest; `ii workspace prune` leaves no workspace to a dead job
 // and nothing of any job runs. The seed is printed: II_CHAOS_SEED=<n> replays
 // the same choices (the moments are job counts, so a replay kills at the same
