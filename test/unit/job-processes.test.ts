@@ -1,9 +1,9 @@
 // The processes a job left outside its process groups: found by their
 // directory or by the job's id in their environment, and ended. Real
 // processes, each started through `setsid` as an agent's shell would.
-import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processesIn } from '../../src/proc/cwd.js';
 import { endJobProcesses, jobProcesses } from '../../src/proc/job-processes.js';
@@ -81,5 +81,51 @@ describe('a job’s processes outside its groups', () => {
     const { rmSync } = await import('node:fs');
     rmSync(ws, { recursive: true, force: true });
     expect(jobProcesses({ jobIds: [], dirs: [ws] }).map((p) => p.pid)).toEqual([pid]);
+  });
+});
+
+/**
+ * Whether this machine lets a test chroot without privileges: a user
+ * namespace (unshare -r), python3 for a chroot() that keeps the current
+ * directory outside the new root, and ldd to copy sleep's libraries in.
+ */
+const canChroot = (() => {
+  const ok = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+  return ok('unshare', ['-r', 'true']) && ok('python3', ['-c', '0']) && ok('ldd', ['/bin/sleep']);
+})();
+
+describe('a job’s process in a chroot inside the workspace', () => {
+  it.skipIf(!canChroot)('is found by its root directory though its cwd is outside', async () => {
+    const ws = join(tmp.path, 'ws');
+    // A root holding sleep and the libraries it loads.
+    for (const file of [
+      '/bin/sleep',
+      ...execFileSync('ldd', ['/bin/sleep'], { encoding: 'utf8' }).match(/\/\S+/g)!,
+    ]) {
+      mkdirSync(join(ws, dirname(file)), { recursive: true });
+      copyFileSync(file, join(ws, file));
+    }
+    const secs = `600${process.pid}.${++n}`;
+    const c = spawn(
+      'unshare',
+      [
+        '-r',
+        'python3',
+        '-c',
+        'import os,sys; os.chroot(sys.argv[1]); os.execv("/bin/sleep", ["sleep", sys.argv[2]])',
+        ws,
+        secs,
+      ],
+      { cwd: '/', stdio: 'ignore' },
+    );
+    pids.push(c.pid!);
+    const [pid] = await waitFor(() => {
+      const found = runningWith(`sleep ${secs}`);
+      return found.length ? found : null;
+    }, 'the chrooted sleep');
+    expect(jobProcesses({ jobIds: [], dirs: [ws] })).toEqual([expect.objectContaining({ pid, why: 'root' })]);
+    expect(processesIn(ws)).toEqual([pid]);
+    const r = await endJobProcesses({ jobIds: [], dirs: [ws] }, 300);
+    expect(r).toEqual({ ended: [pid], left: [] });
   });
 });
