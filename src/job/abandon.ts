@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
 import type { ControlRequest, Job } from '../model/job.js';
 import type { StateStore } from '../state/api.js';
-import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
+import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 
 export interface StaleProbe {
   host: string;
@@ -34,7 +34,8 @@ export async function abandonJob(
   if (job.status !== 'active')
     throw new UserError(`job ${job.id} is already ${job.status}: nothing to abandon.`);
   const reason = opts.reason ?? 'abandoned on request';
-  if (!isStale(job, opts.now ?? Date.now(), opts.probe))
+  // Stale, or its pid now names another process (reused): its runner is gone.
+  if (!isStale(job, opts.now ?? Date.now(), opts.probe) && !runnerGoneIn(store, job))
     return { kind: 'requested', request: store.control.request(job.id, 'abandon', reason) };
   const cleanup = await cleanUpDeadRunner(store, stateDir, job, {
     status: 'abandoned',

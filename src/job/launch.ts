@@ -15,7 +15,7 @@ import { appendEvent } from '../state/events.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { baseBranchOf } from '../vcs/land.js';
 import type { Config } from '../model/config.js';
-import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
+import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 import { Prompts } from './prompts.js';
 import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
@@ -109,7 +109,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   const endedStale: DeadRunnerCleanup[] = [];
   if (mode === 'manual') {
     const active = store.jobs.list(repo.slug, { activeOnly: true }).filter((j) => j.todo_id === todo.id);
-    const running = active.find((j) => !isStale(j, Date.now(), localProbe));
+    const running = active.find((j) => !isStale(j, Date.now(), localProbe) && !runnerGoneIn(store, j));
     if (running)
       throw new UserError(
         `todo ${todo.id} already has a running job, ${running.id} (${running.stage}). Watch it with ii job show ${running.id}, or stop it with ii job abandon ${running.id}.`,

@@ -6,7 +6,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { abandonJob } from '../../src/job/abandon.js';
 import { reapDeadRunner, runnerGone, runnerGoneIn } from '../../src/job/dead-runner.js';
+import { localProbe } from '../../src/proc/alive.js';
 import { startTicks } from '../../src/proc/group.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -85,5 +87,19 @@ describe('a runner is gone', () => {
     store.jobs.resume(job.id, process.pid, hostname());
     expect(store.jobs.runnerStart(job.id)).toBeNull();
     expect(runnerGoneIn(store, store.jobs.get(job.id)!)).toBe(false);
+  });
+
+  it('ii job abandon of a job whose pid was reused cleans it up instead of asking a runner that is not there', async () => {
+    const pid = liveProcess();
+    const { todo, job } = activeJob(pid);
+    store.jobs.heartbeat(job.id, pid, hostname(), startTicks(pid)! + 1);
+    const r = await abandonJob(store, store.dir, store.jobs.get(job.id)!, {
+      probe: localProbe,
+      finishSession: async () => {},
+    });
+    expect(r.kind).toBe('cleaned');
+    expect(store.jobs.get(job.id)!.status).toBe('abandoned');
+    expect(store.todos.get('r', todo.id)!.status).toBe('open');
+    expect(store.control.pending(job.id)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // The bodies of ii workspace list | prune (definitions in index.ts).
-import { cleanUpDeadRunner, describeCleanup } from '../../job/dead-runner.js';
+import { cleanUpDeadRunner, describeCleanup, runnerGoneIn } from '../../job/dead-runner.js';
 import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../../session/workspaces.js';
@@ -26,7 +26,7 @@ export async function workspacePrune(): Promise<void> {
     // it left running) first, so its workspace is pruned like any finished one.
     const { finishSession } = await import('../../session/index.js');
     for (const job of s.jobs.list(slug, { activeOnly: true })) {
-      if (!isStale(job, Date.now(), localProbe)) continue;
+      if (!isStale(job, Date.now(), localProbe) && !runnerGoneIn(s, job)) continue;
       const c = await cleanUpDeadRunner(s, s.dir, job, {
         status: 'failed',
         reason: `its runner${job.pid ? ` (pid ${job.pid})` : ''} was gone; ended by ii workspace prune`,
