@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
 import type { ControlRequest, Job } from '../model/job.js';
 import type { StateStore } from '../state/api.js';
-import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
+import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 
 export interface StaleProbe {
   host: string;
@@ -34,12 +34,17 @@ export async function abandonJob(
   if (job.status !== 'active')
     throw new UserError(`job ${job.id} is already ${job.status}: nothing to abandon.`);
   const reason = opts.reason ?? 'abandoned on request';
-  if (!isStale(job, opts.now ?? Date.now(), opts.probe))
+  // Stale, or its pid now names another process (reused): its runner is gone.
+  if (!isStale(job, opts.now ?? Date.now(), opts.probe) && !runnerGoneIn(store, job))
     return { kind: 'requested', request: store.control.request(job.id, 'abandon', reason) };
   const cleanup = await cleanUpDeadRunner(store, stateDir, job, {
     status: 'abandoned',
     reason: `${reason} (its runner was gone)`,
     finishSession: opts.finishSession,
   });
+  if (!cleanup.endedHere)
+    throw new UserError(
+      `job ${job.id} was ended meanwhile by another process (${cleanup.job.status}${cleanup.job.failure_reason ? `: ${cleanup.job.failure_reason}` : ''}); nothing to abandon.`,
+    );
   return { kind: 'cleaned', job: cleanup.job, cleanup };
 }

@@ -14,6 +14,7 @@ import type { JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
 import { abandonJob } from './abandon.js';
+import { reapDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 import {
   CLAIM_LOST_EXIT,
   spawnBacklogJob,
@@ -92,7 +93,9 @@ export type BacklogRunEvent =
   | { kind: 'claimed'; todo: Todo; job_id: string }
   /** The runner's child ended: job_id null when it made no job (lost the claim, or failed before). */
   | { kind: 'ended'; todo: Todo; job_id: string | null; outcome: RunOutcome | 'lost'; log: string }
-  | { kind: 'stopping'; running: string[] };
+  | { kind: 'stopping'; running: string[] }
+  /** A job whose runner was gone (killed, crashed), cleaned up here: failed, its todo open again. */
+  | { kind: 'reaped'; cleanup: DeadRunnerCleanup };
 
 /** One job this runner started and still waits on. */
 export interface RunningJob {
@@ -154,6 +157,9 @@ export class BacklogRunner {
   private waiting: Standby | null = null;
   /** Standbys that ended before they were handed a todo: after a few, jobs start cold. */
   private standbyFailures = 0;
+  /** Jobs whose runner is gone, being cleaned up; and those whose cleanup failed (not tried again). */
+  private readonly reaping = new Set<string>();
+  private readonly unreapable = new Set<string>();
 
   constructor(o: BacklogRunnerOptions) {
     this.o = o;
@@ -277,8 +283,11 @@ export class BacklogRunner {
         (c.job ? briefs.find((j) => j.id === c.job!.id) : undefined);
       if (job && !c.job) this.emit({ kind: 'claimed', todo: c.todo, job_id: job.id });
       c.job = job ?? c.job;
-      if (c.exit) this.finish(c);
+      // A child that died with its job active (kill -9) is that job's gone
+      // runner: its job is cleaned up first, then counted as it ended.
+      if (c.exit && !(c.job?.status === 'active' && this.reap(c.job))) this.finish(c);
     }
+    for (const j of briefs) if (j.status === 'active') this.reap(j);
     const plan = backlog(todos, briefs, {
       maxAttempts: this.o.maxAttempts,
       ...(this.o.depsLanded ? { depsLanded: true } : {}),
@@ -335,13 +344,35 @@ export class BacklogRunner {
       standby: this.waiting?.pid ?? null,
     };
     this.o.onTick?.(this.last);
-    if (this.children.size > 0) return false;
+    // A cleanup under way may reopen a todo (and must not be cut off by the exit).
+    if (this.children.size > 0 || this.reaping.size > 0) return false;
     if (this.stopping || (this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs)) return true;
     if (this.o.watch || this.o.pending?.()) return false;
     // Nothing of ours runs: done once nothing could start and no job elsewhere
     // could still make a todo ready.
     const left = plan.ready.filter((t) => !this.unstartable.has(t.id)).length;
     return left === 0 && others === 0;
+  }
+
+  /**
+   * Cleans up `job` in the background when its runner is gone (another
+   * run's child killed, or ours), as prune would: left active it holds its
+   * todo and workspace for good. True while that is under way.
+   */
+  private reap(job: JobBrief): boolean {
+    if (this.reaping.has(job.id)) return true;
+    if (this.unreapable.has(job.id) || !runnerGoneIn(this.o.store, job)) return false;
+    this.reaping.add(job.id);
+    void reapDeadRunner(this.o.store, job.id, { by: 'ii run' })
+      .then(
+        (c) => c && this.emit({ kind: 'reaped', cleanup: c }),
+        () => this.unreapable.add(job.id),
+      )
+      .finally(() => {
+        this.reaping.delete(job.id);
+        this.poke();
+      });
+    return true;
   }
 
   /** Tells the registry this runner's starts not yet claimed, when they changed. */

@@ -1,32 +1,47 @@
 // Cleaning up after a job whose runner is gone (killed, crashed, its machine
-// rebooted): abandon, retry and prune all do it the same way. Its process
-// groups are ended first (an agent that ignores SIGTERM, a test stuck in
-// `sleep`), then the job is marked, then its session ends, which releases
-// the workspace: never the other way round, or the next job would share the
-// workspace with the dead one's processes.
+// rebooted): abandon, retry, prune, and whoever meets such a job (ii run,
+// ii job list, ii todo list, the board) all do it the same way. The job is
+// marked first, and only while it is still the dead runner's (two cleanups
+// at once: one goes on, the other leaves it), then its process groups are
+// ended (an agent that ignores SIGTERM, a test stuck in `sleep`) and every
+// other process it left (setsid, found by its workspace or the job's id in
+// its environment), then its session ends, which releases the workspace:
+// never the other way round, or the next job would share the workspace with
+// the dead one's processes.
+import { hostname } from 'node:os';
 import type { Job, TodoStatus } from '../model/index.js';
+import type { JobBrief } from '../model/backlog.js';
 import { processesIn } from '../proc/cwd.js';
-import { endRecordedGroups } from '../proc/recorded.js';
+import { pidAlive } from '../proc/alive.js';
+import { startTicks } from '../proc/group.js';
+import { endJobProcesses } from '../proc/job-processes.js';
+import { endRecordedGroups, type EndedGroups } from '../proc/recorded.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
 
 export interface DeadRunnerCleanup {
   job: Job;
+  /** False when another process ended the job first (or it runs again under a live runner): nothing was done here. */
+  endedHere: boolean;
   /** Process groups of the job that were still running and were ended. */
   groupsEnded: number;
   /** Process groups that even SIGKILL did not end (stuck in the kernel). */
   groupsLeft: number;
-  /** Processes still working in the workspace after that (not the job's: a shell cd'd there). */
+  /** Other processes of the job (outside its groups: setsid) that were ended. */
+  strays: number;
+  /** Processes still working in the workspace after that (stuck, or another user's). */
   stillInWorkspace: number[];
   /** The todo's status afterwards (null when the todo is gone). */
   todo: TodoStatus | null;
 }
 
 /**
- * Ends a job whose runner is gone: its recorded process groups (SIGTERM, then
- * SIGKILL after `graceMs`), then the job as `status` with `reason`, then its
- * session through `finishSession` (workspace released; the todo reopened
- * unless another job finished it meanwhile).
+ * Ends a job whose runner is gone: the job as `status` with `reason` (only
+ * while it is still active under the runner it had when read), then its
+ * recorded process groups (SIGTERM, then SIGKILL after `graceMs`) and the
+ * other processes it left, then its session through `finishSession`
+ * (workspace released; the todo reopened unless another job finished it
+ * meanwhile).
  */
 export async function cleanUpDeadRunner(
   store: StateStore,
@@ -39,8 +54,37 @@ export async function cleanUpDeadRunner(
     graceMs?: number;
   },
 ): Promise<DeadRunnerCleanup> {
-  const groups = await endRecordedGroups(store, { job_id: job.id }, o.graceMs);
-  const done = store.jobs.finish(job.id, o.status, o.reason);
+  const done = store.jobs.finishOrphan(job.id, { pid: job.pid, host: job.host }, o.status, o.reason);
+  if (!done) {
+    const now = store.jobs.get(job.id) ?? job;
+    return {
+      job: now,
+      endedHere: false,
+      groupsEnded: 0,
+      groupsLeft: 0,
+      strays: 0,
+      stillInWorkspace: [],
+      todo: store.todos.get(job.repo, job.todo_id)?.status ?? null,
+    };
+  }
+  // From here the job is ours alone to clean up (marked first for that: a
+  // late second cleanup must not end what a new job runs in the workspace
+  // once it is released). Whatever fails in ending its processes, the
+  // session below is still ended, or its todo would stay in progress with
+  // no active job left for anyone to meet.
+  const groups = await endRecordedGroups(store, { job_id: job.id }, o.graceMs).catch((): EndedGroups => ({
+    ended: [],
+    left: [],
+  }));
+  // The cwd rule only for a workspace the store made (a record's path is
+  // trusted no further: every process working under it would be ended).
+  const ws = job.workspace_path;
+  const strays = await Promise.resolve()
+    .then(() => {
+      const known = ws !== null && store.workspaces.list(job.repo).some((w) => w.path === ws);
+      return endJobProcesses({ jobIds: [job.id], dirs: known ? [ws] : [] }, o.graceMs);
+    })
+    .catch(() => ({ ended: [], left: [] }));
   try {
     appendEvent(stateDir, job.id, 'finished', { status: o.status, reason: done.failure_reason });
   } catch {} // the event log is a convenience
@@ -58,21 +102,91 @@ export async function cleanUpDeadRunner(
   }
   return {
     job: store.jobs.get(job.id) ?? done,
+    endedHere: true,
     groupsEnded: groups.ended.length,
     groupsLeft: groups.left.length,
+    strays: strays.ended.length,
     stillInWorkspace: job.workspace_path ? processesIn(job.workspace_path) : [],
     todo: store.todos.get(job.repo, job.todo_id)?.status ?? null,
   };
 }
 
+/**
+ * Whether an active job's runner is provably gone: it ran on this machine
+ * and its pid names no live process, or names one that started at another
+ * time than the runner did (`start`, its start ticks as its heartbeat gave
+ * them: the pid was reused). Only this is cleaned up by whoever meets the
+ * job (a runner on another machine is judged by its heartbeat, which a
+ * stalled machine can miss: that is left to ii job abandon, retry and
+ * prune, which a person runs).
+ */
+export function runnerGone(
+  job: Pick<JobBrief, 'status' | 'pid' | 'host'>,
+  start: number | null = null,
+  probe: { host: string; pidAlive: (pid: number) => boolean } = { host: hostname(), pidAlive },
+): boolean {
+  if (job.status !== 'active' || job.host !== probe.host || job.pid == null) return false;
+  if (!probe.pidAlive(job.pid)) return true;
+  if (start === null) return false;
+  const now = startTicks(job.pid);
+  return now !== null && now !== start;
+}
+
+/** runnerGone, with the runner's start ticks read from the store (a query only for a live pid of this machine). */
+export function runnerGoneIn(
+  store: StateStore,
+  job: Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>,
+): boolean {
+  if (job.status !== 'active' || job.host !== hostname() || job.pid == null) return false;
+  return runnerGone(job, pidAlive(job.pid) ? store.jobs.runnerStart(job.id) : null);
+}
+
+/**
+ * Cleans up a job met with its runner gone (runnerGone), as prune does:
+ * failed, saying its runner was gone and who found it; its todo reopened
+ * (the failure counts as an attempt); its workspace freed. null when the job
+ * is not such a job (any more) or another process cleaned it up first.
+ */
+export async function reapDeadRunner(
+  store: StateStore,
+  jobId: string,
+  o: { by: string; finishSession?: (sessionId: string) => Promise<void>; graceMs?: number },
+): Promise<DeadRunnerCleanup | null> {
+  const job = store.jobs.get(jobId);
+  if (!job || !runnerGoneIn(store, job)) return null;
+  const finishSession =
+    o.finishSession ??
+    (async (sessionId: string) => {
+      const { finishSession } = await import('../session/session.js');
+      await finishSession(store, sessionId, 'failed');
+    });
+  const c = await cleanUpDeadRunner(store, store.dir, job, {
+    status: 'failed',
+    reason: `its runner (pid ${job.pid}) was gone; cleaned up by ${o.by}`,
+    finishSession,
+    ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
+  });
+  return c.endedHere ? c : null;
+}
+
+/** A line for a job reapDeadRunner cleaned up: "job X failed (its runner was gone): …". */
+export function reapedLine(c: DeadRunnerCleanup): string {
+  return `job ${c.job.id} failed (its runner was gone): ${describeCleanup(c)}`;
+}
+
 /** What a cleanup did, for a message: "ended 2 process groups; workspace released; todo reopened". */
 export function describeCleanup(c: DeadRunnerCleanup): string {
   const parts: string[] = [];
+  if (!c.endedHere) return `another process had already ended it (${c.job.status})`;
   if (c.groupsEnded > 0)
     parts.push(`ended ${c.groupsEnded} process group${c.groupsEnded === 1 ? '' : 's'} it left running`);
   if (c.groupsLeft > 0)
     parts.push(
       `${c.groupsLeft} process group${c.groupsLeft === 1 ? '' : 's'} would not die (see ps -eo pid,pgid,stat,cmd)`,
+    );
+  if (c.strays > 0)
+    parts.push(
+      `ended ${c.strays} other process${c.strays === 1 ? '' : 'es'} it left running (outside its groups)`,
     );
   if (c.stillInWorkspace.length > 0)
     parts.push(
@@ -87,4 +201,24 @@ export function describeCleanup(c: DeadRunnerCleanup): string {
         : `todo left ${c.todo === 'in_progress' ? 'in progress (another job is on it)' : c.todo}`,
   );
   return parts.join('; ');
+}
+
+/**
+ * Cleans up every job of `repo` met with its runner gone (runnerGone), one
+ * after another, as `by` (named in each job's failure reason). What ii run,
+ * ii job list, ii todo list and the board do with what they meet: left
+ * active, such a job holds its todo in progress and its workspace for good.
+ */
+export async function reapDeadRunners(
+  store: StateStore,
+  repo: string,
+  o: { by: string; finishSession?: (sessionId: string) => Promise<void>; graceMs?: number },
+): Promise<DeadRunnerCleanup[]> {
+  const out: DeadRunnerCleanup[] = [];
+  for (const j of store.jobs.briefs(repo)) {
+    if (!runnerGoneIn(store, j)) continue;
+    const c = await reapDeadRunner(store, j.id, o);
+    if (c) out.push(c);
+  }
+  return out;
 }

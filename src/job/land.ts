@@ -20,6 +20,7 @@ import { workspacesDir } from '../state/paths.js';
 import * as git from '../vcs/land.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
 import { runTests } from './test-runner.js';
+import { processesIn } from '../proc/cwd.js';
 import { isInside } from '../session/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import { writeJournal } from '../journal/write.js';
@@ -679,6 +680,9 @@ async function releaseJobWorkspace(i: LandInput): Promise<void> {
   const w = i.store.workspaces.list(i.repo.slug).find((x) => x.path === path);
   if (!w || w.status !== 'free') return;
   if (!isInside(workspacesDir(i.stateDir, i.repo.slug), path)) return;
+  // Never from under a process still working in it (a shell cd'd there):
+  // it stays, free, for ii workspace prune to take once that has ended.
+  if (processesIn(path).length > 0) return;
   if (!i.store.workspaces.removeIfFree(path)) return;
   await new GitVcs().removeWorkspace(i.repo.root, path).catch(() => {});
   if (w.branch.startsWith('incrementum/ws-')) await git.deleteBranch(i.repo.root, w.branch);

@@ -15,7 +15,7 @@ import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
 import type { Base, Vcs } from '../vcs/vcs.js';
 import type { Config } from '../model/config.js';
-import { cleanUpDeadRunner, type DeadRunnerCleanup } from './dead-runner.js';
+import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 import { recordDespiteFullDisk } from './full-disk.js';
 import { Prompts } from './prompts.js';
 import { workspaceGoneReason } from './workspace-gone.js';
@@ -115,7 +115,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   const endedStale: DeadRunnerCleanup[] = [];
   if (mode === 'manual') {
     const active = store.jobs.list(repo.slug, { activeOnly: true }).filter((j) => j.todo_id === todo.id);
-    const running = active.find((j) => !isStale(j, Date.now(), localProbe));
+    const running = active.find((j) => !isStale(j, Date.now(), localProbe) && !runnerGoneIn(store, j));
     if (running)
       throw new UserError(
         `todo ${todo.id} already has a running job, ${running.id} (${running.stage}). Watch it with ii job show ${running.id}, or stop it with ii job abandon ${running.id}.`,

@@ -24,6 +24,8 @@ import {
   takeProtocolFile,
 } from './protocol-files.js';
 import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
+import { endJobProcesses, JOB_ENV } from '../proc/job-processes.js';
+import { startTicks } from '../proc/group.js';
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { recordDespiteFullDisk } from './full-disk.js';
@@ -93,10 +95,17 @@ export class JobRunner {
   private readonly recordGroup: GroupRecorder;
   /** The first write that found its disk full: the job ends failed with it (see noteDiskFull). */
   private diskFull: DiskFullError | null = null;
+  /**
+   * The setup's and the tests' environment: it names the job (as the
+   * agent's does), so whatever they start is found at the job's end even
+   * after it left the workspace and its process group (setsid).
+   */
+  private readonly childEnv: NodeJS.ProcessEnv;
 
   constructor(opts: JobRunnerOptions) {
     this.o = opts;
     this.recordGroup = groupRecorder(opts.store, opts.jobId, opts.workspacePath);
+    this.childEnv = { ...(opts.testEnv ?? process.env), [JOB_ENV]: opts.jobId, II_TODO_ID: opts.todo.id };
     this.testCommands = requireTestCommands(opts.config);
     if (opts.firstChange) {
       this.pendingChange = opts.firstChange.id;
@@ -158,6 +167,7 @@ export class JobRunner {
         // the test process groups go now.
         for (const t of this.timers) clearInterval(t);
         this.abort.abort();
+        await this.endStrays();
         throw err;
       }
       // A git command that found no space names no file: the workspace is where it ran.
@@ -181,6 +191,8 @@ export class JobRunner {
     // Anything still recorded (a group that outlived its stop) goes before
     // the workspace is released: the next job must not share it.
     await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
+    // And what left its group (setsid) but works in the workspace or names the job.
+    await this.endStrays();
     let job: Job;
     try {
       job = recordDespiteFullDisk(store, () => store.jobs.finish(jobId, outcome.end, outcome.reason));
@@ -205,6 +217,21 @@ export class JobRunner {
     return job;
   }
 
+  /** Ends the processes the job left outside its recorded groups, saying so (a warning: the agent or a test leaked them). */
+  private async endStrays(): Promise<void> {
+    try {
+      const r = await endJobProcesses({ jobIds: [this.o.jobId], dirs: [this.o.workspacePath] });
+      if (r.ended.length > 0)
+        this.warn(
+          `ended ${r.ended.length} process${r.ended.length === 1 ? '' : 'es'} the job left running outside its process groups (pid ${r.ended.join(', ')})`,
+        );
+      if (r.left.length > 0)
+        this.warn(
+          `process${r.left.length === 1 ? '' : 'es'} ${r.left.join(', ')} would not end; the workspace is not handed to another job while they run`,
+        );
+    } catch {} // /proc unreadable: the recorded groups were all there is
+  }
+
   private async loop(): Promise<End> {
     await this.prepare();
     let next: Next = 'implementing';
@@ -221,7 +248,7 @@ export class JobRunner {
 
   private beat(): void {
     try {
-      this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostname());
+      this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostname(), OWN_START);
     } catch {}
   }
 
@@ -262,7 +289,7 @@ export class JobRunner {
       checkout: repoRoot,
       commands: config.workspace.setup,
       reuse: config.workspace.reuse,
-      ...(this.o.testEnv ? { env: this.o.testEnv } : {}),
+      env: this.childEnv,
       signal: this.abort.signal,
       timeoutMs: config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
@@ -290,7 +317,7 @@ export class JobRunner {
     const run = await runTests({
       commands: this.testCommands,
       cwd: this.o.workspacePath,
-      ...(this.o.testEnv ? { env: this.o.testEnv } : {}),
+      env: this.childEnv,
       signal: this.abort.signal,
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
@@ -455,7 +482,7 @@ export class JobRunner {
     const run = await runTests({
       commands: this.testCommands,
       cwd: ws,
-      env: this.o.testEnv,
+      env: this.childEnv,
       signal: this.abort.signal,
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
@@ -794,6 +821,9 @@ function unrecorded(err: unknown, jobId: string, outcome: End): unknown {
       'Once there is space, ii workspace prune ends it as failed and frees its workspace; so does the next job started on its todo.',
   );
 }
+
+/** This process's start time (startTicks), given with each heartbeat: with the pid, it names this runner. */
+const OWN_START = startTicks(process.pid);
 
 /** Output kept per test command for its tail: enough for TAIL_LINES long lines. */
 const TAIL_CHARS = 4000;

@@ -79,6 +79,13 @@ export async function startSession(
       // earlier crash or a half-done prune: ours to clear, and only ours.
       // A free workspace whose directory was deleted leaves a stale worktree
       // registration that would block its branch: removing it prunes that.
+      // Never while a process works in it (a prune kept it for that, its
+      // record gone): released, it is a free workspace passed over while busy.
+      const inIt = existsSync(path) ? processesIn(path) : [];
+      if (inIt.length > 0)
+        throw new UserError(
+          `workspace ${path} was left by an earlier prune with processes working in it (pid ${inIt.join(', ')}): end them (kill ${inIt.join(' ')}), then try again.`,
+        );
       if (existsSync(path) ? isInside(workspacesDir(o.stateDir, o.slug), path) : !created)
         await vcs.removeWorkspace(root, path);
       await vcs.addWorkspace(root, path, workspace.branch, baseRev);

@@ -10,6 +10,7 @@ import { workspacesDir } from '../state/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import { git } from '../vcs/git-run.js';
 import type { Vcs } from '../vcs/vcs.js';
+import { processesIn } from '../proc/cwd.js';
 import { endRecordedGroups } from '../proc/recorded.js';
 import { diskUsage } from './disk-usage.js';
 import { isInside } from './paths.js';
@@ -46,16 +47,31 @@ export interface PruneTarget {
   stateDir: string;
 }
 
+/** A workspace prune left where it was: processes still work in it. */
+export interface KeptWorkspace {
+  path: string;
+  /** The processes whose current or root directory is inside it. */
+  pids: number[];
+}
+
+export interface PruneResult {
+  removed: Pruned[];
+  kept: KeptWorkspace[];
+}
+
 /**
  * Removes free workspaces, workspaces still claimed by a session that has
  * ended, records whose directory is gone and directories with no record.
- * Workspaces of active sessions stay.
+ * Workspaces of active sessions stay, and so does any workspace a process
+ * still works in (its cwd or root inside it): deleting the folder under a
+ * live process leaves it running in a deleted directory, out of every
+ * check's sight; the workspace goes once it has ended.
  */
 export async function pruneWorkspaces(
   store: StateStore,
   t: PruneTarget,
   vcs: Vcs = new GitVcs(),
-): Promise<Pruned[]> {
+): Promise<PruneResult> {
   const dir = workspacesDir(t.stateDir, t.slug);
   const mine = (path: string) => isInside(dir, path) && resolve(path) !== resolve(t.root);
   const pruned: Pruned[] = [];
@@ -64,26 +80,46 @@ export async function pruneWorkspaces(
   // directory, so a directory seen here with no record below is no job's.
   // (Read after, it could be one made since, removed under its job.)
   const names = existsSync(dir) ? readdirSync(dir) : [];
+  const kept: KeptWorkspace[] = [];
+  /** Whether processes work in `path` (then it is kept, saying which). */
+  const busy = (path: string): boolean => {
+    const pids = existsSync(path) ? processesIn(path) : [];
+    if (pids.length > 0) kept.push({ path, pids });
+    return pids.length > 0;
+  };
   const known = new Set<string>();
-  for (const w of store.workspaces.list(t.slug)) {
-    known.add(resolve(w.path));
+  for (const listed of store.workspaces.list(t.slug)) {
+    known.add(resolve(listed.path));
+    // Read again: removing the ones before it took a while, and a session
+    // may have claimed it meanwhile.
+    const w = store.workspaces.list(t.slug).find((x) => x.path === listed.path);
+    if (!w) continue;
     const session = w.session_id ? store.sessions.get(w.session_id) : null;
+    if (w.status !== 'free' && !(session && session.status !== 'active')) continue;
+    // What a dead runner left running there goes before its directory does
+    // (as a session's start does for free workspaces); anything else
+    // working there keeps it, record and all (a record gone would let its
+    // path be handed out again and cleared as debris).
+    await endRecordedGroups(store, { workspace_path: w.path });
+    if (busy(w.path)) continue;
     let reason: Pruned['reason'];
     if (w.status === 'free') {
       // Delete the record first, and only while it is still free: a session
       // starting right now either got it before (we skip it) or cannot get it.
       if (!store.workspaces.removeIfFree(w.path)) continue;
       reason = existsSync(w.path) ? 'free' : 'missing directory';
-    } else if (session && session.status !== 'active') {
+    } else {
       // Only while that session still holds it: since the list was read, it
       // may have been released and claimed by a job starting now.
-      if (!store.workspaces.remove(w.path, session.id)) continue;
+      if (!session || !store.workspaces.remove(w.path, session.id)) continue;
       reason = 'finished session';
-    } else continue;
-    // What a dead runner left running there goes before its directory does.
-    await endRecordedGroups(store, { workspace_path: w.path });
+    }
     let bytes = 0;
     if (mine(w.path)) {
+      // Looked at again now that no one can claim it: a process that came
+      // in meanwhile keeps the folder (a directory with no record, which
+      // the next prune looks at again).
+      if (busy(w.path)) continue;
       bytes = diskUsage(w.path);
       await vcs.removeWorkspace(t.root, w.path);
     }
@@ -93,11 +129,12 @@ export async function pruneWorkspaces(
   for (const name of names) {
     const path = join(dir, name);
     if (known.has(resolve(path)) || !mine(path) || !existsSync(path)) continue;
+    if (busy(path)) continue;
     const bytes = diskUsage(path);
     await vcs.removeWorkspace(t.root, path);
     pruned.push({ path, reason: 'no record', bytes });
   }
-  return pruned;
+  return { removed: pruned, kept };
 }
 
 /** A workspace branch of ours, unless a worktree still has it checked out (git refuses then). */

@@ -170,10 +170,29 @@ export interface JobStore {
   setProjectReview(id: string, review: JobReview): void;
   addUsage(id: string, usage: Usage): void;
   finish(id: string, status: 'completed' | 'failed' | 'abandoned', reason?: string | null): Job;
+  /**
+   * Finishes a job whose runner is gone, only while it is still active under
+   * that runner (pid and host as the caller saw them): null when another
+   * process ended it first or it runs again under another runner. Two
+   * cleanups of one dead runner's job never both go on to reopen its todo.
+   */
+  finishOrphan(
+    id: string,
+    runner: { pid: number | null; host: string | null },
+    status: 'failed' | 'abandoned',
+    reason: string,
+  ): Job | null;
   /** A completed job goes on (its landing conflicted: the agent resolves it), run by this process. */
   /** Back to implementing; `sessionId`, when given, is the session it is about to make (named before its workspace, as a claim does). */
   resume(id: string, pid: number, host: string, sessionId?: string): void;
-  heartbeat(id: string, pid: number, host: string): void;
+  /**
+   * The runner's sign of life: its pid and host, and (when given) its start
+   * time in clock ticks (startTicks), which tells its pid apart from the
+   * same number reused by a later process.
+   */
+  heartbeat(id: string, pid: number, host: string, startTicks?: number | null): void;
+  /** The start ticks the job's runner last gave with its heartbeat, while it is about the pid the job names; null otherwise. */
+  runnerStart(id: string): number | null;
   /** A monotonically growing number bumped by every mutation (cheap change detection). */
   version(): number;
 }

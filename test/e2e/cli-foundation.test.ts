@@ -102,15 +102,19 @@ describe('ii job list / show', () => {
     return { todo, active, done, fresh, legacy };
   }
 
-  it('lists active jobs with every column; a new job is on change 0, iteration 1; dead runners show stale', () => {
+  it("lists active jobs with every column; a new job is on change 0, iteration 1; a dead runner's job is cleaned up, saying so", () => {
     const { active, fresh } = seed();
     const r = run(['job', 'list']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/JOB\s+TODO\s+SESSION\s+STAGE\s+STATUS\s+CHANGES\s+ITERATION\s+AGE\s+TITLE/);
     const line = r.stdout.split('\n').find((l) => l.startsWith(active.id))!;
     expect(line).toMatch(/ sess-one\s+testing\s+active\s+1\s+2\s+\S+\s+Add login/);
-    const f = r.stdout.split('\n').find((l) => l.startsWith(fresh.id))!;
-    expect(f).toMatch(/ sess-two\s+implementing\s+stale\s+0\s+1\s/);
+    expect(r.stderr).toMatch(new RegExp(`^job ${fresh.id} failed \\(its runner was gone\\)`));
+    expect(r.stdout).not.toContain(fresh.id);
+    const f = run(['job', 'list', '--all'])
+      .stdout.split('\n')
+      .find((l) => l.startsWith(fresh.id))!;
+    expect(f).toMatch(/ sess-two\s+-\s+failed\s+N\/A\s+N\/A\s/);
   });
   it('a record from before change tracking shows N/A for its changes and iteration', () => {
     const { legacy, done } = seed();
@@ -158,11 +162,12 @@ describe('ii job list / show', () => {
   });
   it("list --json is the store's jobs, the same records job show --json prints", () => {
     const { active, done } = seed();
+    // Read after the listing: it fails the seeded job whose runner is gone first.
+    const r = run(['job', 'list', '--json', '--all']);
+    expect(r.code).toBe(0);
     const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
     const all = store.jobs.list(repoSlug(repo));
     store.close();
-    const r = run(['job', 'list', '--json', '--all']);
-    expect(r.code).toBe(0);
     expect(r.stdout).toBe(JSON.stringify(all) + '\n');
     const listed = (JSON.parse(r.stdout) as unknown[]).map((j) => Job.parse(j));
     for (const id of [active.id, done.id]) {

@@ -188,7 +188,7 @@ describe('ii job logs --tests', () => {
 });
 
 describe('ii job list', () => {
-  it('marks a job whose runner is gone as stale', () => {
+  it('cleans up a job whose runner is gone (failed, saying so) and leaves one whose runner lives', () => {
     const store = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
     const slug = repoSlug(repo);
     const todo = store.todos.create(slug, { title: 'x' });
@@ -199,9 +199,12 @@ describe('ii job list', () => {
     const gone = store.jobs.create(slug, { todo_id: todo.id, pid: Number(dead.stdout), host: hostname() });
     const live = store.jobs.create(slug, { todo_id: todo.id, pid: process.pid, host: hostname() });
     store.close();
-    const out = ii(['job', 'list'], { cwd: repo, env }).stdout;
-    const row = (id: string) => out.split('\n').find((l) => l.startsWith(id.slice(0, 4))) ?? '';
-    expect(row(gone.id)).toMatch(/\bstale\b/);
-    expect(row(live.id)).toMatch(/\bactive\b/);
+    const r = ii(['job', 'list'], { cwd: repo, env });
+    const row = (out: string, id: string) => out.split('\n').find((l) => l.startsWith(id.slice(0, 4))) ?? '';
+    expect(r.stderr).toMatch(new RegExp(`^job ${gone.id} failed \\(its runner was gone\\)`));
+    expect(row(r.stdout, gone.id)).toBe('');
+    expect(row(r.stdout, live.id)).toMatch(/\bactive\b/);
+    const all = ii(['job', 'list', '--all'], { cwd: repo, env }).stdout;
+    expect(row(all, gone.id)).toMatch(/\bfailed\b/);
   });
 });

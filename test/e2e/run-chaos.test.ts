@@ -1,8 +1,10 @@
 // The backlog's reliability must-show: three `ii run --jobs 4` on one backlog
 // of 60 todos while job runners (the detached `ii job do --backlog`) and the
 // supervisors themselves are SIGKILLed at seeded-random moments, killed
-// supervisors started again. Afterwards every todo is done, open and ready,
-// or held by a job shown stale that `ii job retry` completes; a last `ii run`
+// supervisors started again. A killed runner's job fails (its runner was
+// gone) when a supervisor meets it, and its todo runs again. Afterwards every
+// todo is done, open and ready, or held by a job shown stale (one no
+// supervisor met) that `ii job retry` completes; a last `ii run`
 // finishes the rest; `ii workspace prune` leaves no workspace to a dead job
 // and nothing of any job runs. The seed is printed: II_CHAOS_SEED=<n> replays
 // the same choices (the moments are job counts, so a replay kills at the same
@@ -162,7 +164,10 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
   gitRepo(repo, {
     'README.md': '# r\n',
     'incrementum.toml':
-      '[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["true"]\nauto-commit = false\nbaseline-tests = false\n',
+      '[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["true"]\nauto-commit = false\nbaseline-tests = false\n' +
+      // A job whose runner was killed fails when a supervisor meets it, and
+      // counts as an attempt: a todo killed twice must still run again here.
+      '\n[run]\nmax-attempts = 20\n',
   });
   const scenarios = join(tmp.path, 'scenarios');
   mkdirSync(scenarios);
@@ -244,6 +249,10 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
     );
 
     const settledAt = Date.now();
+    // Listed first: ii todo list cleans up a job it meets with its runner gone.
+    const ready = new Set(
+      (JSON.parse(run(['todo', 'list', '--ready', '--json']).stdout) as { id: string }[]).map((t) => t.id),
+    );
     // No todo was run by two jobs at once, none completed twice.
     const settled = jobs();
     expect(overlaps(settled), `seed ${seed}`).toEqual([]);
@@ -257,9 +266,6 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
     ).toEqual([]);
 
     // Each todo: done, open and ready, or held by a job shown stale.
-    const ready = new Set(
-      (JSON.parse(run(['todo', 'list', '--ready', '--json']).stdout) as { id: string }[]).map((t) => t.id),
-    );
     const plan0 = backlog(store.todos.list(slug), settled, {
       maxAttempts: 2,
       isStale: (j) => isStale(j, Date.now(), localProbe),
@@ -290,12 +296,21 @@ it('3 ii run --jobs 4 on 60 todos, runners and supervisors SIGKILLed at random: 
       ),
     ];
     expect(other, `seed ${seed}\nfailure reasons:\n${reasons.join('\n')}\n${logs.join('\n')}`).toEqual([]);
-    // Only jobs this test killed are stale, and no job failed for another reason.
+    // Only jobs this test killed are stale, or failed because their runner
+    // was gone (a supervisor met them), and no job failed for another reason.
     for (const id of stale)
       expect(killedJobs.has(id), `stale job ${id} was not killed (seed ${seed})`).toBe(true);
     const failed = settled.filter((j) => j.status !== 'completed' && j.status !== 'active');
     expect(
-      failed.map((j) => store.jobs.get(j.id)!.failure_reason),
+      failed
+        .filter(
+          (j) =>
+            !killedJobs.has(j.id) ||
+            !/^its runner \(pid \d+\) was gone; cleaned up by ii run$/.test(
+              store.jobs.get(j.id)!.failure_reason ?? '',
+            ),
+        )
+        .map((j) => store.jobs.get(j.id)!.failure_reason),
       `seed ${seed}`,
     ).toEqual([]);
 

@@ -287,7 +287,7 @@ describe('workspaces and sessions', () => {
       ended.workspacePath,
       join(store.dir, 'workspaces', slug, '3'),
     ]);
-    expect(pruned.map((p) => [p.path, p.reason])).toEqual([[free.workspacePath, 'free']]);
+    expect(pruned.removed.map((p) => [p.path, p.reason])).toEqual([[free.workspacePath, 'free']]);
     for (const s of started) {
       expect(git(s.workspacePath, 'rev-parse', 'HEAD')).toBe(s.baseRev);
       expect(readFileSync(join(s.workspacePath, 'a.txt'), 'utf8')).toBe('a\n');

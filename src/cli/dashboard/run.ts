@@ -4,6 +4,7 @@
 import { createElement } from 'react';
 import { UserError } from '../../errors.js';
 import { createActions } from '../../dashboard/io/actions.js';
+import { boardReaper } from '../../dashboard/io/reap.js';
 import { readBanner } from './banner.js';
 import { loadInProduction } from './production-env.js';
 import { tuneHeapForDashboard } from './heap.js';
@@ -62,7 +63,8 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     banner: readBanner(process.env),
     color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
   });
-  const sync = new DashboardSync({ state, dash });
+  // A job met with its runner gone is cleaned up here as prune would.
+  const sync = new DashboardSync({ state, dash, reap: boardReaper(state, dash) });
   // Read once the board is up: the config brings zod, which its start does without.
   if (scope && repo)
     void maxAttemptsOf(repo.root).then((n) => {

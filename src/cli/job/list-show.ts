@@ -7,6 +7,7 @@ import { escapeJsonText, redactJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
+import { reapDeadRunnersSaying } from '../reap.js';
 import { jobDetail, jobListTable } from './view.js';
 
 export async function jobList(o: { status?: string; all?: boolean; json?: boolean }): Promise<void> {
@@ -24,12 +25,19 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     // The store writes the JSON text itself: no Job objects for thousands of
     // jobs. Secrets are redacted (parsing it only where one may be), control
     // characters escaped.
-    const text = redactJsonText(await withStore((s) => s.jobs.listJson(slug, filter)));
+    const text = redactJsonText(
+      await withStore(async (s) => {
+        await reapDeadRunnersSaying(s, slug, 'ii job list');
+        return s.jobs.listJson(slug, filter);
+      }),
+    );
     if (process.stdout.isTTY) return printJson(JSON.parse(text));
     process.stdout.write(escapeJsonText(text) + '\n');
     return;
   }
-  const { jobs, total, todos } = await withStore((s) => {
+  const { jobs, total, todos } = await withStore(async (s) => {
+    // A job whose runner is gone is shown as what it is once met: failed.
+    await reapDeadRunnersSaying(s, slug, 'ii job list');
     const all = s.jobs.list(slug);
     const jobs = status
       ? all.filter((j) => j.status === status)

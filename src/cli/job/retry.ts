@@ -1,7 +1,7 @@
 // The body of ii job retry (definition in index.ts): a new job for the todo of
 // a finished one, run in the foreground like ii job do.
 import { UserError } from '../../errors.js';
-import { cleanUpDeadRunner, describeCleanup } from '../../job/dead-runner.js';
+import { cleanUpDeadRunner, describeCleanup, runnerGoneIn } from '../../job/dead-runner.js';
 import { loadConfig } from '../../job/config.js';
 import { assertRetryable } from '../../job/retry.js';
 import { localProbe } from '../../proc/alive.js';
@@ -17,7 +17,7 @@ export async function jobRetry(id: string, o: RetryOptions): Promise<void> {
   const deps = await realDeps();
   const code = await withStore(async (store) => {
     const old = store.jobs.resolve(repo.slug, id);
-    const stale = isStale(old, Date.now(), localProbe);
+    const stale = isStale(old, Date.now(), localProbe) || runnerGoneIn(store, old);
     assertRetryable(old, stale);
     if (!store.todos.get(repo.slug, old.todo_id))
       throw new UserError(`the todo of job ${old.id} (${old.todo_id}) no longer exists.`);

@@ -11,6 +11,7 @@ import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';
 import { byCompletion, LandQueue, toLand, type ToLand } from '../../job/land-queue.js';
 import { finalCommit } from '../../job/land-plan.js';
+import { reapedLine } from '../../job/dead-runner.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { style } from '../format.js';
@@ -159,6 +160,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       return `: ${line.length > 160 ? `${line.slice(0, 159)}…` : line}`;
     };
     const describe = (e: BacklogRunEvent): string | null => {
+      if (e.kind === 'reaped') return st.yellow(reapedLine(e.cleanup));
       const t = `${e.kind === 'stopping' ? '' : `${e.todo.id} ${shownLine(e.todo.title)}`}`;
       switch (e.kind) {
         case 'started':

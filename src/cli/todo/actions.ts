@@ -10,6 +10,7 @@ import { redactDeep } from '../../text/redact.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore, type RepoContext } from '../context.js';
 import { age, printJson, style, table } from '../format.js';
+import { reapDeadRunnersSaying } from '../reap.js';
 import type { TodoCreateOptions, TodoEditOptions, TodoListOptions, TodoShowOptions } from './options.js';
 
 export async function todoCreate(o: TodoCreateOptions): Promise<void> {
@@ -66,7 +67,9 @@ function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[]): Backlog
 
 export async function todoList(o: TodoListOptions): Promise<void> {
   const repo = currentRepo();
-  const { todos, plan } = await withStore((s) => {
+  const { todos, plan } = await withStore(async (s) => {
+    // A todo held by a job whose runner is gone is open again once met.
+    await reapDeadRunnersSaying(s, repo.slug, 'ii todo list');
     const all = s.todos.list(repo.slug);
     return { todos: all, plan: backlogOf(s, repo, all) };
   });

@@ -1,5 +1,5 @@
 // The bodies of ii workspace list | prune (definitions in index.ts).
-import { cleanUpDeadRunner, describeCleanup } from '../../job/dead-runner.js';
+import { cleanUpDeadRunner, describeCleanup, runnerGoneIn } from '../../job/dead-runner.js';
 import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../../session/workspaces.js';
@@ -21,29 +21,35 @@ export async function workspaceList(o: WorkspaceListOptions): Promise<void> {
 
 export async function workspacePrune(): Promise<void> {
   const { root, slug } = currentRepo();
-  const pruned = await withStore(async (s) => {
+  const { removed, kept } = await withStore(async (s) => {
     // A job whose runner is gone still claims its workspace: end it (and what
     // it left running) first, so its workspace is pruned like any finished one.
     const { finishSession } = await import('../../session/index.js');
     for (const job of s.jobs.list(slug, { activeOnly: true })) {
-      if (!isStale(job, Date.now(), localProbe)) continue;
+      if (!isStale(job, Date.now(), localProbe) && !runnerGoneIn(s, job)) continue;
       const c = await cleanUpDeadRunner(s, s.dir, job, {
         status: 'failed',
         reason: `its runner${job.pid ? ` (pid ${job.pid})` : ''} was gone; ended by ii workspace prune`,
         finishSession: (sessionId) => finishSession(s, sessionId, 'failed').then(() => {}),
       });
-      process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.\n`);
+      if (c.endedHere)
+        process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.
+`);
     }
     return pruneWorkspaces(s, { root, slug, stateDir: s.dir });
   });
-  if (pruned.length === 0) {
-    process.stdout.write('Nothing to prune.\n');
+  for (const k of kept)
+    process.stdout.write(
+      `kept ${k.path}: process${k.pids.length === 1 ? '' : 'es'} ${k.pids.join(', ')} still work${k.pids.length === 1 ? 's' : ''} in it (ps -o pid,args -p ${k.pids.join(',')}); prune again once ${k.pids.length === 1 ? 'it has' : 'they have'} ended\n`,
+    );
+  if (removed.length === 0) {
+    if (kept.length === 0) process.stdout.write('Nothing to prune.\n');
     return;
   }
-  for (const p of pruned) process.stdout.write(`removed ${p.path} (${p.reason})\n`);
-  const freed = pruned.reduce((n, p) => n + p.bytes, 0);
+  for (const p of removed) process.stdout.write(`removed ${p.path} (${p.reason})\n`);
+  const freed = removed.reduce((n, p) => n + p.bytes, 0);
   process.stdout.write(
-    `Pruned ${pruned.length} workspace${pruned.length === 1 ? '' : 's'}, freeing ${formatBytes(freed)}.\n`,
+    `Pruned ${removed.length} workspace${removed.length === 1 ? '' : 's'}, freeing ${formatBytes(freed)}.\n`,
   );
 }
 

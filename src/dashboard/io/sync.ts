@@ -74,6 +74,12 @@ export interface SyncOptions {
   probe?: { host: string; pidAlive: (pid: number) => boolean };
   /** [run] max-attempts of the repository, for the Backlog column's blocked todos (default 2). */
   maxAttempts?: number;
+  /**
+   * Cleans up an active job found stale (reapDeadRunner: only when its
+   * runner is provably gone), once at a time per job; the board refreshes
+   * when it is done. None: stale jobs are only shown so.
+   */
+  reap?: (job: Job) => Promise<unknown>;
 }
 
 export class DashboardSync {
@@ -102,6 +108,8 @@ export class DashboardSync {
   /** When the shown pane was last drawn, and the timer of its next draw. */
   private lastLiveDraw = 0;
   private liveTimer: NodeJS.Timeout | null = null;
+  /** Stale jobs being cleaned up (SyncOptions.reap). */
+  private readonly reaping = new Set<string>();
   /** The watch on the shown job's transcript file, and which file it is. */
   private transcriptWatch: { path: string; w: DirWatcher } | null = null;
 
@@ -318,6 +326,20 @@ export class DashboardSync {
     for (const j of this.dash.getState().jobs)
       if (j.status === 'active' && isStale(j, now, this.probe)) stale[j.id] = true;
     this.dash.getState().setStale(stale);
+    for (const id of Object.keys(stale)) this.reap(id);
+  }
+
+  /** Hands a stale job to SyncOptions.reap, unless it is there already; reloads the jobs after. */
+  private reap(id: string): void {
+    const job = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
+    if (!job || this.reaping.has(id)) return;
+    this.reaping.add(id);
+    void this.o.reap!(job)
+      .catch(() => {}) // shown stale still; the next check tries again
+      .finally(() => {
+        this.reaping.delete(id);
+        if (!this.closed) this.refreshJobs();
+      });
   }
 
   private loadTitles(jobs: Job[]): void {

@@ -433,21 +433,42 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         );
         return mustGet(id);
       }),
+    finishOrphan: (id, runner, status, reason) =>
+      transaction(db, () => {
+        // Only the job as it was judged: still active, still this runner's.
+        // Another process may have ended it first, or a landing resumed it
+        // under a live runner of its own, since the caller looked.
+        const row = q('SELECT status, pid, host FROM jobs WHERE id = ?').get(id) as
+          { status: string; pid: number | null; host: string | null } | undefined;
+        if (!row || row.status !== 'active' || row.pid !== runner.pid || row.host !== runner.host)
+          return null;
+        touch(id, 'status = ?, completed_at = ?, failure_reason = ?', [status, nowIso(), reason]);
+        return mustGet(id);
+      }),
     resume: (id, pid, host, sessionId) =>
       transaction(db, () => {
         const set =
-          "status = 'active', stage = 'implementing', completed_at = NULL, failure_reason = NULL, feedback = NULL, pid = ?, host = ?, heartbeat_at = ?";
+          "status = 'active', stage = 'implementing', completed_at = NULL, failure_reason = NULL, feedback = NULL, pid = ?, host = ?, heartbeat_at = ?, runner_start = NULL";
         if (sessionId) touch(id, `${set}, session_id = ?`, [pid, host, nowIso(), sessionId]);
         else touch(id, set, [pid, host, nowIso()]);
       }),
-    heartbeat(id, pid, host) {
+    heartbeat(id, pid, host, startTicks) {
       transaction(db, () => {
         const now = nowIso();
+        // The runner's identity goes with its pid, or is dropped when not told.
+        const ident = startTicks != null ? `${pid}:${startTicks}` : null;
         q(
-          `UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ?, changed_version = ${NEXT_VERSION} WHERE id = ?`,
-        ).run(pid, host, now, id);
+          `UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ?, runner_start = ?, changed_version = ${NEXT_VERSION} WHERE id = ?`,
+        ).run(pid, host, now, ident, id);
         refreshJobJson(db, id);
       });
+    },
+    runnerStart(id) {
+      const row = q('SELECT pid, runner_start FROM jobs WHERE id = ?').get(id) as
+        { pid: number | null; runner_start: string | null } | undefined;
+      const m = /^(\d+):(\d+)$/.exec(row?.runner_start ?? '');
+      // Only while it is about the pid the job names now.
+      return m && row && Number(m[1]) === row.pid ? Number(m[2]) : null;
     },
     version: () => (q("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
   };

@@ -176,6 +176,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX jobs_to_land ON jobs(repo, started_at DESC, id) WHERE to_land = 1 AND landed IS NULL;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 16: which process a job's runner is: "<pid>:<start ticks>" as its
+  // heartbeat last wrote it. A pid alone comes back as another process's
+  // (pid_max is 32768 on many machines), and a job whose runner was killed
+  // then looked alive for good; with the start time, a reused pid is told
+  // apart. Kept out of the Job model: only the cleanup of a dead runner reads it.
+  `
+  ALTER TABLE jobs ADD COLUMN runner_start TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
