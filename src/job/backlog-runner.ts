@@ -93,7 +93,10 @@ export type BacklogRunEvent =
   | { kind: 'claimed'; todo: Todo; job_id: string }
   /** The runner's child ended: job_id null when it made no job (lost the claim, or failed before). */
   | { kind: 'ended'; todo: Todo; job_id: string | null; outcome: RunOutcome | 'lost'; log: string }
-  | { kind: 'stopping'; running: string[] }
+  /** starting: runners of this run that have not claimed their job yet. */
+  | { kind: 'stopping'; running: string[]; starting: number }
+  /** A job claimed after abandonRunning, asked to abandon as it appeared. */
+  | { kind: 'abandoning'; todo: Todo; job_id: string }
   /** A job whose runner was gone (killed, crashed), cleaned up here: failed, its todo open again. */
   | { kind: 'reaped'; cleanup: DeadRunnerCleanup };
 
@@ -150,6 +153,8 @@ export class BacklogRunner {
   /** What was last told to the start registry. */
   private told = '[]';
   private stopping = false;
+  /** Set by abandonRunning: a job claimed after it is asked to abandon at once. */
+  private abandonReason: string | null = null;
   private wake: (() => void) | null = null;
   private poked = false;
   private last: BacklogSnapshot;
@@ -181,29 +186,40 @@ export class BacklogRunner {
   stop(): void {
     if (this.stopping) return;
     this.stopping = true;
-    this.emit({ kind: 'stopping', running: this.runningJobIds() });
+    this.emit({ kind: 'stopping', running: this.runningJobIds(), starting: this.startingCount() });
     this.poke();
   }
 
   /** Asks the runners of this run's jobs to abandon them; returns the job ids asked. */
   async abandonRunning(reason = 'ii run was stopped'): Promise<string[]> {
     this.stop();
+    // Runners still starting have no job to ask yet: each is asked the
+    // moment its job appears (tick), or a Ctrl-C pressed right after
+    // "started" would leave that job running on.
+    this.abandonReason = reason;
     const asked: string[] = [];
-    for (const id of this.runningJobIds()) {
-      const job = this.o.store.jobs.get(id);
-      if (!job || job.status !== 'active') continue;
-      await abandonJob(this.o.store, this.o.store.dir, job, {
-        reason,
-        probe: localProbe,
-        // A runner gone already: its session is ended by the cleanup.
-        finishSession: async (sessionId) => {
-          const { finishSession } = await import('../session/session.js');
-          await finishSession(this.o.store, sessionId, 'failed');
-        },
-      });
-      asked.push(id);
-    }
+    for (const id of this.runningJobIds()) if (await this.abandonOne(id, reason)) asked.push(id);
     return asked;
+  }
+
+  /** Runners of this run that have not claimed their job yet (asked to abandon it once they do). */
+  startingCount(): number {
+    return [...this.children.values()].filter((c) => !c.job && !c.exit).length;
+  }
+
+  private async abandonOne(id: string, reason: string): Promise<boolean> {
+    const job = this.o.store.jobs.get(id);
+    if (!job || job.status !== 'active') return false;
+    await abandonJob(this.o.store, this.o.store.dir, job, {
+      reason,
+      probe: localProbe,
+      // A runner gone already: its session is ended by the cleanup.
+      finishSession: async (sessionId) => {
+        const { finishSession } = await import('../session/session.js');
+        await finishSession(this.o.store, sessionId, 'failed');
+      },
+    });
+    return true;
   }
 
   /** The latest view (after each look at the store). */
@@ -281,7 +297,15 @@ export class BacklogRunner {
       const job =
         briefs.find((j) => j.pid === c.pid && j.host === host && j.started_at >= c.spawnedAt) ??
         (c.job ? briefs.find((j) => j.id === c.job!.id) : undefined);
-      if (job && !c.job) this.emit({ kind: 'claimed', todo: c.todo, job_id: job.id });
+      if (job && !c.job) {
+        this.emit({ kind: 'claimed', todo: c.todo, job_id: job.id });
+        const why = this.abandonReason;
+        if (why && job.status === 'active')
+          void this.abandonOne(job.id, why).then(
+            (asked) => asked && this.emit({ kind: 'abandoning', todo: c.todo, job_id: job.id }),
+            () => {},
+          );
+      }
       c.job = job ?? c.job;
       // A child that died with its job active (kill -9) is that job's gone
       // runner: its job is cleaned up first, then counted as it ended.

@@ -176,12 +176,19 @@ export async function runBacklog(o: RunOptions): Promise<void> {
           return st.red(
             `${t}: job ${e.job_id} ${e.outcome === 'stale' ? 'left running with its runner gone' : `${e.outcome}${why(e.job_id)}`} (ii job show ${e.job_id})`,
           );
-        case 'stopping':
-          return e.running.length
-            ? st.yellow(
-                `stopping: no new jobs. ${e.running.length} still running (${e.running.join(', ')}); they go on without ii run. Watch them: ii dashboard · stop one: ii job abandon <job> · Ctrl-C again abandons them all.`,
-              )
-            : st.yellow('stopping: no new jobs.');
+        case 'abandoning':
+          return st.yellow(`${t}: job ${e.job_id} asked to abandon as it started`);
+        case 'stopping': {
+          const n = e.running.length + e.starting;
+          if (n === 0) return st.yellow('stopping: no new jobs.');
+          const which = [
+            ...(e.running.length ? [e.running.join(', ')] : []),
+            ...(e.starting ? [`${e.starting} starting`] : []),
+          ].join('; ');
+          return st.yellow(
+            `stopping: no new jobs. ${n} still running (${which}); they go on without ii run. Watch them: ii dashboard · stop one: ii job abandon <job> · Ctrl-C again abandons them all.`,
+          );
+        }
       }
     };
 
@@ -215,12 +222,15 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       if (sig === 'SIGINT' && interrupts >= 2) {
         line(st.yellow('abandoning the jobs this run started…'));
         void runner.abandonRunning('ii run was interrupted twice (Ctrl-C)').then((ids) => {
+          const starting = runner.startingCount();
           if (ids.length)
             line(
               st.yellow(
                 `asked ${ids.length} job${ids.length === 1 ? '' : 's'} to abandon: ${ids.join(', ')}`,
               ),
             );
+          if (starting)
+            line(st.yellow(`${starting} still starting: each is asked to abandon as soon as its job exists`));
         });
         return;
       }
