@@ -41,6 +41,10 @@ export const TRANSCRIPT_TAIL_BYTES = 1 << 20;
  * streamed frame waits for the throttle: bench/scale.bench.js's p95).
  */
 export const LIVE_DRAW_MS = 125;
+/** Least time between two reads of a loaded job log that follows its running job. */
+export const RECORD_GAP_MS = 250;
+/** A loaded log is read again only after this many times its last read's length has passed. */
+const RECORD_COST_GAPS = 4;
 
 interface JobLogs {
   events: JsonLinesTail<JobEvent>;
@@ -108,6 +112,9 @@ export class DashboardSync {
   /** When the shown pane was last drawn, and the timer of its next draw. */
   private lastLiveDraw = 0;
   private liveTimer: NodeJS.Timeout | null = null;
+  /** Re-reads of loaded job logs waiting their turn, and when each was last read and how long it took. */
+  private readonly recordTimers = new Map<string, NodeJS.Timeout>();
+  private readonly recordReads = new Map<string, { at: number; tookMs: number }>();
   /** Stale jobs being cleaned up (SyncOptions.reap). */
   private readonly reaping = new Set<string>();
   /** The watch on the shown job's transcript file, and which file it is. */
@@ -196,6 +203,8 @@ export class DashboardSync {
     this.unsubscribe = null;
     this.followTranscript(null);
     if (this.liveTimer) clearTimeout(this.liveTimer);
+    for (const t of this.recordTimers.values()) clearTimeout(t);
+    this.recordTimers.clear();
     if (this.timer) clearTimeout(this.timer);
     if (this.poll) clearInterval(this.poll);
     this.dbWatcher?.close();
@@ -454,7 +463,7 @@ export class DashboardSync {
     }
     if (!changed) return;
     // A log a view has loaded (l, the commit detail) follows the job.
-    if (s.records[job.id]) s.setRecord(job.id, readJobRecord(this.state.dir, job));
+    if (s.records[job.id]) this.rereadRecordSoon(job.id);
     logs.header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
     this.liveBehind.add(job.id);
     if (shownJobId(s) === job.id) this.drawLiveSoon();
@@ -500,6 +509,29 @@ export class DashboardSync {
     } catch {
       // Not there yet (or not watchable): the poll reads it.
     }
+  }
+
+  /**
+   * Reads a loaded job log (l, the commit detail) again, at most once per
+   * RECORD_GAP_MS and never more often than RECORD_COST_GAPS times its last
+   * read took: a whole log near the transcript cap takes seconds to read, and
+   * reading it on every streamed line kept several copies alive at once
+   * under a flooding agent.
+   */
+  private rereadRecordSoon(jobId: string): void {
+    if (this.recordTimers.has(jobId) || this.closed) return;
+    const last = this.recordReads.get(jobId) ?? { at: -Infinity, tookMs: 0 };
+    const wait = last.at + Math.max(RECORD_GAP_MS, last.tookMs * RECORD_COST_GAPS) - performance.now();
+    const read = () => {
+      this.recordTimers.delete(jobId);
+      const job = this.state.jobs.get(jobId);
+      if (!job || this.closed || !this.dash.getState().records[jobId]) return;
+      const at = performance.now();
+      this.dash.getState().setRecord(jobId, readJobRecord(this.state.dir, job));
+      this.recordReads.set(jobId, { at, tookMs: performance.now() - at });
+    };
+    if (wait <= 0) read();
+    else this.recordTimers.set(jobId, setTimeout(read, wait));
   }
 
   /** Draws the shown job's pane now, or once LIVE_DRAW_MS have passed since the last draw. */
