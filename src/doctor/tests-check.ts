@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Config } from '../model/config.js';
 import { runTests } from '../job/test-runner.js';
 import { OutputTail, setupWorkspace } from '../job/workspace-setup.js';
+import { LEFTOVERS_FIX, namedPaths } from '../job/leftovers.js';
 import type { TestResult } from '../model/job.js';
 import { checkCopies, copyInto } from '../session/copy.js';
 import { redact } from '../text/redact.js';
@@ -94,6 +95,14 @@ export async function checkTests(o: {
     if (run.aborted) return [...out, { name: 'tests', ok: false, detail: 'interrupted' }];
     if (run.passed) {
       out.push({ name: 'tests', ok: true, detail: `pass on ${base.slice(0, 10)}: ${ran(run.results)}` });
+      const left = await vcs.uncommittedPaths(ws);
+      if (left.length)
+        out.push({
+          name: 'workspace',
+          ok: false,
+          detail: `setup and tests leave files git does not ignore: ${namedPaths(left)}`,
+          fix: `A job would stop here before any agent turn. ${LEFTOVERS_FIX}`,
+        });
       return out;
     }
     const failed = run.results.filter((r) => r.exit_code !== 0);

@@ -32,6 +32,7 @@ import { recordDespiteFullDisk } from './full-disk.js';
 import { runTests, testFailureTable } from './test-runner.js';
 import { workspaceGoneReason } from './workspace-gone.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
+import { leftoversReason } from './leftovers.js';
 import { redact } from '../text/redact.js';
 import { WorkspaceRedirected } from '../vcs/worktree-link.js';
 
@@ -278,6 +279,11 @@ export class JobRunner {
           'Fix [workspace] setup in incrementum.toml; `ii doctor --tests` runs it in a scratch workspace.',
       );
     if (this.o.config.job['baseline-tests'] && !this.o.resolving) await this.baseline();
+    // A landing's resolver starts mid-rebase, its conflicts uncommitted on purpose.
+    if (this.o.resolving) return;
+    const left = await this.o.vcs.uncommittedPaths(this.o.workspacePath);
+    this.checkStopped();
+    if (left.length) throw new JobFailure(leftoversReason(left));
   }
 
   /** [workspace] setup when the workspace needs it; the failing command and its output's tail, if one fails. */

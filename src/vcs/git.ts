@@ -168,6 +168,19 @@ export class GitVcs implements Vcs {
       .some((entry) => !isProtocolFile(entry.slice(3)));
   }
 
+  async uncommittedPaths(ws: string): Promise<string[]> {
+    const out = await git(
+      ws,
+      ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--no-renames'],
+      this.in(ws),
+    );
+    return out
+      .split('\0')
+      .filter(Boolean)
+      .map((entry) => entry.slice(3))
+      .filter((path) => !isProtocolFile(path));
+  }
+
   async startChange(ws: string): Promise<string> {
     const id = newChangeId();
     // update-ref resolves HEAD itself: one git process, not two.

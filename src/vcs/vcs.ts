@@ -59,6 +59,11 @@ export interface Vcs {
   head(ws: string): Promise<string>;
   /** True when the working copy differs from HEAD, protocol files aside. */
   hasChanges(ws: string): Promise<boolean>;
+  /**
+   * What the workspace holds that git would commit, untracked folders as one
+   * entry (`node_modules/`): protocol files left out.
+   */
+  uncommittedPaths(ws: string): Promise<string[]>;
   /** Starts a new change on top of HEAD and returns its stable change id. */
   startChange(ws: string): Promise<string>;
   /** The change id of the change being worked on, or null before the first. */

@@ -208,7 +208,10 @@ describe('ii doctor', () => {
       join(repo, 'incrementum.toml'),
       base + '[workspace]\nsetup = ["echo installing; echo dep > dep.txt"]\n',
     );
-    execFileSync('git', ['commit', '-qam', 'setup'], { cwd: repo });
+    // What the setup installs is ignored, as node_modules/ is: else every job would commit it.
+    writeFileSync(join(repo, '.gitignore'), 'dep.txt\n');
+    execFileSync('git', ['add', '-A'], { cwd: repo });
+    execFileSync('git', ['commit', '-qm', 'setup'], { cwd: repo });
     const ok = ii(['doctor', '--tests'], { cwd: repo, env });
     expect(ok.stdout).toMatch(/ok\s+setup\s+ran echo installing; echo dep > dep\.txt \(/);
     expect(ok.stdout).toMatch(/ok\s+tests\s+pass on [0-9a-f]{10}: test -f dep\.txt/);
