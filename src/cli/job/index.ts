@@ -31,7 +31,9 @@ export function registerJobCommands(program: Command): void {
 
   job
     .command('list')
-    .description('list jobs of this repository (active ones and those to land, unless --all or --status)')
+    .description(
+      'list jobs of this repository: active ones, and completed ones an ii run --land has yet to land (all jobs with --all, or by --status)',
+    )
     .option('--status <status>', `only jobs with this status (${JOB_STATUSES.join(', ')}; any case)`)
     .option('--all', 'include finished jobs')
     .option('--json', 'print JSON')

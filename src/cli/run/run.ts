@@ -55,6 +55,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   const st = style(tty && !process.env.NO_COLOR);
   keepRunningWithoutOutput(() => {});
 
+  /** Completed jobs of this run with commits: what a person could land. */
+  let landable = 0;
   let queue = null as LandQueue | null; // set inside withStore (a cast, so TS does not narrow it to null)
   /** Jobs an earlier landing runner left to land, landed first by this one. */
   let leftover = new Set<string>();
@@ -247,6 +249,10 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     try {
       const r = await runner.run();
       await queue?.idle();
+      landable = r.completed.filter((id) => {
+        const job = store.jobs.get(id);
+        return job !== null && job !== undefined && finalCommit(job) !== null;
+      }).length;
       return r;
     } finally {
       if (ticker) clearInterval(ticker);
@@ -266,10 +272,13 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         '\n',
     );
     if (notLanded.length) code = 1;
-  } else if (result.completed.length)
-    process.stderr.write(
-      `land ${result.completed.length === 1 ? 'it' : 'them'} (rebased onto the branch as it is now, tested there): ii job land <job> for each, or ii run --land next time to land each as it completes\n`,
-    );
+  } else {
+    // Only jobs with commits can land: a job that changed nothing gets no hint.
+    if (landable)
+      process.stderr.write(
+        `land ${landable === 1 ? 'it' : 'them'} (rebased onto the branch as it is now, tested there): ii job land <job> for each, or ii run --land next time to land each as it completes\n`,
+      );
+  }
   process.exitCode = code;
 }
 
