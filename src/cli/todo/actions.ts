@@ -52,7 +52,9 @@ export async function todoClose(id: string): Promise<void> {
 export async function todoReopen(id: string): Promise<void> {
   const { slug } = currentRepo();
   const t = await withStore((s) => s.todos.reopen(slug, id));
-  process.stdout.write(`todo ${t.id} is open; ii run takes it once its deps are done.\n`);
+  process.stdout.write(
+    `todo ${t.id} is open; ${t.deps.length ? 'ii run takes it once its deps are done' : 'ii run takes it in its turn'}.\n`,
+  );
 }
 
 /** The repository's backlog, with [run] max-attempts from its config. */
