@@ -21,7 +21,7 @@ export function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
 }
 
 /** The fields of /proc/<pid>/stat after the command name, or null (no such process, or no /proc). */
-function statFields(pid: number): string[] | null {
+export function statFields(pid: number): string[] | null {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may hold spaces: split after it.

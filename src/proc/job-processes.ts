@@ -7,7 +7,7 @@
 // the test commands and inherited by all they start, wherever they cd to).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirForms, linkInside } from './cwd.js';
-import { startTicks } from './group.js';
+import { startTicks, statFields } from './group.js';
 
 /** The environment variable naming the job a process works for. */
 export const JOB_ENV = 'II_JOB_ID';
@@ -26,16 +26,6 @@ export interface FoundProcess {
   why: 'cwd' | 'root' | 'env';
 }
 
-/** The fields of /proc/<pid>/stat after the command name (state, ppid, …), or null. */
-function stat(pid: number): string[] | null {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return s.slice(s.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
-}
-
 /**
  * This process and its ancestors: never the job's, whatever they share with
  * it (a shell cd'd into the workspace that runs `ii workspace prune`, an
@@ -45,7 +35,7 @@ function selfAndAncestors(): Set<number> {
   const out = new Set<number>();
   for (let pid = process.pid; pid > 1 && !out.has(pid);) {
     out.add(pid);
-    const f = stat(pid);
+    const f = statFields(pid);
     if (!f) break;
     pid = Number(f[1]);
   }
@@ -93,7 +83,7 @@ export function jobProcesses(scope: JobScope): FoundProcess[] {
         if (hasMark(readFileSync(`/proc/${d}/environ`), marks)) why = 'env';
       } catch {} // gone, or not ours
     if (!why) continue;
-    const f = stat(pid);
+    const f = statFields(pid);
     if (!f || f[0] === 'Z' || f[0] === 'X') continue;
     const start = Number(f[19]);
     out.push({ pid, start: Number.isFinite(start) ? start : null, why });

@@ -157,21 +157,18 @@ export class GitVcs implements Vcs {
   }
 
   async hasChanges(ws: string): Promise<boolean> {
-    const out = await git(
-      ws,
-      ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'],
-      this.in(ws),
-    );
-    return out
-      .split('\0')
-      .filter(Boolean)
-      .some((entry) => !isProtocolFile(entry.slice(3)));
+    return (await this.statusPaths(ws, 'all')).length > 0;
   }
 
-  async uncommittedPaths(ws: string): Promise<string[]> {
+  uncommittedPaths(ws: string): Promise<string[]> {
+    return this.statusPaths(ws, 'normal');
+  }
+
+  /** Paths git status lists in `ws` (untracked folders whole with 'normal'), protocol files left out. */
+  private async statusPaths(ws: string, untracked: 'all' | 'normal'): Promise<string[]> {
     const out = await git(
       ws,
-      ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--no-renames'],
+      ['status', '--porcelain=v1', '-z', `--untracked-files=${untracked}`, '--no-renames'],
       this.in(ws),
     );
     return out
