@@ -4,8 +4,7 @@
 // argument "log" its whole log too, as the l overlay shows it. Runs until its
 // stdin closes, then prints {peak, live} (peak RSS in MB; live: whether the
 // job's live pane showed the flood at some point).
-import { EventEmitter } from 'node:events';
-import { Writable } from 'node:stream';
+import { fakeTerminal } from './ink-keys.js';
 
 const [dist, stateDir, view] = process.argv.slice(2);
 (await import(`${dist}/src/cli/dashboard/heap.js`)).tuneHeapForDashboard();
@@ -37,21 +36,7 @@ const unsubscribe = dash.subscribe((s) => {
     actions.loadRecord(job.id);
   }
 });
-const stdout = Object.assign(new Writable({ write: (_c, _e, cb) => cb() }), {
-  columns: 120,
-  rows: 40,
-  isTTY: true,
-});
-const stdin = Object.assign(new EventEmitter(), {
-  isTTY: true,
-  setRawMode() {},
-  setEncoding() {},
-  resume() {},
-  pause() {},
-  ref() {},
-  unref() {},
-  read: () => null,
-});
+const { stdout, stdin } = fakeTerminal({ value: undefined });
 const app = render(
   createElement(Dashboard, {
     store: dash,

@@ -76,6 +76,10 @@ async function floodJob(count, view = 'live') {
           {
             actions: [
               { type: 'flood', count, update: 'mixed' },
+              // The agent stays in its turn a moment: the floor's 1,000 updates
+              // are over in milliseconds, and a board that first looks after
+              // the job ended shows no live pane (only a running job has one).
+              { type: 'delay', ms: 1000 },
               { type: 'write', path: 'a.txt', content: 'a\n' },
             ],
           },
@@ -128,7 +132,8 @@ async function floodJob(count, view = 'live') {
     const report = JSON.parse(dashOut.trim().split('\n').at(-1));
     if (code !== 0 || !/completed/.test(err))
       throw new Error(`the flood job did not complete (exit ${code}):\n${err}`);
-    if (!report.live) throw new Error("the dashboard never showed the flood in the job's live pane");
+    if (!report.live)
+      throw new Error(`the dashboard never showed the flood of ${count} in the job's live pane (${view})`);
     const transcripts = jsonlFiles(join(stateDir, 'jobs'));
     const implement = transcripts.sort((a, b) => b.size - a.size)[0];
     return {
