@@ -114,7 +114,11 @@ export async function runTests(o: TestRunOptions): Promise<TestRun> {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** The feedback an implement prompt gets after a failed run: a Markdown table of command and exit code. */
+/**
+ * The feedback an implement prompt gets after a failed run: a Markdown table
+ * with the job-subcommand spec's columns, `Command` and `Exit Code` (its
+ * State Machine, testing, step 3), spelled as the spec spells them.
+ */
 export function testFailureTable(results: TestResult[]): string {
   const rows = results.map(
     (r) =>
@@ -123,7 +127,7 @@ export function testFailureTable(results: TestResult[]): string {
   return [
     'The tests failed:',
     '',
-    '| command | exit code |',
+    '| Command | Exit Code |',
     '| --- | --- |',
     ...rows,
     '',

@@ -92,9 +92,9 @@ describe('ii job do: the loop', () => {
     const implement = job.agent_sessions.filter((a) => a.purpose === 'implement');
     const first = promptsSent(implement[0]!.transcript).join('\n');
     const second = promptsSent(implement[1]!.transcript).join('\n');
-    expect(first).not.toContain('| command | exit code |');
+    expect(first).not.toContain('| Command | Exit Code |');
     expect(second).toContain(
-      '| command | exit code |\n| --- | --- |\n| `grep -q fixed a.txt` | 1 |\n| `test -f README.md` | 0 |',
+      '| Command | Exit Code |\n| --- | --- |\n| `grep -q fixed a.txt` | 1 |\n| `test -f README.md` | 0 |',
     );
   });
 

@@ -65,12 +65,12 @@ describe('runTests', () => {
 });
 
 describe('testFailureTable', () => {
-  it('is a Markdown table of command and exit code', () => {
+  it('job-subcommand spec, State Machine > testing, step 3: a Markdown table with columns `Command` and `Exit Code`', () => {
     const t = testFailureTable([
       { command: 'npm test', exit_code: 1, duration_ms: 5 },
       { command: 'a | b', exit_code: 0, duration_ms: 1 },
     ]);
-    expect(t).toContain('| command | exit code |\n| --- | --- |\n| `npm test` | 1 |\n| `a \\| b` | 0 |');
+    expect(t).toContain('| Command | Exit Code |\n| --- | --- |\n| `npm test` | 1 |\n| `a \\| b` | 0 |');
   });
 });
 
