@@ -117,6 +117,10 @@ export class AcpSession implements AgentSession {
   private agentName: string | undefined;
   private group: RecordedGroup | null = null;
   private leaderStart: number | null = null;
+  /** The agent took the title through session/set_title. */
+  private titled = false;
+  /** A prompt has been sent: the first one carries the title where set_title could not. */
+  private prompted = false;
 
   constructor(
     private readonly o: AgentSessionOptions,
@@ -292,11 +296,14 @@ export class AcpSession implements AgentSession {
             clientInfo: { name: 'incrementum', version: '0' },
           });
           this.agentName = init.agentInfo?.name;
+          const { title } = this.o;
           const s = await this.conn.agent.request(methods.agent.session.new, {
             cwd: this.ws.path,
             mcpServers: [],
+            ...(title ? { _meta: { incrementum: { title } } } : {}),
           });
           this.id = s.sessionId;
+          if (title) await this.setTitle(title, init.agentCapabilities);
         })(),
         this.whenFatal(),
         timeout,
@@ -308,6 +315,28 @@ export class AcpSession implements AgentSession {
       clearTimeout(timer);
     }
     return this;
+  }
+
+  /**
+   * Titles the session, where the agent lets a client: ACP's session/new has
+   * no title, and its session/set_title (unstable) is for agents that
+   * advertise `sessionCapabilities.title`. Others (opencode 1.18,
+   * claude-agent-acp 0.101 and gemini-cli 0.61 advertise none) title a
+   * session themselves from its first prompt, so prompt() puts the title on
+   * that prompt's first line. A refusal is a warning: the title helps people find the session, the job
+   * does not need it.
+   */
+  private async setTitle(title: string, capabilities: unknown): Promise<void> {
+    const sessionCaps = isObj(capabilities) ? capabilities.sessionCapabilities : undefined;
+    if (!isObj(sessionCaps) || !isObj(sessionCaps.title)) return;
+    try {
+      await this.conn.agent.request('session/set_title', { sessionId: this.id, title });
+      this.titled = true;
+    } catch (err) {
+      const msg = `the agent (${this.o.agent.name}) did not take the session's title: ${(err as Error).message}`;
+      this.recorder.warning(msg);
+      this.warn(msg);
+    }
   }
 
   /** An absolute path inside the workspace for the fs/* methods, or a refusal. */
@@ -424,9 +453,12 @@ export class AcpSession implements AgentSession {
         ),
       );
     }, limit);
+    const { title } = this.o;
+    const first = !this.prompted;
+    this.prompted = true;
     const request = this.conn.agent.request(methods.agent.session.prompt, {
       sessionId: this.id,
-      prompt: [{ type: 'text', text }],
+      prompt: [{ type: 'text', text: first && title && !this.titled ? `${title}\n\n${text}` : text }],
     });
     turn.settled = request.catch(() => {});
     try {

@@ -52,6 +52,13 @@ export interface AgentSessionOptions {
   onWriteError?: (err: Error, path: string) => void;
   /** Records the agent's process group for its job, so a dead runner's agent can be ended. */
   recordGroup?: GroupRecorder;
+  /**
+   * The session's title, naming the job (the job-subcommand spec's topic that
+   * includes the job id), so the agent's own session list leads back to the
+   * job. Sent as session/new's `_meta`, and set with session/set_title where
+   * the agent advertises `sessionCapabilities.title` (acp-session.ts).
+   */
+  title?: string;
 }
 
 /**

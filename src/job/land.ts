@@ -507,6 +507,7 @@ async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promis
       rev: r.replayed,
       stateDir: i.stateDir,
       copy: config.workspace.copy,
+      jobId: job.id,
     });
   } catch (err) {
     store.jobs.finish(job.id, 'completed', null);

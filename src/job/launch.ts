@@ -166,6 +166,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       base: base.sha,
       stateDir: i.stateDir,
       copy: config.workspace.copy,
+      jobId: job.id,
       sessionId,
     });
   } catch (err) {

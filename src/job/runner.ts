@@ -29,6 +29,7 @@ import { startTicks } from '../proc/group.js';
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { recordDespiteFullDisk } from './full-disk.js';
+import { agentSessionTitle } from './session-title.js';
 import { runTests, testFailureTable } from './test-runner.js';
 import { workspaceGoneReason } from './workspace-gone.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
@@ -630,6 +631,7 @@ export class JobRunner {
       transcriptMaxBytes: Math.floor(config.agent['transcript-max-mb'] * 2 ** 20),
       turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
+      title: agentSessionTitle(jobId, purpose, this.o.todo.title),
       onFileChange: (file) => this.event({ type: 'file_change', ...file }),
       onWriteError: (err, path) => {
         const full = asDiskFull(err, path);

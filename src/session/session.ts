@@ -33,6 +33,8 @@ export interface SessionStartInput {
    * being made leaves the job pointing at what it claimed.
    */
   sessionId?: string;
+  /** The job the session is for: its topic names it (job-subcommand spec, `ii job do`, step 4). */
+  jobId?: string;
 }
 
 export interface StartedSession {
@@ -107,7 +109,7 @@ export async function startSession(
       id: sessionId,
       todo_id: todo.id,
       workspace_path: path,
-      topic: todo.title,
+      topic: o.jobId ? `job ${o.jobId}: ${todo.title}` : todo.title,
     });
     store.todos.setStatus(o.slug, todo.id, 'in_progress');
     return {

@@ -184,6 +184,54 @@ describe('ACP session with the scripted agent', () => {
     await expect(s.prompt(IMPLEMENT)).rejects.toThrow(/exited with code 7/);
   });
 
+  // job-subcommand spec, Commands > `ii job do`, step 4: the session's topic
+  // includes the job id. ACP's session/new has no title; an agent that
+  // advertises sessionCapabilities.title takes one through session/set_title,
+  // and one that titles its sessions itself reads the first prompt.
+  describe('the session title names the job', () => {
+    const TITLE = 'ii job abc12345 implement: Fix the parser';
+    const sent = (path: string, method: string) =>
+      entries(path)
+        .map((l) => l.message as Record<string, unknown>)
+        .filter((m) => m.method === method)
+        .map((m) => m.params as Record<string, unknown>);
+    const promptText = (p: Record<string, unknown>) => (p.prompt as { text: string }[])[0]!.text;
+
+    it('an agent that takes titles gets it through session/set_title, and the prompt is unchanged', async () => {
+      const env = setup({});
+      const s = await env.start({ title: TITLE });
+      await s.prompt(IMPLEMENT);
+      await closedCleanly(s);
+      expect(sent(env.transcript, 'session/new')[0]!._meta).toEqual({ incrementum: { title: TITLE } });
+      expect(sent(env.transcript, 'session/set_title')).toEqual([{ sessionId: s.id, title: TITLE }]);
+      const answered = entries(env.transcript).some(
+        (l) => l.dir === 'in' && JSON.stringify(l.message).includes(`"result":{"title":"${TITLE}"}`),
+      );
+      expect(answered).toBe(true);
+      expect(sent(env.transcript, 'session/prompt').map(promptText)).toEqual([IMPLEMENT]);
+    });
+
+    it('an agent without client titles gets it as the first line of its first prompt only', async () => {
+      const env = setup({});
+      const s = await env.start({
+        title: TITLE,
+        agent: {
+          name: 'scripted',
+          command: [process.execPath, SCRIPTED],
+          env: { II_SCRIPTED_SCENARIO: join(env.dir, 'scenario.json'), II_SCRIPTED_NO_TITLE: '1' },
+        },
+      });
+      await s.prompt(IMPLEMENT);
+      await s.prompt('and then this');
+      await closedCleanly(s);
+      expect(sent(env.transcript, 'session/set_title')).toEqual([]);
+      expect(sent(env.transcript, 'session/prompt').map(promptText)).toEqual([
+        `${TITLE}\n\n${IMPLEMENT}`,
+        'and then this',
+      ]);
+    });
+  });
+
   it('skips a non-JSON line with a warning in the transcript', async () => {
     const env = setup({
       implement: [

@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/schema.js';
+import { openStateStore } from '../../src/state/index.js';
 import { JobFixture, jobIdFrom, promptsSent, write } from '../helpers/job.js';
 
 let f: JobFixture;
@@ -123,6 +124,34 @@ describe('usage per agent session', () => {
 });
 
 describe('ii job do at the start', () => {
+  // job-subcommand spec, Commands > `ii job do`, step 4: the session is made
+  // "using a topic that includes the job id": our session's topic, and each
+  // agent session's title, so the agent's own session list leads to the job.
+  it("the session's topic and every agent session's title name the job", () => {
+    f.setup();
+    const s = f.scenario('titled', { implement: [{ actions: [write('hello.txt', 'hi\n')] }] });
+    const r = f.run(['job', 'do', '--title', 'say hello'], s);
+    expect(r.code, r.stderr).toBe(0);
+    const id = jobIdFrom(r.stderr);
+    const job = f.show(id);
+    const titles = job.agent_sessions.map((a) =>
+      readFileSync(a.transcript, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { message?: { method?: string; params?: { title?: string } } }).message)
+        .filter((m) => m?.method === 'session/set_title')
+        .map((m) => m!.params!.title),
+    );
+    expect(titles).toEqual(job.agent_sessions.map((a) => [`ii job ${id} ${a.purpose}: say hello`]));
+    expect(job.agent_sessions.map((a) => a.purpose)).toContain('review');
+    const store = openStateStore({ dir: join(f.env.XDG_STATE_HOME!, 'incrementum') });
+    try {
+      expect(store.sessions.get(job.session_id)?.topic).toBe(`job ${id}: say hello`);
+    } finally {
+      store.close();
+    }
+  });
+
   it('prints the workspace, the session, the change and the whole todo before the first stage', () => {
     f.setup();
     const s = f.scenario('ctx', { implement: [{ actions: [write('a.txt', 'a\n')] }] });

@@ -6,7 +6,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { agent, methods, ndJsonStream, PROTOCOL_VERSION, type AgentContext } from '@agentclientprotocol/sdk';
+import {
+  agent,
+  methods,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentContext,
+} from '@agentclientprotocol/sdk';
 import {
   estimatedUsage,
   loadScenario,
@@ -55,6 +62,8 @@ function isA(path: string, kind: 'file' | 'dir'): boolean {
 interface Session {
   cwd: string;
   cancelled: boolean;
+  /** Set by session/set_title. */
+  title?: string;
 }
 const sessions = new Map<string, Session>();
 let stubborn = false;
@@ -459,10 +468,21 @@ function writeFile(path: string, text: string): void {
   writeFileSync(path, text);
 }
 
+/**
+ * Client-set titles (ACP's unstable session/set_title), as an agent that
+ * advertises `sessionCapabilities.title` takes them; II_SCRIPTED_NO_TITLE=1
+ * plays an agent without them (every real one of AGENTS-ACP.md today).
+ */
+const takesTitles = process.env.II_SCRIPTED_NO_TITLE !== '1';
+
 const app = agent({ name: 'incrementum-scripted' })
   .onRequest(methods.agent.initialize, () => ({
     protocolVersion: PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: false },
+    agentCapabilities: {
+      loadSession: false,
+      // Not in the stable SDK's types yet (it is an unstable capability).
+      ...(takesTitles ? { sessionCapabilities: { title: {} } as Record<string, unknown> } : {}),
+    },
     agentInfo: { name: 'incrementum-scripted', version: '1' },
   }))
   .onRequest(methods.agent.session.new, ({ params }) => {
@@ -470,6 +490,19 @@ const app = agent({ name: 'incrementum-scripted' })
     sessions.set(sessionId, { cwd: params.cwd, cancelled: false });
     return { sessionId };
   })
+  .onRequest(
+    'session/set_title',
+    (p: unknown) => p as { sessionId?: unknown; title?: unknown },
+    ({ params }) => {
+      const s = typeof params.sessionId === 'string' ? sessions.get(params.sessionId) : undefined;
+      if (!takesTitles) throw RequestError.methodNotFound('session/set_title');
+      if (!s) throw new RequestError(-32002, `unknown session ${String(params.sessionId)}`);
+      const title = typeof params.title === 'string' ? params.title.trim() : '';
+      if (!title) throw RequestError.invalidParams({ title: params.title }, 'the title is empty');
+      s.title = title;
+      return { title };
+    },
+  )
   .onRequest(methods.agent.session.prompt, async ({ params, client: cx }) => {
     const s = sessions.get(params.sessionId);
     if (!s) throw new Error(`unknown session ${params.sessionId}`);
