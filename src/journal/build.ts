@@ -149,7 +149,10 @@ export function buildJournal(i: JournalInputs): Journal {
     resumed_from: retried && i.job.base_rev ? { run_id: retried, checkpoint_sha: i.job.base_rev } : null,
     extraction: {
       checkpoints: checkpointsValue.created > 0 ? 'git_log_v1' : 'none',
-      verification: ver.source === 'none' ? 'none' : 'timeline_v1',
+      // The spec's rule (attempts_total > 0), for counts read from the
+      // timeline: the event log's tests events (sections.ts, verification).
+      verification:
+        ver.source.startsWith('events') && ver.value.summary.attempts_total > 0 ? 'timeline_v1' : 'none',
       next_action: nextValue === null ? 'none' : na.source === 'stop file' ? 'stop_json' : 'derived',
     },
     warnings,

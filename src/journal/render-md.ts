@@ -6,8 +6,12 @@ import type { Usage } from '../model/job.js';
 import { formatCost, USAGE_STAGES } from '../model/usage.js';
 import { visibleBytes } from '../text/sanitize.js';
 import type { Journal } from './schema.js';
+import { NO_OUTPUT_LOGGED } from './sections.js';
 
 const short = (sha: string | null | undefined): string => (sha ? sha.slice(0, 12) : NA);
+
+/** The line the spec's template puts before the listed warnings. */
+export const WARNINGS_LEAD = '⚠️ The following issues were encountered while generating this journal:';
 
 /** "1h 2m 3s", "4.2s"; N/A for an unknown duration. */
 export function humanDuration(seconds: number | null): string {
@@ -74,7 +78,7 @@ export function renderJournalMd(j: Journal): string {
   else {
     const c = j.milestones;
     p(
-      `- Changes: ${c.verified} verified of ${c.total} (${c.attempted} attempted)`,
+      `- Changes: ${c.verified} verified of ${c.total} (${c.attempted} attempted, ${c.accepted} accepted by review)`,
       `- Iterations: ${j.milestones.iterations}`,
       '',
     );
@@ -102,7 +106,8 @@ export function renderJournalMd(j: Journal): string {
     const f = v.last_failure;
     if (f) {
       p(`Last failure: \`${cell(f.command)}\` exited ${f.exit_code}.`, '');
-      if (j.sources.last_failure === 'job record') p('No output excerpt.', '');
+      if (j.sources.last_failure === 'job record' || j.sources.last_failure === NO_OUTPUT_LOGGED)
+        p('No output excerpt.', '');
       else if (f.error_excerpt === '') p('It printed nothing.', '');
       else p(fenced(f.error_excerpt), '');
       p(`Full output: ${f.log_path}`, '');
@@ -155,9 +160,10 @@ export function renderJournalMd(j: Journal): string {
     p('');
   }
 
+  // As the spec's template renders them (journal-v2, Fixes Applied 4).
   p('## Warnings', '');
-  if (j.warnings.length === 0) p('No warnings', '');
-  else p(...j.warnings.map((w) => `- ${cell(w)}`), '');
+  if (j.warnings.length === 0) p('*No warnings*', '');
+  else p(WARNINGS_LEAD, '', ...j.warnings.map((w) => `- ${cell(w)}`), '');
 
   p('## Sources', '');
   for (const [key, source] of Object.entries(j.sources)) p(`- ${key}: ${source}`);

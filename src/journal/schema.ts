@@ -54,7 +54,7 @@ export const Status = z.object({
   phase: Phase,
   terminal_state: TerminalState,
   stop_reason: z.string().nullable(),
-  /** ended_at − started_at from the stored times; null while the job has no end. */
+  /** ended_at − started_at from the stored times, in whole seconds (rounded); null while the job has no end. */
   duration_seconds: z.number().nullable(),
   timestamps: z.object({ started_at: z.string().nullable(), ended_at: z.string().nullable() }),
   /** Addition: the job record's status. */
@@ -69,8 +69,14 @@ export const Milestones = z.object({
   /** Changes with at least one iteration commit. */
   attempted: z.number().int(),
   total: z.number().int(),
-  /** Changes whose last review accepted them. */
+  /**
+   * Changes that passed the final verify, the project review: the accepted
+   * changes of a completed job; 0 for a stopped run, as the spec has it, and
+   * for one still running.
+   */
   verified: z.number().int(),
+  /** Addition: changes whose own review accepted them, whatever became of the job. */
+  accepted: z.number().int(),
   /** Addition: iterations over all changes. */
   iterations: z.number().int(),
 });

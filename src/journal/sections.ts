@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { isChangeComplete } from '../model/derive.js';
 import { subtractUsage, usageByStage } from '../model/usage.js';
-import type { Job, JobCommit } from '../model/job.js';
+import type { Job, JobCommit, TestResult } from '../model/job.js';
 import type { JobEvent } from '../model/event.js';
 import { eventsFile } from '../state/paths.js';
 import { excerpt } from './excerpt.js';
@@ -129,7 +129,8 @@ export function status(i: JournalInputs): Section<Status> {
       phase: phase(job, events),
       terminal_state: terminal,
       stop_reason: reason === null ? null : redact(reason),
-      duration_seconds: Number.isFinite(ms) && ms >= 0 ? ms / 1000 : null,
+      // Whole seconds, as the spec computes it (journal-v2, Fixes Applied 9: Math.round).
+      duration_seconds: Number.isFinite(ms) && ms >= 0 ? Math.round(ms / 1000) : null,
       timestamps: { started_at: job.started_at, ended_at: ended },
       job_status: job.status,
       landed: job.landed,
@@ -149,14 +150,19 @@ const untracked = (job: Job): boolean =>
 
 export function milestones(job: Job): Section<Milestones> {
   if (untracked(job))
-    return section({ attempted: 0, total: 0, verified: 0, iterations: 0 }, 'none', [
+    return section({ attempted: 0, total: 0, verified: 0, accepted: 0, iterations: 0 }, 'none', [
       'the job record has no changes and no agent sessions (a record from before changes were tracked): milestones are N/A',
     ]);
+  const accepted = job.changes.filter(isChangeComplete).length;
   return section(
     {
       attempted: job.changes.filter((c) => c.commits.length > 0).length,
       total: job.changes.length,
-      verified: job.changes.filter(isChangeComplete).length,
+      // The spec's final verify is our project review, which only a
+      // completed job passed: "0 for stopped runs" (journal-v2, Fixes
+      // Applied 1), and for one still running, which has not had it yet.
+      verified: job.status === 'completed' ? accepted : 0,
+      accepted,
       iterations: allCommits(job).length,
     },
     'job record',
@@ -189,23 +195,52 @@ function failureOutput(events: JobEvent[], command: string, exitCode: number | n
 
 const NO_RUNS = { attempts_total: 0, attempts_passed: 0, attempts_failed: 0, total_duration_seconds: 0 };
 
+/** sources.last_failure when the failing command is known but the log holds none of its output. */
+export const NO_OUTPUT_LOGGED = 'events (no output logged)';
+
+/** One verification attempt: a run of every test command. */
+interface TestRun {
+  passed: boolean;
+  results: TestResult[];
+}
+
+/**
+ * Verification attempts are counted from the event log's `tests` events (the
+ * spec's timeline `verification` events: one a run, its every command's
+ * result), so `extraction.verification` says timeline_v1 and
+ * `sources.verification` says events; a log that is gone or predates them
+ * leaves the job record's test runs (the same figures, written at the same
+ * moment), and both then say it was not the timeline.
+ */
 export function verification(i: JournalInputs): Section<Verification> & { failureSource: string } {
   const { job, stateDir } = i;
-  const tested = allCommits(job).filter((c) => c.tests_passed !== null);
+  const events = i.events.state === 'ok' ? i.events.value : null;
+  const logged: TestRun[] = (events ?? []).flatMap((e) =>
+    e.type === 'tests' ? [{ passed: e.passed, results: e.results }] : [],
+  );
+  const recorded: TestRun[] = allCommits(job)
+    .filter((c) => c.tests_passed !== null)
+    .map((c) => ({ passed: c.tests_passed === true, results: c.test_results }));
+  const fromLog = logged.length > 0;
+  const runs = fromLog ? logged : recorded;
   const warnings: string[] = [];
-  if (tested.length === 0 && untracked(job))
+  if (runs.length === 0 && untracked(job))
     return {
       ...section({ summary: NO_RUNS, last_failure: null }, 'none', [
         'the job record has no test runs (a record from before changes were tracked)',
       ]),
       failureSource: 'none',
     };
-  const lastFailed = tested.filter((c) => c.tests_passed === false).at(-1);
+  const source = fromLog
+    ? 'events (tests)'
+    : runs.length === 0
+      ? 'none (no test runs)'
+      : `job record (${events ? 'the event log has no tests events' : 'no event log'})`;
+  const lastFailed = runs.filter((r) => !r.passed).at(-1);
   let last: LastFailure | null = null;
   let failureSource = 'none';
   if (lastFailed) {
-    const events = i.events.state === 'ok' ? i.events.value : null;
-    const failing = lastFailed.test_results.find((r) => r.exit_code !== 0);
+    const failing = lastFailed.results.find((r) => r.exit_code !== 0);
     let command = failing?.command ?? null;
     let exitCode = failing?.exit_code ?? null;
     if (!command && events) {
@@ -234,23 +269,30 @@ export function verification(i: JournalInputs): Section<Verification> & { failur
         error_excerpt: output === null ? '' : excerpt(output),
         log_path: eventsFile(stateDir, job.id),
       };
-      failureSource = output === null ? 'job record' : failing ? 'job record + events' : 'events';
+      failureSource =
+        output === null
+          ? fromLog
+            ? NO_OUTPUT_LOGGED
+            : 'job record'
+          : fromLog || !failing
+            ? 'events'
+            : 'job record + events';
     }
   }
-  const passed = tested.filter((c) => c.tests_passed === true).length;
+  const passed = runs.filter((r) => r.passed).length;
   return {
     ...section(
       {
         summary: {
-          attempts_total: tested.length,
+          attempts_total: runs.length,
           attempts_passed: passed,
-          attempts_failed: tested.length - passed,
+          attempts_failed: runs.length - passed,
           total_duration_seconds:
-            tested.reduce((n, c) => n + c.test_results.reduce((m, r) => m + r.duration_ms, 0), 0) / 1000,
+            runs.reduce((n, r) => n + r.results.reduce((m, t) => m + t.duration_ms, 0), 0) / 1000,
         },
         last_failure: last,
       },
-      'job record',
+      source,
       warnings,
     ),
     failureSource,

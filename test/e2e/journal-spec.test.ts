@@ -60,6 +60,8 @@ it("a real job's journal.json reads as the spec's JournalJson", () => {
   expect(j.changes).toMatchObject({ base_sha: job.base_rev, head_sha: final, files_changed: 2 });
   expect(j.notes.count).toBe(0);
   expect(j.warnings).toEqual([]);
+  // Fixes Applied 9: whole seconds (Math.round), not 2.779.
+  expect(Number.isInteger(j.status.duration_seconds)).toBe(true);
 
   // A retry resumes from the first job, at the commit it starts from.
   const again = jf.run(['job', 'retry', id], s);

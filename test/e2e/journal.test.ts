@@ -42,7 +42,7 @@ describe('ii job journal / note', () => {
     expect(readFileSync(join(dir, 'journal.md'), 'utf8')).toBe(md.stdout);
     expect(md.stdout).toContain(`# Journal of job ${id}`);
     expect(md.stdout).toContain('- State: complete (job completed');
-    expect(md.stdout).toContain('## Warnings\n\nNo warnings\n');
+    expect(md.stdout).toContain('## Warnings\n\n*No warnings*\n');
     expect(md.stdout).not.toContain('abc123abc123'); // the token in the test output
 
     const record = JSON.parse(run(['job', 'show', id, '--json']).stdout) as {

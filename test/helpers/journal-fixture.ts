@@ -137,12 +137,30 @@ export function fixtureEvents(): JobEvent[] {
         '\n',
     }),
     ev(t(3), 'test_end', { command: 'npm test', exit_code: 1, duration_ms: 4000 }),
+    ev(t(3), 'tests', {
+      passed: false,
+      results: [
+        { command: 'npm run lint', exit_code: 0, duration_ms: 1500 },
+        { command: 'npm test', exit_code: 1, duration_ms: 4000 },
+      ],
+    }),
     ev(t(3), 'stage', { from: 'testing', to: 'implementing' }),
     ev(t(4), 'stage', { from: 'implementing', to: 'testing' }),
     ev(t(4), 'test_start', { command: 'npm test' }),
     ev(t(4), 'test_output', { command: 'npm test', stream: 'stdout', text: 'all passed\n' }),
     ev(t(4), 'test_end', { command: 'npm test', exit_code: 0, duration_ms: 3000 }),
+    ev(t(4), 'tests', {
+      passed: true,
+      results: [
+        { command: 'npm run lint', exit_code: 0, duration_ms: 1500 },
+        { command: 'npm test', exit_code: 0, duration_ms: 3000 },
+      ],
+    }),
     ev(t(5), 'committed', { commit_id: HEAD1, change_id: 'Ichange1' }),
+    ev(t(7), 'tests', {
+      passed: true,
+      results: [{ command: 'npm test', exit_code: 0, duration_ms: 2000 }],
+    }),
     ev(t(8), 'committed', { commit_id: HEAD2, change_id: 'Ichange2' }),
     ev(t(11), 'stage', { from: 'implementing', to: 'project-review' }),
     ev(t(12, 30), 'finished', { status: 'completed' }),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildJournal } from '../../src/journal/build.js';
 import { Journal } from '../../src/journal/schema.js';
 import { acceptedHead } from '../../src/journal/sections.js';
+import { JobEvent } from '../../src/model/event.js';
 import { Job } from '../../src/model/job.js';
 import {
   BASE,
@@ -57,7 +58,7 @@ describe('journal sections of a finished job', () => {
   });
 
   it('milestones: changes attempted, total, verified', () => {
-    expect(j.milestones).toEqual({ attempted: 2, total: 2, verified: 2, iterations: 3 });
+    expect(j.milestones).toEqual({ attempted: 2, total: 2, verified: 2, accepted: 2, iterations: 3 });
   });
 
   it('checkpoints: the accepted commits with committer time as ISO', () => {
@@ -103,7 +104,7 @@ describe('journal sections of a finished job', () => {
     expect(v.last_failure!.error_excerpt).toBe(
       'running 3 tests\nFAIL adds numbers\n  expected 3 to be 4\nenv OPENAI_API_KEY=[REDACTED]',
     );
-    expect(j.sources.last_failure).toBe('job record + events');
+    expect(j.sources.last_failure).toBe('events');
   });
 
   it('changes: totals, top files by size, the diff stat', () => {
@@ -340,8 +341,10 @@ describe('failure paths: a fact becomes null (a count zero) and a warning says w
       numstat: { ok: true as const, value: [] },
       diffStat: { ok: true as const, value: '' },
     };
-    const j = build({ job, head, git: empty });
-    expect(j.milestones).toEqual({ attempted: 0, total: 0, verified: 0, iterations: 0 });
+    // Its agents changed nothing, so no test ever ran: no tests events either.
+    const events = fixtureEvents().filter((e) => !e.type.startsWith('test'));
+    const j = build({ job, head, git: empty, events: { state: 'ok', value: events } });
+    expect(j.milestones).toEqual({ attempted: 0, total: 0, verified: 0, accepted: 0, iterations: 0 });
     expect(j.checkpoints).toEqual({ created: 0, list: [], last_sha: null });
     expect(j.changes).toMatchObject({ files_changed: 0, insertions: 0, deletions: 0, top_files: [] });
     expect(j.verification).toMatchObject({ summary: { attempts_total: 0 }, last_failure: null });
@@ -370,7 +373,7 @@ describe('failure paths: a fact becomes null (a count zero) and a warning says w
       head,
       git: { unavailable: 'the job record has no base revision' },
     });
-    expect(j.milestones).toEqual({ attempted: 0, total: 0, verified: 0, iterations: 0 });
+    expect(j.milestones).toEqual({ attempted: 0, total: 0, verified: 0, accepted: 0, iterations: 0 });
     expect(j.verification).toEqual({
       summary: { attempts_total: 0, attempts_passed: 0, attempts_failed: 0, total_duration_seconds: 0 },
       last_failure: null,
@@ -427,5 +430,83 @@ describe('failure paths: a fact becomes null (a count zero) and a warning says w
       notes: { state: 'ok', value: { notes: [{ ts: 'x', text: 'used password=hunter22' }], skipped: 0 } },
     });
     expect(JSON.stringify(j)).not.toMatch(/abcdef123456|hunter22/);
+  });
+});
+
+describe('journal-v2 spec conformance', () => {
+  const failedJob = (status: 'failed' | 'abandoned') =>
+    fixtureJob({ status, failure_reason: 'the project review abandoned it', project_review: null });
+
+  it('Fixes Applied 1: milestones.verified is 0 for a stopped run; accepted keeps what review accepted', () => {
+    for (const status of ['failed', 'abandoned'] as const) {
+      const j = build({ job: failedJob(status) });
+      expect(j.status.terminal_state).toBe('stopped');
+      expect(j.milestones).toMatchObject({ attempted: 2, total: 2, verified: 0, accepted: 2 });
+    }
+    // Nor has a running job passed the final verify yet.
+    const running = build({
+      job: fixtureJob({ status: 'active', completed_at: null, project_review: null }),
+    });
+    expect(running.milestones).toMatchObject({ verified: 0, accepted: 2 });
+    expect(build().milestones).toMatchObject({ verified: 2, accepted: 2 });
+  });
+
+  it('Fixes Applied 9: status.duration_seconds is whole seconds, Math.round of the stored times', () => {
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 10, 0, 0, ms)).toISOString();
+    const job = (end: number) => fixtureJob({ started_at: at(0), completed_at: at(end) });
+    expect(build({ job: job(2779) }).status.duration_seconds).toBe(3);
+    expect(build({ job: job(2499) }).status.duration_seconds).toBe(2);
+    expect(build({ job: job(400) }).status.duration_seconds).toBe(0);
+    expect(Number.isInteger(build({ job: job(61_500) }).status.duration_seconds)).toBe(true);
+  });
+
+  it('Fixes Applied 3: extraction.verification is timeline_v1 when the timeline counted attempts, and sources.verification agrees', () => {
+    const j = build();
+    expect(j.verification.summary.attempts_total).toBe(3);
+    expect(j.extraction.verification).toBe('timeline_v1');
+    expect(j.sources.verification).toBe('events (tests)');
+  });
+
+  it('Fixes Applied 3: no attempts, or attempts the timeline did not give, say none in both', () => {
+    // No test run at all: the spec's rule, attempts_total 0 -> none.
+    const job = fixtureJob({ changes: [] });
+    const events = fixtureEvents().filter((e) => !e.type.startsWith('test'));
+    const none = build({ job, events: { state: 'ok', value: events } });
+    expect(none.verification.summary.attempts_total).toBe(0);
+    expect(none.extraction.verification).toBe('none');
+    expect(none.sources.verification).toBe('none (no test runs)');
+    // The event log gone: the job record still counts the runs, and neither
+    // says they came from the timeline.
+    const noLog = build({ events: { state: 'missing' } });
+    expect(noLog.verification.summary.attempts_total).toBe(3);
+    expect(noLog.extraction.verification).toBe('none');
+    expect(noLog.sources.verification).toBe('job record (no event log)');
+    // A log from before tests events: likewise.
+    const old = build({ events: { state: 'ok', value: fixtureEvents().filter((e) => e.type !== 'tests') } });
+    expect(old.verification.summary).toEqual({
+      attempts_total: 3,
+      attempts_passed: 2,
+      attempts_failed: 1,
+      total_duration_seconds: 12,
+    });
+    expect(old.extraction.verification).toBe('none');
+    expect(old.sources.verification).toBe('job record (the event log has no tests events)');
+    expect(old.sources.last_failure).toBe('job record + events');
+  });
+
+  it("Fixes Applied 3: the attempts are the timeline's when it and the job record differ", () => {
+    const events = fixtureEvents();
+    events.push(
+      JobEvent.parse({
+        ts: '2026-01-02T10:09:00.000Z',
+        type: 'tests',
+        passed: false,
+        results: [{ command: 'npm run e2e', exit_code: 2, duration_ms: 1000 }],
+      }),
+    );
+    const j = build({ events: { state: 'ok', value: events } });
+    expect(j.verification.summary).toMatchObject({ attempts_total: 4, attempts_failed: 2 });
+    expect(j.verification.last_failure).toMatchObject({ command: 'npm run e2e', exit_code: 2 });
+    expect(j.sources.last_failure).toBe('events (no output logged)');
   });
 });

@@ -14,12 +14,12 @@ describe('journal.md', () => {
     expect(md).toBe(readFileSync(GOLDEN, 'utf8'));
   });
 
-  it('puts Warnings right after Notes, with "No warnings" when there are none', () => {
+  it('journal-v2, Fixes Applied 4: Warnings right after Notes, "*No warnings*" when there are none', () => {
     const md = renderJournalMd(buildJournal(fixtureInputs()));
-    expect(md).toMatch(/## Notes\n[\s\S]*?\n## Warnings\n\nNo warnings\n\n## Sources/);
+    expect(md).toMatch(/## Notes\n[\s\S]*?\n## Warnings\n\n\*No warnings\*\n\n## Sources/);
   });
 
-  it('lists each warning, and N/A for the sections that are null', () => {
+  it("journal-v2, Fixes Applied 4: listed warnings follow the spec's lead-in line; null sections are N/A", () => {
     const md = renderJournalMd(
       buildJournal(
         fixtureInputs({
@@ -31,7 +31,8 @@ describe('journal.md', () => {
     expect(md).toContain('## Checkpoints\n\nN/A\n');
     expect(md).toContain('## Changes\n\nN/A\n');
     expect(md).toContain(
-      '## Warnings\n\n- no checkpoints: no repository to ask\n- no change summary: no repository to ask\n',
+      '## Warnings\n\n⚠️ The following issues were encountered while generating this journal:\n\n' +
+        '- no checkpoints: no repository to ask\n- no change summary: no repository to ask\n',
     );
   });
 

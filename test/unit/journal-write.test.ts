@@ -63,7 +63,7 @@ describe('writeJournal on a job made through the store and a real git repo', () 
       job_status: 'completed',
       timestamps: { ended_at: made.job.completed_at },
     });
-    expect(j.milestones).toEqual({ attempted: 2, total: 2, verified: 2, iterations: 3 });
+    expect(j.milestones).toEqual({ attempted: 2, total: 2, verified: 2, accepted: 2, iterations: 3 });
     expect(j.checkpoints.list.map((c) => c.sha)).toEqual(made.commits);
     expect(j.checkpoints.list.map((c) => c.title)).toEqual(['feat: change 1', 'feat: change 2']);
     expect(j.checkpoints.list[0]?.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
@@ -138,7 +138,9 @@ describe('writeJournal on a job made through the store and a real git repo', () 
     expect(w.journal.changes.files_changed).toBeNull();
     expect(w.journal.milestones.total).toBe(2);
     expect(w.journal.warnings.join('\n')).toMatch(/no checkpoints: git log failed/);
-    expect(w.markdown).toContain('## Warnings\n\n- no checkpoints: git log failed');
+    expect(w.markdown).toContain(
+      '## Warnings\n\n⚠️ The following issues were encountered while generating this journal:\n\n- no checkpoints: git log failed',
+    );
   });
 
   it('a missing events file: warnings, never a throw', async () => {
