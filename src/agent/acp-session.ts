@@ -46,6 +46,8 @@ export interface AcpTuning {
   maxMessageBytes?: number;
   /** Longest initialize + session/new may take (default min(turn timeout, 60 s)). */
   startTimeoutMs?: number;
+  /** How long session/set_title may take before the title goes on the first prompt instead (default 5 s). */
+  titleTimeoutMs?: number;
   /** How long a cancelled turn may take to answer before it is abandoned (default 5 s). */
   cancelGraceMs?: number;
   /** close(): wait after closing stdin, then after SIGTERM (defaults 2 s, 3 s). */
@@ -329,13 +331,24 @@ export class AcpSession implements AgentSession {
   private async setTitle(title: string, capabilities: unknown): Promise<void> {
     const sessionCaps = isObj(capabilities) ? capabilities.sessionCapabilities : undefined;
     if (!isObj(sessionCaps) || !isObj(sessionCaps.title)) return;
+    // Bounded on its own: an agent that never answers it must not fail the
+    // start (whose timeout would blame the agent's start for it).
+    const limit = this.t.titleTimeoutMs ?? 5000;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.conn.agent.request('session/set_title', { sessionId: this.id, title });
+      await Promise.race([
+        this.conn.agent.request('session/set_title', { sessionId: this.id, title }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${seconds(limit)}`)), limit);
+        }),
+      ]);
       this.titled = true;
     } catch (err) {
-      const msg = `the agent (${this.o.agent.name}) did not take the session's title: ${(err as Error).message}`;
+      const msg = `the agent (${this.o.agent.name}) did not take the session's title (${(err as Error).message}): it goes on the first prompt`;
       this.recorder.warning(msg);
       this.warn(msg);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

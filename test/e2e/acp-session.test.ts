@@ -211,6 +211,32 @@ describe('ACP session with the scripted agent', () => {
       expect(sent(env.transcript, 'session/prompt').map(promptText)).toEqual([IMPLEMENT]);
     });
 
+    for (const how of ['refuse', 'hang'] as const)
+      it(`an agent that advertises titles but ${how === 'hang' ? 'never answers' : 'refuses'} set_title: a warning, and the title on the first prompt`, async () => {
+        const env = setup({});
+        const s = await env.start({
+          title: TITLE,
+          titleTimeoutMs: 300,
+          agent: {
+            name: 'scripted',
+            command: [process.execPath, SCRIPTED],
+            env: { II_SCRIPTED_SCENARIO: join(env.dir, 'scenario.json'), II_SCRIPTED_TITLES: how },
+          },
+        });
+        await s.prompt(IMPLEMENT);
+        await closedCleanly(s);
+        expect(sent(env.transcript, 'session/set_title')).toHaveLength(1);
+        const warned = env.activity.filter((a) => a.kind === 'warning').map((a) => a.message);
+        expect(warned).toEqual([
+          how === 'hang'
+            ? "the agent (scripted) did not take the session's title (no answer within 300 ms): it goes on the first prompt"
+            : expect.stringMatching(
+                /^the agent \(scripted\) did not take the session's title \(.*no titles today.*\): it goes on the first prompt$/,
+              ),
+        ]);
+        expect(sent(env.transcript, 'session/prompt').map(promptText)).toEqual([`${TITLE}\n\n${IMPLEMENT}`]);
+      });
+
     it('an agent without client titles gets it as the first line of its first prompt only', async () => {
       const env = setup({});
       const s = await env.start({
@@ -218,7 +244,7 @@ describe('ACP session with the scripted agent', () => {
         agent: {
           name: 'scripted',
           command: [process.execPath, SCRIPTED],
-          env: { II_SCRIPTED_SCENARIO: join(env.dir, 'scenario.json'), II_SCRIPTED_NO_TITLE: '1' },
+          env: { II_SCRIPTED_SCENARIO: join(env.dir, 'scenario.json'), II_SCRIPTED_TITLES: 'off' },
         },
       });
       await s.prompt(IMPLEMENT);

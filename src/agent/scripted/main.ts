@@ -470,10 +470,11 @@ function writeFile(path: string, text: string): void {
 
 /**
  * Client-set titles (ACP's unstable session/set_title), as an agent that
- * advertises `sessionCapabilities.title` takes them; II_SCRIPTED_NO_TITLE=1
- * plays an agent without them (every real one of AGENTS-ACP.md today).
+ * advertises `sessionCapabilities.title` takes them. II_SCRIPTED_TITLES plays
+ * other agents: "off" advertises none (every real one of AGENTS-ACP.md
+ * today), "refuse" answers set_title with an error, "hang" never answers it.
  */
-const takesTitles = process.env.II_SCRIPTED_NO_TITLE !== '1';
+const titles = process.env.II_SCRIPTED_TITLES || 'take';
 
 const app = agent({ name: 'incrementum-scripted' })
   .onRequest(methods.agent.initialize, () => ({
@@ -481,7 +482,7 @@ const app = agent({ name: 'incrementum-scripted' })
     agentCapabilities: {
       loadSession: false,
       // Not in the stable SDK's types yet (it is an unstable capability).
-      ...(takesTitles ? { sessionCapabilities: { title: {} } as Record<string, unknown> } : {}),
+      ...(titles !== 'off' ? { sessionCapabilities: { title: {} } as Record<string, unknown> } : {}),
     },
     agentInfo: { name: 'incrementum-scripted', version: '1' },
   }))
@@ -493,9 +494,11 @@ const app = agent({ name: 'incrementum-scripted' })
   .onRequest(
     'session/set_title',
     (p: unknown) => p as { sessionId?: unknown; title?: unknown },
-    ({ params }) => {
+    async ({ params }) => {
       const s = typeof params.sessionId === 'string' ? sessions.get(params.sessionId) : undefined;
-      if (!takesTitles) throw RequestError.methodNotFound('session/set_title');
+      if (titles === 'off') throw RequestError.methodNotFound('session/set_title');
+      if (titles === 'refuse') throw RequestError.internalError(undefined, 'no titles today');
+      if (titles === 'hang') await new Promise(() => {});
       if (!s) throw new RequestError(-32002, `unknown session ${String(params.sessionId)}`);
       const title = typeof params.title === 'string' ? params.title.trim() : '';
       if (!title) throw RequestError.invalidParams({ title: params.title }, 'the title is empty');
