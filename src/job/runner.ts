@@ -752,6 +752,7 @@ export class JobRunner {
   /** The summary of iteration `cur` against the one before it, with its after-snapshot `after`. */
   private async iterationSummary(job: Job, cur: JobCommit, after: IterationSnapshot): Promise<string> {
     const change = job.changes.findIndex((ch) => ch.commits.includes(cur));
+    if (change < 0) throw new Error(`iteration ${cur.id} is not in job ${job.id}'s record`);
     const iteration = job.changes[change]!.commits.indexOf(cur);
     const ended: Job = {
       ...job,
