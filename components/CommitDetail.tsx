@@ -140,6 +140,8 @@ export function CommitDetail({
       <Text bold wrap="truncate-end">
         job {job.id.slice(0, 7)} › change {change + 1} › iteration {iteration + 1}{' '}
         {commit?.commit_id.slice(0, 10) ?? ''}
+        {/* The iteration's stable id: what ii job diff --from/--to take besides change.iteration. */}
+        {commit?.id ? ` · id ${visibleLine(commit.id)}` : ''}
       </Text>
       <Lines
         lines={lines}

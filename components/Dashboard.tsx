@@ -27,6 +27,7 @@ import { FileList } from './FileList.js';
 import { Header } from './Header.js';
 import { HelpOverlay } from './HelpOverlay.js';
 import { diffLineColor, iterationDiffLines } from './IterationDiff.js';
+import { statusFiles } from '../src/dashboard/view/status-files.js';
 import { JobDetail, JOB_DETAIL_HEIGHT } from './JobDetail.js';
 import { Lines } from './Lines.js';
 import { LogPane } from './LogPane.js';
@@ -283,7 +284,10 @@ function Status({ store, width, hints }: { store: DashboardStore; width: number;
     useShallow((s) => jobCounts(s.jobs, s.stale)),
   );
   const job = useStore(store, (s) => (s.nav.level === 'jobs' ? selectedJob(s) : drilledJob(s)));
-  const files = useStore(store, (s) => (job ? s.files[job.id]?.length || recordedFiles(job).length : null));
+  const files = useStore(
+    store,
+    useShallow((s) => statusFiles(s, job)),
+  );
   const nav = useStore(
     store,
     useShallow((s) => ({

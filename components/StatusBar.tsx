@@ -2,13 +2,14 @@ import { Box, Text } from 'ink';
 import { paint } from './tone.js';
 import { count } from '../src/dashboard/view/count.js';
 import { fitHints, type Hint } from '../src/dashboard/view/keymap.js';
+import type { StatusFiles } from '../src/dashboard/view/status-files.js';
 import { visibleLine } from '../src/text/sanitize.js';
 
 export interface StatusBarProps {
   repo: string;
   counts: { active: number; stale: number; completed: number; failed: number; abandoned: number };
-  /** The selected job's modified files (live from the tracker), or null with no job selected. */
-  files: number | null;
+  /** The selected job's modified files (live from the tracker): its iteration's and its total; null with no job selected. */
+  files: StatusFiles | null;
   autoCommit: boolean | null;
   /** The selected job's last commit outcome, for the auto-commit state. */
   lastCommit: string | null;
@@ -31,7 +32,8 @@ export function StatusBar(p: StatusBarProps) {
   const parts = [
     visibleLine(p.repo),
     `${c.active} active${c.stale ? `, ${c.stale} stale` : ''}, ${c.completed} done, ${c.failed} failed, ${c.abandoned} abandoned`,
-    p.files == null ? null : `${count(p.files, 'modified file')} (f)`,
+    // Says which count it is: the spec's per-iteration set; f lists the job's total.
+    p.files == null ? null : `${count(p.files.count, 'file')} ${p.files.scope} (f: ${p.files.total} in job)`,
     p.autoCommit == null
       ? null
       : `auto-commit ${p.autoCommit ? 'on' : 'off'}${p.lastCommit ? `: ${p.lastCommit}` : ''}`,

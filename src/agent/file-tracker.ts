@@ -188,6 +188,8 @@ export class FileTracker {
       }
       this.record({
         path: rel,
+        // The spec's AbsPath: the workspace as the job knows it, not as the agent spelled it.
+        abs_path: `${this.workspace.path}/${rel}`,
         is_new: isNew && kind !== 'delete',
         is_deleted: kind === 'delete',
         additions,
@@ -208,6 +210,7 @@ export class FileTracker {
     } else
       next = {
         path: f.path,
+        abs_path: f.abs_path,
         is_new: prev.is_new && !f.is_deleted,
         is_deleted: f.is_deleted,
         additions: prev.additions + f.additions,

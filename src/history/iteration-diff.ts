@@ -26,21 +26,56 @@ export interface IterationRef {
   previous: JobCommit | null;
   /** The commit this iteration is compared with: the previous iteration, the previous change's last commit, or the base. */
   fromCommit: string | null;
+  /** The iteration whose commit fromCommit is; null when it is the base. */
+  fromEntry: JobCommit | null;
   /** Set when compared with an iteration the user picked (--from), not the one before. */
   from?: { change: number; iteration: number };
 }
+
+/** The fewest characters of an iteration id taken as its prefix, as a job id's. */
+const MIN_ID_PREFIX = 4;
 
 /** "change.iteration", 1-based: `ii job diff --from 1.1 --to 1.3`. */
 export function parseIterationSpec(flag: string, spec: string): { change: number; iteration: number } {
   const m = /^(\d+)\.(\d+)$/.exec(spec.trim());
   if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
     throw new UserError(
-      `${flag} '${spec}' is not an iteration: give change.iteration, both 1-based (e.g. ${flag} 1.2; ii job show lists them).`,
+      `${flag} '${spec}' is not an iteration: give change.iteration, both 1-based (e.g. ${flag} 1.2), or an iteration's id, or ${MIN_ID_PREFIX} or more of its first characters (ii job show lists both).`,
     );
   return { change: Number(m[1]), iteration: Number(m[2]) };
 }
 
+/**
+ * An iteration named by its stable id (JobCommit.id) or a unique prefix of
+ * it, as positions; null when `spec` is change.iteration instead.
+ */
+function iterationById(job: Job, flag: string, spec: string): { change: number; iteration: number } | null {
+  const want = spec.trim().toLowerCase();
+  if (/^\d+\.\d+$/.test(want) || !/^[0-9a-z-]+$/.test(want)) return null;
+  const hits: { change: number; iteration: number; id: string }[] = [];
+  job.changes.forEach((ch, c) =>
+    ch.commits.forEach((cm, i) => {
+      if (cm.id && (cm.id === want || (want.length >= MIN_ID_PREFIX && cm.id.startsWith(want))))
+        hits.push({ change: c + 1, iteration: i + 1, id: cm.id });
+    }),
+  );
+  const exact = hits.find((h) => h.id === want);
+  if (exact) return exact;
+  if (hits.length === 1) return hits[0]!;
+  if (hits.length > 1)
+    throw new UserError(
+      `${flag} '${spec}' names ${hits.length} iterations of job ${job.id} (${hits.map((h) => `${h.id} = ${h.change}.${h.iteration}`).join(', ')}): give more of the id.`,
+    );
+  // Too short to be taken for an id: said as any other spec that is no iteration.
+  if (want.length < MIN_ID_PREFIX) return null;
+  throw new UserError(
+    `job ${job.id} has no iteration with id '${spec}' (${flag}); ii job show lists each iteration's id.`,
+  );
+}
+
 function pickIteration(job: Job, flag: string, spec: string): { change: number; iteration: number } {
+  const byId = iterationById(job, flag, spec);
+  if (byId) return { change: byId.change, iteration: byId.iteration };
   const p = parseIterationSpec(flag, spec);
   const ch = job.changes[p.change - 1];
   if (!ch || !ch.commits[p.iteration - 1]) {
@@ -64,7 +99,7 @@ export function locateIterationPair(job: Job, fromSpec: string, toSpec: string):
   if (a.change > b.change || (a.change === b.change && a.iteration > b.iteration)) [a, b] = [b, a];
   const ref = locateIteration(job, b.change, b.iteration);
   const earlier = job.changes[a.change - 1]!.commits[a.iteration - 1]!;
-  return { ...ref, previous: earlier, fromCommit: earlier.commit_id, from: a };
+  return { ...ref, previous: earlier, fromCommit: earlier.commit_id, fromEntry: earlier, from: a };
 }
 
 /** Picks an iteration; defaults are the last change and its last iteration. */
@@ -84,19 +119,24 @@ export function locateIteration(job: Job, change?: number, iteration?: number): 
       `change ${ci} has ${ch.commits.length} iteration(s); --iteration must be 1 to ${ch.commits.length}.`,
     );
   const previous = k > 1 ? ch.commits[k - 2]! : null;
-  let fromCommit: string | null = previous?.commit_id ?? null;
-  if (!previous) {
-    const before = job.changes
-      .slice(0, ci - 1)
-      .reverse()
-      .find((c) => c.commits.length > 0);
-    fromCommit = before?.commits.at(-1)?.commit_id ?? job.base_rev;
-  }
-  return { change: ci, iteration: k, changeRecord: ch, commit, previous, fromCommit };
+  let fromEntry: JobCommit | null = previous;
+  if (!previous)
+    fromEntry =
+      job.changes
+        .slice(0, ci - 1)
+        .reverse()
+        .find((c) => c.commits.length > 0)
+        ?.commits.at(-1) ?? null;
+  const fromCommit = fromEntry ? fromEntry.commit_id : job.base_rev;
+  return { change: ci, iteration: k, changeRecord: ch, commit, previous, fromCommit, fromEntry };
 }
 
 export interface IterationDiff {
   job_id: string;
+  /** The iteration's stable id (the iteration-history spec's IterationDiff.iterationId); '' for a record without one. */
+  iteration_id: string;
+  /** The id of the iteration it is compared with (the spec's previousIterationId); null against the base. */
+  previous_iteration_id: string | null;
   change: number;
   change_id: string;
   iteration: number;
@@ -114,6 +154,18 @@ export interface IterationDiff {
   tests_passed: boolean | null;
   review: JobCommit['review'];
   summary: string;
+  /**
+   * True when `summary` is the one stored with the iteration when it ended
+   * (JobCommit.diff_summary); false when computed now: asked to (--recompute),
+   * a pair of iterations (--from/--to), or an iteration still open or
+   * recorded before summaries were stored.
+   */
+  summary_stored: boolean;
+}
+
+export interface DiffOptions {
+  /** Compute the summary even when the iteration has one stored. */
+  recompute?: boolean;
 }
 
 function usageDelta(from: IterationSnapshot | null, to: IterationSnapshot | null, fallback: Usage): Usage {
@@ -134,7 +186,12 @@ const outcome = (c: JobCommit | null): string => (c ? commitOutcome(c) : 'none')
  * list between the two commits when it could be read; without it the lists
  * come from the snapshots (the change's files so far, before and after).
  */
-export function iterationDiff(job: Job, ref: IterationRef, files: FileStat[] | null): IterationDiff {
+export function iterationDiff(
+  job: Job,
+  ref: IterationRef,
+  files: FileStat[] | null,
+  o: DiffOptions = {},
+): IterationDiff {
   const { commit, previous } = ref;
   const from = previous?.after ?? commit.before;
   const to = commit.after;
@@ -173,8 +230,11 @@ export function iterationDiff(job: Job, ref: IterationRef, files: FileStat[] | n
       ? `${outcome(commit)} (iteration ${ref.from.change}.${ref.from.iteration}: ${outcome(previous)})`
       : `${outcome(commit)} (previous iteration: ${previous ? outcome(previous) : 'none, first of the change'})`,
   ];
+  const stored = !ref.from && !o.recompute ? commit.diff_summary : null;
   return {
     job_id: job.id,
+    iteration_id: commit.id,
+    previous_iteration_id: ref.fromEntry?.id || null,
     change: ref.change,
     change_id: ref.changeRecord.change_id,
     iteration: ref.iteration,
@@ -189,8 +249,34 @@ export function iterationDiff(job: Job, ref: IterationRef, files: FileStat[] | n
     usage_delta: usage,
     tests_passed: commit.tests_passed,
     review: commit.review,
-    summary: parts.join('; ') + '.',
+    summary: stored ?? parts.join('; ') + '.',
+    summary_stored: stored != null,
   };
+}
+
+/**
+ * The summary of an iteration against the one before it, as stored with the
+ * iteration when it ends (the iteration-history spec's completeIteration):
+ * the file list from the Vcs (the first of `dirs` that can read it), else
+ * from the snapshots, as `ii job diff` computes it.
+ */
+export async function computeIterationSummary(
+  vcs: Pick<Vcs, 'changedFiles'>,
+  job: Job,
+  ref: IterationRef,
+  dirs: string[],
+): Promise<string> {
+  let files: FileStat[] | null = null;
+  if (ref.fromCommit)
+    for (const dir of dirs) {
+      try {
+        files = await vcs.changedFiles(dir, ref.fromCommit, ref.commit.commit_id);
+        break;
+      } catch {
+        files = null;
+      }
+    }
+  return iterationDiff(job, ref, files, { recompute: true }).summary;
 }
 
 /** An iteration diff with its code diff, as `ii job diff` prints it and the dashboard shows it. */
@@ -214,6 +300,7 @@ export async function loadIterationDiff(
   job: Job,
   ref: IterationRef,
   dirs: string[],
+  o: DiffOptions = {},
 ): Promise<LoadedIterationDiff> {
   let files: FileStat[] | null = null;
   let diff = '';
@@ -236,5 +323,5 @@ export async function loadIterationDiff(
         diffError = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'unavailable';
       }
     }
-  return { ...iterationDiff(job, ref, files), diff, diff_complete: complete, diff_error: diffError };
+  return { ...iterationDiff(job, ref, files, o), diff, diff_complete: complete, diff_error: diffError };
 }

@@ -14,9 +14,12 @@ export function fileChangesToStats(files: FileChange[]): SnapshotFiles {
   }));
 }
 
-export function statsToFileChanges(files: FileStat[]): FileChange[] {
+/** A Vcs file list as the model's, each path also absolute under `root` (the workspace). */
+export function statsToFileChanges(files: FileStat[], root: string): FileChange[] {
+  const dir = root.replace(/\/+$/, '');
   return files.map((f) => ({
     path: f.path,
+    abs_path: `${dir}/${f.path}`,
     is_new: f.status === 'added',
     is_deleted: f.status === 'removed',
     additions: f.additions,

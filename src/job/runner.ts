@@ -8,11 +8,20 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { AgentSession, PromptResult } from '../agent/types.js';
 import { asDiskFull, DiskFullError, StoreDamagedError, UserError } from '../errors.js';
+import { computeIterationSummary, locateIteration } from '../history/iteration-diff.js';
 import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
 import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
 import type { EventData, IterationOutcome, NewJobEvent } from '../model/event.js';
 import { addUsage } from '../model/usage.js';
-import type { AgentPurpose, Job, JobReview, TestResult, Usage } from '../model/job.js';
+import type {
+  AgentPurpose,
+  IterationSnapshot,
+  Job,
+  JobCommit,
+  JobReview,
+  TestResult,
+  Usage,
+} from '../model/job.js';
 import { appendEvent } from '../state/events.js';
 import { eventsFile, transcriptFile } from '../state/paths.js';
 import { legacyTemplateWarnings, Prompts, templateVars, type TemplateName } from './prompts.js';
@@ -441,7 +450,7 @@ export class JobRunner {
     }
     const ic = await vcs.commitIteration(ws, draft);
     this.knownHead = ic.commit_id;
-    const files = statsToFileChanges(ic.files);
+    const files = statsToFileChanges(ic.files, ws);
     const commit = store.jobs.appendCommit(jobId, {
       commit_id: ic.commit_id,
       draft_message: draft,
@@ -723,7 +732,15 @@ export class JobRunner {
     const cur = currentCommit(job);
     if (!cur || (onlyIfOpen && cur.after)) return;
     const files = await this.changeFiles(await this.head());
-    this.o.store.jobs.updateCurrentCommit(this.o.jobId, { after: takeSnapshot(job, files) });
+    const after = takeSnapshot(job, files);
+    // The diff summary is stored with the after-snapshot, as the iteration
+    // ends (the iteration-history spec's completeIteration): ii job diff
+    // and the board read it, and compute one only for older records.
+    const diff_summary = await this.iterationSummary(job, cur, after).catch((e: unknown) => {
+      this.warn(`could not summarise the iteration's diff: ${String(e)}`);
+      return null;
+    });
+    this.o.store.jobs.updateCurrentCommit(this.o.jobId, { after, diff_summary });
     this.event({
       type: 'iteration:completed',
       change_id: currentChange(job)?.change_id ?? '',
@@ -732,6 +749,24 @@ export class JobRunner {
       commit_id: cur.commit_id,
       outcome,
     });
+  }
+
+  /** The summary of iteration `cur` against the one before it, with its after-snapshot `after`. */
+  private async iterationSummary(job: Job, cur: JobCommit, after: IterationSnapshot): Promise<string> {
+    const change = job.changes.findIndex((ch) => ch.commits.includes(cur));
+    if (change < 0) throw new Error(`iteration ${cur.id} is not in job ${job.id}'s record`);
+    const iteration = job.changes[change]!.commits.indexOf(cur);
+    const ended: Job = {
+      ...job,
+      changes: job.changes.map((ch, i) =>
+        i === change
+          ? { ...ch, commits: ch.commits.map((c, k) => (k === iteration ? { ...c, after } : c)) }
+          : ch,
+      ),
+    };
+    const ref = locateIteration(ended, change + 1, iteration + 1);
+    // The workspace first; the repository keeps every iteration too, should it be gone.
+    return computeIterationSummary(this.o.vcs, ended, ref, [this.o.workspacePath, this.o.repoRoot]);
   }
 
   /**

@@ -36,9 +36,15 @@ export const JobReview = z.object({
 });
 export type JobReview = z.infer<typeof JobReview>;
 
-/** A file the agent touched in one iteration, relative to the workspace. */
+/**
+ * A file the agent touched in one iteration: `path` relative to the
+ * workspace, `abs_path` the same file's absolute path (the file-tracking
+ * spec's FileChange.AbsPath), null in records made before it was kept and
+ * the job's workspace was not known.
+ */
 export const FileChange = z.object({
   path: z.string(),
+  abs_path: z.string().nullable().default(null),
   is_new: z.boolean().default(false),
   is_deleted: z.boolean().default(false),
   additions: z.number().int().nonnegative().default(0),
@@ -82,6 +88,13 @@ export type TestResult = z.infer<typeof TestResult>;
 /** One iteration of a change: the commit the agent's work produced. */
 export const JobCommit = z.object({
   /**
+   * The iteration's own stable id (the iteration-history spec's
+   * IterationEntry.id): set when the iteration is recorded and never
+   * changed, where commit_id changes when the commit stage rewrites it.
+   * `ii job diff --from/--to` take it as well as change.iteration.
+   */
+  id: z.string().default(''),
+  /**
    * The commit of this iteration; for the accepted iteration of a change,
    * after the commit stage, the final commit (the one with the final
    * message, which a user merges).
@@ -106,6 +119,13 @@ export const JobCommit = z.object({
   feedback: z.string().nullable().default(null),
   before: IterationSnapshot.nullable().default(null),
   after: IterationSnapshot.nullable().default(null),
+  /**
+   * The iteration's diff summary against the one before it (the
+   * iteration-history spec's diffSummary), stored with the after-snapshot
+   * when the iteration ends; null while it is open and in older records,
+   * for which `ii job diff` computes it.
+   */
+  diff_summary: z.string().nullable().default(null),
 });
 export type JobCommit = z.infer<typeof JobCommit>;
 

@@ -89,6 +89,7 @@ export interface CommitUpdate {
   files?: FileChange[];
   usage?: Usage;
   after?: IterationSnapshot | null;
+  diff_summary?: string | null;
 }
 
 /** Which jobs of a repo list() and listJson() give. */

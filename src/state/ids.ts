@@ -9,3 +9,9 @@ export function shortId(seed: string): string {
 }
 
 export const nowIso = (): string => new Date().toISOString();
+
+/**
+ * An iteration's stable id (JobCommit.id): 12 hex characters, random, so it
+ * names one iteration of one job for good; typed in `ii job diff --from`.
+ */
+export const iterationId = (): string => randomBytes(6).toString('hex');

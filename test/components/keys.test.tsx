@@ -166,13 +166,48 @@ describe('keys', () => {
     const { lastFrame, stdin } = await open(fx);
     fx.sync.start();
     await fx.sync.ready();
-    await frameWith(lastFrame, '1 modified file (f)');
+    await frameWith(lastFrame, '1 file this iteration (f: 1 in job)');
     stdin.write('f');
     await frameWith(lastFrame, 'Modified files of job', 'A src/a.ts  +4 -0');
     appendEvent(fx.state.dir, job.id, 'file_change', { path: 'src/b.ts', additions: 1, deletions: 2 });
     await frameWith(lastFrame, 'M src/b.ts  +1 -2', '(2)');
     stdin.write('f');
     await frameWithout(lastFrame, 'Modified files of job');
+  });
+
+  // file-tracking.md, Requirements › Functional › 2 "Modified Files Set" (clear the set at
+  // iteration start) and 5 "TUI Display" (modified files count in the status bar during iteration).
+  it("the status bar counts the current iteration's files, saying so; f lists the job's", async () => {
+    fx = dashFixture();
+    const job = makeJob(fx.state, { title: 'iterating' });
+    appendEvent(fx.state.dir, job.id, 'agent_start', { purpose: 'implement', agent_session_id: 'a1' });
+    for (const path of ['src/a.ts', 'src/b.ts', 'src/c.ts'])
+      appendEvent(fx.state.dir, job.id, 'file_change', { path, additions: 1, deletions: 0 });
+    const { lastFrame, stdin } = await open(fx);
+    fx.sync.start();
+    await fx.sync.ready();
+    await frameWith(lastFrame, '3 files this iteration (f: 3 in job)');
+    // The next implement pass: the set starts empty; the job's total stays.
+    appendEvent(fx.state.dir, job.id, 'agent_start', { purpose: 'implement', agent_session_id: 'a2' });
+    await frameWith(lastFrame, '0 files this iteration (f: 3 in job)');
+    appendEvent(fx.state.dir, job.id, 'file_change', { path: 'src/d.ts', additions: 2, deletions: 0 });
+    appendEvent(fx.state.dir, job.id, 'file_change', { path: 'src/a.ts', additions: 1, deletions: 1 });
+    await frameWith(lastFrame, '2 files this iteration (f: 4 in job)');
+    // A review pass is no new iteration.
+    appendEvent(fx.state.dir, job.id, 'agent_start', { purpose: 'review', agent_session_id: 'a3' });
+    appendEvent(fx.state.dir, job.id, 'info', { message: 'reviewed' });
+    await frameWith(lastFrame, 'reviewed');
+    await frameWith(lastFrame, '2 files this iteration (f: 4 in job)');
+    stdin.write('f');
+    await frameWith(lastFrame, 'Modified files of job', '(4)', 'M src/a.ts', 'src/d.ts');
+  });
+
+  it("a finished job's status bar counts its last recorded iteration's files", async () => {
+    fx = dashFixture();
+    // Two changes, one file each; the last iteration touched one.
+    makeJob(fx.state, { title: 'done job', changes: 2, iterations: 2, finish: 'completed' });
+    const { lastFrame } = await open(fx);
+    await frameWith(lastFrame, '1 file last iteration (f: 2 in job)');
   });
 
   it('d shows the iteration diff of the selected iteration; q closes it', async () => {

@@ -114,6 +114,9 @@ it('the commit detail names the final commit of an accepted iteration, and the i
     />,
   );
   await frameWith(app.lastFrame, `iteration 1 ${'f'.repeat(10)}`, 'final commit: ffff');
+  // iteration-history.md, Decision › 4 "Enhanced IterationEntry": the entry's own id, shown beside C.I.
+  expect(commit.id).toMatch(/^[0-9a-f]{12}$/);
+  expect(app.lastFrame()).toContain(`iteration 1 ${'f'.repeat(10)} · id ${commit.id}`);
   // An iteration not yet committed has no such line.
   expect(commitDetailLines(job, 0, 0, undefined)[0]).toBe('tests: not run');
 });

@@ -93,7 +93,16 @@ export function makeJob(
       state.jobs.appendCommit(job.id, {
         commit_id: `${c}${i}`.padEnd(40, 'f'),
         draft_message: `feat: change ${c + 1} iteration ${i + 1}\n\nbody`,
-        files: [{ path: `src/f${c}.ts`, is_new: i === 0, is_deleted: false, additions: 5 + i, deletions: i }],
+        files: [
+          {
+            path: `src/f${c}.ts`,
+            abs_path: `/ws/src/f${c}.ts`,
+            is_new: i === 0,
+            is_deleted: false,
+            additions: 5 + i,
+            deletions: i,
+          },
+        ],
       });
       const last = i === (o.iterations ?? 1) - 1;
       if (!last) {

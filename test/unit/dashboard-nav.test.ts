@@ -37,6 +37,7 @@ function state(jobs: Job[], nav: Partial<Nav> = {}, backlog = EMPTY_BACKLOG): Da
     stale: {},
     live: {},
     files: {},
+    iterationFiles: {},
     records: {},
     diffs: {},
     nav: { ...initialNav(), ...nav },

@@ -30,6 +30,7 @@ function tracker() {
 
 const change = (path: string, o: Partial<FileChange> = {}): FileChange => ({
   path,
+  abs_path: join(WS, path),
   is_new: false,
   is_deleted: false,
   additions: 0,

@@ -79,7 +79,16 @@ function seed(repo: string): void {
   s.appendCommit(full.id, {
     commit_id: 'c1',
     draft_message: `feat: ${NASTY}`,
-    files: [{ path: 'src/a.ts', is_new: true, is_deleted: false, additions: 10, deletions: 0 }],
+    files: [
+      {
+        path: 'src/a.ts',
+        abs_path: '/ws/src/a.ts',
+        is_new: true,
+        is_deleted: false,
+        additions: 10,
+        deletions: 0,
+      },
+    ],
     usage: { input_tokens: 100, output_tokens: 50, cost: 0.0123 },
     feedback: '| command | exit |',
     before: snapshot('implementing'),
@@ -91,6 +100,7 @@ function seed(repo: string): void {
     tests_passed: false,
     test_results: [{ command: 'npm test', exit_code: 1, duration_ms: 12.5 }],
     after: snapshot('testing'),
+    diff_summary: `Change 1, iteration 1; ${NASTY}`,
   });
   s.appendCommit(full.id, { commit_id: 'c2', review: review('REQUEST_CHANGES', NASTY, 'ag2') });
   s.updateCurrentCommit(full.id, { tests_passed: true });
@@ -270,7 +280,9 @@ describe('jobs.listJson', () => {
     const j = store.jobs.create('r', { todo_id: 't' });
     store.jobs.appendChange(j.id, 'I1');
     const c = store.jobs.appendCommit(j.id, { commit_id: 'c1' });
-    expect(c).toEqual(JobCommit.parse({ commit_id: 'c1', created_at: c.created_at }));
+    // Bar its id, which the store gives every iteration (iteration-history spec, IterationEntry.id).
+    expect(c.id).toMatch(/^[0-9a-f]{12}$/);
+    expect(c).toEqual(JobCommit.parse({ commit_id: 'c1', created_at: c.created_at, id: c.id }));
   });
 
   it('escapes every code point as JSON.stringify does', () => {

@@ -31,7 +31,9 @@ describe('scripted agent scenarios', () => {
     expect(promptKind(await prompts.render('review', vars))).toBe('review');
     expect(promptKind(await prompts.render('project-review', vars))).toBe('project-review');
     expect(promptKind(await prompts.render('commit-message', vars))).toBe('commit-message');
-    const files = [{ path: 'a.ts', is_new: true, is_deleted: false, additions: 3, deletions: 0 }];
+    const files = [
+      { path: 'a.ts', abs_path: '/ws/a.ts', is_new: true, is_deleted: false, additions: 3, deletions: 0 },
+    ];
     expect(promptKind(autoCommitPrompt({ todo, files, summary: '' }))).toBe('auto-commit');
     expect(promptKind('hello')).toBe('other');
   });

@@ -116,7 +116,7 @@ describe('job mutations', () => {
       test_results: [],
       review: null,
       agent_session_id: 'a1',
-      files: [{ path: 'x', is_new: true, is_deleted: false, additions: 3, deletions: 0 }],
+      files: [{ path: 'x', abs_path: '/ws/x', is_new: true, is_deleted: false, additions: 3, deletions: 0 }],
       usage: { input_tokens: 10, output_tokens: 5, cost: 0.01 },
       feedback: null,
       before: null,

@@ -41,6 +41,11 @@ export function renderIterationDiff(
         : `job ${d.job_id} · change ${d.change} (${d.change_id}) · iteration ${d.iteration}`,
     ) + `  ${from} → ${d.to_commit.slice(0, 10)}`,
   );
+  // The stable ids, which --from/--to take as well as change.iteration.
+  if (d.iteration_id)
+    out.push(
+      `id:       ${d.iteration_id}${d.previous_iteration_id ? ` (compared with ${d.previous_iteration_id})` : ''}`,
+    );
   out.push(`stage:    ${arrow(d.stage.from, d.stage.to)}`);
   out.push(`status:   ${arrow(d.status.from, d.status.to)}`);
   out.push(
@@ -54,7 +59,8 @@ export function renderIterationDiff(
   );
   out.push(`tests:    ${d.tests_passed == null ? 'not run' : d.tests_passed ? 'passed' : 'failed'}`);
   out.push(`review:   ${d.review ? d.review.outcome : 'none'}`);
-  out.push(`summary:  ${shownLine(d.summary)}`);
+  // Stored as the iteration ended unless said: --recompute, a pair, or an older record.
+  out.push(`summary:  ${shownLine(d.summary)}${d.summary_stored ? '' : st.dim(' (computed now)')}`);
   out.push('');
   if (diffError) out.push(st.yellow(`(code diff unavailable: ${shownLine(diffError)})`));
   else if (!diff.trim()) out.push(st.dim('(no code changes between the two iterations)'));

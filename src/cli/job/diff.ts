@@ -23,7 +23,9 @@ export async function jobDiff(id: string, o: DiffOptions): Promise<void> {
       : locateIteration(job, o.change, o.iteration);
   const { GitVcs } = await import('../../vcs/git.js');
   // Reads the user's checkout (its .git may be a submodule's link): no workspace link to check.
-  const d = await loadIterationDiff(new GitVcs({ checkLinks: false }), job, ref, [repo.root]);
+  const d = await loadIterationDiff(new GitVcs({ checkLinks: false }), job, ref, [repo.root], {
+    recompute: o.recompute === true,
+  });
   if (o.json) return printJson(redactDeep(d));
   process.stdout.write(renderIterationDiff(d, d.diff, d.diff_error, style()) + '\n');
 }

@@ -174,10 +174,14 @@ export function registerJobRunCommands(program: Command): void {
     .option('--change <n>', 'which change, 1-based (default: the last)', (v) => Number(v))
     .option('--iteration <k>', 'which iteration of the change, 1-based (default: the last)', (v) => Number(v))
     .option(
-      '--from <c.i>',
-      'compare two iterations, any pair, across changes too: the earlier one, as change.iteration (e.g. 1.1)',
+      '--from <c.i|id>',
+      "compare two iterations, any pair, across changes too: the earlier one, as change.iteration (e.g. 1.1) or the iteration's id (ii job show lists them; a unique prefix of 4 or more will do)",
     )
-    .option('--to <c.i>', 'the other iteration of the pair (default: the last one)')
+    .option('--to <c.i|id>', 'the other iteration of the pair, either way (default: the last one)')
+    .option(
+      '--recompute',
+      'compute the summary line again from git and the snapshots instead of reading the one stored when the iteration ended (a pair of iterations, or one recorded before summaries were stored, is always computed)',
+    )
     .option(
       '--json',
       'the iteration diff as JSON (the capped code diff as a string, diff_complete false when something was left out)',

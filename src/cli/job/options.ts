@@ -70,4 +70,5 @@ export interface DiffOptions {
   from?: string;
   to?: string;
   json?: boolean;
+  recompute?: boolean;
 }

@@ -150,7 +150,7 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
       const isCurrent = isCurrentChange && k === ch.commits.length - 1;
       const review = c.review ? c.review.outcome : st.dim('no review');
       out.push(
-        `       iteration ${k + 1}  ${c.commit_id.slice(0, 10)}  ${commitColumn(c, { isCurrent, job })}  tests: ${tests(c, st)}  review: ${review}  files: ${c.files.length}`,
+        `       iteration ${k + 1}  ${c.commit_id.slice(0, 10)}  ${commitColumn(c, { isCurrent, job })}  tests: ${tests(c, st)}  review: ${review}  files: ${c.files.length}  id: ${c.id ? visibleLine(c.id) : NA}`,
       );
       if (c.review?.comments) out.push(...indent(c.review.comments, 10));
     });

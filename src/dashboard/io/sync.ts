@@ -409,6 +409,8 @@ export class DashboardSync {
         const { ts: _ts, type: _type, ...file } = e;
         s.trackFile(job.id, file);
       }
+      // An implement pass starts the next iteration: the status bar counts its files afresh.
+      if (e.type === 'agent_start' && e.purpose === 'implement') s.startIteration(job.id);
       if (e.type === 'agent_start') {
         // A new turn: what the last one decided stays in view (a verdict is
         // followed at once by the next agent's start), the rest goes.

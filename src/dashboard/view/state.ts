@@ -118,8 +118,15 @@ export interface DashboardState {
   stale: Record<string, boolean>;
   /** The live pane of each job: its agent's latest messages and tool calls, and its events. */
   live: Record<string, string[]>;
-  /** The tracker's modified files of each job, latest state per path. */
+  /** The tracker's modified files of each job, latest state per path: the job's total, what `f` lists. */
   files: Record<string, FileChange[]>;
+  /**
+   * The tracker's files of each job's current iteration, the status bar's
+   * count: emptied when its next implement pass starts (the file-tracking
+   * spec clears the set at each iteration start). A job the board has seen
+   * no pass of has none: its record's last iteration stands in.
+   */
+  iterationFiles: Record<string, FileChange[]>;
   /** Jobs' logs and test runs, loaded when a view needs them and kept fresh while loaded. */
   records: Record<string, JobRecord>;
   /** Code diffs keyed by diffKey (1-based, as ii job diff). */

@@ -35,8 +35,10 @@ export interface DashboardActions {
   setRunner(runner: RunnerState | null): void;
   setLive(jobId: string, lines: string[]): void;
   setFiles(jobId: string, files: FileChange[]): void;
-  /** One tracker report: replaces the file's previous entry. */
+  /** One tracker report: replaces the file's previous entry, in the job's files and its iteration's. */
   trackFile(jobId: string, file: FileChange): void;
+  /** A job's next iteration started (an implement pass): its iteration's files start empty. */
+  startIteration(jobId: string): void;
   setDiff(key: string, diff: CodeDiff): void;
   setRecord(jobId: string, record: JobRecord): void;
   dispatch(action: NavAction): void;
@@ -88,6 +90,7 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       stale: {},
       live: {},
       files: {},
+      iterationFiles: {},
       diffs: {},
       records: {},
       nav: initialNav(),
@@ -151,10 +154,17 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
         set({ files: { ...get().files, [jobId]: files } });
       },
       trackFile(jobId, file) {
-        const cur = (get().files[jobId] ?? []).filter((f) => f.path !== file.path);
+        const put = (list: FileChange[] | undefined) =>
+          [...(list ?? []).filter((f) => f.path !== file.path), file].sort((a, b) =>
+            a.path.localeCompare(b.path),
+          );
         set({
-          files: { ...get().files, [jobId]: [...cur, file].sort((a, b) => a.path.localeCompare(b.path)) },
+          files: { ...get().files, [jobId]: put(get().files[jobId]) },
+          iterationFiles: { ...get().iterationFiles, [jobId]: put(get().iterationFiles[jobId]) },
         });
+      },
+      startIteration(jobId) {
+        set({ iterationFiles: { ...get().iterationFiles, [jobId]: [] } });
       },
       setDiff(key, diff) {
         set({ diffs: { ...get().diffs, [key]: diff } });

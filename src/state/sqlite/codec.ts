@@ -109,6 +109,19 @@ export const plain =
     };
   };
 
+/** A text column read as never null: NULL (a row written before the column was filled) reads as ''. */
+export const text =
+  (col?: string): Spec<string> =>
+  (key) => {
+    const c = col ?? key;
+    return {
+      cols: [c],
+      read: (r) => (r[c] as string | null) ?? '',
+      json: (a) => `json_quote(COALESCE(${a}.${c}, ''))`,
+      write: { col: c, encode: (v) => v, fallback: () => '' },
+    };
+  };
+
 /** A 0/1 column as a boolean; NULL is null (a nullable flag: tests not run yet). */
 export const flag =
   <V extends boolean | null>(col?: string): Spec<V> =>

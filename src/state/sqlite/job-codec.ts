@@ -20,7 +20,7 @@ import type {
   Usage,
 } from '../../model/job.js';
 import { ZERO_USAGE } from '../../model/usage.js';
-import { dollars, flag, given, jsonArray, nested, optional, plain, stored, table } from './codec.js';
+import { dollars, flag, given, jsonArray, nested, optional, plain, stored, table, text } from './codec.js';
 
 export const REVIEW = table<JobReview>({
   outcome: plain(),
@@ -33,6 +33,8 @@ const noSnapshot = (): IterationSnapshot | null => null;
 
 /** Its review comes from the reviews table (key `review` of read()'s extra). */
 export const COMMIT = table<JobCommit, { review: JobReview | null }>({
+  // The iteration's id lives in iteration_id: commits.id would read as the commit's.
+  id: text('iteration_id'),
   commit_id: plain(),
   iteration_commit_id: plain(),
   draft_message: plain(undefined, ''),
@@ -49,6 +51,7 @@ export const COMMIT = table<JobCommit, { review: JobReview | null }>({
   feedback: plain(),
   before: stored(noSnapshot),
   after: stored(noSnapshot),
+  diff_summary: plain(),
 });
 
 /** Its commits come from the commits table, each from its kept text when it has one. */

@@ -15,7 +15,7 @@ import type { JobBrief } from '../../model/backlog.js';
 import { matchPrefix } from '../../model/prefix.js';
 import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
-import { nowIso, shortId } from '../ids.js';
+import { iterationId, nowIso, shortId } from '../ids.js';
 import type { Row } from './codec.js';
 import { NEXT_VERSION, statements, transaction } from './db.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
@@ -369,7 +369,11 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     appendCommit: (id, c) =>
       transaction(db, () => {
         const { change, commit } = currentSeqs(id);
-        const given: Partial<JobCommit> = { ...c, created_at: c.created_at ?? nowIso() };
+        const given: Partial<JobCommit> = {
+          ...c,
+          id: c.id || iterationId(),
+          created_at: c.created_at ?? nowIso(),
+        };
         given.usage = normalizeUsage(c.usage ?? ZERO_USAGE);
         // What the caller left out gets the model's default (the codec's fallback).
         const values = COMMIT.writes.map((w) => w.encode(given[w.key] ?? w.fallback()));

@@ -184,6 +184,28 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN runner_start TEXT;
   `,
+  // 17: the iteration-history spec's iteration entry. Each iteration gets its
+  // own stable id (iteration_id: commit_id changes when the commit stage
+  // rewrites it), given here to the ones already recorded; its diff summary
+  // is stored when it ends (diff_summary, NULL for older ones: computed on
+  // request). Each file of an iteration gains abs_path (the file-tracking
+  // spec's FileChange.AbsPath): the job's workspace joined with the path
+  // where it is known, else null. The listing texts change shape.
+  `
+  ALTER TABLE commits ADD COLUMN iteration_id TEXT;
+  UPDATE commits SET iteration_id = lower(hex(randomblob(6)));
+  CREATE UNIQUE INDEX commits_iteration_id ON commits(job_id, iteration_id);
+  ALTER TABLE commits ADD COLUMN diff_summary TEXT;
+  UPDATE commits SET files = (
+    SELECT json_group_array(json_set(f.value, '$.abs_path',
+      (SELECT CASE WHEN j.workspace_path IS NULL OR j.workspace_path = '' THEN NULL
+                   ELSE rtrim(j.workspace_path, '/') || '/' || json_extract(f.value, '$.path') END
+       FROM jobs j WHERE j.id = commits.job_id)))
+    FROM json_each(commits.files) f
+  ) WHERE json_valid(files) AND json_type(files) = 'array' AND json_array_length(files) > 0;
+  UPDATE commits SET list_json = NULL;
+  UPDATE jobs SET list_json = NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
