@@ -253,9 +253,9 @@ export interface ProcessGroupStore {
 }
 
 export interface RunnerStore {
-  /** Records a backlog runner that has just started. */
+  /** Records a backlog runner that has just started (lands: ii run --land; absent, it does not). */
   register(
-    input: Pick<BacklogRunnerRecord, 'repo' | 'pid' | 'host' | 'slots' | 'watch'>,
+    input: Pick<BacklogRunnerRecord, 'repo' | 'pid' | 'host' | 'slots' | 'watch'> & { lands?: boolean },
   ): BacklogRunnerRecord;
   get(id: number): BacklogRunnerRecord | null;
   /** The repository's recorded runners, oldest first (dead ones too: runnerAlive tells). */

@@ -4,6 +4,7 @@ import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/backlog.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
+import { runnerAlive, runnersLand } from '../../model/runner.js';
 import type { Todo } from '../../model/todo.js';
 import type { StateStore } from '../../state/api.js';
 import { redactDeep } from '../../text/redact.js';
@@ -61,9 +62,13 @@ export async function todoReopen(id: string): Promise<void> {
 function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[]): Backlog {
   const maxAttempts = loadConfig(repo.root).run['max-attempts'];
   const now = Date.now();
+  // Decided as the running ii run decides (as the board does): under one
+  // that lands, a todo waits for its deps to land.
+  const lands = runnersLand(store.runners.list(repo.slug).filter((r) => runnerAlive(r, now, localProbe)));
   return backlog(todos, store.jobs.briefs(repo.slug), {
     maxAttempts,
     isStale: (j) => isStale(j, now, localProbe),
+    ...(lands ? { depsLanded: true } : {}),
   });
 }
 

@@ -184,6 +184,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE jobs ADD COLUMN runner_start TEXT;
   `,
+  // 17: whether a backlog runner lands as it goes (ii run --land), so the
+  // board decides readiness as that runner does: under a landing runner a
+  // todo whose dep completed but has not landed waits (model/backlog.ts).
+  `
+  ALTER TABLE runners ADD COLUMN lands INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
