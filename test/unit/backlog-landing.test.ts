@@ -69,14 +69,26 @@ it('a todo whose dep completed unlanded waits for it under a landing runner, and
   expect([loose.ready, loose.blocked]).toEqual([1, 0]);
 
   // Once the dep lands, nothing is left to say, whoever runs.
-  fx.state.jobs.setLanded(dep.id, { onto: 'main', commit: 'c'.repeat(40), at: new Date().toISOString(), tested: true });
+  fx.state.jobs.setLanded(dep.id, {
+    onto: 'main',
+    commit: 'c'.repeat(40),
+    at: new Date().toISOString(),
+    tested: true,
+  });
   fx.sync.refreshJobs();
   expect(backlogCards(fx)[0]!.detail).toBe(`ready · p2 task · ${next.id}`);
 });
 
 it('a landing runner recorded by the store says so; one registered without --land does not', () => {
   fx = dashFixture();
-  const a = fx.state.runners.register({ repo: REPO, pid: 1, host: 'here', slots: 2, watch: false, lands: true });
+  const a = fx.state.runners.register({
+    repo: REPO,
+    pid: 1,
+    host: 'here',
+    slots: 2,
+    watch: false,
+    lands: true,
+  });
   const b = fx.state.runners.register({ repo: REPO, pid: 2, host: 'here', slots: 2, watch: false });
   expect(fx.state.runners.get(a.id)?.lands).toBe(true);
   expect(fx.state.runners.get(b.id)?.lands).toBe(false);

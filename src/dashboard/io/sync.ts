@@ -273,6 +273,11 @@ export class DashboardSync {
     for (const j of changed) this.readLogs(j);
   }
 
+  /** [run] max-attempts as the board decides by it (its default until the config is read). */
+  get maxAttemptsNow(): number {
+    return this.maxAttempts;
+  }
+
   /** [run] max-attempts, once the config is read: the Backlog column is rebuilt by it. */
   setMaxAttempts(n: number): void {
     this.maxAttempts = n;
