@@ -22,6 +22,8 @@ export interface JobBrief {
   iteration: number;
   /** Completed with commits that were never landed (ii job land): its work is not on the branch yet. */
   unlanded: boolean;
+  /** Made at least one commit (iteration) in any of its changes. */
+  committed: boolean;
 }
 
 /**

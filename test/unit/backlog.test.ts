@@ -37,6 +37,7 @@ const job = (
   cost: 0,
   iteration: 0,
   unlanded,
+  committed: unlanded,
 });
 const OPTS = { maxAttempts: 2 };
 

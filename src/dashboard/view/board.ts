@@ -13,6 +13,7 @@ import {
   jobColumn,
 } from '../../model/derive.js';
 import type { Blocker } from '../../model/backlog.js';
+import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
 import type { Todo } from '../../model/todo.js';
 import type { BoardLevel, DashboardState, Mark } from './state.js';
@@ -90,7 +91,10 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
       ? `${job.stage}${ch ? ` · c${job.changes.length} i${iterationCount(ch)}` : ''}`
       : job.status === 'failed'
         ? reasonLine(job)
-        : (landing ?? count(job.changes.length, 'change'));
+        : // Completed having made nothing: its todo is done, but nothing was made (nor is there anything to land).
+          completedWithoutCommits(job)
+          ? `done · ${NO_CHANGES}`
+          : (landing ?? count(job.changes.length, 'change'));
   const tone: Tone = stale
     ? 'warn'
     : job.status === 'failed' || job.landing?.state === 'refused'

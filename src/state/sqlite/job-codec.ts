@@ -126,4 +126,5 @@ export const BRIEF = table<JobBrief>({
   cost: dollars('cost_micros'),
   iteration: plain(),
   unlanded: flag(),
+  committed: flag(),
 });
