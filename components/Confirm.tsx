@@ -4,6 +4,8 @@ import { paint } from './tone.js';
 
 export interface ConfirmProps {
   prompt: string;
+  /** Answers beyond y/n the question offers (keymap.ts extraAnswers), each on a line of its own. */
+  extras?: { key: string; answer: string }[];
   width: number;
   color: boolean;
 }
@@ -22,11 +24,17 @@ function promptLines(prompt: string, width: number): string[] {
   return wrapClamp(`${prompt}${ANSWER}`, Math.max(10, boxWidth(width) - FRAME), MAX_LINES);
 }
 
+/** An extra answer's line, cut to the box (its key comes first, so it is never lost). */
+function extraLine(x: { key: string; answer: string }, width: number): string {
+  return wrapClamp(`${x.key} ${x.answer}`, Math.max(10, boxWidth(width) - FRAME), 1)[0] ?? x.key;
+}
+
 /** Rows the confirmation takes at a screen width (the board gives them up). */
-export const confirmHeight = (prompt: string, width: number): number => promptLines(prompt, width).length + 2;
+export const confirmHeight = (prompt: string, width: number, extras = 0): number =>
+  promptLines(prompt, width).length + extras + 2;
 
 /** A y/n question that takes the keys until answered; a long one wraps rather than losing its end. */
-export function Confirm({ prompt, width, color }: ConfirmProps) {
+export function Confirm({ prompt, extras = [], width, color }: ConfirmProps) {
   const lines = promptLines(prompt, width);
   const last = lines.at(-1) ?? '';
   // The answer keys are drawn bold where the wrapped text put them.
@@ -51,6 +59,12 @@ export function Confirm({ prompt, width, color }: ConfirmProps) {
           </>
         ) : null}
       </Text>
+      {extras.map((x) => (
+        <Text key={x.key}>
+          <Text bold>{x.key}</Text>
+          {extraLine(x, width).slice(x.key.length)}
+        </Text>
+      ))}
     </Box>
   );
 }

@@ -12,7 +12,7 @@ import {
   selectedJob,
   type ColumnData,
 } from '../src/dashboard/view/board.js';
-import { keyHints, modeOf, type Hint } from '../src/dashboard/view/keymap.js';
+import { extraAnswers, keyHints, modeOf, type Hint } from '../src/dashboard/view/keymap.js';
 import { diffKey, iterationLabel } from '../src/dashboard/view/state.js';
 import type { DashboardStore } from '../src/dashboard/view/store.js';
 import { commitOutcome, currentCommit, recordedFiles } from '../src/model/derive.js';
@@ -63,7 +63,12 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
   const mode = useStore(store, modeOf);
   useInput((input, key) => actions.key(input, key));
 
-  const confirmH = nav.confirm ? confirmHeight(nav.confirm.prompt, width) : nav.form ? TODO_FORM_HEIGHT : 0;
+  const extras = nav.confirm ? extraAnswers(nav.confirm.kind) : [];
+  const confirmH = nav.confirm
+    ? confirmHeight(nav.confirm.prompt, width, extras.length)
+    : nav.form
+      ? TODO_FORM_HEIGHT
+      : 0;
   const bodyH = Math.max(3, height - 1 - STATUS_HEIGHT - confirmH);
   return (
     <Box flexDirection="column" width={width} height={height}>
@@ -75,7 +80,9 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
           <LevelBody store={store} width={width} height={bodyH} />
         )}
       </Box>
-      {nav.confirm ? <Confirm prompt={nav.confirm.prompt} width={width} color={color} /> : null}
+      {nav.confirm ? (
+        <Confirm prompt={nav.confirm.prompt} extras={extras} width={width} color={color} />
+      ) : null}
       {!nav.confirm && nav.form ? <TodoForm form={nav.form} width={width} color={color} /> : null}
       <Status store={store} width={width} hints={keyHints(mode, nav.level)} />
     </Box>

@@ -29,10 +29,17 @@ export async function abandonJob(
     probe: StaleProbe;
     finishSession: (sessionId: string) => Promise<void>;
     now?: number;
+    /**
+     * Close the job's todo too, so no runner starts it again. Closed before
+     * the job ends: its end reopens a todo only while it is in progress, so
+     * the todo is never open in between for a runner to take.
+     */
+    closeTodo?: boolean;
   },
 ): Promise<AbandonResult> {
   if (job.status !== 'active')
     throw new UserError(`job ${job.id} is already ${job.status}: nothing to abandon.`);
+  if (opts.closeTodo) store.todos.close(job.repo, job.todo_id, { whileHeld: true });
   const reason = opts.reason ?? 'abandoned on request';
   // Stale, or its pid now names another process (reused): its runner is gone.
   if (!isStale(job, opts.now ?? Date.now(), opts.probe) && !runnerGoneIn(store, job))

@@ -22,6 +22,8 @@ export interface JobBrief {
   iteration: number;
   /** Completed with commits that were never landed (ii job land): its work is not on the branch yet. */
   unlanded: boolean;
+  /** Made at least one commit (iteration) in any of its changes. */
+  committed: boolean;
 }
 
 /**
@@ -47,6 +49,13 @@ export interface Backlog {
   ready: Todo[];
   /** Open todos that cannot, in run order, each with what holds it back. */
   blocked: BlockedTodo[];
+  /**
+   * Ready todos (by id) with deps that are done but not landed, those deps'
+   * ids: ready when deps need not land first (depsLanded unset), but a job
+   * started now would not see the deps' work on the branch, which a person
+   * should know. Only todos that have some are keys.
+   */
+  unlanded: Record<string, string[]>;
 }
 
 export interface BacklogOptions {
@@ -57,6 +66,8 @@ export interface BacklogOptions {
   /**
    * A dep counts as done only once its commits landed (ii run --land): a
    * dependent job starts from the branch, so it would not see them before.
+   * The one readiness rule for ii run and the board: the board passes what
+   * the live runners do (model/runner.ts runnersLand).
    */
   depsLanded?: boolean;
 }
@@ -130,6 +141,11 @@ function blockersIndexed(
   return out;
 }
 
+/** The todo's deps that are done but whose work is not on the branch yet. */
+function unlandedDeps(todo: Todo, byId: ReadonlyMap<string, Todo>, jobs: JobsByTodo): string[] {
+  return todo.deps.filter((d) => byId.get(d)?.status === 'done' && !landed(jobs.get(d) ?? NONE));
+}
+
 /** Whether a done todo's work is on the branch: no completed job of it left commits unlanded. */
 function landed(jobs: readonly JobBrief[]): boolean {
   let completed = false;
@@ -162,13 +178,18 @@ export function backlog(todos: readonly Todo[], jobs: readonly JobBrief[], o: Ba
   const byTodo = jobsByTodo(jobs);
   const ready: Todo[] = [];
   const blocked: BlockedTodo[] = [];
+  const unlanded: Record<string, string[]> = {};
   for (const t of [...todos].sort(byRunOrder)) {
     if (t.status !== 'open') continue;
     const blockers = blockersIndexed(t, byId, byTodo, o);
-    if (blockers.length === 0) ready.push(t);
-    else blocked.push({ todo: t, blockers });
+    if (blockers.length === 0) {
+      ready.push(t);
+      // Under depsLanded these are blockers, so a ready todo has none.
+      const waiting = t.deps.length && !o.depsLanded ? unlandedDeps(t, byId, byTodo) : [];
+      if (waiting.length) unlanded[t.id] = waiting;
+    } else blocked.push({ todo: t, blockers });
   }
-  return { ready, blocked };
+  return { ready, blocked, unlanded };
 }
 
 /** One blocker as a line: what it is and what to do about it. */

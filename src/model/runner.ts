@@ -15,6 +15,8 @@ export interface BacklogRunnerRecord {
   heartbeat_at: string;
   /** Todos it has started a job runner for that has not claimed yet: no other run starts one for them. */
   starting: string[];
+  /** Started with --land: lands each job as it completes, so a todo waits for its deps to land. */
+  lands: boolean;
 }
 
 /** A runner whose process is gone (same host: its pid; elsewhere: no heartbeat for this long) is not running. */
@@ -29,4 +31,15 @@ export function runnerAlive(
   if (r.host === probe.host) return probe.pidAlive(r.pid);
   const beat = Date.parse(r.heartbeat_at);
   return Number.isFinite(beat) && now - beat <= RUNNER_STALE_AFTER_MS;
+}
+
+/**
+ * Whether the backlog is run landing (BacklogOptions.depsLanded) by the live
+ * runners: true when every one lands (a dependent waits for its deps'
+ * landing), false when one does not (that one starts a todo once its deps
+ * completed), null when none runs (nothing decides yet: the board shows a
+ * todo ready, saying which of its deps have not landed).
+ */
+export function runnersLand(live: readonly Pick<BacklogRunnerRecord, 'lands'>[]): boolean | null {
+  return live.length ? live.every((r) => r.lands) : null;
 }

@@ -43,8 +43,12 @@ export interface TodoStore {
   create(repo: string, input: NewTodo): Todo;
   /** Refuses an unknown dep and a dep cycle (naming it) with a UserError; changes nothing then. */
   update(repo: string, idOrPrefix: string, patch: TodoPatch): Todo;
-  /** Closed todos never run; refused while a job holds the todo. */
-  close(repo: string, idOrPrefix: string): Todo;
+  /**
+   * Closed todos never run; refused while a job holds the todo, unless
+   * `whileHeld` (abandoning that job and closing its todo: the job's end then
+   * leaves it closed, where it reopens a todo still in progress).
+   */
+  close(repo: string, idOrPrefix: string, o?: { whileHeld?: boolean }): Todo;
   /** Open again with a fresh count of attempts ([run] max-attempts); refused while a job holds it. */
   reopen(repo: string, idOrPrefix: string): Todo;
   list(repo: string, filter?: { status?: TodoStatus }): Todo[];
@@ -254,9 +258,9 @@ export interface ProcessGroupStore {
 }
 
 export interface RunnerStore {
-  /** Records a backlog runner that has just started. */
+  /** Records a backlog runner that has just started (lands: ii run --land; absent, it does not). */
   register(
-    input: Pick<BacklogRunnerRecord, 'repo' | 'pid' | 'host' | 'slots' | 'watch'>,
+    input: Pick<BacklogRunnerRecord, 'repo' | 'pid' | 'host' | 'slots' | 'watch'> & { lands?: boolean },
   ): BacklogRunnerRecord;
   get(id: number): BacklogRunnerRecord | null;
   /** The repository's recorded runners, oldest first (dead ones too: runnerAlive tells). */

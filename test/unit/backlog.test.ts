@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backlog, claimRefusal, depCycle, describeBlocker, type JobBrief } from '../../src/model/backlog.js';
+import { runnersLand } from '../../src/model/runner.js';
 import type { Todo } from '../../src/model/todo.js';
 
 const todo = (id: string, o: Partial<Todo> = {}): Todo => ({
@@ -36,6 +37,7 @@ const job = (
   cost: 0,
   iteration: 0,
   unlanded,
+  committed: unlanded,
 });
 const OPTS = { maxAttempts: 2 };
 
@@ -122,8 +124,12 @@ describe('backlog readiness', () => {
     expect(claimRefusal('x', todos, jobs, { ...OPTS, depsLanded: true, mode: 'ready' })).toContain(
       'not landed yet',
     );
-    // Without it (ii run, ii todo list) completing is enough.
-    expect(backlog(todos, jobs, OPTS).ready.map((t) => t.id)).toEqual(['x', 'y', 'z']);
+    expect(strict.unlanded).toEqual({});
+    // Without it (ii run, ii todo list) completing is enough, and the
+    // backlog says which ready todo's deps have not landed (the board shows it).
+    const loose = backlog(todos, jobs, OPTS);
+    expect(loose.ready.map((t) => t.id)).toEqual(['x', 'y', 'z']);
+    expect(loose.unlanded).toEqual({ x: ['a'] });
     // Landed later: ready.
     const later = jobs.map((j) => (j.id === 'j2' ? { ...j, unlanded: false } : j));
     expect(backlog(todos, later, { ...OPTS, depsLanded: true }).ready.map((t) => t.id)).toEqual([
@@ -153,6 +159,15 @@ describe('backlog readiness', () => {
     expect(b.blocked[0]!.blockers.map(describeBlocker)).toEqual([
       'held by job j1, whose runner is gone: ii job retry j1 runs it again',
     ]);
+  });
+});
+
+describe('whether the live runners land', () => {
+  it('lands only when every live runner does; null when none runs', () => {
+    expect(runnersLand([])).toBeNull();
+    expect(runnersLand([{ lands: true }])).toBe(true);
+    // One that does not land starts a todo whose deps completed: it is ready.
+    expect(runnersLand([{ lands: true }, { lands: false }])).toBe(false);
   });
 });
 

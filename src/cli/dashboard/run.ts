@@ -84,6 +84,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     state,
     dash,
     repoRoot: repo?.root ?? null,
+    maxAttempts: () => sync.maxAttemptsNow,
     onChanged: () => sync.refreshJobs(),
     quit: () => quit(),
     suspend: (fn) => {

@@ -75,6 +75,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       host: hostname(),
       slots,
       watch: o.watch === true,
+      // The board decides readiness as this run does (model/backlog.ts depsLanded).
+      lands: o.land === true,
     });
     let slotsSeen = slots;
     let beatAt = Date.now();

@@ -4,6 +4,8 @@ import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/backlog.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
+import { runnerAlive, runnersLand } from '../../model/runner.js';
+import { doneWithoutChanges, todoStatusWords } from '../../model/todo-outcome.js';
 import type { Todo } from '../../model/todo.js';
 import type { StateStore } from '../../state/api.js';
 import { redactDeep } from '../../text/redact.js';
@@ -57,14 +59,20 @@ export async function todoReopen(id: string): Promise<void> {
   );
 }
 
-/** The repository's backlog, with [run] max-attempts from its config. */
-function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[]): Backlog {
+/** The repository's backlog, with [run] max-attempts from its config; and its done todos that made nothing. */
+function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[]): Backlog & { empty: Set<string> } {
   const maxAttempts = loadConfig(repo.root).run['max-attempts'];
   const now = Date.now();
-  return backlog(todos, store.jobs.briefs(repo.slug), {
+  const briefs = store.jobs.briefs(repo.slug);
+  // Decided as the running ii run decides (as the board does): under one
+  // that lands, a todo waits for its deps to land.
+  const lands = runnersLand(store.runners.list(repo.slug).filter((r) => runnerAlive(r, now, localProbe)));
+  const plan = backlog(todos, briefs, {
     maxAttempts,
     isStale: (j) => isStale(j, now, localProbe),
+    ...(lands ? { depsLanded: true } : {}),
   });
+  return { ...plan, empty: doneWithoutChanges(todos, briefs) };
 }
 
 export async function todoList(o: TodoListOptions): Promise<void> {
@@ -100,7 +108,7 @@ export async function todoList(o: TodoListOptions): Promise<void> {
     short(t.id),
     `P${t.priority}`,
     t.type,
-    blocked.has(t.id) ? st.yellow('blocked') : t.status,
+    blocked.has(t.id) ? st.yellow('blocked') : todoStatusWords(t, plan.empty.has(t.id)),
     age(t.created_at),
     shownLine(t.title),
   ]);
@@ -116,12 +124,13 @@ export async function todoList(o: TodoListOptions): Promise<void> {
 
 export async function todoShow(id: string, o: TodoShowOptions): Promise<void> {
   const repo = currentRepo();
-  const { t, blockers, titles } = await withStore((s) => {
+  const { t, empty, blockers, titles } = await withStore((s) => {
     const t = s.todos.resolve(repo.slug, id);
     const all = s.todos.list(repo.slug);
     const plan = backlogOf(s, repo, all);
     return {
       t,
+      empty: plan.empty.has(t.id),
       blockers: plan.blocked.find((b) => b.todo.id === t.id)?.blockers ?? [],
       titles: new Map(all.map((x) => [x.id, x])),
     };
@@ -133,7 +142,7 @@ export async function todoShow(id: string, o: TodoShowOptions): Promise<void> {
   });
   const lines = [
     `todo ${t.id}: ${shownLine(t.title)}`,
-    `  status:   ${t.status}${blockers.length ? ' (blocked)' : ''}`,
+    `  status:   ${todoStatusWords(t, empty)}${blockers.length ? ' (blocked)' : ''}`,
     `  type:     ${t.type}`,
     `  priority: P${t.priority}`,
     `  deps:     ${deps.length ? deps.join('\n            ') : 'none'}`,

@@ -17,6 +17,10 @@ import { join } from 'node:path';
 import { blockerWords, selectedTodo } from '../view/board.js';
 import { formError, formTodo, FIELD_PROMPTS } from '../view/todo-form.js';
 import type { Todo } from '../../model/todo.js';
+import type { Job } from '../../model/job.js';
+import { blockersOf } from '../../model/backlog.js';
+import { runnerAlive, runnersLand } from '../../model/runner.js';
+import { abandonFate, retryFate, retryRefusal } from '../view/todo-fate.js';
 import { landable, landPlan } from '../../job/land-plan.js';
 import { count } from '../view/count.js';
 import { shownLine } from '../../text/shown.js';
@@ -57,6 +61,8 @@ export interface ActionDeps {
    * drawn again): how `e` runs $EDITOR. Absent where there is no terminal to give.
    */
   suspend?: (fn: () => void) => void;
+  /** [run] max-attempts as the board knows it (what the abandon question counts); 2 until read. */
+  maxAttempts?: () => number;
   /** Called after something the sync should pick up at once (the store changed in this process). */
   onChanged?: () => void;
   quit: () => void;
@@ -137,19 +143,23 @@ export function createActions(d: ActionDeps): Actions {
   const changed = () => d.onChanged?.();
 
   const actions: Actions = {
-    async abandon(jobId) {
+    async abandon(jobId, o = {}) {
       const job = d.state.jobs.get(jobId);
       if (!job) return say(`job ${jobId} is gone`);
       try {
         const r = await abandonJob(d.state, d.state.dir, job, {
-          reason: 'abandoned from the dashboard',
+          reason: `abandoned from the dashboard${o.closeTodo ? ', its todo closed' : ''}`,
           probe,
           finishSession: d.finishSession ?? releaseSession(d.state),
+          ...(o.closeTodo ? { closeTodo: true } : {}),
         });
+        const closed = o.closeTodo
+          ? `; todo ${job.todo_id} closed (ii todo reopen ${job.todo_id} brings it back)`
+          : '';
         say(
           r.kind === 'requested'
-            ? `abandon requested for ${jobId.slice(0, 7)}; its runner stops it`
-            : `abandoned stale job ${jobId.slice(0, 7)}: ${describeCleanup(r.cleanup)}`,
+            ? `abandon requested for ${jobId.slice(0, 7)}; its runner stops it${closed}`
+            : `abandoned stale job ${jobId.slice(0, 7)}: ${describeCleanup(r.cleanup)}${closed}`,
         );
       } catch (err) {
         say(errText(err));
@@ -344,7 +354,7 @@ export function createActions(d: ActionDeps): Actions {
       // A message stays until the next key, then the key hints come back.
       if (s.message) s.setMessage(null);
       const mode = modeOf(s);
-      const b = bindingFor(mode, keyName(input, key), s.nav.level);
+      const b = bindingFor(mode, keyName(input, key), s.nav.level, s.nav.confirm?.kind);
       if (!b) {
         if (mode === 'filter' && input && !key.ctrl && !key.meta)
           s.dispatch({ type: 'filterInput', text: input });
@@ -387,8 +397,18 @@ export function createActions(d: ActionDeps): Actions {
         const stale = s.stale[job.id] ? ' (its runner is gone: it is cleaned up here)' : '';
         return s.dispatch({
           type: 'confirm',
-          confirm: { kind: 'abandon', id: job.id, prompt: `Abandon job ${job.id.slice(0, 7)}${stale}?` },
+          confirm: {
+            kind: 'abandon',
+            id: job.id,
+            prompt: `Abandon job ${job.id.slice(0, 7)}${stale}? ${todoAfterAbandon(job)}`.trimEnd(),
+          },
         });
+      }
+      case 'abandonClose': {
+        const c = s.nav.confirm;
+        s.dispatch({ type: 'closeConfirm' });
+        if (c?.kind === 'abandon') void actions.abandon(c.id, { closeTodo: true });
+        return;
       }
       case 'yes': {
         const c = s.nav.confirm;
@@ -474,12 +494,16 @@ export function createActions(d: ActionDeps): Actions {
         if (!job) return s.setMessage('no job selected');
         // A running job is refused at once (retry says why); anything else starts a new job, so it asks first.
         if (job.status === 'active' && !s.stale[job.id]) return actions.retry(job.id);
+        const todo = d.state.todos.get(job.repo, job.todo_id) ?? undefined;
+        const refused = retryRefusal(todo, job.todo_id);
+        if (refused) return s.setMessage(refused);
+        const fate = todo ? retryFate(todo) : null;
         return s.dispatch({
           type: 'confirm',
           confirm: {
             kind: 'retry',
             id: job.id,
-            prompt: `Retry job ${job.id.slice(0, 7)} as a new job${s.stale[job.id] ? ' (the stale one is ended first)' : ''}?`,
+            prompt: `Retry job ${job.id.slice(0, 7)} as a new job${s.stale[job.id] ? ' (the stale one is ended first)' : ''}?${fate ? ` ${fate}` : ''}`,
           },
         });
       }
@@ -559,6 +583,32 @@ export function createActions(d: ActionDeps): Actions {
         const unhandled: never = a;
         throw new Error(`no handler for ${String(unhandled)}`);
       }
+    }
+  }
+
+  /**
+   * What abandoning `job` does to its todo, for the question: the backlog's
+   * rule (model/backlog.ts) applied as if the job had ended, under the
+   * repository's live runners, which start the todo again if it is ready.
+   */
+  function todoAfterAbandon(job: Job): string {
+    try {
+      const todos = d.state.todos.list(job.repo);
+      const todo = todos.find((t) => t.id === job.todo_id);
+      if (!todo) return '';
+      const now = Date.now();
+      const live = d.state.runners.list(job.repo).filter((r) => runnerAlive(r, now, probe));
+      const briefs = d.state.jobs
+        .briefs(job.repo)
+        .map((b) => (b.id === job.id ? { ...b, status: 'abandoned' as const } : b));
+      const blockers = blockersOf({ ...todo, status: 'open' }, new Map(todos.map((t) => [t.id, t])), briefs, {
+        maxAttempts: d.maxAttempts?.() ?? 2,
+        isStale: (b) => isStale(b, now, probe),
+        ...(runnersLand(live) ? { depsLanded: true } : {}),
+      });
+      return abandonFate({ todo, blockers, runner: live.length > 0 });
+    } catch {
+      return ''; // a busy store: the question goes without it
     }
   }
 

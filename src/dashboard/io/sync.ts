@@ -10,7 +10,7 @@ import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { backlog } from '../../model/backlog.js';
 import { isStale } from '../../model/derive.js';
-import { runnerAlive } from '../../model/runner.js';
+import { runnerAlive, runnersLand } from '../../model/runner.js';
 import type { Job } from '../../model/job.js';
 import type { Todo } from '../../model/todo.js';
 import { localProbe } from '../../proc/alive.js';
@@ -273,6 +273,11 @@ export class DashboardSync {
     for (const j of changed) this.readLogs(j);
   }
 
+  /** [run] max-attempts as the board decides by it (its default until the config is read). */
+  get maxAttemptsNow(): number {
+    return this.maxAttempts;
+  }
+
   /** [run] max-attempts, once the config is read: the Backlog column is rebuilt by it. */
   setMaxAttempts(n: number): void {
     this.maxAttempts = n;
@@ -289,14 +294,19 @@ export class DashboardSync {
     const { repo, jobs, stale } = this.dash.getState();
     if (!repo) return;
     const stamp = this.state.todos.stamp(repo);
-    let key = stamp;
-    for (const j of jobs) if (j.repo === repo) key += `|${j.id}:${j.status}${stale[j.id] ? '!' : ''}`;
-    this.refreshRunner(repo);
+    // Whether the live runners land decides whether an unlanded dep blocks:
+    // the board decides as the runner that will start the todo does.
+    const lands = this.refreshRunner(repo);
+    let key = `${stamp}|lands:${lands}`;
+    // A landing (landed) makes a dependent ready under a landing runner.
+    for (const j of jobs)
+      if (j.repo === repo) key += `|${j.id}:${j.status}${j.landed ? 'L' : ''}${stale[j.id] ? '!' : ''}`;
     if (key === this.backlogKey) return;
     this.backlogKey = key;
     const plan = backlog(this.readTodos(repo, stamp), this.state.jobs.briefs(repo), {
       maxAttempts: this.maxAttempts,
       isStale: (j) => stale[j.id] === true,
+      ...(lands ? { depsLanded: true } : {}),
     });
     this.dash.getState().setBacklog(plan);
   }
@@ -363,18 +373,22 @@ export class DashboardSync {
   }
 
   /** The repository's live backlog runners (a dead one's record is left for its next start to ignore). */
-  private refreshRunner(repo: string): void {
+  /** Reads the live backlog runners into the store; whether they land (runnersLand), null when none runs. */
+  private refreshRunner(repo: string): boolean | null {
     const now = Date.now();
     const live = this.state.runners.list(repo).filter((r) => runnerAlive(r, now, this.probe));
+    const lands = runnersLand(live);
     this.dash.getState().setRunner(
       live.length
         ? {
             ids: live.map((r) => r.id),
             localPids: live.filter((r) => r.host === this.probe.host).map((r) => r.pid),
             slots: Math.max(...live.map((r) => r.slots)),
+            lands: lands === true,
           }
         : null,
     );
+    return lands;
   }
 
   /** Reads what was appended to a job's event log and latest transcript, and updates its pane and files. */

@@ -4,7 +4,8 @@ import type { KeyPress } from './keymap.js';
 import type { IterationId } from './state.js';
 
 export interface Actions {
-  abandon(jobId: string): Promise<void>;
+  /** Abandons a job; closeTodo: its todo is closed too, so no runner starts it again. */
+  abandon(jobId: string, o?: { closeTodo?: boolean }): Promise<void>;
   retry(jobId: string): void;
   /** Asks whether to land a completed job, saying where, which commits and whether the tests run. */
   askLand(jobId: string): Promise<void>;

@@ -13,6 +13,7 @@ import {
   jobColumn,
 } from '../../model/derive.js';
 import type { Blocker } from '../../model/backlog.js';
+import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
 import type { Todo } from '../../model/todo.js';
 import type { BoardLevel, DashboardState, Mark } from './state.js';
@@ -90,7 +91,10 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
       ? `${job.stage}${ch ? ` · c${job.changes.length} i${iterationCount(ch)}` : ''}`
       : job.status === 'failed'
         ? reasonLine(job)
-        : (landing ?? count(job.changes.length, 'change'));
+        : // Completed having made nothing: its todo is done, but nothing was made (nor is there anything to land).
+          completedWithoutCommits(job)
+          ? `done · ${NO_CHANGES}`
+          : (landing ?? count(job.changes.length, 'change'));
   const tone: Tone = stale
     ? 'warn'
     : job.status === 'failed' || job.landing?.state === 'refused'
@@ -124,7 +128,9 @@ export const TODO_KEY = 'todo:';
 export function blockerWords(b: Blocker): string {
   switch (b.kind) {
     case 'dep':
-      return `waits for ${b.dep_id} (${b.state === 'in_progress' ? 'in progress' : b.state === 'unlanded' ? 'to land' : b.state})`;
+      return b.state === 'unlanded'
+        ? `waits for ${b.dep_id} to land`
+        : `waits for ${b.dep_id} (${b.state === 'in_progress' ? 'in progress' : b.state})`;
     case 'job':
       return b.stale ? `held by stale job ${b.job_id.slice(0, 7)}` : `held by job ${b.job_id.slice(0, 7)}`;
     case 'attempts':
@@ -132,17 +138,27 @@ export function blockerWords(b: Blocker): string {
   }
 }
 
-export function todoCard(todo: Todo, blockers: Blocker[] | null): CardData {
+/**
+ * A ready todo's deps that completed but have not landed, in a few words: no
+ * runner that lands runs, so it is ready, but a job started now would not
+ * see their work on the branch (under ii run --land it waits for them).
+ */
+export function unlandedWords(deps: readonly string[]): string {
+  return deps.length === 1 ? `${deps[0]} not landed` : `deps ${deps.join(', ')} not landed`;
+}
+
+export function todoCard(todo: Todo, blockers: Blocker[] | null, unlanded: readonly string[] = []): CardData {
   const what = `p${todo.priority} ${todo.type} · ${todo.id}`;
+  const note = unlanded.length ? ` · ${unlandedWords(unlanded)}` : '';
   return {
     key: `${TODO_KEY}${todo.id}`,
     title: shownLine(todo.title),
     detail: blockers
       ? `blocked: ${blockers.map((b) => shownLine(blockerWords(b))).join('; ')}`
-      : `ready · ${what}`,
+      : `ready${note} · ${what}`,
     tone: blockers ? 'dim' : null,
     stale: false,
-    version: `${todo.updated_at}|${blockers ? blockers.map(blockerWords).join(';') : ''}`,
+    version: `${todo.updated_at}|${blockers ? blockers.map(blockerWords).join(';') : ''}|${note}`,
   };
 }
 
@@ -153,7 +169,7 @@ function buildBacklog(s: DashboardState): ColumnData {
   return {
     title: BACKLOG,
     cards: [
-      ...s.backlog.ready.filter(keep).map((t) => todoCard(t, null)),
+      ...s.backlog.ready.filter(keep).map((t) => todoCard(t, null, s.backlog.unlanded?.[t.id])),
       ...s.backlog.blocked.filter((b) => keep(b.todo)).map((b) => todoCard(b.todo, b.blockers)),
     ],
   };

@@ -1,6 +1,6 @@
 // The keymap as data: one table drives the input handler and the `?` help
 // overlay (and the README's key table), so they never drift apart.
-import type { DashboardState, Level } from './state.js';
+import type { Confirm, DashboardState, Level } from './state.js';
 
 /** Who has the keys: a modal above the board takes them while it is open. */
 export type Mode = 'board' | 'detail' | 'overlay' | 'confirm' | 'filter' | 'form';
@@ -13,6 +13,7 @@ export type ActionName =
   | 'drill'
   | 'back'
   | 'abandon'
+  | 'abandonClose'
   | 'retry'
   | 'logs'
   | 'diff'
@@ -75,6 +76,10 @@ export interface Binding {
   levels?: Level[];
   /** Its hint stays when the hints are cut to fit the width (the way out, and where the rest are). */
   keep?: boolean;
+  /** The questions it answers, when not all: an answer only some questions offer (shown in them). */
+  confirms?: Confirm['kind'][];
+  /** What the answer does, as the question shows it beside its key (with `confirms`). */
+  answer?: string;
 }
 
 const BOARD: Mode[] = ['board'];
@@ -299,6 +304,15 @@ export const KEYMAP: readonly Binding[] = [
   { keys: ['y'], description: 'yes', action: 'yes', group: 'answer', when: ['confirm'] },
   { keys: ['n', 'esc'], description: 'no', action: 'no', group: 'answer', when: ['confirm'] },
   {
+    keys: ['x'],
+    description: 'in the abandon question: abandon it and close its todo, so no runner starts it',
+    action: 'abandonClose',
+    group: 'answer',
+    when: ['confirm'],
+    confirms: ['abandon'],
+    answer: 'abandon and close the todo',
+  },
+  {
     keys: ['enter'],
     description: 'apply the filter',
     action: 'filterAccept',
@@ -401,9 +415,27 @@ export function modeOf(s: DashboardState): Mode {
 /** Whether a binding is live at a level (a binding without levels is live at every one). */
 const liveAt = (b: Binding, level?: Level) => !b.levels || !level || b.levels.includes(level);
 
-/** The binding a key press triggers in a mode (at a level), if any. */
-export function bindingFor(mode: Mode, name: string, level?: Level): Binding | undefined {
-  return KEYMAP.find((b) => b.when.includes(mode) && b.keys.includes(name) && liveAt(b, level));
+/** Whether a binding answers a question (one without confirms answers every one). */
+const answers = (b: Binding, kind?: Confirm['kind']) => !b.confirms || !kind || b.confirms.includes(kind);
+
+/** The binding a key press triggers in a mode (at a level; in a question, of that kind), if any. */
+export function bindingFor(
+  mode: Mode,
+  name: string,
+  level?: Level,
+  confirm?: Confirm['kind'],
+): Binding | undefined {
+  return KEYMAP.find(
+    (b) => b.when.includes(mode) && b.keys.includes(name) && liveAt(b, level) && answers(b, confirm),
+  );
+}
+
+/** The answers a question offers beyond y/n, from the table: each key and what it does. */
+export function extraAnswers(kind: Confirm['kind']): { key: string; answer: string }[] {
+  return KEYMAP.filter((b) => b.when.includes('confirm') && b.confirms?.includes(kind)).map((b) => ({
+    key: b.keys[0]!,
+    answer: b.answer ?? b.description,
+  }));
 }
 
 const shown = (k: string) =>

@@ -76,6 +76,8 @@ export interface CodeDiff {
 export interface BacklogState {
   ready: Todo[];
   blocked: BlockedTodo[];
+  /** Ready todos' deps that are done but not landed (model/backlog.ts Backlog.unlanded); absent: none. */
+  unlanded?: Record<string, string[]>;
 }
 
 export const EMPTY_BACKLOG: BacklogState = { ready: [], blocked: [] };
@@ -88,6 +90,8 @@ export interface RunnerState {
   localPids: number[];
   /** The most jobs they keep running at once (each counts every job of the repository). */
   slots: number;
+  /** They land as they go (ii run --land): a todo waits for its deps to land (model/runner.ts runnersLand). */
+  lands?: boolean;
 }
 
 /** The `n` form: a todo typed in field by field. */

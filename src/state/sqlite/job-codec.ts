@@ -129,4 +129,5 @@ export const BRIEF = table<JobBrief>({
   cost: dollars('cost_micros'),
   iteration: plain(),
   unlanded: flag(),
+  committed: flag(),
 });

@@ -32,11 +32,12 @@ type CommitRow = Row & CommitKeys;
 type ReviewRow = Row & { job_id: string; change_seq: number; commit_seq: number };
 
 /** What the backlog needs of each job of a repo, without loading the jobs (model/backlog.ts). */
-const BRIEFS = `SELECT ${BRIEF.cols.filter((c) => c !== 'iteration' && c !== 'unlanded').join(', ')},
+const BRIEFS = `SELECT ${BRIEF.cols.filter((c) => c !== 'iteration' && c !== 'unlanded' && c !== 'committed').join(', ')},
     (SELECT COUNT(*) FROM commits c WHERE c.job_id = j.id
        AND c.change_seq = (SELECT MAX(seq) FROM changes WHERE job_id = j.id)) AS iteration,
     (j.status = 'completed' AND j.landed IS NULL
-       AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id)) AS unlanded
+       AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id)) AS unlanded,
+    EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id) AS committed
   FROM jobs j WHERE j.repo = ?`;
 const briefs = (rows: Row[]): JobBrief[] => rows.map((r) => BRIEF.read(r, undefined));
 

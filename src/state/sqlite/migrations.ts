@@ -206,6 +206,12 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE commits SET list_json = NULL;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 18: whether a backlog runner lands as it goes (ii run --land), so the
+  // board decides readiness as that runner does: under a landing runner a
+  // todo whose dep completed but has not landed waits (model/backlog.ts).
+  `
+  ALTER TABLE runners ADD COLUMN lands INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -207,15 +207,17 @@ export function sqliteProcessGroupStore(db: DatabaseSync): ProcessGroupStore {
   };
 }
 
-interface RunnerRow extends Omit<BacklogRunnerRecord, 'watch' | 'starting'> {
+interface RunnerRow extends Omit<BacklogRunnerRecord, 'watch' | 'starting' | 'lands'> {
   watch: number;
   starting: string;
+  lands: number;
 }
 
 const toRunner = (r: RunnerRow): BacklogRunnerRecord => ({
   ...r,
   watch: r.watch === 1,
   starting: parseIds(r.starting),
+  lands: r.lands === 1,
 });
 
 /** A JSON array of ids; anything else (a hand-edited row) reads as none. */
@@ -240,9 +242,18 @@ export function sqliteRunnerStore(db: DatabaseSync): RunnerStore {
         const now = nowIso();
         const r = db
           .prepare(
-            'INSERT INTO runners (repo, pid, host, slots, watch, started_at, heartbeat_at) VALUES (?,?,?,?,?,?,?)',
+            'INSERT INTO runners (repo, pid, host, slots, watch, lands, started_at, heartbeat_at) VALUES (?,?,?,?,?,?,?,?)',
           )
-          .run(input.repo, input.pid, input.host, Math.max(1, input.slots), input.watch ? 1 : 0, now, now);
+          .run(
+            input.repo,
+            input.pid,
+            input.host,
+            Math.max(1, input.slots),
+            input.watch ? 1 : 0,
+            input.lands ? 1 : 0,
+            now,
+            now,
+          );
         return get(Number(r.lastInsertRowid))!;
       }),
     get,

@@ -154,10 +154,10 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
         return toTodo(byId.get(repo, todo.id) as unknown as TodoRow);
       });
     },
-    close(repo, id) {
+    close(repo, id, o) {
       return transaction(db, () => {
         const todo = store.resolve(repo, id);
-        refuseIfHeld(repo, todo, 'close');
+        if (!o?.whileHeld) refuseIfHeld(repo, todo, 'close');
         if (todo.status === 'closed') return todo;
         db.prepare(
           `UPDATE todos SET status = 'closed', updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?`,
