@@ -128,7 +128,8 @@ export function blockerWords(b: Blocker): string {
     case 'job':
       return b.stale ? `held by stale job ${b.job_id.slice(0, 7)}` : `held by job ${b.job_id.slice(0, 7)}`;
     case 'attempts':
-      return `failed ${b.failures}×: ii todo reopen`;
+      // Each kind as it was: an abandoned job did not fail.
+      return `${[...(b.failed ? [`failed ${b.failed}×`] : []), ...(b.abandoned ? [`abandoned ${b.abandoned}×`] : [])].join(', ')}: ii todo reopen`;
   }
 }
 
