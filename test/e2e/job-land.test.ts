@@ -95,6 +95,10 @@ describe('ii job land', () => {
     // The job's workspace and branch are gone; its iteration refs stay.
     expect(existsSync(wsPath)).toBe(false);
     expect(f.git('branch', '--list', 'incrementum/ws-*').trim()).toBe('');
+    // Not "yet": there was one, and the list says where it went.
+    expect(f.run(['workspace', 'list']).stdout).toBe(
+      'No workspaces now: the one jobs used here was removed as its job landed. ii job do makes a new one.\n',
+    );
     expect(f.git('for-each-ref', `refs/incrementum/changes/${job.changes[0]!.change_id}/`).trim()).not.toBe(
       '',
     );
