@@ -309,7 +309,7 @@ function sayLeftToLand(
   for (const j of t.refused)
     line(
       st.yellow(
-        `job ${j.id} is to land, but its landing was refused${j.landing ? ` (${shownLine(j.landing.step)})` : ''}: not tried again; ii job land ${j.id} does`,
+        `job ${j.id} is to land, but its landing was refused${j.landing ? ` (${shownLine(reasonLine(j.landing.step))})` : ''}: not tried again; ii job land ${j.id} does`,
       ),
     );
   return new Set(waiting.map((j) => j.id));
