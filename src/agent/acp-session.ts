@@ -502,7 +502,7 @@ export class AcpSession implements AgentSession {
     const lines = (this.stderrLine + s).split('\n');
     this.stderrLine = lines.pop() ?? '';
     for (const l of lines) this.recordStderr(l);
-    // A line that never ends is recorded in pieces, not held.
+    // A line that never ends is not held: its first STDERR_LINE_MAX characters are recorded, cut.
     if (this.stderrLine.length > STDERR_LINE_MAX) {
       this.recordStderr(this.stderrLine);
       this.stderrLine = '';
