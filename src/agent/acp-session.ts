@@ -62,6 +62,8 @@ const STOP_REASONS = new Set<StopReason>([
   'cancelled',
 ]);
 const STDERR_TAIL = 2000;
+/** Longest stderr line kept in the transcript: a longer one is cut (a dumped blob is not a log line). */
+const STDERR_LINE_MAX = 2000;
 /**
  * The end of a turn's message text kept for PromptResult.text (its only use,
  * the iteration summary, takes the last 2,000 characters): 400,000 chunks
@@ -100,6 +102,8 @@ export class AcpSession implements AgentSession {
   private child!: ChildProcess;
   private conn!: ClientConnection;
   private stderrTail = '';
+  /** What the agent wrote on stderr since its last newline. */
+  private stderrLine = '';
   private fatal: Error | null = null;
   private onFatal: ((e: Error) => void)[] = [];
   private turn: Turn | null = null;
@@ -194,6 +198,11 @@ export class AcpSession implements AgentSession {
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (s: string) => {
       this.stderrTail = (this.stderrTail + s).slice(-STDERR_TAIL);
+      this.onStderr(s);
+    });
+    child.stderr!.on('end', () => {
+      this.recordStderr(this.stderrLine);
+      this.stderrLine = '';
     });
     child.on('exit', (code, signal) => {
       if (this.closing) return;
@@ -526,6 +535,29 @@ export class AcpSession implements AgentSession {
     clearTimeout(timer);
     if (r === 'late')
       turn.fail(new Error(`the agent did not end its turn within ${seconds(grace)} of session/cancel`));
+  }
+
+  /**
+   * The agent's stderr, line by line, into the transcript as it comes: its
+   * own log says what it is stuck on (a model it cannot reach, retrying),
+   * which the board's live pane and ii job logs show while it says nothing
+   * over ACP.
+   */
+  private onStderr(s: string): void {
+    const lines = (this.stderrLine + s).split('\n');
+    this.stderrLine = lines.pop() ?? '';
+    for (const l of lines) this.recordStderr(l);
+    // A line that never ends is not held: its first STDERR_LINE_MAX characters are recorded, cut.
+    if (this.stderrLine.length > STDERR_LINE_MAX) {
+      this.recordStderr(this.stderrLine);
+      this.stderrLine = '';
+    }
+  }
+
+  private recordStderr(line: string): void {
+    const l = line.replace(/\r$/, '');
+    if (!l.trim()) return;
+    this.recorder.stderr(l.length > STDERR_LINE_MAX ? `${l.slice(0, STDERR_LINE_MAX)}…` : l);
   }
 
   close(): Promise<void> {

@@ -2,6 +2,7 @@
 // plus warnings about what had to be skipped. Lines are
 //   {"t":<ms>,"dir":"in"|"out","message":<JSON-RPC message>}
 //   {"t":<ms>,"type":"warning","message":"<text>"}
+//   {"t":<ms>,"type":"stderr","message":"<a line the agent wrote on stderr>"}
 // which src/job/transcript-text.ts renders. Writes are batched (one append per
 // tick) so a chatty agent costs little, and flushed synchronously on close.
 //
@@ -100,6 +101,11 @@ export class TranscriptRecorder {
 
   warning(message: string): void {
     this.push(JSON.stringify({ t: Date.now(), type: 'warning', message }));
+  }
+
+  /** One line the agent wrote on stderr (its own log: a model it cannot reach, a crash). */
+  stderr(line: string): void {
+    this.push(JSON.stringify({ t: Date.now(), type: 'stderr', message: line }));
   }
 
   /** Why writing failed, if it did (reported once by the session). */

@@ -465,11 +465,13 @@ export class BacklogRunner {
       if (c.exit?.code === CLAIM_LOST_EXIT) {
         // Another runner took the todo first (or it stopped being ready): not ours.
         this.startedCount--;
+        this.forget(c);
         this.emit({ kind: 'ended', todo: c.todo, job_id: null, outcome: 'lost', log: c.log });
         return;
       }
       this.unstartable.add(c.todo.id);
       this.result.failed.push({ todo_id: c.todo.id, job_id: null, outcome: 'not-started' });
+      this.forget(c);
       this.emit({ kind: 'ended', todo: c.todo, job_id: null, outcome: 'not-started', log: c.log });
       return;
     }
@@ -477,6 +479,21 @@ export class BacklogRunner {
     const outcome: RunOutcome = !job ? 'not-started' : job.status === 'active' ? 'stale' : job.status;
     if (outcome === 'completed') this.result.completed.push(c.job.id);
     else this.result.failed.push({ todo_id: c.todo.id, job_id: c.job.id, outcome });
+    this.forget(c);
     this.emit({ kind: 'ended', todo: c.todo, job_id: c.job.id, outcome, log: c.log });
+  }
+
+  /**
+   * Takes an ended child out of the latest view before its end is told: ii
+   * run draws the view right after the line, and until the next look it
+   * showed the job still in its last stage and the run with 0 done.
+   */
+  private forget(c: Child): void {
+    this.last = {
+      ...this.last,
+      mine: this.last.mine.filter((m) => m.pid !== c.pid),
+      completed: this.result.completed.length,
+      failed: this.result.failed.length,
+    };
   }
 }

@@ -147,7 +147,7 @@ async function recordingSteps(
     // A job that was never landable has no landing to show (the person was
     // told): what was recorded before this one is put back.
     if (!(err instanceof LandRefused && err.kind === 'not-landable'))
-      record('refused', oneLine((err as Error).message));
+      record('refused', keptLines((err as Error).message));
     else
       try {
         store.jobs.setLanding(job.id, job.landing);
@@ -187,12 +187,17 @@ export function landingStep(p: LandProgress, onto: string): string | null {
  * all of it, not its first line, which often ends in a colon before what git
  * said and what to do.
  */
-const oneLine = (text: string) =>
+/**
+ * A refusal as it is recorded: its lines as git and land() wrote them (ii
+ * job show prints them one under another; folded into one, git's list of
+ * files and its advice ran on), less trailing spaces and blank lines.
+ */
+const keptLines = (text: string) =>
   text
     .split('\n')
-    .map((l) => l.trim())
+    .map((l) => l.trimEnd())
     .filter(Boolean)
-    .join(' ');
+    .join('\n');
 
 async function landJobIn(i: LandInput): Promise<LandResult> {
   const { repo, job } = i;

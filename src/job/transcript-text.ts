@@ -59,6 +59,12 @@ export function transcriptText(entries: Iterable<unknown>): string[] {
       out.push(`  ! ${entry.message}`);
       continue;
     }
+    // A line of the agent's own log (its stderr): what it says when it says nothing over ACP.
+    if (isObj(entry) && entry.type === 'stderr' && typeof entry.message === 'string') {
+      flush();
+      out.push(`  stderr: ${entry.message}`);
+      continue;
+    }
     const m = rpcOf(entry);
     if (!m) continue;
     const params = isObj(m.params) ? m.params : {};
@@ -122,4 +128,18 @@ export function transcriptText(entries: Iterable<unknown>): string[] {
   }
   flush();
   return out;
+}
+
+/**
+ * Since when the agent has said nothing while its turn goes on: the time of
+ * the transcript's last entry (ours, as a prompt, or its own), or null when
+ * its turn has ended (the runner works on then, not the agent) or nothing
+ * is known.
+ */
+export function quietSince(entries: readonly unknown[]): number | null {
+  const last = entries.at(-1);
+  if (!isObj(last) || typeof last.t !== 'number') return null;
+  const m = rpcOf(last);
+  if (m && isObj(m.result) && typeof m.result.stopReason === 'string') return null;
+  return last.t;
 }

@@ -37,7 +37,8 @@ export type Blocker =
   | { kind: 'dep'; dep_id: string; title: string | null; state: DepState }
   /** stale: its runner is gone (ii job retry runs the todo again). */
   | { kind: 'job'; job_id: string; stale: boolean }
-  | { kind: 'attempts'; failures: number };
+  /** failures: failed and abandoned together, each kind counted too (a person is told which). */
+  | { kind: 'attempts'; failures: number; failed: number; abandoned: number };
 
 export interface BlockedTodo {
   todo: Todo;
@@ -83,14 +84,20 @@ export function byRunOrder(a: Todo, b: Todo): number {
 
 const ENDED_BADLY: ReadonlySet<JobStatus> = new Set(['failed', 'abandoned']);
 
-/** Jobs of a todo that failed or were abandoned since it was last reopened. */
-export function failedAttempts(todo: Pick<Todo, 'id' | 'reopened_at'>, jobs: readonly JobBrief[]): number {
-  return jobs.filter(
-    (j) =>
+/** Jobs of a todo that failed, and that were abandoned, since it was last reopened. */
+export function failedAttempts(
+  todo: Pick<Todo, 'id' | 'reopened_at'>,
+  jobs: readonly JobBrief[],
+): { failed: number; abandoned: number } {
+  const out = { failed: 0, abandoned: 0 };
+  for (const j of jobs)
+    if (
       j.todo_id === todo.id &&
       ENDED_BADLY.has(j.status) &&
-      (todo.reopened_at == null || j.started_at > todo.reopened_at),
-  ).length;
+      (todo.reopened_at == null || j.started_at > todo.reopened_at)
+    )
+      out[j.status === 'failed' ? 'failed' : 'abandoned']++;
+  return out;
 }
 
 /** The jobs of each todo, so readiness looks at a todo's own jobs, not every job once per todo. */
@@ -136,8 +143,9 @@ function blockersIndexed(
   const own = jobs.get(todo.id) ?? NONE;
   for (const j of own)
     if (j.status === 'active') out.push({ kind: 'job', job_id: j.id, stale: o.isStale?.(j) ?? false });
-  const failures = failedAttempts(todo, own);
-  if (failures >= o.maxAttempts) out.push({ kind: 'attempts', failures });
+  const { failed, abandoned } = failedAttempts(todo, own);
+  if (failed + abandoned >= o.maxAttempts)
+    out.push({ kind: 'attempts', failures: failed + abandoned, failed, abandoned });
   return out;
 }
 
@@ -202,8 +210,17 @@ export function describeBlocker(b: Blocker): string {
         ? `held by job ${b.job_id}, whose runner is gone: ii job retry ${b.job_id} runs it again`
         : `held by job ${b.job_id} (ii job show ${b.job_id})`;
     case 'attempts':
-      return `its jobs failed ${b.failures} time${b.failures === 1 ? '' : 's'}; ii todo reopen to try again`;
+      return `${attemptWords(b)}; ii todo reopen to try again`;
   }
+}
+
+/** "its jobs failed 2 times", "1 job failed and 1 was abandoned": each kind as it was. */
+export function attemptWords(b: { failed: number; abandoned: number }): string {
+  const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
+  if (!b.abandoned) return `its jobs failed ${times(b.failed)}`;
+  if (!b.failed) return `its jobs were abandoned ${times(b.abandoned)}`;
+  const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
+  return `${jobs(b.failed)} failed and ${b.abandoned} ${b.abandoned === 1 ? 'was' : 'were'} abandoned`;
 }
 
 function depWords(state: DepState): string {

@@ -34,6 +34,23 @@ export function listWorkspaces(store: StateStore, slug: string): WorkspaceInfo[]
   });
 }
 
+/**
+ * The workspaces jobs of the repository used that are gone now: how many, and
+ * how many of them went as their job landed (the rest ii workspace prune took).
+ */
+export function removedWorkspaces(store: StateStore, slug: string): { removed: number; landed: number } {
+  const now = new Set(store.workspaces.list(slug).map((w) => w.path));
+  const gone = new Set(
+    store.sessions.list(slug).flatMap((s) => (now.has(s.workspace_path) ? [] : [s.workspace_path])),
+  );
+  const landed = new Set(
+    store.jobs
+      .list(slug)
+      .flatMap((j) => (j.landed && j.workspace_path && gone.has(j.workspace_path) ? [j.workspace_path] : [])),
+  );
+  return { removed: gone.size, landed: landed.size };
+}
+
 export interface Pruned {
   path: string;
   reason: 'free' | 'finished session' | 'missing directory' | 'no record';

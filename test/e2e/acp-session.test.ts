@@ -368,6 +368,37 @@ describe('ACP session with the scripted agent', () => {
       });
     };
 
+    it('records what it wrote on stderr in the transcript, line by line: lines split across writes joined, CRs and blank lines dropped, a last line with no newline kept', async () => {
+      const env = setup({});
+      const err = await startAgent({
+        agent: {
+          name: 'stderr-logger',
+          command: [
+            'sh',
+            '-c',
+            "printf 'loading\\r\\n\\nmodel unreachable: ' >&2; sleep 0.2; printf 'ECONNREFUSED\\ngiving up' >&2; exit 3",
+          ],
+          env: {},
+        },
+        cwd: env.ws,
+        transcriptPath: env.transcript,
+        turnTimeoutMs: 120_000,
+        startTimeoutMs: 50_000,
+        stopGrace: { eofMs: 200, termMs: 200 },
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      const logged = await waitFor(() => {
+        const got = entries(env.transcript).filter((e) => e.type === 'stderr');
+        return got.length >= 3 ? got : null;
+      }, 'the stderr lines in the transcript');
+      expect(logged.map((e) => e.message)).toEqual([
+        'loading',
+        'model unreachable: ECONNREFUSED',
+        'giving up',
+      ]);
+      expect(logged.every((e) => typeof e.t === 'number')).toBe(true);
+    });
+
     it('a banner, then exit', async () => {
       const err = await notAnAgent(
         'banner',

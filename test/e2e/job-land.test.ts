@@ -95,6 +95,10 @@ describe('ii job land', () => {
     // The job's workspace and branch are gone; its iteration refs stay.
     expect(existsSync(wsPath)).toBe(false);
     expect(f.git('branch', '--list', 'incrementum/ws-*').trim()).toBe('');
+    // Not "yet": there was one, and the list says where it went.
+    expect(f.run(['workspace', 'list']).stdout).toBe(
+      'No workspaces now: the one jobs used here was removed as its job landed. ii job do makes a new one.\n',
+    );
     expect(f.git('for-each-ref', `refs/incrementum/changes/${job.changes[0]!.change_id}/`).trim()).not.toBe(
       '',
     );
@@ -128,7 +132,15 @@ describe('ii job land', () => {
     expect((f.show(id) as unknown as Landed).landed).toBeNull();
     // job show says why and what to do, not a first line ending in a colon.
     const shown = f.run(['job', 'show', id]).stdout;
-    expect(shown).toMatch(/landed: +no: main is checked out in .*README\.md.*git stash.*ii job land/);
+    // git's refusal keeps its lines, each under the first, not one run-on line.
+    const landed = shown.slice(shown.indexOf('  landed:'), shown.indexOf('  usage:')).split('\n');
+    expect(landed[0]).toMatch(/^ {2}landed: +no: main is checked out in .*, so nothing was changed:$/);
+    expect(landed).toContain('               \tREADME.md');
+    expect(landed).toContain('               Please commit your changes or stash them before you merge.');
+    expect(landed).toContain(
+      `             Commit or stash those changes (git stash), then run ii job land ${id} again.`,
+    );
+    expect(landed.at(-2)).toMatch(new RegExp(`^ {13}refused \\S+; ii job land ${id} tries again$`));
   });
 
   it('never overwrites a commit made to the branch during the test run: rebases and tests again', () => {

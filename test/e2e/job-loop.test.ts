@@ -110,6 +110,10 @@ describe('ii job do: the loop', () => {
     expect(job.failure_reason).toMatch(/implement agent.*exited with code 7/);
     expect(job.failure_reason).toContain('crashing on purpose');
     expect(r.stderr).toContain('exited with code 7');
+    // What the agent wrote on stderr is in its log, where it wrote it.
+    expect(f.run(['job', 'logs', job.id]).stdout).toContain(
+      '  stderr: scripted agent: crashing on purpose (exit 7)',
+    );
     await nothingLeft();
     expect(f.todos('open')).toHaveLength(1);
   });

@@ -387,6 +387,24 @@ describe('ii run', () => {
     expect(jobs()).toHaveLength(2);
   }, 180_000);
 
+  it("a job whose agent crashed: ii run's line says what the agent said, not only the line introducing it", async () => {
+    setup(CONFIG);
+    const scenario = join(tmp.path, 'crash.json');
+    writeFileSync(scenario, JSON.stringify({ implement: [{ actions: [{ type: 'crash', code: 7 }] }] }));
+    env.II_SCRIPTED_SCENARIO = scenario;
+    create('Crash');
+    const r = await iiAsync(['run', '--max-jobs', '1']);
+    expect(r.code).toBe(1);
+    const [job] = jobs();
+    // The reason's first line only introduces the agent's words, on the next line.
+    expect(job!.failure_reason).toMatch(/its last output on stderr:\nscripted agent: crashing on purpose/);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `job ${job!.id} failed: .*exited with code 7.*; its last output on stderr: scripted agent: crashing on purpose \\(exit 7\\) \\(ii job show ${job!.id}\\)`,
+      ),
+    );
+  }, 180_000);
+
   it('--help tells what it does; the runner flag ii run passes to ii job do is not in its help', () => {
     setup(CONFIG);
     const h = run(['run', '--help']).stdout;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backlog, claimRefusal, depCycle, describeBlocker, type JobBrief } from '../../src/model/backlog.js';
 import { runnersLand } from '../../src/model/runner.js';
 import type { Todo } from '../../src/model/todo.js';
+import { blockerWords } from '../../src/dashboard/view/board.js';
 
 const todo = (id: string, o: Partial<Todo> = {}): Todo => ({
   id,
@@ -146,9 +147,21 @@ describe('backlog readiness', () => {
     ];
     const b = backlog([todo('a')], jobs, OPTS);
     expect(b.ready).toEqual([]);
+    // Each kind as it was: one failed and one abandoned is not "failed 2 times".
     expect(b.blocked[0]!.blockers.map(describeBlocker)).toEqual([
+      '1 job failed and 1 was abandoned; ii todo reopen to try again',
+    ]);
+    expect(b.blocked[0]!.blockers.map(blockerWords)).toEqual(['failed 1×, abandoned 1×: ii todo reopen']);
+    const twice = (status: JobBrief['status']) =>
+      backlog([todo('a')], [job('j1', 'a', status), job('j2', 'a', status, '2026-01-03T00:00:00.000Z')], OPTS)
+        .blocked[0]!.blockers;
+    expect(twice('failed').map(describeBlocker)).toEqual([
       'its jobs failed 2 times; ii todo reopen to try again',
     ]);
+    expect(twice('abandoned').map(describeBlocker)).toEqual([
+      'its jobs were abandoned 2 times; ii todo reopen to try again',
+    ]);
+    expect(twice('abandoned').map(blockerWords)).toEqual(['abandoned 2×: ii todo reopen']);
     expect(backlog([todo('a')], jobs.slice(0, 1), OPTS).ready.map((t) => t.id)).toEqual(['a']);
     const reopened = todo('a', { reopened_at: '2026-01-02T12:00:00.000Z' });
     expect(backlog([reopened], jobs, OPTS).ready.map((t) => t.id)).toEqual(['a']);

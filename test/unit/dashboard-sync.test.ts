@@ -11,6 +11,7 @@ import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { dashFixture, makeJob, REPO, type DashFixture } from '../helpers/dash-fixture.js';
 import { JobFixture, jobIdFrom, verdict, write as writeFile } from '../helpers/job.js';
 import { waitFor } from '../helpers/tmp.js';
+import { visibleText } from '../../src/text/sanitize.js';
 
 const WRITER = join(import.meta.dirname, '..', 'fixtures', 'dash-writer.mjs');
 let fx: DashFixture | null = null;
@@ -231,6 +232,68 @@ it('shows what `ii job do` in another process records: test results, verdicts an
     jf.cleanup();
   }
 });
+
+it("shows the agent's stderr lines in the live pane as they come, escaped and redacted, and says when the agent has been quiet 30 s", async () => {
+  // An agent that cannot reach its model logs why on stderr and says nothing over ACP.
+  const jf = new JobFixture('ii-quiet-');
+  try {
+    jf.setup();
+    const key = ['sk-ant-', 'api03-', 'abcdefghijklmnopqrstuvwx_yz-0123456789'].join('');
+    const s = jf.scenario('unreachable', {
+      implement: [
+        {
+          actions: [
+            { type: 'stderr', text: `model unreachable: connect ECONNREFUSED 127.0.0.1:9 (key ${key})` },
+            { type: 'stderr', text: '\u001b[2Jretrying in 30 s' },
+            { type: 'delay', ms: 120_000 },
+          ],
+        },
+      ],
+    });
+    const state = openStateStore({ dir: join(jf.env.XDG_STATE_HOME!, 'incrementum') });
+    const dash = createDashboardStore({ repo: repoSlug(jf.repo), repoLabel: jf.repo, color: false });
+    let skew = 0;
+    const sync = new DashboardSync({ state, dash, pollMs: 50, now: () => Date.now() + skew });
+    const job = jf.spawn(['job', 'do', '--title', 'unreachable'], s);
+    try {
+      sync.loadAll();
+      sync.start();
+      await sync.ready();
+      const active = await waitFor(
+        () => dash.getState().jobs.find((j) => j.status === 'active'),
+        'the job',
+        60_000,
+      );
+      const pane = () => (dash.getState().live[active.id] ?? []).join('\n');
+      // While the agent's turn goes on (it sleeps after logging), not when it has ended.
+      await waitFor(() => pane().includes('retrying in 30 s'), 'the stderr lines in the pane', 60_000);
+      const text = pane();
+      expect(text).toContain(
+        '  stderr: model unreachable: connect ECONNREFUSED 127.0.0.1:9 (key [REDACTED])',
+      );
+      expect(text).not.toContain(key);
+      // The escape reaches the screen made visible, where lines are drawn (components/Lines.tsx).
+      expect(text).toContain('  stderr: \u001b[2Jretrying in 30 s');
+      expect(visibleText(text)).toContain('  stderr: \\x1b[2Jretrying in 30 s');
+      expect(dash.getState().jobs.find((j) => j.id === active.id)?.status).toBe('active');
+      expect(text).not.toContain('no output from the agent');
+      // 45 s later by the board's clock, with nothing new from the agent.
+      skew = 45_000;
+      await waitFor(
+        () => /\(no output from the agent for 4\d s\)$/.test(pane()),
+        'the quiet agent said',
+        10_000,
+      );
+    } finally {
+      job.child.kill('SIGTERM');
+      await job.exit;
+      await sync.close();
+      state.close();
+    }
+  } finally {
+    jf.cleanup();
+  }
+}, 120_000);
 
 it('marks a job stale when its runner is gone, and not otherwise', () => {
   fx = dashFixture({ dead: [31337] });

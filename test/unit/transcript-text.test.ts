@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { transcriptText } from '../../src/job/transcript-text.js';
+import { quietSince, transcriptText } from '../../src/job/transcript-text.js';
+import { silenceLine } from '../../src/dashboard/view/silence.js';
 
 const upd = (update: object) => ({
   jsonrpc: '2.0',
@@ -72,5 +73,48 @@ describe('transcriptText', () => {
     expect(
       transcriptText([{ jsonrpc: '2.0', id: 9, error: { message: 'boom' } }, 42, 'x', { foo: 1 }]),
     ).toEqual(['  ! error: boom']);
+  });
+  it("shows the agent's stderr lines where they came, between its messages", () => {
+    expect(
+      transcriptText([
+        {
+          t: 1,
+          dir: 'in',
+          message: upd({ sessionUpdate: 'agent_message_chunk', content: { text: 'Trying' } }),
+        },
+        { t: 2, type: 'stderr', message: 'model unreachable: ECONNREFUSED' },
+        {
+          t: 3,
+          dir: 'in',
+          message: upd({ sessionUpdate: 'agent_message_chunk', content: { text: 'again' } }),
+        },
+      ]),
+    ).toEqual(['  Trying', '  stderr: model unreachable: ECONNREFUSED', '  again']);
+  });
+});
+
+describe('quietSince and the silence line', () => {
+  const prompt = {
+    t: 1000,
+    dir: 'out',
+    message: { jsonrpc: '2.0', id: 3, method: 'session/prompt', params: {} },
+  };
+  it('counts from the last entry while the turn goes on; nothing once it ended or when nothing is known', () => {
+    expect(quietSince([prompt])).toBe(1000);
+    expect(quietSince([prompt, { t: 5000, type: 'stderr', message: 'retrying' }])).toBe(5000);
+    const ended = {
+      t: 9000,
+      dir: 'in',
+      message: { jsonrpc: '2.0', id: 3, result: { stopReason: 'end_turn' } },
+    };
+    expect(quietSince([prompt, ended])).toBeNull();
+    expect(quietSince([])).toBeNull();
+    expect(quietSince([{ dir: 'in' }])).toBeNull();
+  });
+  it('says nothing for 30 s, then how long', () => {
+    expect(silenceLine(1000, 1000 + 29_999)).toBeNull();
+    expect(silenceLine(1000, 1000 + 30_000)).toBe('  (no output from the agent for 30 s)');
+    expect(silenceLine(1000, 1000 + 95_500)).toBe('  (no output from the agent for 95 s)');
+    expect(silenceLine(null, 1e12)).toBeNull();
   });
 });

@@ -336,6 +336,10 @@ async function perform(
     case 'delay':
       await sleep(a.ms);
       return;
+    case 'stderr':
+      // Written out before the next action, as a real agent's log line would be.
+      await new Promise<void>((res) => process.stderr.write(`${a.text}\n`, () => res()));
+      return;
     case 'read': {
       let text: string;
       try {

@@ -57,6 +57,8 @@
 //                                                change with no edit events (like bash tools)
 //   {"type":"git_commit","files"?,"message"}     git add + commit (all changes without files)
 //   {"type":"delay","ms"}                        sleeps, so a dashboard can watch
+//   {"type":"stderr","text"}                     writes `text` and a newline to stderr, as an agent
+//                                                logs what goes wrong (a model it cannot reach)
 //   {"type":"read","path"}                       fs/read_text_file through the client; the
 //                                                result (or error, with its JSON-RPC code)
 //                                                comes back as a message
@@ -108,6 +110,7 @@ export const Action = z.discriminatedUnion('type', [
     message: z.string().min(1),
   }),
   z.object({ type: z.literal('delay'), ms: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('stderr'), text: z.string() }),
   z.object({ type: z.literal('read'), path: z.string().min(1) }),
   z.object({ type: z.literal('permission'), path: z.string().optional() }),
   z.object({ type: z.literal('unknown_update') }),

@@ -102,14 +102,18 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
           ? ''
           : `; its process is gone: ${awaitsLanding(job) ? 'the next ii run --land lands it, or ' : ''}ii job land ${job.id}`),
     );
-  else if (job.landing?.state === 'refused')
+  else if (job.landing?.state === 'refused') {
+    // git's refusal keeps its lines (the files, its advice), each under the first.
+    const [first = '', ...rest] = shownText(job.landing.step).split('\n');
     out.push(
-      `  landed:    no: ${shownLine(job.landing.step)} (${job.landing.at}); ii job land ${job.id} tries again`,
+      `  landed:    no: ${first}`,
+      ...rest.map((l) => `             ${l}`),
+      `             refused ${job.landing.at}; ii job land ${job.id} tries again`,
       ...(awaitsLanding(job)
         ? ['             to land (started by ii run --land), but no landing runner tries it again']
         : []),
     );
-  else if (awaitsLanding(job))
+  } else if (awaitsLanding(job))
     out.push(
       `  landed:    not yet: to land (started by ii run --land); the next ii run --land lands it, or ii job land ${job.id}`,
     );

@@ -18,7 +18,7 @@ import { style } from '../format.js';
 import { realDeps } from '../job/deps.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import type { RunOptions } from './options.js';
-import { jobLine, totalLine } from './view.js';
+import { jobLine, reasonLine, totalLine } from './view.js';
 
 /** How often a run tells the store it is alive (another host's board judges it by this). */
 const RUNNER_BEAT_MS = 5000;
@@ -156,11 +156,11 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       const job = jobId ? store.jobs.get(jobId) : null;
       return job && !finalCommit(job) ? ' (no commits: nothing to land)' : '';
     };
-    /** Why a job failed or was abandoned, as its record says: the first line, short. */
+    /** Why a job failed or was abandoned, as its record says: its first line that says something, short. */
     const why = (jobId: string | null): string => {
       const reason = jobId ? store.jobs.get(jobId)?.failure_reason : null;
       if (!reason) return '';
-      const line = shownLine(reason.split('\n', 1)[0] ?? '');
+      const line = shownLine(reasonLine(reason));
       return `: ${line.length > 160 ? `${line.slice(0, 159)}…` : line}`;
     };
     const describe = (e: BacklogRunEvent): string | null => {
@@ -311,7 +311,7 @@ function sayLeftToLand(
   for (const j of t.refused)
     line(
       st.yellow(
-        `job ${j.id} is to land, but its landing was refused${j.landing ? ` (${shownLine(j.landing.step)})` : ''}: not tried again; ii job land ${j.id} does`,
+        `job ${j.id} is to land, but its landing was refused${j.landing ? ` (${shownLine(reasonLine(j.landing.step))})` : ''}: not tried again; ii job land ${j.id} does`,
       ),
     );
   return new Set(waiting.map((j) => j.id));

@@ -36,6 +36,20 @@ export function totalLine(s: BacklogSnapshot): string {
   return parts.join(' · ');
 }
 
+/**
+ * A failure reason in one line: its first non-empty line, and when that only
+ * introduces what follows (it ends in a colon, as "its last output on
+ * stderr:" does), the first line after it too, which says what went wrong.
+ */
+export function reasonLine(reason: string): string {
+  const lines = reason
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const first = lines[0] ?? '';
+  return first.endsWith(':') && lines[1] ? `${first} ${lines[1]}` : first;
+}
+
 function clip(s: string, width: number): string {
   return s.length <= width ? s : `${s.slice(0, Math.max(0, width - 1))}…`;
 }

@@ -13,14 +13,16 @@ import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore, type RepoContext } from '../context.js';
 import { age, printJson, style, table } from '../format.js';
 import { reapDeadRunnersSaying } from '../reap.js';
+import { descriptionOf } from './description-file.js';
 import type { TodoCreateOptions, TodoEditOptions, TodoListOptions, TodoShowOptions } from './options.js';
 
 export async function todoCreate(o: TodoCreateOptions): Promise<void> {
   const { slug } = currentRepo();
+  const description = (await descriptionOf(o)) ?? '';
   const t = await withStore((s) =>
     s.todos.create(slug, {
       title: o.title,
-      description: o.desc,
+      description,
       type: o.type,
       priority: o.priority,
       deps: o.deps,
@@ -32,10 +34,11 @@ export async function todoCreate(o: TodoCreateOptions): Promise<void> {
 
 export async function todoEdit(id: string, o: TodoEditOptions): Promise<void> {
   const { slug } = currentRepo();
+  const description = await descriptionOf(o);
   const t = await withStore((s) =>
     s.todos.update(slug, id, {
       ...(o.title !== undefined ? { title: o.title } : {}),
-      ...(o.desc !== undefined ? { description: o.desc } : {}),
+      ...(description !== undefined ? { description } : {}),
       ...(o.type !== undefined ? { type: o.type } : {}),
       ...(o.priority !== undefined ? { priority: o.priority } : {}),
       ...(o.deps !== undefined ? { deps: o.deps } : {}),
@@ -149,12 +152,8 @@ export async function todoShow(id: string, o: TodoShowOptions): Promise<void> {
     `  created:  ${t.created_at}`,
   ];
   for (const b of blockers) lines.push(`  blocked:  ${shownLine(describeBlocker(b))}`);
-  if (t.description)
-    lines.push(
-      '',
-      ...shownText(t.description)
-        .split('\n')
-        .map((l) => `  ${l}`),
-    );
-  process.stdout.write(lines.join('\n') + '\n');
+  // Indented as one text, not pushed line by line: a long description has
+  // more lines than a spread's arguments may hold (200,000 lines overflowed the stack).
+  const body = t.description ? `\n\n${shownText(t.description).replace(/^/gm, '  ')}` : '';
+  process.stdout.write(lines.join('\n') + body + '\n');
 }

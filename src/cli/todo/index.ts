@@ -22,7 +22,8 @@ export function registerTodoCommands(program: Command): void {
     .alias('add')
     .description('create a todo; prints its id')
     .requiredOption('--title <title>', 'one-line title')
-    .option('--description, --desc <text>', 'what to do, in as much detail as the agent needs', '')
+    .option('--description, --desc <text>', 'what to do, in as much detail as the agent needs')
+    .option('--description-file <file>', 'the description from a file (- reads stdin): for a long one')
     .addOption(new Option('--type <type>', 'kind of work').choices(TODO_TYPES).default('task'))
     .option('--priority <0-4>', '0 is the highest priority, 4 the lowest', parsePriority, 2)
     .option('--deps <ids>', 'comma-separated ids (or prefixes) of todos this one depends on', parseList, [])
@@ -35,6 +36,7 @@ export function registerTodoCommands(program: Command): void {
     .argument('<id>', 'todo id or any unique prefix')
     .option('--title <title>', 'one-line title')
     .option('--description, --desc <text>', 'what to do')
+    .option('--description-file <file>', 'the description from a file (- reads stdin)')
     .addOption(new Option('--type <type>', 'kind of work').choices(TODO_TYPES))
     .option('--priority <0-4>', '0 is the highest priority, 4 the lowest', parsePriority)
     .option(

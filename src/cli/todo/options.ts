@@ -27,7 +27,9 @@ export const parseList = (v: string): string[] =>
 
 export interface TodoCreateOptions {
   title: string;
-  desc: string;
+  desc?: string;
+  /** --description-file: a path, or - for stdin. */
+  descriptionFile?: string;
   type: Todo['type'];
   priority: number;
   deps: string[];
@@ -37,6 +39,8 @@ export interface TodoCreateOptions {
 export interface TodoEditOptions {
   title?: string;
   desc?: string;
+  /** --description-file: a path, or - for stdin. */
+  descriptionFile?: string;
   type?: Todo['type'];
   priority?: number;
   deps?: string[];

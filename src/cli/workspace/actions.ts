@@ -2,7 +2,12 @@
 import { cleanUpDeadRunner, describeCleanup, runnerGoneIn } from '../../job/dead-runner.js';
 import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
-import { listWorkspaces, pruneWorkspaces, type WorkspaceInfo } from '../../session/workspaces.js';
+import {
+  listWorkspaces,
+  pruneWorkspaces,
+  removedWorkspaces,
+  type WorkspaceInfo,
+} from '../../session/workspaces.js';
 import { visibleLine } from '../../text/sanitize.js';
 import { currentRepo, withStore } from '../context.js';
 import { age, formatBytes, printJson, style, table, type Style } from '../format.js';
@@ -10,13 +15,30 @@ import type { WorkspaceListOptions } from './options.js';
 
 export async function workspaceList(o: WorkspaceListOptions): Promise<void> {
   const { slug } = currentRepo();
-  const rows = await withStore((s) => listWorkspaces(s, slug));
+  const { rows, gone } = await withStore((s) => {
+    const rows = listWorkspaces(s, slug);
+    return { rows, gone: rows.length || o.json ? null : removedWorkspaces(s, slug) };
+  });
   if (o.json) return printJson(rows);
   if (rows.length === 0) {
-    process.stdout.write('No workspaces yet: ii job do makes one.\n');
+    process.stdout.write(`${noWorkspaces(gone ?? { removed: 0, landed: 0 })}\n`);
     return;
   }
   process.stdout.write(workspaceTable(rows, style()) + '\n');
+}
+
+/** An empty list: none yet, or (when jobs had some) what became of them. */
+function noWorkspaces({ removed, landed }: { removed: number; landed: number }): string {
+  if (removed === 0) return 'No workspaces yet: ii job do makes one.';
+  const their = (n: number) => (n === 1 ? 'its job' : 'their jobs');
+  const how =
+    landed === removed
+      ? `as ${their(removed)} landed`
+      : landed === 0
+        ? 'by ii workspace prune'
+        : `(${landed} as ${their(landed)} landed, the rest by ii workspace prune)`;
+  const which = removed === 1 ? 'the one jobs used here was' : `the ${removed} jobs used here were`;
+  return `No workspaces now: ${which} removed ${how}. ii job do makes a new one.`;
 }
 
 export async function workspacePrune(): Promise<void> {

@@ -14,7 +14,7 @@ import { runnerAlive, runnersLand } from '../../model/runner.js';
 import type { Job } from '../../model/job.js';
 import type { Todo } from '../../model/todo.js';
 import { localProbe } from '../../proc/alive.js';
-import { transcriptText } from '../../job/transcript-text.js';
+import { quietSince, transcriptText } from '../../job/transcript-text.js';
 import { eventLines, logText, type EventLine } from '../../job/event-text.js';
 import type { JobEvent } from '../../model/event.js';
 import type { StateStore } from '../../state/api.js';
@@ -23,6 +23,7 @@ import { JsonLinesTail } from '../../state/jsonl.js';
 import { readJobRecord } from './record.js';
 import type { DashboardStore } from '../view/store.js';
 import { selectedJob } from '../view/board.js';
+import { silenceLine } from '../view/silence.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
 const TRANSCRIPT_ENTRIES = 4000;
@@ -57,6 +58,10 @@ interface JobLogs {
   entries: unknown[];
   /** The pane's heading: the current agent session. */
   header: string[];
+  /** Whether the agent may be working now (the job is active and not testing): only then can it be quiet. */
+  agentStage: boolean;
+  /** The quiet agent's line as last drawn (silence.ts), or null. */
+  silence: string | null;
 }
 
 /**
@@ -84,6 +89,8 @@ export interface SyncOptions {
    * when it is done. None: stale jobs are only shown so.
    */
   reap?: (job: Job) => Promise<unknown>;
+  /** The clock the live pane's "no output from the agent for N s" reads (tests move it). */
+  now?: () => number;
 }
 
 export class DashboardSync {
@@ -337,6 +344,18 @@ export class DashboardSync {
     this.refreshBacklog();
     // Catch file events the watcher missed (a job dir created after its watch was set up).
     for (const j of this.dash.getState().jobs) if (j.status === 'active') this.readLogs(j);
+    // A quiet agent writes nothing to wake the pane: the clock does.
+    const id = shownJobId(this.dash.getState());
+    const logs = id ? this.logs.get(id) : undefined;
+    if (id && logs && this.silenceOf(logs) !== logs.silence) {
+      this.liveBehind.add(id);
+      this.drawLiveSoon();
+    }
+  }
+
+  /** The shown pane's quiet-agent line now (null while the agent talks, or is not working). */
+  private silenceOf(logs: JobLogs): string | null {
+    return logs.agentStage ? silenceLine(quietSince(logs.entries), (this.o.now ?? Date.now)()) : null;
   }
 
   private checkStale(): void {
@@ -403,9 +422,12 @@ export class DashboardSync {
         transcript: null,
         entries: [],
         header: [],
+        agentStage: false,
+        silence: null,
       };
       this.logs.set(job.id, logs);
     }
+    logs.agentStage = job.status === 'active' && job.stage !== 'testing';
     let changed = false;
     const s = this.dash.getState();
     for (const l of logs.events.read()) {
@@ -571,6 +593,8 @@ export class DashboardSync {
     if (!logs) return;
     const body = transcriptText(logs.entries).filter((l) => !l.startsWith('>'));
     const after = logs.eventLines.map((x) => logText(x.line)).filter((l) => !l.startsWith('● agent'));
-    this.dash.getState().setLive(jobId, [...logs.earlier, ...logs.header, ...body, ...after]);
+    logs.silence = this.silenceOf(logs);
+    const quiet = logs.silence ? [logs.silence] : [];
+    this.dash.getState().setLive(jobId, [...logs.earlier, ...logs.header, ...body, ...after, ...quiet]);
   }
 }

@@ -80,7 +80,13 @@ export function landingLine(job: Job): string | null {
   const l = job.landing;
   // Started by ii run --land: the next landing runner lands it.
   if (!l) return job.to_land ? 'to land' : null;
-  return l.state === 'landing' ? `landing: ${shownLine(l.step)}` : `not landed: ${shownLine(l.step)}`;
+  // A refusal keeps git's lines in the record; a card has one.
+  const step = l.step
+    .split('\n')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .join(' ');
+  return l.state === 'landing' ? `landing: ${shownLine(step)}` : `not landed: ${shownLine(step)}`;
 }
 
 export function jobCard(job: Job, title: string, stale: boolean): CardData {
@@ -134,7 +140,8 @@ export function blockerWords(b: Blocker): string {
     case 'job':
       return b.stale ? `held by stale job ${b.job_id.slice(0, 7)}` : `held by job ${b.job_id.slice(0, 7)}`;
     case 'attempts':
-      return `failed ${b.failures}×: ii todo reopen`;
+      // Each kind as it was: an abandoned job did not fail.
+      return `${[...(b.failed ? [`failed ${b.failed}×`] : []), ...(b.abandoned ? [`abandoned ${b.abandoned}×`] : [])].join(', ')}: ii todo reopen`;
   }
 }
 
