@@ -1,5 +1,4 @@
 // The bodies of ii todo create | edit | close | reopen | list | show (definitions in index.ts).
-import { loadConfig } from '../../job/config.js';
 import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/backlog.js';
@@ -8,6 +7,7 @@ import type { Todo } from '../../model/todo.js';
 import type { StateStore } from '../../state/api.js';
 import { redactDeep } from '../../text/redact.js';
 import { shownLine, shownText } from '../../text/shown.js';
+import { configOrDefaults } from '../config-or-defaults.js';
 import { currentRepo, withStore, type RepoContext } from '../context.js';
 import { age, printJson, style, table } from '../format.js';
 import { reapDeadRunnersSaying } from '../reap.js';
@@ -57,9 +57,9 @@ export async function todoReopen(id: string): Promise<void> {
   );
 }
 
-/** The repository's backlog, with [run] max-attempts from its config. */
-function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[]): Backlog {
-  const maxAttempts = loadConfig(repo.root).run['max-attempts'];
+/** The repository's backlog, with [run] max-attempts from its config (its default when the config is broken). */
+function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[], command: string): Backlog {
+  const maxAttempts = configOrDefaults(repo.root, command).run['max-attempts'];
   const now = Date.now();
   return backlog(todos, store.jobs.briefs(repo.slug), {
     maxAttempts,
@@ -73,7 +73,7 @@ export async function todoList(o: TodoListOptions): Promise<void> {
     // A todo held by a job whose runner is gone is open again once met.
     await reapDeadRunnersSaying(s, repo.slug, 'ii todo list');
     const all = s.todos.list(repo.slug);
-    return { todos: all, plan: backlogOf(s, repo, all) };
+    return { todos: all, plan: backlogOf(s, repo, all, 'ii todo list') };
   });
   const shown = o.ready
     ? plan.ready.filter((t) => !o.status || t.status === o.status)
@@ -119,7 +119,7 @@ export async function todoShow(id: string, o: TodoShowOptions): Promise<void> {
   const { t, blockers, titles } = await withStore((s) => {
     const t = s.todos.resolve(repo.slug, id);
     const all = s.todos.list(repo.slug);
-    const plan = backlogOf(s, repo, all);
+    const plan = backlogOf(s, repo, all, 'ii todo show');
     return {
       t,
       blockers: plan.blocked.find((b) => b.todo.id === t.id)?.blockers ?? [],
