@@ -8,7 +8,7 @@ import { UserError } from '../errors.js';
 import { detectPackageManagers, LOCKFILES } from '../session/lockfiles.js';
 import { diskFiles, filesAtRev, type ProjectFiles } from '../session/project-files.js';
 import type { Vcs } from '../vcs/vcs.js';
-import { guessTestCommands } from './guess-tests.js';
+import { guessTests, type TestGuess } from './guess-tests.js';
 
 export interface SetupGuess {
   command: string;
@@ -19,7 +19,7 @@ export interface SetupGuess {
 }
 
 export interface ProjectGuess {
-  tests: string[];
+  tests: TestGuess[];
   setup: SetupGuess[];
   /** Where the guesses come from: "the files committed at main". */
   from: string;
@@ -79,5 +79,5 @@ export async function guessProject(vcs: Vcs, root: string): Promise<ProjectGuess
     const rule = rules.get(n);
     return `not from ${n}: it is in this checkout but ${where.missing}${rule ? ` (${rule} ignores it)` : ''}, so a workspace would not have it`;
   });
-  return { tests: guessTestCommands(files), setup, from, leftOut };
+  return { tests: guessTests(files), setup, from, leftOut };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/job/config.js';
 import { configTemplate } from '../../src/init/config-template.js';
-import { guessTestCommands } from '../../src/init/guess-tests.js';
+import { guessTestCommands, guessTests } from '../../src/init/guess-tests.js';
 import { detectPackageManagers, lockfileHash } from '../../src/session/lockfiles.js';
 import { ii } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
@@ -43,6 +43,21 @@ describe('guessTestCommands', () => {
     expect(guessTestCommands(dir)).toEqual(['make check']);
     put('Makefile', 'test:\n\tgo test ./...\n');
     expect(guessTestCommands(dir)).toEqual(['make test']);
+  });
+
+  it('says what named each guess', () => {
+    put('package.json', JSON.stringify({ scripts: { test: 'vitest run' } }));
+    put('yarn.lock', '');
+    put('go.mod', 'module x\n');
+    expect(guessTests(dir)).toEqual([
+      {
+        command: 'yarn test',
+        reason: 'package.json has a test script, and yarn.lock names the package manager',
+      },
+      { command: 'go test ./...', reason: 'go.mod makes it a Go module' },
+    ]);
+    put('makefile', 'check:\n\t./run-tests\n');
+    expect(guessTests(dir)).toEqual([{ command: 'make check', reason: 'makefile has a check target' }]);
   });
 
   it('knows go, cargo and pytest projects', () => {
@@ -207,7 +222,7 @@ describe('ii init', () => {
     const r = ii(['init'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(0);
     // Not `yarn test` either: yarn.lock is not committed (and not ignored).
-    expect(r.stdout).toContain('Test commands: npm test\n');
+    expect(r.stdout).toContain('Test commands: npm test (package.json has a test script)\n');
     expect(r.stdout).toContain(
       '  npm install --no-package-lock: package.json names dependencies and no lockfile is committed at main\n' +
         '  not from yarn.lock: it is in this checkout but not committed at main, so a workspace would not have it\n' +

@@ -12,7 +12,7 @@ export async function init(o: InitOptions): Promise<void> {
   const { root } = currentRepo();
   const guess = await guessProject(new GitVcs(), root);
   const { tests, setup } = guess;
-  const text = configTemplate({ testCommands: tests, setup, agent: o.agent });
+  const text = configTemplate({ testCommands: tests.map((t) => t.command), setup, agent: o.agent });
   if (o.print) {
     process.stdout.write(text);
     return;
@@ -31,7 +31,7 @@ export async function init(o: InitOptions): Promise<void> {
   process.stdout.write(`Wrote ${path}\n`);
   process.stdout.write(
     tests.length > 0
-      ? `Test commands: ${tests.join(', ')}\n`
+      ? `Test commands: ${tests.map((t) => `${t.command} (${t.reason})`).join(', ')}\n`
       : 'No test command could be guessed: set [job] test-commands before running a job.\n',
   );
   // Why each setup command was guessed, and any lockfile here it was not guessed from.
