@@ -46,7 +46,8 @@ export async function checkSetupInputs(vcs: Vcs, root: string, config: Config): 
     });
     const fixes = [
       here.length
-        ? `Commit ${here[0]} (git add -f ${here[0]}${rules.has(here[0]!) ? ', and take its rule out of the ignore file so it stays' : ''})`
+        ? // -f past the ignore rule; once committed, the rule no longer applies to it.
+          `Commit ${here[0]} (git add ${rules.has(here[0]!) ? '-f ' : ''}${here[0]} && git commit)`
         : `Commit ${either(need.anyOf)}`,
       ...(need.instead ? [`set [workspace] setup to ${quote(need.instead)} in incrementum.toml`] : []),
       ...(here.length && !need.instead ? [`list ${here[0]} in [workspace] copy`] : []),

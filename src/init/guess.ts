@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { detectPackageManagers, LOCKFILES } from '../session/lockfiles.js';
-import { diskFiles, filesAtRev, type ProjectFiles } from '../session/project-files.js';
+import { diskFiles, filesAtRev, READ_AT_BASE, type ProjectFiles } from '../session/project-files.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { guessTests, type TestGuess } from './guess-tests.js';
 
@@ -48,7 +48,7 @@ export async function guessProject(vcs: Vcs, root: string): Promise<ProjectGuess
     if (!(err instanceof UserError)) throw err;
     // No commit yet: what a first `git add -A` would commit.
     const disk = diskFiles(root);
-    const names = [...LOCKFILES, 'package.json', '.yarnrc.yml', 'go.mod', 'Cargo.toml', 'pyproject.toml'];
+    const names = [...new Set([...LOCKFILES, ...READ_AT_BASE, '.yarnrc.yml', 'go.mod', 'Cargo.toml'])];
     const ignored = await vcs.ignoreRules(
       root,
       names.filter((n) => disk.has(n)),

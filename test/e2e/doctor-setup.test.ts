@@ -147,7 +147,7 @@ describe('ii doctor on a setup whose input a workspace would not have', () => {
     );
     expect(config?.detail).toContain('yarn.lock is in this checkout but not committed');
     expect(config?.fix).toBe(
-      'Commit yarn.lock (git add -f yarn.lock), or set [workspace] setup to `yarn install` in incrementum.toml.',
+      'Commit yarn.lock (git add yarn.lock && git commit), or set [workspace] setup to `yarn install` in incrementum.toml.',
     );
   });
 });
