@@ -106,7 +106,7 @@ export async function checkTests(o: {
       return out;
     }
     const failed = run.results.filter((r) => r.exit_code !== 0);
-    const first = tails.get(failed[0]!.command)?.lines() ?? '';
+    const first = tails.get(failed[0]!.command)?.excerpt() ?? '';
     out.push({
       name: 'tests',
       ok: false,

@@ -5,8 +5,8 @@ const tomlString = (s: string): string => JSON.stringify(s);
 
 export interface InitOptions {
   testCommands: string[];
-  /** Install commands from the lockfiles, with the lockfile that named each. */
-  setup?: { command: string; lockfile: string }[];
+  /** Install commands from the lockfiles, with the lockfile that named each and why. */
+  setup?: { command: string; lockfile: string; reason?: string }[];
   /** Agent preset to write, e.g. "opencode". */
   agent?: string;
 }
@@ -16,8 +16,11 @@ function setupLines(setup: InitOptions['setup'] = []): string {
     return `# Commands that make a new workspace able to run the tests (install the
 # dependencies), e.g. ["npm ci"]; none were needed by the lockfiles found here:
 setup = []`;
+  const why = setup.every((s) => s.reason)
+    ? `guessed from what a workspace has:\n${setup.map((s) => `# ${s.command}: ${s.reason}`).join('\n')}`
+    : `guessed from ${setup.map((s) => s.lockfile).join(', ')}`;
   return `# Commands that make a new workspace able to run the tests, before the first
-# prompt and again whenever a lockfile changes (guessed from ${setup.map((s) => s.lockfile).join(', ')}):
+# prompt and again whenever a lockfile changes (${why}):
 setup = [${setup.map((s) => tomlString(s.command)).join(', ')}]`;
 }
 

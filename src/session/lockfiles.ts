@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { diskFiles, type ProjectFiles } from './project-files.js';
 
 export interface PackageManager {
   /** The lockfile that named it, relative to the repo root. */
@@ -19,11 +20,11 @@ export interface PackageManager {
  * stale package-lock.json) gets the first. Frozen installs: a job must test
  * the dependencies the lockfile pins, never resolve new ones.
  */
-const NODE: { lockfile: string; setup: (root: string) => string }[] = [
+const NODE: { lockfile: string; setup: (files: ProjectFiles) => string }[] = [
   { lockfile: 'pnpm-lock.yaml', setup: () => 'pnpm install --frozen-lockfile' },
   {
     lockfile: 'yarn.lock',
-    setup: (root) => (isYarnBerry(root) ? 'yarn install --immutable' : 'yarn install --frozen-lockfile'),
+    setup: (files) => (isYarnBerry(files) ? 'yarn install --immutable' : 'yarn install --frozen-lockfile'),
   },
   { lockfile: 'bun.lock', setup: () => 'bun install --frozen-lockfile' },
   { lockfile: 'bun.lockb', setup: () => 'bun install --frozen-lockfile' },
@@ -50,10 +51,10 @@ const PYTHON: PackageManager[] = [
  */
 const NO_LOCKFILE = { lockfile: 'package.json', setup: 'npm install --no-package-lock' } as const;
 
-/** Whether package.json in `root` names any dependency to install. */
-function hasNodeDependencies(root: string): boolean {
+/** Whether the project's package.json names any dependency to install. */
+function hasNodeDependencies(files: ProjectFiles): boolean {
   try {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const pkg = JSON.parse(files.read('package.json') ?? '') as Record<string, unknown>;
     return ['dependencies', 'devDependencies', 'optionalDependencies'].some((k) => {
       const deps = pkg[k];
       return typeof deps === 'object' && deps !== null && Object.keys(deps).length > 0;
@@ -74,10 +75,10 @@ export const LOCKFILES = [
  * Yarn 2+ ("berry") refuses --frozen-lockfile's meaning and wants
  * --immutable; it is told apart by .yarnrc.yml or a packageManager field.
  */
-function isYarnBerry(root: string): boolean {
-  if (existsSync(join(root, '.yarnrc.yml'))) return true;
+function isYarnBerry(files: ProjectFiles): boolean {
+  if (files.has('.yarnrc.yml')) return true;
   try {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager?: unknown };
+    const pkg = JSON.parse(files.read('package.json') ?? '') as { packageManager?: unknown };
     return typeof pkg.packageManager === 'string' && /^yarn@(?!1\.)/.test(pkg.packageManager);
   } catch {
     return false;
@@ -85,17 +86,20 @@ function isYarnBerry(root: string): boolean {
 }
 
 /**
- * The package managers the repo at `root` uses, from its lockfiles: at most
- * one for Node and one for Python (the same precedence as the guessed test command). Cargo and Go fetch what they need on the
- * first build, so they need no setup step.
+ * The package managers a project uses, from its lockfiles: at most one for
+ * Node and one for Python (the same precedence as the guessed test command).
+ * Cargo and Go fetch what they need on the first build, so they need no setup
+ * step. `from`: a checkout's root, or the files of a commit (what a
+ * workspace will have, project-files.ts).
  */
-export function detectPackageManagers(root: string): PackageManager[] {
+export function detectPackageManagers(from: string | ProjectFiles): PackageManager[] {
+  const files = typeof from === 'string' ? diskFiles(from) : from;
   const out: PackageManager[] = [];
-  const node = NODE.find((n) => existsSync(join(root, n.lockfile)));
-  if (node) out.push({ lockfile: node.lockfile, setup: node.setup(root), dependencyDir: 'node_modules' });
-  else if (!existsSync(join(root, 'npm-shrinkwrap.json')) && hasNodeDependencies(root))
+  const node = NODE.find((n) => files.has(n.lockfile));
+  if (node) out.push({ lockfile: node.lockfile, setup: node.setup(files), dependencyDir: 'node_modules' });
+  else if (!files.has('npm-shrinkwrap.json') && hasNodeDependencies(files))
     out.push({ ...NO_LOCKFILE, dependencyDir: 'node_modules' });
-  const py = PYTHON.find((p) => existsSync(join(root, p.lockfile)));
+  const py = PYTHON.find((p) => files.has(p.lockfile));
   if (py) out.push(py);
   return out;
 }

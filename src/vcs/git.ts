@@ -60,6 +60,43 @@ export class GitVcs implements Vcs {
     return links ? { ...o, before: () => links.check(ws) } : o;
   }
 
+  async filesAt(root: string, rev: string, paths?: readonly string[]): Promise<string[]> {
+    if (paths && paths.length === 0) return [];
+    // --full-tree: the paths are from the root whatever the cwd; literal
+    // pathspecs, so a name with `*` is itself.
+    const out = await git(root, [
+      '--literal-pathspecs',
+      'ls-tree',
+      '--full-tree',
+      '--name-only',
+      '-z',
+      rev,
+      ...(paths ? ['--', ...paths] : []),
+    ]);
+    return out.split('\0').filter((p) => p !== '');
+  }
+
+  async readFileAt(root: string, rev: string, path: string): Promise<string | null> {
+    const r = await run(root, ['cat-file', 'blob', `${rev}:${path}`]);
+    return r.code === 0 ? r.stdout : null;
+  }
+
+  async ignoreRules(root: string, paths: readonly string[]): Promise<Map<string, string>> {
+    const rules = new Map<string, string>();
+    if (paths.length === 0) return rules;
+    // Exit 1 is "none of them is ignored"; --no-index: a tracked file is
+    // asked about too (a rule that would ignore it, were it not committed).
+    const r = await run(root, ['check-ignore', '--no-index', '--verbose', '-z', '--stdin'], {
+      input: paths.join('\0') + '\0',
+    });
+    if (r.code !== 0 && r.code !== 1) throw new GitError(['check-ignore'], root, r);
+    const f = r.stdout.split('\0');
+    // Four fields per path: the file of the rule, its line, the pattern, the path.
+    for (let i = 0; i + 3 < f.length; i += 4)
+      if (f[i]) rules.set(f[i + 3]!, `\`${f[i + 2]}\` in ${f[i]}:${f[i + 1]}`);
+    return rules;
+  }
+
   async root(cwd: string): Promise<string> {
     const dir = resolve(cwd);
     if (!existsSync(dir)) throw new UserError(`${dir} does not exist: run ii from inside a git checkout.`);

@@ -50,6 +50,17 @@ export interface Vcs {
    */
   resolveBase(root: string, rev?: string): Promise<Base>;
 
+  /**
+   * Which of `paths` (relative to the root) a checkout of `rev` has; its
+   * top-level entries when `paths` is not given. What a fresh workspace
+   * holds, unlike the user's checkout, which may have files git ignores.
+   */
+  filesAt(root: string, rev: string, paths?: readonly string[]): Promise<string[]>;
+  /** The text of `path` at `rev`, or null when `rev` has no such file. */
+  readFileAt(root: string, rev: string, path: string): Promise<string | null>;
+  /** The ignore rule ("`*-lock.*` in .gitignore:3") that ignores each of `paths` in `root`; the others are left out. */
+  ignoreRules(root: string, paths: readonly string[]): Promise<Map<string, string>>;
+
   /** Creates a worktree at `path` on `branch`, checked out at `baseRev`. */
   addWorkspace(root: string, path: string, branch: string, baseRev: string): Promise<void>;
   /** Makes a released workspace clean again and checks out `baseRev` (reuse). */

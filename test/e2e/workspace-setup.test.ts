@@ -83,7 +83,7 @@ describe('workspace setup', () => {
     Object.assign(f.env, npmEnv(f.tmp.path));
     const repo = nodeProject();
     const init = f.run(['init', '--agent', 'scripted']);
-    expect(init.stdout).toMatch(/Workspace setup: npm ci \(from package-lock.json\)/);
+    expect(init.stdout).toMatch(/Workspace setup .*\n {2}npm ci: package-lock.json is committed at main\n/);
     const toml = readFileSync(join(repo, 'incrementum.toml'), 'utf8');
     expect(toml).toMatch(/setup = \["npm ci"\]/);
     expect(toml).toMatch(/test-commands = \["npm test"\]/);
@@ -126,7 +126,9 @@ describe('workspace setup', () => {
     const repo = nodeProject({ lockfile: false });
     expect(existsSync(join(repo, 'package-lock.json'))).toBe(false);
     const init = f.run(['init', '--agent', 'scripted']);
-    expect(init.stdout).toMatch(/Workspace setup: npm install --no-package-lock \(from package.json\)/);
+    expect(init.stdout).toMatch(
+      /Workspace setup .*\n {2}npm install --no-package-lock: package.json names dependencies and no lockfile is committed at main\n/,
+    );
     expect(readFileSync(join(repo, 'incrementum.toml'), 'utf8')).toMatch(
       /setup = \["npm install --no-package-lock"\]/,
     );

@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/job/config.js';
 import { configTemplate } from '../../src/init/config-template.js';
-import { guessTestCommands } from '../../src/init/guess-tests.js';
+import { guessTestCommands, guessTests } from '../../src/init/guess-tests.js';
 import { detectPackageManagers, lockfileHash } from '../../src/session/lockfiles.js';
 import { ii } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
@@ -42,6 +43,21 @@ describe('guessTestCommands', () => {
     expect(guessTestCommands(dir)).toEqual(['make check']);
     put('Makefile', 'test:\n\tgo test ./...\n');
     expect(guessTestCommands(dir)).toEqual(['make test']);
+  });
+
+  it('says what named each guess', () => {
+    put('package.json', JSON.stringify({ scripts: { test: 'vitest run' } }));
+    put('yarn.lock', '');
+    put('go.mod', 'module x\n');
+    expect(guessTests(dir)).toEqual([
+      {
+        command: 'yarn test',
+        reason: 'package.json has a test script, and yarn.lock names the package manager',
+      },
+      { command: 'go test ./...', reason: 'go.mod makes it a Go module' },
+    ]);
+    put('makefile', 'check:\n\t./run-tests\n');
+    expect(guessTests(dir)).toEqual([{ command: 'make check', reason: 'makefile has a check target' }]);
   });
 
   it('knows go, cargo and pytest projects', () => {
@@ -174,15 +190,73 @@ describe('ii init', () => {
     expect(readFileSync(join(dir, 'incrementum.toml'), 'utf8')).toMatch(/\[job\]/);
   });
 
-  it('writes the install step its lockfile names, with a comment saying where it came from', () => {
+  it('writes the install step its lockfile names, with a comment saying why', () => {
     gitRepo(dir, {
       'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
       'package-lock.json': '{}',
     });
     const env = { XDG_STATE_HOME: join(tmp.path, 'state'), HOME: join(tmp.path, 'home') };
     const r = ii(['init'], { cwd: dir, env });
-    expect(r.stdout).toMatch(/Workspace setup: npm ci \(from package-lock.json\)/);
+    expect(r.stdout).toContain(
+      "Workspace setup (from the files committed at main, which a job's workspace starts from):\n" +
+        '  npm ci: package-lock.json is committed at main\n',
+    );
     const text = readFileSync(join(dir, 'incrementum.toml'), 'utf8');
-    expect(text).toMatch(/guessed from package-lock.json\):\nsetup = \["npm ci"\]/);
+    expect(text).toMatch(
+      /guessed from what a workspace has:\n# npm ci: package-lock.json is committed at main\):\nsetup = \["npm ci"\]/,
+    );
+  });
+
+  it('guesses from the files committed at the base, not from a lockfile .gitignore keeps out of them', () => {
+    // As a newcomer's package had it: package-lock.json on disk, ignored by `*-lock.*`.
+    gitRepo(dir, {
+      'package.json': JSON.stringify({
+        scripts: { test: 'node --test' },
+        devDependencies: { left: '1.0.0' },
+      }),
+      '.gitignore': 'node_modules/\n*-lock.*\n',
+    });
+    put('package-lock.json', '{}');
+    put('yarn.lock', '');
+    const env = { XDG_STATE_HOME: join(tmp.path, 'state'), HOME: join(tmp.path, 'home') };
+    const r = ii(['init'], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    // Not `yarn test` either: yarn.lock is not committed (and not ignored).
+    expect(r.stdout).toContain('Test commands: npm test (package.json has a test script)\n');
+    expect(r.stdout).toContain(
+      '  npm install --no-package-lock: package.json names dependencies and no lockfile is committed at main\n' +
+        '  not from yarn.lock: it is in this checkout but not committed at main, so a workspace would not have it\n' +
+        '  not from package-lock.json: it is in this checkout but not committed at main (`*-lock.*` in .gitignore:2 ignores it), so a workspace would not have it\n',
+    );
+    expect(readFileSync(join(dir, 'incrementum.toml'), 'utf8')).toMatch(
+      /^setup = \["npm install --no-package-lock"\]$/m,
+    );
+
+    // Committed (forced past the rule), it is what a workspace has: npm ci.
+    execFileSync('git', ['add', '-f', 'package-lock.json'], { cwd: dir });
+    execFileSync('git', ['commit', '-qm', 'lockfile'], { cwd: dir });
+    const again = ii(['init', '--force'], { cwd: dir, env });
+    expect(again.stdout).toContain('  npm ci: package-lock.json is committed at main\n');
+    expect(again.stdout).not.toContain('not from package-lock.json');
+  });
+
+  it('with no commit yet, guesses from the files git would commit: not an ignored lockfile', () => {
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
+    put(
+      'package.json',
+      JSON.stringify({ scripts: { test: 'node --test' }, dependencies: { left: '1.0.0' } }),
+    );
+    put('.gitignore', '*-lock.*\n');
+    put('package-lock.json', '{}');
+    const env = { XDG_STATE_HOME: join(tmp.path, 'state'), HOME: join(tmp.path, 'home') };
+    const r = ii(['init'], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('from the files here that git does not ignore (there is no commit yet)');
+    expect(r.stdout).toContain(
+      '  npm install --no-package-lock: package.json names dependencies and there is no lockfile that git does not ignore\n',
+    );
+    expect(r.stdout).toContain(
+      '  not from package-lock.json: it is in this checkout but ignored (`*-lock.*` in .gitignore:1 ignores it)',
+    );
   });
 });

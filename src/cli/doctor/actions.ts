@@ -13,8 +13,17 @@ export async function doctor(o: DoctorOptions): Promise<void> {
   results.push(repo.result);
   let config: Config | null = null;
   let configLoaded = false;
+  // A setup whose inputs a workspace lacks fails in every job: said once, as
+  // the config's finding, and --tests does not run it to fail a second time.
+  let setupBroken = false;
   if (repo.root) {
     const c = checkConfig(repo.root);
+    if (c.result.ok && c.config) {
+      const { checkSetupInputs } = await import('../../doctor/setup-check.js');
+      const { GitVcs } = await import('../../vcs/git.js');
+      const inputs = await checkSetupInputs(new GitVcs(), repo.root, c.config);
+      if (inputs) [c.result, setupBroken] = [inputs, true];
+    }
     results.push(c.result);
     config = c.config;
     configLoaded = c.config !== null;
@@ -23,7 +32,7 @@ export async function doctor(o: DoctorOptions): Promise<void> {
   // One cause, one finding: a config that cannot be loaded says nothing about
   // the agent it would have named (the defaults' agent would be a red herring).
   if (configLoaded || o.agent || !repo.root) results.push(...(await agentChecks(config, o.agent)));
-  if (o.tests) results.push(...(await testsChecks(repo.root, config, Boolean(o.json))));
+  if (o.tests && !setupBroken) results.push(...(await testsChecks(repo.root, config, Boolean(o.json))));
   const failed = results.filter((r) => !r.ok).length;
   if (o.json) printJson(results);
   else {

@@ -3,16 +3,16 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../../errors.js';
 import { configTemplate } from '../../init/config-template.js';
-import { guessTestCommands } from '../../init/guess-tests.js';
-import { detectPackageManagers } from '../../session/lockfiles.js';
+import { guessProject } from '../../init/guess.js';
+import { GitVcs } from '../../vcs/git.js';
 import { currentRepo } from '../context.js';
 import type { InitOptions } from './options.js';
 
-export function init(o: InitOptions): void {
+export async function init(o: InitOptions): Promise<void> {
   const { root } = currentRepo();
-  const tests = guessTestCommands(root);
-  const setup = detectPackageManagers(root).map((m) => ({ command: m.setup, lockfile: m.lockfile }));
-  const text = configTemplate({ testCommands: tests, setup, agent: o.agent });
+  const guess = await guessProject(new GitVcs(), root);
+  const { tests, setup } = guess;
+  const text = configTemplate({ testCommands: tests.map((t) => t.command), setup, agent: o.agent });
   if (o.print) {
     process.stdout.write(text);
     return;
@@ -31,11 +31,14 @@ export function init(o: InitOptions): void {
   process.stdout.write(`Wrote ${path}\n`);
   process.stdout.write(
     tests.length > 0
-      ? `Test commands: ${tests.join(', ')}\n`
+      ? `Test commands: ${tests.map((t) => `${t.command} (${t.reason})`).join(', ')}\n`
       : 'No test command could be guessed: set [job] test-commands before running a job.\n',
   );
-  if (setup.length > 0)
+  // Why each setup command was guessed, and any lockfile here it was not guessed from.
+  if (setup.length > 0 || guess.leftOut.length > 0)
     process.stdout.write(
-      `Workspace setup: ${setup.map((s) => s.command).join(', ')} (from ${setup.map((s) => s.lockfile).join(', ')})\n`,
+      `Workspace setup (from ${guess.from}):\n` +
+        (setup.length ? setup.map((s) => `  ${s.command}: ${s.reason}\n`).join('') : '  none\n') +
+        guess.leftOut.map((l) => `  ${l}\n`).join(''),
     );
 }

@@ -1,5 +1,4 @@
 // The bodies of ii todo create | edit | close | reopen | list | show (definitions in index.ts).
-import { loadConfig } from '../../job/config.js';
 import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/backlog.js';
@@ -10,6 +9,7 @@ import type { Todo } from '../../model/todo.js';
 import type { StateStore } from '../../state/api.js';
 import { redactDeep } from '../../text/redact.js';
 import { shownLine, shownText } from '../../text/shown.js';
+import { configOrDefaults } from '../config-or-defaults.js';
 import { currentRepo, withStore, type RepoContext } from '../context.js';
 import { age, printJson, style, table } from '../format.js';
 import { reapDeadRunnersSaying } from '../reap.js';
@@ -62,9 +62,14 @@ export async function todoReopen(id: string): Promise<void> {
   );
 }
 
-/** The repository's backlog, with [run] max-attempts from its config; and its done todos that made nothing. */
-function backlogOf(store: StateStore, repo: RepoContext, todos: Todo[]): Backlog & { empty: Set<string> } {
-  const maxAttempts = loadConfig(repo.root).run['max-attempts'];
+/** The repository's backlog, with [run] max-attempts from its config (its default when the config is broken); and its done todos that made nothing. */
+function backlogOf(
+  store: StateStore,
+  repo: RepoContext,
+  todos: Todo[],
+  command: string,
+): Backlog & { empty: Set<string> } {
+  const maxAttempts = configOrDefaults(repo.root, command).run['max-attempts'];
   const now = Date.now();
   const briefs = store.jobs.briefs(repo.slug);
   // Decided as the running ii run decides (as the board does): under one
@@ -84,7 +89,7 @@ export async function todoList(o: TodoListOptions): Promise<void> {
     // A todo held by a job whose runner is gone is open again once met.
     await reapDeadRunnersSaying(s, repo.slug, 'ii todo list');
     const all = s.todos.list(repo.slug);
-    return { todos: all, plan: backlogOf(s, repo, all) };
+    return { todos: all, plan: backlogOf(s, repo, all, 'ii todo list') };
   });
   const shown = o.ready
     ? plan.ready.filter((t) => !o.status || t.status === o.status)
@@ -130,7 +135,7 @@ export async function todoShow(id: string, o: TodoShowOptions): Promise<void> {
   const { t, empty, blockers, titles } = await withStore((s) => {
     const t = s.todos.resolve(repo.slug, id);
     const all = s.todos.list(repo.slug);
-    const plan = backlogOf(s, repo, all);
+    const plan = backlogOf(s, repo, all, 'ii todo show');
     return {
       t,
       empty: plan.empty.has(t.id),
