@@ -93,7 +93,7 @@ it('a with no runner, and with the attempts used up, says so', async () => {
   stdin.write('a');
   await says(
     lastFrame,
-    'goes back to the backlog, blocked (failed 2×: ii todo reopen), so no runner starts it.',
+    'goes back to the backlog, blocked (failed 1×, abandoned 1×: ii todo reopen), so no runner starts it.',
   );
   stdin.write('n');
   await frameWith(lastFrame, 'nothing abandoned');
