@@ -178,8 +178,7 @@ export class GitVcs implements Vcs {
       .filter((path) => !isProtocolFile(path));
   }
 
-  async startChange(ws: string): Promise<string> {
-    const id = newChangeId();
+  async startChange(ws: string, id: string = newChangeId()): Promise<string> {
     // update-ref resolves HEAD itself: one git process, not two.
     await git(ws, ['update-ref', changeRef(id, 'base'), 'HEAD'], this.in(ws));
     writeFileSync(await this.changeFile(ws), `${id}\n`);

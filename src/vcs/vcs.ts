@@ -64,8 +64,12 @@ export interface Vcs {
    * entry (`node_modules/`): protocol files left out.
    */
   uncommittedPaths(ws: string): Promise<string[]>;
-  /** Starts a new change on top of HEAD and returns its stable change id. */
-  startChange(ws: string): Promise<string>;
+  /**
+   * Starts a change on top of HEAD (its base ref, and the workspace's
+   * current change) and returns its stable change id: `id` when given (a
+   * change already on a job's record), else a new one.
+   */
+  startChange(ws: string, id?: string): Promise<string>;
   /** The change id of the change being worked on, or null before the first. */
   currentChangeId(ws: string): Promise<string | null>;
   /**
