@@ -90,4 +90,10 @@ export interface Vcs {
   diff(ws: string, from: string, to: string, limits?: DiffLimits): Promise<CappedDiff>;
   /** `git log --format=%H|%ct|%s base..head`, oldest first. */
   log(ws: string, base: string, head: string): Promise<LogEntry[]>;
+  /**
+   * Deletes the refs (base, iterations, head) of every change in the
+   * repository at `root` whose id `recorded()` lacks, and returns those ids.
+   * `recorded` is called after the refs are listed.
+   */
+  pruneChangeRefs(root: string, recorded: () => ReadonlySet<string>): Promise<string[]>;
 }
