@@ -519,7 +519,6 @@ async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promis
   const { session, workspacePath } = started;
   // The job's work now sits on the target's tip: that is its base from here.
   store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
-
   const runner = new JobRunner({
     store,
     stateDir: i.stateDir,

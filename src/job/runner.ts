@@ -370,9 +370,12 @@ export class JobRunner {
     job = this.job();
     const number = job.changes.length;
     const maxIter = config.job['max-iterations'];
-    if (change.commits.length === 0 && this.emptyPasses >= maxIter)
+    // The first empty pass answered no request: each after it answered the
+    // project review's, and max-iterations of them are allowed.
+    const unanswered = this.emptyPasses;
+    if (change.commits.length === 0 && unanswered > maxIter)
       throw new JobFailure(
-        `the project review requested changes ${this.emptyPasses} times, but no implement pass changed anything ([job] max-iterations = ${maxIter}); ` +
+        `the project review requested changes ${unanswered} time${unanswered === 1 ? '' : 's'}, but no implement pass after it changed anything ([job] max-iterations = ${maxIter}); ` +
           'raise the cap in incrementum.toml or split the todo.',
       );
     if (change.commits.length >= maxIter)

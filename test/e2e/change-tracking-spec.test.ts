@@ -108,6 +108,21 @@ describe('job-change-tracking.md, State Transitions / Implementing Stage', () =>
     expect(job.changes.map((c) => c.commits.length)).toEqual([1, 0]);
   });
 
+  it('spec Implementing Stage: a project review that keeps asking while the passes change nothing stops at max-iterations', () => {
+    f.setup(['true'], { job: 'max-iterations = 1\n' });
+    const rc = verdict('REQUEST_CHANGES', 'Do more.');
+    const s = f.scenario('project-rc-forever', { 'project-review': [rc, rc, rc] });
+    const r = f.run(['job', 'do', '--title', 'nothing to do'], s);
+    expect(r.code).toBe(1);
+    const job = f.show(jobIdFrom(r.stderr));
+    expect(job.failure_reason).toMatch(
+      /project review requested changes 2 times, but no implement pass after it changed anything.*max-iterations = 1/,
+    );
+    // One answer to the request was allowed (max-iterations = 1).
+    expect(job.agent_sessions.filter((a) => a.purpose === 'project-review')).toHaveLength(2);
+    expect(job.changes.map((c) => c.commits.length)).toEqual([0]);
+  });
+
   it('spec Implementing Stage, the case it leaves open: an empty pass in a change its review rejected is tested and reviewed again as it stands', () => {
     // max-iterations = 3: the old loop (implementing again with the same
     // feedback) fails the job quickly instead of running 8 passes.
