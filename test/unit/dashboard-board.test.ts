@@ -3,6 +3,7 @@
 // store's API.
 import { afterAll, describe, expect, it } from 'vitest';
 import { boardColumns, cursor, selectedCard } from '../../src/dashboard/view/board.js';
+import { diffTarget } from '../../src/dashboard/view/diff-request.js';
 import { EMPTY_BACKLOG, initialNav, type DashboardState, type Nav } from '../../src/dashboard/view/state.js';
 import { CHANGE_COLUMNS, COMMIT_COLUMNS, JOB_COLUMNS } from '../../src/model/derive.js';
 import type { Job } from '../../src/model/job.js';
@@ -104,6 +105,8 @@ describe('boardColumns', () => {
     expect(changeCard.detail).toBe(
       '0 iter · no commit: the last implement pass found nothing more to change',
     );
+    // `d` on the job's card shows its last iteration, not the empty change.
+    expect(diffTarget(state([done], { showFinished: true }))).toMatchObject({ change: 1, iteration: 1 });
   });
 
   it('returns the same columns while its inputs are the same, and new ones when one changes', () => {
