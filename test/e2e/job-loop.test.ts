@@ -25,6 +25,8 @@ describe('ii job do: the loop', () => {
     });
     const r = f.run(['job', 'do', '--title', 'a then b'], s);
     expect(r.code).toBe(0);
+    // The change the last pass left empty is no change made.
+    expect(r.stderr).toMatch(/completed · 2 changes · final commit [0-9a-f]{40}/);
     const job = f.show(jobIdFrom(r.stderr));
     expect(job.status).toBe('completed');
     // The last pass found nothing to change: its change stays on the record
