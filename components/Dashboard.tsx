@@ -15,7 +15,7 @@ import {
 import { extraAnswers, keyHints, modeOf, type Hint } from '../src/dashboard/view/keymap.js';
 import { diffKey, iterationLabel } from '../src/dashboard/view/state.js';
 import type { DashboardStore } from '../src/dashboard/view/store.js';
-import { commitOutcome, currentCommit, recordedFiles } from '../src/model/derive.js';
+import { commitOutcome, latestCommit, recordedFiles } from '../src/model/derive.js';
 import { shownLine } from '../src/text/shown.js';
 import { Board, boardLayout } from './Board.js';
 import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
@@ -306,7 +306,7 @@ function Status({ store, width, hints }: { store: DashboardStore; width: number;
   const message = useStore(store, (s) => s.message);
   const color = useStore(store, (s) => s.color);
   const mark = useStore(store, (s) => s.nav.mark);
-  const last = job ? currentCommit(job) : null;
+  const last = job ? latestCommit(job) : null;
   const lastCommit = last ? `last ${last.commit_id.slice(0, 7)} ${commitOutcome(last)}` : null;
   return (
     <StatusBar

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { NA } from '../src/model/derive.js';
+import { changesMade, NA } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
 import { count } from '../src/dashboard/view/count.js';
 import { visibleLine } from '../src/text/sanitize.js';
@@ -28,7 +28,7 @@ export function JobDetail({ job, title, stale, width }: JobDetailProps) {
         job {job.id} · {shownLine(title)}
       </Text>
       <Text wrap="truncate-end">
-        {status} · {count(job.changes.length, 'change')} · base {job.base_rev?.slice(0, 10) ?? NA} · $
+        {status} · {count(changesMade(job), 'change')} · base {job.base_rev?.slice(0, 10) ?? NA} · $
         {job.usage.cost.toFixed(4)} · {job.usage.input_tokens}/{job.usage.output_tokens} tokens · auto-commit{' '}
         {job.auto_commit ? 'on' : 'off'}
       </Text>

@@ -102,10 +102,14 @@ export function locateIterationPair(job: Job, fromSpec: string, toSpec: string):
   return { ...ref, previous: earlier, fromCommit: earlier.commit_id, fromEntry: earlier, from: a };
 }
 
-/** Picks an iteration; defaults are the last change and its last iteration. */
+/**
+ * Picks an iteration; defaults are the last change with an iteration (a job's
+ * last change may have none: the pass that found nothing more to change) and
+ * its last iteration.
+ */
 export function locateIteration(job: Job, change?: number, iteration?: number): IterationRef {
   if (job.changes.length === 0) throw new UserError(`job ${job.id} has no changes yet: nothing to diff.`);
-  const ci = change ?? job.changes.length;
+  const ci = change ?? (job.changes.findLastIndex((c) => c.commits.length > 0) + 1 || job.changes.length);
   const ch = job.changes[ci - 1];
   if (!Number.isInteger(ci) || !ch)
     throw new UserError(

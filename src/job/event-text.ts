@@ -76,8 +76,9 @@ function iterationLines(e: EventOf<'iteration:started'>): EventLine[] {
     'fact',
     `  iteration ${e.iteration}: commit ${short(e.commit_id)} (${files.length} file${files.length === 1 ? '' : 's'}: ${names}${files.length > 5 ? ', …' : ''})`,
   );
-  // A change is shown with its first iteration: a change the agent leaves
-  // empty (the pass that leads to the project review) is never recorded.
+  // A change is shown with its first iteration: the one the agent leaves
+  // empty (the pass that leads to the project review) is on the record, with
+  // no commit, but is no change made, so it gets no line.
   return e.iteration === 1
     ? [line('fact', `change ${e.change_number}: ${visibleLine(e.change_id)}`), it]
     : [it];

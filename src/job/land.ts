@@ -525,8 +525,6 @@ async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promis
   const { session, workspacePath } = started;
   // The job's work now sits on the target's tip: that is its base from here.
   store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
-  const changeBase = await deps.vcs.head(workspacePath);
-  const changeId = await deps.vcs.startChange(workspacePath);
   const runner = new JobRunner({
     store,
     stateDir: i.stateDir,
@@ -539,7 +537,6 @@ async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promis
     repoRoot: repo.root,
     workspacePath,
     baseRev: r.tip,
-    firstChange: { id: changeId, base: changeBase },
     finishSession: async (outcome) => {
       await deps.finishSession(store, session.id, outcome);
     },

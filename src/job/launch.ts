@@ -14,6 +14,7 @@ import { shortId } from '../state/ids.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
 import type { Base, Vcs } from '../vcs/vcs.js';
+import { newChangeId } from '../vcs/change-id.js';
 import type { Config } from '../model/config.js';
 import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 import { recordDespiteFullDisk } from './full-disk.js';
@@ -200,11 +201,11 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     // Where `ii job land` goes by default: the branch the base commit was
     // taken from, in the same lookup, so the two always agree.
     store.jobs.setBaseBranch(job.id, base.branch);
-    // The first change exists before the job starts (the spec's `jj new
-    // <base>`), so the job's context names it from the first line. Its base
-    // is the workspace's head: the base commit, just checked out.
-    const changeBase = baseRev;
-    const changeId = await deps.vcs.startChange(workspacePath);
+    // The first change is named before the job starts, so the job's context
+    // names it from the first line; the runner makes it (record and refs)
+    // when it enters implementing (the job change tracking spec), so a job
+    // that never gets there leaves no ref for a change no record holds.
+    const changeId = newChangeId();
     const runner = new JobRunner({
       store,
       stateDir: i.stateDir,
@@ -220,7 +221,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       repoRoot: repo.root,
       workspacePath,
       baseRev,
-      firstChange: { id: changeId, base: changeBase },
+      firstChangeId: changeId,
       finishSession: async (outcome) => {
         await deps.finishSession(store, session.id, outcome);
       },

@@ -26,11 +26,11 @@ export interface JobRunnerOptions {
   workspacePath: string;
   baseRev: string;
   /**
-   * The change started in the workspace before the runner (the spec's `jj new
-   * <base>`, so `ii job do` can name it at the start); the first implement
-   * pass works in it. Without it the runner starts the first change itself.
+   * The id of the job's first change, named before the runner (so `ii job do`
+   * can print it at the start); the first implement pass makes the change,
+   * its record and its refs, with it. Without it the runner picks one.
    */
-  firstChange?: { id: string; base: string };
+  firstChangeId?: string;
   /** Releases the job's session: done when completed (todo done), failed otherwise (todo reopened). */
   finishSession?: (outcome: 'done' | 'failed') => Promise<void>;
   afterImplement?: AfterImplement;

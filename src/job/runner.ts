@@ -10,7 +10,7 @@ import type { AgentSession, PromptResult } from '../agent/types.js';
 import { asDiskFull, DiskFullError, StoreDamagedError, UserError } from '../errors.js';
 import { computeIterationSummary, locateIteration } from '../history/iteration-diff.js';
 import { statsToFileChanges, takeSnapshot, type SnapshotFiles } from '../history/snapshot.js';
-import { currentChange, currentCommit, isChangeComplete } from '../model/derive.js';
+import { changesMade, currentChange, lastCommit } from '../model/derive.js';
 import type { EventData, IterationOutcome, NewJobEvent } from '../model/event.js';
 import { addUsage } from '../model/usage.js';
 import type {
@@ -45,6 +45,7 @@ import { OutputTail, setupWorkspace } from './workspace-setup.js';
 import { leftoversReason } from './leftovers.js';
 import { redact } from '../text/redact.js';
 import { WorkspaceRedirected } from '../vcs/worktree-link.js';
+import { newChangeId } from '../vcs/change-id.js';
 
 /** The loop was stopped from outside (abandon request, signal, cancel()). */
 class Stopped extends Error {
@@ -87,15 +88,14 @@ export class JobRunner {
   private stopRequest: Stopped | null = null;
   private current: AgentSession | null = null;
   private stage: RunnerStage | null = null;
-  /** Started in the vcs, recorded on the job once an implement pass changes something. */
-  private pendingChange: string | null = null;
+  /** The id `ii job do` named for the first change, until the first implement pass makes it. */
+  private firstChangeId: string | null;
+  /** The change this runner started in its workspace (its refs and change file). */
+  private startedChange: string | null = null;
   /** HEAD when the current change started: its files are diffed against it. */
   private changeBase: string | null = null;
-  /** Implement passes that changed nothing while the current change was still open. */
+  /** Implement passes of the current change, still without a commit, that changed nothing. */
   private emptyPasses = 0;
-  private afterProjectRequest = false;
-  /** firstChange was given and not yet reported (change_started). */
-  private firstChangeUnreported = false;
   /** See head(). */
   private knownHead: string | null = null;
   private timers: NodeJS.Timeout[] = [];
@@ -118,11 +118,7 @@ export class JobRunner {
     this.recordGroup = groupRecorder(opts.store, opts.jobId, opts.workspacePath);
     this.childEnv = { ...(opts.testEnv ?? process.env), [JOB_ENV]: opts.jobId, II_TODO_ID: opts.todo.id };
     this.testCommands = requireTestCommands(opts.config);
-    if (opts.firstChange) {
-      this.pendingChange = opts.firstChange.id;
-      this.changeBase = opts.firstChange.base;
-      this.firstChangeUnreported = true;
-    }
+    this.firstChangeId = opts.firstChangeId ?? null;
     // Parse every template now: a broken override fails before any agent runs.
     this.prompts = new Prompts(opts.repoRoot).loadAll();
   }
@@ -380,25 +376,27 @@ export class JobRunner {
     const { store, jobId, vcs, workspacePath: ws, config } = this.o;
     await this.enter('implementing');
     let job = this.job();
-    const change = currentChange(job);
-    const open = change != null && !isChangeComplete(change);
+    const change = await this.enterChange(job);
+    job = this.job();
+    const number = job.changes.length;
     const maxIter = config.job['max-iterations'];
-    if (open && change.commits.length + this.emptyPasses >= maxIter)
+    // The first empty pass answered no request: each after it answered the
+    // project review's, and max-iterations of them are allowed.
+    const unanswered = this.emptyPasses;
+    if (change.commits.length === 0 && unanswered > maxIter)
       throw new JobFailure(
-        `change ${job.changes.length} (${change.change_id}) was not accepted after ${maxIter} iterations ([job] max-iterations = ${maxIter}); ` +
+        `the project review requested changes ${unanswered} time${unanswered === 1 ? '' : 's'}, but no implement pass after it changed anything ([job] max-iterations = ${maxIter}); ` +
           'raise the cap in incrementum.toml or split the todo.',
       );
-    if (!open && !this.pendingChange) {
-      this.changeBase = await this.head();
-      this.pendingChange = await vcs.startChange(ws);
-      this.event({ type: 'change_started', change_id: this.pendingChange, number: job.changes.length + 1 });
-    } else if (this.firstChangeUnreported && this.pendingChange) {
-      this.event({ type: 'change_started', change_id: this.pendingChange, number: job.changes.length + 1 });
-    }
-    this.firstChangeUnreported = false;
+    if (change.commits.length >= maxIter)
+      throw new JobFailure(
+        `change ${number} (${change.change_id}) was not accepted after ${maxIter} iterations ([job] max-iterations = ${maxIter}); ` +
+          'raise the cap in incrementum.toml or split the todo.',
+      );
+    const hasWork = change.commits.length > 0;
     this.clearFiles();
     const headBefore = await this.head();
-    const before = takeSnapshot(job, open ? await this.changeFiles(headBefore) : []);
+    const before = takeSnapshot(job, hasWork ? await this.changeFiles(headBefore) : []);
     const feedback = job.feedback;
     const prompt = await this.render(this.o.resolving ? 'resolve-conflicts' : 'implement', {
       Feedback: feedback ?? '',
@@ -420,33 +418,34 @@ export class JobRunner {
     });
     job = this.job();
     const changed = (await vcs.hasChanges(ws)) || (await this.head()) !== headBefore;
-    if (!changed) {
+    if (!changed && !hasWork) {
+      // Nothing to do (the spec): the change stays on the record, with no
+      // commit, and the project review decides.
       clearProtocolFile(ws, this.o.repoRoot, COMMIT_MESSAGE_FILE);
-      if (open) {
-        this.emptyPasses++;
-        this.warn(
-          `the implement pass changed nothing, but change ${job.changes.length} is still open; trying again with the same feedback`,
-        );
-        return 'implementing';
-      }
-      if (this.afterProjectRequest)
-        throw new JobFailure(
-          'the project review requested changes, but the next implement pass changed nothing',
-        );
+      this.emptyPasses++;
       return 'project-review';
     }
-    this.afterProjectRequest = false;
-    const draft = takeProtocolFile(ws, this.o.repoRoot, COMMIT_MESSAGE_FILE)?.trim() || this.defaultMessage();
-    if (!open) {
+    // A pass that changed nothing in a change that holds rejected work (its
+    // review asked for changes, or its tests failed) does not go to the
+    // project review, which could accept work a review just rejected: the
+    // change is tested and reviewed again as it stands (README, "An
+    // implement pass that changes nothing").
+    if (!changed)
+      this.warn(
+        `the implement pass changed nothing in change ${number}, which holds rejected work: it is tested and reviewed again as it stands`,
+      );
+    const draft =
+      takeProtocolFile(ws, this.o.repoRoot, COMMIT_MESSAGE_FILE)?.trim() ||
+      change.commits.at(-1)?.draft_message ||
+      this.defaultMessage();
+    if (!hasWork) {
       const maxChanges = config.job['max-changes'];
-      if (job.changes.length >= maxChanges)
+      const made = changesMade(job);
+      if (made >= maxChanges)
         throw new JobFailure(
-          `the agent started change ${job.changes.length + 1}, but the job may make only ${maxChanges} ([job] max-changes = ${maxChanges}); ` +
+          `the agent started change ${made + 1}, but the job may make only ${maxChanges} ([job] max-changes = ${maxChanges}); ` +
             'raise the cap in incrementum.toml or split the todo.',
         );
-      store.jobs.appendChange(jobId, this.pendingChange!);
-      this.pendingChange = null;
-      this.emptyPasses = 0;
     }
     const ic = await vcs.commitIteration(ws, draft);
     this.knownHead = ic.commit_id;
@@ -466,11 +465,36 @@ export class JobRunner {
       type: 'iteration:started',
       change_id: ic.change_id,
       change_number: now.changes.length,
-      iteration: currentChange(now)?.commits.length ?? 1,
+      iteration: now.changes.at(-1)?.commits.length ?? 1,
       commit_id: commit.commit_id,
       files,
     });
     return 'testing';
+  }
+
+  /**
+   * The change this pass works in (the spec: on entering implementing, the
+   * current change, or a new one). A new change is recorded before its refs
+   * are made, so `ii workspace prune`, which lists the refs before it reads
+   * the records, never takes a change being started for nobody's. A change
+   * with no commit left on the record by an earlier run (a job resolving its
+   * landing's conflicts) is started again in this workspace.
+   */
+  private async enterChange(job: Job): Promise<Job['changes'][number]> {
+    const { store, jobId, vcs, workspacePath: ws } = this.o;
+    let change = currentChange(job);
+    if (change && change.change_id === this.startedChange) return change;
+    if (change && change.commits.length > 0) change = null; // not this runner's to go on with
+    const id = change?.change_id ?? this.firstChangeId ?? newChangeId();
+    this.firstChangeId = null;
+    if (!change) store.jobs.appendChange(jobId, id);
+    this.changeBase = await this.head();
+    await vcs.startChange(ws, id);
+    this.startedChange = id;
+    this.emptyPasses = 0;
+    const now = this.job();
+    this.event({ type: 'change_started', change_id: id, number: now.changes.length });
+    return now.changes.at(-1)!;
   }
 
   private async test(): Promise<Next> {
@@ -531,7 +555,7 @@ export class JobRunner {
     const { store, jobId } = this.o;
     await this.enter('reviewing');
     const review = await this.verdict('review');
-    const usage = addUsage(currentCommit(this.job())?.usage ?? review.usage, review.usage);
+    const usage = addUsage(lastCommit(this.job())?.usage ?? review.usage, review.usage);
     if (!review.ok) throw new JobFailure(`invalid feedback from the review: ${review.reason}`);
     store.jobs.updateCurrentCommit(jobId, { review: review.review, usage });
     this.event({ type: 'review', project: false, review: review.review });
@@ -548,7 +572,7 @@ export class JobRunner {
     await this.enter('committing');
     clearProtocolFile(ws, repoRoot, COMMIT_MESSAGE_FILE);
     const turn = await this.agentTurn('commit-message', await this.render('commit-message', {}));
-    const cur = currentCommit(this.job());
+    const cur = lastCommit(this.job());
     const agentMessage =
       takeProtocolFile(ws, repoRoot, COMMIT_MESSAGE_FILE)?.trim() ||
       cur?.draft_message ||
@@ -563,7 +587,7 @@ export class JobRunner {
         ? { commit_id: sha, iteration_commit_id: cur.iteration_commit_id ?? cur.commit_id }
         : {}),
     });
-    const changeId = currentChange(this.job())?.change_id ?? '';
+    const changeId = this.job().changes.at(-1)?.change_id ?? '';
     this.event({ type: 'committed', change_id: changeId, commit_id: sha, message });
     await this.closeIteration(this.job(), 'committed');
     return 'implementing';
@@ -580,15 +604,15 @@ export class JobRunner {
     if (outcome === 'ACCEPT') return end('completed');
     if (outcome === 'ABANDON')
       return end('abandoned', `the project review abandoned the todo${firstLine(comments)}`);
-    const job = this.job();
+    const made = changesMade(this.job());
     const maxChanges = config.job['max-changes'];
-    if (job.changes.length >= maxChanges)
+    if (made >= maxChanges)
       throw new JobFailure(
-        `the project review requested more changes, but the job already made ${job.changes.length} ([job] max-changes = ${maxChanges}); ` +
+        `the project review requested more changes, but the job already made ${made} ([job] max-changes = ${maxChanges}); ` +
           'raise the cap in incrementum.toml or split the todo.',
       );
     store.jobs.setFeedback(jobId, comments || 'The project review requested changes but gave no details.');
-    this.afterProjectRequest = true;
+    // The next pass works in the change the empty pass left on the record.
     return 'implementing';
   }
 
@@ -729,8 +753,11 @@ export class JobRunner {
    * (on finish: only if the iteration was left open).
    */
   private async closeIteration(job: Job, outcome: IterationOutcome, onlyIfOpen = false): Promise<void> {
-    const cur = currentCommit(job);
-    if (!cur || (onlyIfOpen && cur.after)) return;
+    // The last commit of the last change, accepted or not: the commit stage
+    // closes an iteration whose change is already complete.
+    const change = job.changes.at(-1);
+    const cur = lastCommit(job);
+    if (!change || !cur || (onlyIfOpen && cur.after)) return;
     const files = await this.changeFiles(await this.head());
     const after = takeSnapshot(job, files);
     // The diff summary is stored with the after-snapshot, as the iteration
@@ -743,9 +770,9 @@ export class JobRunner {
     this.o.store.jobs.updateCurrentCommit(this.o.jobId, { after, diff_summary });
     this.event({
       type: 'iteration:completed',
-      change_id: currentChange(job)?.change_id ?? '',
+      change_id: change.change_id,
       change_number: job.changes.length,
-      iteration: currentChange(job)?.commits.length ?? 1,
+      iteration: change.commits.length,
       commit_id: cur.commit_id,
       outcome,
     });

@@ -6,7 +6,7 @@
 // (or zero) and `warnings` says why; `extraction` and `sources` say where
 // each part came from.
 import { z } from 'zod';
-import { AgentPurpose, JobLanded, JobStatus, Usage } from '../model/job.js';
+import { AgentPurpose, JobLanded, JobStage, JobStatus, Usage } from '../model/job.js';
 
 /**
  * The journal spec's version (journal-v2, "Updated Schema (FINAL)"): the
@@ -17,8 +17,8 @@ export const JOURNAL_SCHEMA_VERSION = '1.0';
 export const TerminalState = z.enum(['complete', 'stopped', 'running', 'unknown']);
 export type TerminalState = z.infer<typeof TerminalState>;
 
-/** The job's stage as people see it: the project review is stored as reviewing. */
-export const Phase = z.enum(['implementing', 'testing', 'reviewing', 'committing', 'project-review']);
+/** The job's stage, as its record has it (the project review is the reviewing stage). */
+export const Phase = JobStage;
 export type Phase = z.infer<typeof Phase>;
 
 /** The todo the job worked on (the spec's task). */

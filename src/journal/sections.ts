@@ -1,7 +1,7 @@
 // The journal's sections, one pure function each: inputs in, the section (or
 // null), where it came from, and the warnings explaining any gap out.
 import { createHash } from 'node:crypto';
-import { isChangeComplete } from '../model/derive.js';
+import { changesMade, isChangeComplete } from '../model/derive.js';
 import { subtractUsage, usageByStage } from '../model/usage.js';
 import type { Job, JobCommit, TestResult } from '../model/job.js';
 import type { JobEvent } from '../model/event.js';
@@ -15,7 +15,6 @@ import type {
   Milestones,
   NextAction,
   Notes,
-  Phase,
   Status,
   TerminalState,
   UsageSection,
@@ -92,17 +91,9 @@ export function identity(i: JournalInputs): Section<Identity> {
   );
 }
 
-/** The stored stage, or the project review when the last stage event says so. */
-function phase(job: Job, events: JobEvent[] | null): Phase {
-  if (job.stage !== 'reviewing' || !events) return job.stage;
-  const last = events.filter((e) => e.type === 'stage').at(-1);
-  return last?.to === 'project-review' ? 'project-review' : 'reviewing';
-}
-
 export function status(i: JournalInputs): Section<Status> {
   const { job } = i;
   const warnings: string[] = [];
-  const events = i.events.state === 'ok' ? i.events.value : null;
   const stop = i.stop.state === 'ok' ? i.stop.value : null;
   const terminal: TerminalState =
     job.status === 'completed'
@@ -126,7 +117,9 @@ export function status(i: JournalInputs): Section<Status> {
   const ms = ended ? Date.parse(ended) - Date.parse(job.started_at) : NaN;
   return section(
     {
-      phase: phase(job, events),
+      // The record's stage, in the specs' words: the project review is the
+      // reviewing stage (job-change-tracking.md), where a completed job ended.
+      phase: job.stage,
       terminal_state: terminal,
       stop_reason: reason === null ? null : redact(reason),
       // Whole seconds, as the spec computes it (journal-v2, Fixes Applied 9: Math.round).
@@ -157,7 +150,9 @@ export function milestones(job: Job): Section<Milestones> {
   return section(
     {
       attempted: job.changes.filter((c) => c.commits.length > 0).length,
-      total: job.changes.length,
+      // A completed job's last pass found nothing to change: the change it
+      // left with no commit was no milestone (job-change-tracking.md).
+      total: job.status === 'completed' ? changesMade(job) : job.changes.length,
       // The spec's final verify is our project review, which only a
       // completed job passed: "0 for stopped runs" (journal-v2, Fixes
       // Applied 1), and for one still running, which has not had it yet.

@@ -1,19 +1,52 @@
 // Derived state: computed from a stored Job, never stored itself.
 import type { FileChange, Job, JobChange, JobCommit, JobLanding, JobStage, JobStatus } from './job.js';
 
-/** The change the job is working on: its last one, or null for a job with none. */
+/**
+ * The change the job is working on (the job change tracking spec's
+ * CurrentChange): its last change while that is not complete; null for a job
+ * with none, or whose last change was accepted (the next one is not made
+ * until the next implement pass starts).
+ */
 export function currentChange(job: Pick<Job, 'changes'>): JobChange | null {
-  return job.changes.at(-1) ?? null;
+  const last = job.changes.at(-1);
+  return last && !isChangeComplete(last) ? last : null;
 }
 
-/** The latest iteration of the current change, or null. */
+/** The latest iteration of the current change (the spec's CurrentCommit), or null. */
 export function currentCommit(job: Pick<Job, 'changes'>): JobCommit | null {
   return currentChange(job)?.commits.at(-1) ?? null;
+}
+
+/**
+ * The last commit of the last change, complete or not: the one the tests,
+ * the review and the commit stage write to (the spec's "last commit of last
+ * change"). Null when the last change has none yet.
+ */
+export function lastCommit(job: Pick<Job, 'changes'>): JobCommit | null {
+  return job.changes.at(-1)?.commits.at(-1) ?? null;
+}
+
+/** The job's newest iteration commit in any change (a new change has none yet), or null. */
+export function latestCommit(job: Pick<Job, 'changes'>): JobCommit | null {
+  for (let i = job.changes.length - 1; i >= 0; i--) {
+    const c = job.changes[i]!.commits.at(-1);
+    if (c) return c;
+  }
+  return null;
 }
 
 /** A change is complete when its last commit's review accepted it. */
 export function isChangeComplete(change: JobChange): boolean {
   return change.commits.at(-1)?.review?.outcome === 'ACCEPT';
+}
+
+/**
+ * The changes that hold work (at least one commit). Every implement pass
+ * starts its change on the record, so the pass that finds nothing more to
+ * do leaves one with none: it is history, not a change the job made.
+ */
+export function changesMade(job: Pick<Job, 'changes'>): number {
+  return job.changes.filter((c) => c.commits.length > 0).length;
 }
 
 /** Iterations of a change = its commits. */
@@ -40,11 +73,14 @@ export function tracksChanges(
   );
 }
 
-/** `ii job list`'s CHANGES: how many changes, or N/A when the record cannot tell. */
+/**
+ * `ii job list`'s CHANGES: how many changes hold work (the spec's example
+ * shows 0 for a job implementing its first), or N/A when the record cannot tell.
+ */
 export function changeCountLabel(
   job: Pick<Job, 'status' | 'changes' | 'agent_sessions' | 'project_review'>,
 ): string {
-  return tracksChanges(job) ? String(job.changes.length) : NA;
+  return tracksChanges(job) ? String(changesMade(job)) : NA;
 }
 
 /**
@@ -57,9 +93,8 @@ export function iterationLabel(
   job: Pick<Job, 'status' | 'changes' | 'agent_sessions' | 'project_review'>,
 ): string {
   if (!tracksChanges(job)) return NA;
-  const last = currentChange(job);
-  if (job.status === 'active')
-    return String(last && !isChangeComplete(last) ? Math.max(1, iterationCount(last)) : 1);
+  if (job.status === 'active') return String(Math.max(1, iterationCount(currentChange(job))));
+  const last = job.changes.findLast((c) => c.commits.length > 0);
   return last ? String(iterationCount(last)) : '-';
 }
 
@@ -144,6 +179,17 @@ export function changeColumn(change: JobChange, job: Pick<Job, 'status'>): Chang
   if (last.tests_passed === false || last.review?.outcome === 'REQUEST_CHANGES') return 'Implementing';
   if (last.tests_passed === null) return 'Testing';
   return 'Reviewing';
+}
+
+/**
+ * What a change with no commit says in place of its last commit's outcome:
+ * being made, or why it has none.
+ */
+export function noCommitNote(job: Pick<Job, 'status'>): string {
+  if (job.status === 'active') return 'no iteration yet';
+  return job.status === 'completed'
+    ? 'no commit: the last implement pass found nothing more to change'
+    : 'no commit: the job ended before its first';
 }
 
 /**

@@ -1,7 +1,7 @@
 // What `ii workspace list` shows and what `ii workspace prune` removes. Prune
 // works only under the repo's workspaces dir in the state dir, so the user's
-// own checkout is out of its reach, and it never touches refs/incrementum:
-// every iteration commit stays.
+// own checkout is out of its reach, and of refs/incrementum it deletes only
+// the refs of changes no job records: every recorded iteration commit stays.
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SessionStatus, Workspace } from '../model/session.js';
@@ -152,6 +152,16 @@ export async function pruneWorkspaces(
     pruned.push({ path, reason: 'no record', bytes });
   }
   return { removed: pruned, kept };
+}
+
+/**
+ * Deletes the refs of changes no job records (refs/incrementum/changes/<id>/…):
+ * an older runner reserved the next change's id and base after each job's
+ * last commit, and a job could fail before it recorded its first. The refs
+ * of every recorded change stay, with all their iterations.
+ */
+export function pruneChangeRefs(store: StateStore, root: string, vcs: Vcs = new GitVcs()): Promise<string[]> {
+  return vcs.pruneChangeRefs(root, () => store.jobs.recordedChangeIds());
 }
 
 /** A workspace branch of ours, unless a worktree still has it checked out (git refuses then). */

@@ -169,6 +169,8 @@ export interface JobStore {
    */
   recordAgentUsage(id: string, agentSessionId: string, usage: Usage): void;
   appendChange(id: string, change_id: string): JobChange;
+  /** The change id of every change any job (of any repo) records. */
+  recordedChangeIds(): Set<string>;
   /** Appends an iteration commit to the job's current change. */
   appendCommit(id: string, commit: NewCommit): JobCommit;
   updateCurrentCommit(id: string, update: CommitUpdate): JobCommit;

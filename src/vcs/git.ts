@@ -215,8 +215,7 @@ export class GitVcs implements Vcs {
       .filter((path) => !isProtocolFile(path));
   }
 
-  async startChange(ws: string): Promise<string> {
-    const id = newChangeId();
+  async startChange(ws: string, id: string = newChangeId()): Promise<string> {
     // update-ref resolves HEAD itself: one git process, not two.
     await git(ws, ['update-ref', changeRef(id, 'base'), 'HEAD'], this.in(ws));
     writeFileSync(await this.changeFile(ws), `${id}\n`);
@@ -355,6 +354,25 @@ export class GitVcs implements Vcs {
         const [sha, time, ...subject] = line.split('|');
         return { sha: sha!, time: Number(time), subject: subject.join('|') };
       });
+  }
+
+  async pruneChangeRefs(root: string, recorded: () => ReadonlySet<string>): Promise<string[]> {
+    const out = await git(root, ['for-each-ref', '--format=%(refname)', `${CHANGE_REFS}/`]);
+    const byChange = new Map<string, string[]>();
+    for (const ref of out.split('\n').filter(Boolean)) {
+      const id = ref.slice(CHANGE_REFS.length + 1).split('/')[0]!;
+      byChange.set(id, [...(byChange.get(id) ?? []), ref]);
+    }
+    if (byChange.size === 0) return [];
+    // Read only now that the refs are listed: a change is recorded before its
+    // refs are made, so every ref listed above whose change a job holds is in this.
+    const keep = recorded();
+    const gone = [...byChange.keys()].filter((id) => !keep.has(id));
+    if (gone.length === 0) return [];
+    await git(root, ['update-ref', '-m', 'incrementum: prune changes no job records', '--stdin'], {
+      input: gone.flatMap((id) => byChange.get(id)!.map((ref) => `delete ${ref}\n`)).join(''),
+    });
+    return gone;
   }
 
   // ─── helpers ────────────────────────────────────────────────────────────

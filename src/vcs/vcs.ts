@@ -75,8 +75,12 @@ export interface Vcs {
    * entry (`node_modules/`): protocol files left out.
    */
   uncommittedPaths(ws: string): Promise<string[]>;
-  /** Starts a new change on top of HEAD and returns its stable change id. */
-  startChange(ws: string): Promise<string>;
+  /**
+   * Starts a change on top of HEAD (its base ref, and the workspace's
+   * current change) and returns its stable change id: `id` when given (a
+   * change already on a job's record), else a new one.
+   */
+  startChange(ws: string, id?: string): Promise<string>;
   /** The change id of the change being worked on, or null before the first. */
   currentChangeId(ws: string): Promise<string | null>;
   /**
@@ -97,4 +101,10 @@ export interface Vcs {
   diff(ws: string, from: string, to: string, limits?: DiffLimits): Promise<CappedDiff>;
   /** `git log --format=%H|%ct|%s base..head`, oldest first. */
   log(ws: string, base: string, head: string): Promise<LogEntry[]>;
+  /**
+   * Deletes the refs (base, iterations, head) of every change in the
+   * repository at `root` whose id `recorded()` lacks, and returns those ids.
+   * `recorded` is called after the refs are listed.
+   */
+  pruneChangeRefs(root: string, recorded: () => ReadonlySet<string>): Promise<string[]>;
 }

@@ -205,8 +205,11 @@ describe('ii job land', () => {
       agent_sessions: { purpose: string; transcript: string }[];
     };
     expect(job.status).toBe('completed');
-    // A second change, tested and accepted like any other.
-    expect(job.changes).toHaveLength(2);
+    // A second change, tested and accepted like any other: made in the change
+    // the job's last pass had left with no commit; the resolver's own last
+    // pass leaves another.
+    expect(job.changes).toHaveLength(3);
+    expect(job.changes[2]!.commits).toEqual([]);
     const resolution = job.changes[1]!;
     expect(resolution.commits.at(-1)!.tests_passed).toBe(true);
     expect(resolution.commits.at(-1)!.review?.outcome).toBe('ACCEPT');

@@ -25,11 +25,16 @@ describe('ii job do: the loop', () => {
     });
     const r = f.run(['job', 'do', '--title', 'a then b'], s);
     expect(r.code).toBe(0);
+    // The change the last pass left empty is no change made.
+    expect(r.stderr).toMatch(/completed · 2 changes · final commit [0-9a-f]{40}/);
     const job = f.show(jobIdFrom(r.stderr));
     expect(job.status).toBe('completed');
+    // The last pass found nothing to change: its change stays on the record
+    // with no commit (job-change-tracking.md, Implementing Stage).
     expect(job.changes.map((c) => c.commits.map((k) => k.files.map((x) => x.path)))).toEqual([
       [['a.txt']],
       [['b.txt']],
+      [],
     ]);
     expect(job.changes[0]!.change_id).not.toBe(job.changes[1]!.change_id);
     expect(job.project_review?.outcome).toBe('ACCEPT');
@@ -69,7 +74,9 @@ describe('ii job do: the loop', () => {
     expect(r.stderr).toContain('project review: REQUEST_CHANGES');
     const job = f.show(jobIdFrom(r.stderr));
     expect(job.status).toBe('completed');
-    expect(job.changes).toHaveLength(2);
+    // The empty pass's change is the one the requested work goes into; the
+    // last pass's stays with no commit.
+    expect(job.changes.map((c) => c.commits.length)).toEqual([1, 1, 0]);
     const second = job.changes[1]!.commits[0]!;
     expect(second.files.map((x) => x.path)).toEqual(['docs.md']);
     expect(second.feedback).toContain('Document a.txt in docs.md.');
@@ -142,7 +149,8 @@ describe('ii job do: the loop', () => {
     expect(job.status).toBe('failed');
     expect(job.failure_reason).toMatch(/change 2.*only 1.*max-changes = 1/);
     expect(r.stderr).toContain('max-changes');
-    expect(job.changes).toHaveLength(1);
+    // Change 2 was started (on the record, with no commit), never committed.
+    expect(job.changes.map((c) => c.commits.length)).toEqual([1, 0]);
   });
 
   it('the change cap also stops a project review that asks for more than the job may make', () => {

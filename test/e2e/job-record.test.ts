@@ -46,13 +46,15 @@ describe('the final commit', () => {
     expect(printed).toMatch(/^[0-9a-f]{40}$/);
     const id = jobIdFrom(r.stderr);
     const job = showJson(id);
-    const last = job.changes.at(-1)!.commits.at(-1)!;
+    // The change the last pass left (nothing more to do) has no commit: the
+    // final commit is the first change's.
+    const last = job.changes[0]!.commits.at(-1)!;
     expect(last.commit_id).toBe(printed);
     expect(f.git('cat-file', '-t', last.commit_id).trim()).toBe('commit');
     // The iteration's own commit is kept beside it: the iteration ref points there.
     expect(last.iteration_commit_id).toMatch(/^[0-9a-f]{40}$/);
     expect(last.iteration_commit_id).not.toBe(printed);
-    const change = job.changes.at(-1)!.change_id;
+    const change = job.changes[0]!.change_id;
     expect(f.git('rev-parse', `refs/incrementum/changes/${change}/1`).trim()).toBe(last.iteration_commit_id);
     expect(f.git('log', '-1', '--format=%B', printed)).toContain('Add hello.txt');
 

@@ -61,7 +61,7 @@ describe.skipIf('skip' in oc)(titleFor('ii job do with the real opencode acp (sc
       expect(r.code).toBe(0);
       const job = fx.show(jobIdFrom(r.stderr));
       expect(job.status).toBe('completed');
-      expect(job.changes).toHaveLength(1);
+      expect(job.changes.map((x) => x.commits.length > 0)).toEqual([true, false]); // the last pass found nothing to change
       const [c] = job.changes[0]!.commits;
       expect(c!.files.map((x) => x.path)).toEqual(['hello.txt']);
       expect(c!.tests_passed).toBe(true);
@@ -112,7 +112,7 @@ describe.skipIf('skip' in oc)(titleFor('ii job do with the real opencode acp (sc
       const r = await fx.runAsync(['job', 'do', '--title', 'two lines']);
       expect(r.code).toBe(0);
       const job = fx.show(jobIdFrom(r.stderr));
-      expect(job.changes).toHaveLength(1);
+      expect(job.changes.map((x) => x.commits.length > 0)).toEqual([true, false]); // the last pass found nothing to change
       const commits = job.changes[0]!.commits;
       expect(commits).toHaveLength(2);
       expect(commits[0]!.review).toMatchObject({

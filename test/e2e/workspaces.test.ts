@@ -308,7 +308,10 @@ describe('workspaces and sessions', () => {
     const active = await start(todo('active'));
     const crashed = await start(todo('crashed'));
     const vanished = await start(todo('vanished'));
-    await vcs.startChange(done.workspacePath);
+    // A job's change: prune keeps the refs of every change a job records.
+    const doneChange = await vcs.startChange(done.workspacePath);
+    const doneJob = store.jobs.create(slug, { todo_id: done.session.todo_id, pid: null, host: null });
+    store.jobs.appendChange(doneJob.id, doneChange);
     writeFileSync(join(done.workspacePath, 'x.txt'), 'x\n');
     const it1 = await vcs.commitIteration(done.workspacePath, 'x');
     await deps.finishSession(store, done.session.id, 'done');

@@ -3,6 +3,7 @@
 // store's API.
 import { afterAll, describe, expect, it } from 'vitest';
 import { boardColumns, cursor, selectedCard } from '../../src/dashboard/view/board.js';
+import { diffTarget } from '../../src/dashboard/view/diff-request.js';
 import { EMPTY_BACKLOG, initialNav, type DashboardState, type Nav } from '../../src/dashboard/view/state.js';
 import { CHANGE_COLUMNS, COMMIT_COLUMNS, JOB_COLUMNS } from '../../src/model/derive.js';
 import type { Job } from '../../src/model/job.js';
@@ -85,6 +86,28 @@ describe('boardColumns', () => {
     expect(commits.flatMap((c) => c.cards.map((k) => k.key)).sort()).toEqual(['0', '1']);
     const detail = state([j], { level: 'detail', jobId: j.id, change: 1, iteration: 0 });
     expect(layout(detail)).toEqual(commits.map((c) => [c.title, c.cards.map((k) => k.key)]));
+  });
+
+  // job-change-tracking.md, Implementing Stage: every pass starts its change
+  // on the record, so a job's last change may have no commit.
+  it('spec Implementing Stage: a change with no commit has a card saying why, and counts as no change made', () => {
+    const j = job('nothing more', { changes: 1, tested: true, review: 'ACCEPT' });
+    store.jobs.appendChange(j.id, `Iempty${j.id}`);
+    store.jobs.finish(j.id, 'completed');
+    const done = store.jobs.get(j.id)!;
+    const card = (s: DashboardState, title: string) =>
+      boardColumns(s)
+        .flatMap((c) => c.cards.map((k) => [c.title, k] as const))
+        .find(([, k]) => k.title.includes(title));
+    const [, jobCard] = card(state([done], { showFinished: true }), 'nothing more')!;
+    expect(jobCard.detail).toMatch(/^1 change\b/);
+    const [col, changeCard] = card(state([done], { level: 'changes', jobId: j.id }), 'Iempty')!;
+    expect(col).toBe('Abandoned');
+    expect(changeCard.detail).toBe(
+      '0 iter · no commit: the last implement pass found nothing more to change',
+    );
+    // `d` on the job's card shows its last iteration, not the empty change.
+    expect(diffTarget(state([done], { showFinished: true }))).toMatchObject({ change: 1, iteration: 1 });
   });
 
   it('returns the same columns while its inputs are the same, and new ones when one changes', () => {

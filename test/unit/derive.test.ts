@@ -7,6 +7,8 @@ import {
   currentCommit,
   isChangeComplete,
   iterationCount,
+  lastCommit,
+  latestCommit,
   jobColumn,
   isStale,
   changeCountLabel,
@@ -42,6 +44,38 @@ describe('current change and commit', () => {
     expect(currentChange(j)?.change_id).toBe('I2');
     expect(currentCommit(j)?.commit_id).toBe('b');
     expect(iterationCount(currentChange(j))).toBe(2);
+  });
+  // job-change-tracking.md, "Deriving State": CurrentChange() is nil once the
+  // last change is complete; CurrentCommit() is the current change's last commit.
+  it('spec Deriving State / Current Change: none once the last change is complete', () => {
+    const accepted = commit({ commit_id: 'a', tests_passed: true, review: review('ACCEPT') });
+    const j = job({ changes: [change([accepted])] });
+    expect(currentChange(j)).toBeNull();
+    expect(currentCommit(j)).toBeNull();
+    expect(lastCommit(j)?.commit_id).toBe('a'); // what the commit stage still writes to
+    expect(latestCommit(j)?.commit_id).toBe('a');
+  });
+  it('spec Deriving State / Current Change: no commits, no review, or not accepted are current', () => {
+    const fresh = job({ changes: [change([])] });
+    expect(currentChange(fresh)?.change_id).toBe('I1');
+    expect(currentCommit(fresh)).toBeNull();
+    for (const last of [
+      commit(),
+      commit({ review: review('REQUEST_CHANGES') }),
+      commit({ review: review('ABANDON') }),
+    ])
+      expect(currentCommit(job({ changes: [change([last])] }))).toEqual(last);
+    // A new change with no commit after an accepted one: current, and the
+    // newest commit is still the accepted one.
+    const next = job({
+      changes: [
+        change([commit({ commit_id: 'a', review: review('ACCEPT') })]),
+        { ...change([]), change_id: 'I2' },
+      ],
+    });
+    expect(currentChange(next)?.change_id).toBe('I2');
+    expect(lastCommit(next)).toBeNull();
+    expect(latestCommit(next)?.commit_id).toBe('a');
   });
   it('a change is complete only when its last review accepts', () => {
     expect(isChangeComplete(change([]))).toBe(false);

@@ -45,9 +45,11 @@ describe('journal sections of a finished job', () => {
     expect(j.sources.identity).toBe('job record + events (last commit stage)');
   });
 
-  it('status: duration from the stored times, phase from the last stage event', () => {
+  // job-subcommand.md, "Job Model": the stage is implementing, testing,
+  // reviewing or committing; the project review is the reviewing stage.
+  it("status: duration from the stored times, phase the record's stage (spec Job Model stage names)", () => {
     expect(j.status).toEqual({
-      phase: 'project-review',
+      phase: 'reviewing',
       job_status: 'completed',
       terminal_state: 'complete',
       stop_reason: null,

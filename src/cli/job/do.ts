@@ -8,6 +8,7 @@ import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
 import { checkLaunch, launchJob, type JobDeps } from '../../job/launch.js';
 import type { Job } from '../../model/job.js';
+import { changesMade, latestCommit } from '../../model/derive.js';
 import type { Todo } from '../../model/todo.js';
 import type { NewTodo, StateStore } from '../../state/api.js';
 import { appendEvent } from '../../state/events.js';
@@ -259,9 +260,10 @@ function report(
   st: ReturnType<typeof style>,
   landHint: boolean,
 ): number {
-  const changes = job.changes.length;
+  // The last pass's change, left with no commit, is no change made.
+  const changes = changesMade(job);
   if (job.status === 'completed') {
-    const last = finalCommit ?? job.changes.at(-1)?.commits.at(-1)?.commit_id ?? null;
+    const last = finalCommit ?? latestCommit(job)?.commit_id ?? null;
     process.stderr.write(
       st.green(`job ${job.id} completed`) +
         ` · ${changes} change${changes === 1 ? '' : 's'}` +

@@ -6,11 +6,13 @@ import {
   changeColumn,
   changeCountLabel,
   commitColumn,
+  currentChange,
   isStale,
   iterationLabel,
   jobColumn,
   landingUnderWay,
   NA,
+  noCommitNote,
   tracksChanges,
 } from '../../model/derive.js';
 import type { Job, JobCommit, Usage } from '../../model/job.js';
@@ -143,10 +145,11 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
           ? '    none yet'
           : '    none',
     );
+  const current = job.status === 'active' ? currentChange(job) : null;
   job.changes.forEach((ch, i) => {
     const isCurrentChange = i === job.changes.length - 1;
     const col = changeColumn(ch, job);
-    const inProgress = isCurrentChange && job.status === 'active' && col !== 'Committed';
+    const inProgress = ch === current;
     out.push(
       `    ${i + 1}. ${visibleLine(ch.change_id)}  ${col}  (${ch.commits.length} iteration${ch.commits.length === 1 ? '' : 's'})${inProgress ? st.cyan('  ← in progress') : ''}`,
     );
@@ -158,6 +161,7 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
       );
       if (c.review?.comments) out.push(...indent(c.review.comments, 10));
     });
+    if (ch.commits.length === 0) out.push(`       ${st.dim(noCommitNote(job))}`);
   });
   if (job.project_review) {
     out.push(`  project review: ${job.project_review.outcome}`);

@@ -4,6 +4,7 @@ import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import {
   listWorkspaces,
+  pruneChangeRefs,
   pruneWorkspaces,
   removedWorkspaces,
   type WorkspaceInfo,
@@ -43,7 +44,7 @@ function noWorkspaces({ removed, landed }: { removed: number; landed: number }):
 
 export async function workspacePrune(): Promise<void> {
   const { root, slug } = currentRepo();
-  const { removed, kept } = await withStore(async (s) => {
+  const { removed, kept, refs } = await withStore(async (s) => {
     // A job whose runner is gone still claims its workspace: end it (and what
     // it left running) first, so its workspace is pruned like any finished one.
     const { finishSession } = await import('../../session/index.js');
@@ -58,21 +59,25 @@ export async function workspacePrune(): Promise<void> {
         process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.
 `);
     }
-    return pruneWorkspaces(s, { root, slug, stateDir: s.dir });
+    const pruned = await pruneWorkspaces(s, { root, slug, stateDir: s.dir });
+    return { ...pruned, refs: await pruneChangeRefs(s, root) };
   });
   for (const k of kept)
     process.stdout.write(
       `kept ${k.path}: process${k.pids.length === 1 ? '' : 'es'} ${k.pids.join(', ')} still work${k.pids.length === 1 ? 's' : ''} in it (ps -o pid,args -p ${k.pids.join(',')}); prune again once ${k.pids.length === 1 ? 'it has' : 'they have'} ended\n`,
     );
-  if (removed.length === 0) {
-    if (kept.length === 0) process.stdout.write('Nothing to prune.\n');
-    return;
-  }
   for (const p of removed) process.stdout.write(`removed ${p.path} (${p.reason})\n`);
   const freed = removed.reduce((n, p) => n + p.bytes, 0);
-  process.stdout.write(
-    `Pruned ${removed.length} workspace${removed.length === 1 ? '' : 's'}, freeing ${formatBytes(freed)}.\n`,
-  );
+  if (removed.length > 0)
+    process.stdout.write(
+      `Pruned ${removed.length} workspace${removed.length === 1 ? '' : 's'}, freeing ${formatBytes(freed)}.\n`,
+    );
+  if (refs.length > 0)
+    process.stdout.write(
+      `Removed the refs of ${refs.length} change${refs.length === 1 ? '' : 's'} no job records (refs/incrementum/changes/<id>/).\n`,
+    );
+  if (removed.length === 0 && kept.length === 0 && refs.length === 0)
+    process.stdout.write('Nothing to prune.\n');
 }
 
 function workspaceTable(rows: WorkspaceInfo[], st: Style, now = Date.now()): string {

@@ -6,11 +6,12 @@ import {
   COMMIT_COLUMNS,
   changeColumn,
   commitColumn,
+  changesMade,
   commitOutcome,
-  currentChange,
   iterationCount,
   JOB_COLUMNS,
   jobColumn,
+  noCommitNote,
 } from '../../model/derive.js';
 import type { Blocker } from '../../model/backlog.js';
 import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
@@ -90,17 +91,18 @@ export function landingLine(job: Job): string | null {
 }
 
 export function jobCard(job: Job, title: string, stale: boolean): CardData {
-  const ch = currentChange(job);
+  // The change being made, or the one being committed (already complete).
+  const ch = job.changes.at(-1);
   const landing = job.status === 'completed' ? landingLine(job) : null;
   const where =
     job.status === 'active'
-      ? `${job.stage}${ch ? ` · c${job.changes.length} i${iterationCount(ch)}` : ''}`
+      ? `${job.stage}${ch ? ` · c${job.changes.length}${ch.commits.length ? ` i${iterationCount(ch)}` : ''}` : ''}`
       : job.status === 'failed'
         ? reasonLine(job)
         : // Completed having made nothing: its todo is done, but nothing was made (nor is there anything to land).
           completedWithoutCommits(job)
           ? `done · ${NO_CHANGES}`
-          : (landing ?? count(job.changes.length, 'change'));
+          : (landing ?? count(changesMade(job), 'change'));
   const tone: Tone = stale
     ? 'warn'
     : job.status === 'failed' || job.landing?.state === 'refused'
@@ -209,7 +211,7 @@ export function changeCard(job: Job, change: JobChange, index: number): CardData
     detail:
       col === 'Failed'
         ? `${change.commits.length} iter · job failed: ${reasonLine(job)}`
-        : `${change.commits.length} iter · ${last ? commitOutcome(last) : 'no iteration yet'}`,
+        : `${change.commits.length} iter · ${last ? commitOutcome(last) : noCommitNote(job)}`,
     tone: col === 'Committed' ? 'ok' : col === 'Failed' ? 'bad' : col === 'Abandoned' ? 'dim' : 'active',
     stale: false,
     version: `${job.updated_at}|${job.status}`,

@@ -9,7 +9,9 @@ import { iterationLabel, type DashboardState, type IterationId } from './state.j
 export function diffTarget(s: DashboardState): { job: Job; change: number; iteration: number } | null {
   const job = s.nav.level === 'jobs' ? selectedJob(s) : drilledJob(s);
   if (!job || job.changes.length === 0) return null;
-  let change = job.changes.length;
+  // The last change with an iteration: a job's last change may have none
+  // (the pass that found nothing more to change).
+  let change = job.changes.findLastIndex((c) => c.commits.length > 0) + 1 || job.changes.length;
   let iteration: number | null = null;
   if (s.nav.change != null) change = s.nav.change + 1;
   // The card under the cursor, not the stored selection: a cursor never moved

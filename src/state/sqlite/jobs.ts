@@ -367,6 +367,12 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         touch(id);
         return { change_id, created_at: now, commits: [] };
       }),
+    recordedChangeIds: () =>
+      new Set(
+        (q('SELECT DISTINCT change_id FROM changes').all() as { change_id: string }[]).map(
+          (r) => r.change_id,
+        ),
+      ),
     appendCommit: (id, c) =>
       transaction(db, () => {
         const { change, commit } = currentSeqs(id);
