@@ -1,5 +1,5 @@
 import { Box, Text, useInput, useWindowSize } from 'ink';
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Actions } from '../src/dashboard/view/actions-api.js';
@@ -13,6 +13,7 @@ import {
   type ColumnData,
 } from '../src/dashboard/view/board.js';
 import { keyHints, modeOf, type Hint } from '../src/dashboard/view/keymap.js';
+import { logLines } from '../src/dashboard/view/log-view.js';
 import { diffKey, iterationLabel } from '../src/dashboard/view/state.js';
 import type { DashboardStore } from '../src/dashboard/view/store.js';
 import { commitOutcome, currentCommit, recordedFiles } from '../src/model/derive.js';
@@ -204,11 +205,13 @@ export function livePaneHeight(columns: ColumnData[], width: number, height: num
 function OverlayBody({ store, width, height }: { store: DashboardStore; width: number; height: number }) {
   const overlay = useStore(store, (s) => s.nav.overlay);
   const scroll = useStore(store, (s) => s.nav.scroll);
+  const follow = useStore(store, (s) => s.nav.follow);
   const color = useStore(store, (s) => s.color);
   const job = useStore(store, selectedJob);
   const files = useStore(store, (s) => (job ? s.files[job.id] : undefined));
-  const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
-  const log = useStore(store, (s) => (job ? s.records[job.id]?.log : undefined));
+  const log = useStore(store, logLines);
+  // The keys page the log by the rows it is drawn in: the store learns their size from here.
+  useEffect(() => store.getState().setLogSize(width, Math.max(1, height - 1)), [store, width, height]);
   const target = useStore(
     store,
     useShallow((s) => {
@@ -249,11 +252,13 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   if (overlay === 'logs' && job)
     return (
       <LogPane
-        title={`Log of job ${job.id.slice(0, 7)} (${job.status}) · esc closes · j/k scroll`}
-        lines={log ?? live ?? []}
+        title={`Log of job ${job.id.slice(0, 7)} (${job.status})`}
+        hints="j/k g/G PgUp/PgDn · esc closes"
+        lines={log}
         width={width}
         height={height}
-        scroll={scroll}
+        top={scroll}
+        follow={follow}
       />
     );
   if (overlay === 'diff' && target.job)
