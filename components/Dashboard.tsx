@@ -12,6 +12,7 @@ import {
   selectedJob,
   type ColumnData,
 } from '../src/dashboard/view/board.js';
+import { cardReason, reasonPaneHeight } from '../src/dashboard/view/card-reason.js';
 import { keyHints, modeOf, type Hint } from '../src/dashboard/view/keymap.js';
 import { logLines } from '../src/dashboard/view/log-view.js';
 import { diffKey, iterationLabel } from '../src/dashboard/view/state.js';
@@ -31,6 +32,7 @@ import { diffLineColor, iterationDiffLines } from './IterationDiff.js';
 import { JobDetail, JOB_DETAIL_HEIGHT } from './JobDetail.js';
 import { Lines } from './Lines.js';
 import { LogPane } from './LogPane.js';
+import { ReasonPane } from './ReasonPane.js';
 import { StatusBar, STATUS_HEIGHT } from './StatusBar.js';
 
 /** useShallow compares objects: "no runner line" as one. */
@@ -114,6 +116,7 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
   const title = useStore(store, (s) => (job ? (s.todoTitles[job.todo_id] ?? job.todo_id) : ''));
   const stale = useStore(store, (s) => (job ? s.stale[job.id] === true : false));
   const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
+  const reason = useStore(store, cardReason);
   const nav = useStore(
     store,
     useShallow((s) => ({
@@ -171,11 +174,14 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
         />
       </Box>
     );
-  // The jobs board, with the live pane of the selected active job when there is room.
+  // The jobs board, with the live pane of the selected active job when there
+  // is room, or the selected card's whole reason (a failure, a refused landing).
   const pane = job && job.status === 'active' && height >= 14 ? livePaneHeight(columns, width, height) : 0;
+  const reasonH = !pane && reason ? reasonPaneHeight(reason, width, height) : 0;
   return (
     <Box flexDirection="column">
-      <Board columns={columns} cursor={cur} width={width} height={height - pane} color={color} />
+      <Board columns={columns} cursor={cur} width={width} height={height - pane - reasonH} color={color} />
+      {reasonH && reason ? <ReasonPane text={reason} width={width} height={reasonH} /> : null}
       {pane && job ? (
         <LogPane
           title={`── live: ${job.id.slice(0, 7)} ${shownLine(title)} (l for the full log)`}

@@ -71,3 +71,27 @@ export function rowCount(line: string, width: number): number {
   if (PLAIN.test(line)) return Math.max(1, Math.ceil(line.length / width));
   return hardWrap(line, width).length;
 }
+
+/**
+ * One line word-wrapped to rows of at most `width` cells, broken at spaces
+ * (a word longer than a row is cut), for text read as sentences: a reason.
+ */
+export function wordWrap(line: string, width: number): string[] {
+  const text = expandTabs(line);
+  if (width <= 0 || cellWidth(text) <= width) return [text];
+  const rows: string[] = [];
+  let row = '';
+  for (const word of text.split(' ')) {
+    const next = row ? `${row} ${word}` : word;
+    if (cellWidth(next) <= width) {
+      row = next;
+      continue;
+    }
+    if (row) rows.push(row);
+    const cut = hardWrap(word, width);
+    row = cut.pop()!;
+    rows.push(...cut);
+  }
+  if (row || rows.length === 0) rows.push(row);
+  return rows;
+}

@@ -1,5 +1,7 @@
 // The board at 80×24 in a real terminal (tmux), over a real job that failed
-// on the built-in scripted agent (issue 26, items 5 and 8): the log (`l`)
+// on the built-in scripted agent (issue 26, items 5 and 8): with nine columns
+// the empty ones collapse and the selected failed job's whole first reason
+// line is on screen, in the pane under the board; the log (`l`)
 // shows exactly the lines `ii job logs` prints, in order, across scrolling,
 // with wrapped long lines, blank lines, multi-line entries, a tab and wide
 // characters; j, k, g, G and the page keys move like a pager's; and at 160×45
@@ -61,7 +63,7 @@ const AGENT_TEXT = [
 ];
 
 it.skipIf(!hasTmux)(
-  'at 80×24 the log shows what ii job logs prints, scrolled like a pager; at 160×45 nothing overlaps',
+  "at 80×24 the failed job's whole reason is on screen and the log shows what ii job logs prints, scrolled like a pager; at 160×45 nothing overlaps",
   async () => {
     f = new JobFixture('ii-dash-narrow-');
     f.setup();
@@ -98,8 +100,36 @@ it.skipIf(!hasTmux)(
     };
     t.start([process.execPath, II, 'dashboard'], { cwd: f.repo, env, columns: 80, rows: 24 });
     await t.screenWith('incrementum · Jobs', 'another todo');
-    // The cursor starts in the Backlog column; the failed job is the next card to the right.
-    t.send('L');
+
+    // ── 80×24, nine columns: the failed job's whole first reason line ────
+    // The empty columns are stacked narrow, with their counts.
+    const board = await t.screenWith('Impl 0', 'Test 0', 'Land 0', 'Fail (1)');
+    const first = f
+      .show(id)
+      .failure_reason!.split('\n')
+      .find((l) => l.trim())!
+      .trim();
+    expect(first.length).toBeGreaterThan(80);
+    // The card cuts it; the pane under the board has it whole, word-wrapped.
+    const reason = await waitFor(
+      () => {
+        const s = t!.capture();
+        return s.includes(`job ${id.slice(0, 7)} failed`) ? s : null;
+      },
+      `the reason pane; screen:\n${board}`,
+      20_000,
+      50,
+    );
+    const joined = (s: string) =>
+      s
+        .split('\n')
+        .map((l) => l.trim())
+        .join(' ')
+        .replace(/\s+/g, ' ');
+    expect(joined(reason)).toContain(first.replace(/\s+/g, ' '));
+    expect(reason).toContain('scripted agent: crashing on purpose (exit 7)');
+
+    // The cursor is on the failed job (the only job): l opens its log.
     t.send('l');
     const atEnd = await t.screenWith(`Log of job ${id.slice(0, 7)}`, '(end)');
 
@@ -143,26 +173,26 @@ it.skipIf(!hasTmux)(
 
     // ── One row at a time: k is earlier, j later; G the end, g the top ───
     t.send('k');
-    at = check(await screenAt(end.first - 1), 80);
+    check(await screenAt(end.first - 1), 80);
     t.send('k');
-    at = check(await screenAt(end.first - 2), 80);
+    check(await screenAt(end.first - 2), 80);
     t.send('j');
-    at = check(await screenAt(end.first - 1), 80);
+    check(await screenAt(end.first - 1), 80);
     t.send('Up');
-    at = check(await screenAt(end.first - 2), 80);
+    check(await screenAt(end.first - 2), 80);
     t.send('Down');
-    at = check(await screenAt(end.first - 1), 80);
+    check(await screenAt(end.first - 1), 80);
     t.send('PPage');
-    at = check(await screenAt(end.first - 21), 80);
+    check(await screenAt(end.first - 21), 80);
     t.send('G');
-    at = check(await screenAt(end.first), 80);
+    check(await screenAt(end.first), 80);
     // j at the end stays at the end; k then goes back one row at once.
     t.send('j');
     t.send('j');
     t.send('k');
-    at = check(await screenAt(end.first - 1), 80);
+    check(await screenAt(end.first - 1), 80);
     t.send('g');
-    at = check(await screenAt(1), 80);
+    check(await screenAt(1), 80);
 
     // ── 160×45: j at the end overlaps no two lines ───────────────────────
     t.tmux('resize-window', '-t', 'main', '-x', '160', '-y', '45');
