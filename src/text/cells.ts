@@ -11,7 +11,36 @@ const TAB = 8;
 /** Printable ASCII only: one cell per character, nothing to measure. */
 const PLAIN = /^[\x20-\x7e]*$/;
 
+/**
+ * Runs of printable ASCII, and of anything else with the ASCII character
+ * before it: a keycap (`1` U+FE0F U+20E3) or an accented `e` is one cluster
+ * that starts in ASCII.
+ */
+const RUNS = /(?:[\x20-\x7e](?=[\x20-\x7e]|$))+|[\x20-\x7e]?[^\x20-\x7e]+/g;
+
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** What can join characters into one cluster: marks (variation selectors, keycaps too), the joiner, skin tones, flags, jamo. */
+const JOINS = /\p{M}|\u200d|\p{Emoji_Modifier}|\p{Regional_Indicator}|[\u1100-\u11ff]/u;
+
+/** A run's grapheme clusters: its characters (code points), when none of them joins (most CJK text and emoji), without a segmenter. */
+const clusters = (run: string): Iterable<string> =>
+  JOINS.test(run) ? Array.from(graphemes.segment(run), (g) => g.segment) : run;
+
+/**
+ * Cells per cluster, remembered: string-width's emoji test takes ~27 µs a
+ * call, and a log repeats the same few characters (kept below 10,000).
+ */
+const widths = new Map<string, number>();
+function clusterWidth(c: string): number {
+  let w = widths.get(c);
+  if (w === undefined) {
+    if (widths.size >= 10_000) widths.clear();
+    w = stringWidth(c);
+    widths.set(c, w);
+  }
+  return w;
+}
 
 /** The cells a one-line string takes on a terminal. */
 export const cellWidth = (s: string): number => (PLAIN.test(s) ? s.length : stringWidth(s));
@@ -47,19 +76,37 @@ export function hardWrap(line: string, width: number): string[] {
     for (let i = 0; i < line.length; i += width) rows.push(line.slice(i, i + width));
     return rows;
   }
-  if (stringWidth(line) <= width) return [line];
+  // Measured a run at a time: ASCII by its length, the rest a grapheme at a
+  // time (measuring a whole long line grapheme by grapheme took 0.3 ms a
+  // line, seconds for a big log).
   const rows: string[] = [];
   let row = '';
   let used = 0;
-  for (const { segment } of graphemes.segment(line)) {
-    const w = stringWidth(segment);
-    if (used + w > width && row) {
-      rows.push(row);
-      row = '';
-      used = 0;
+  for (const [run] of line.matchAll(RUNS)) {
+    if (PLAIN.test(run)) {
+      for (let i = 0; i < run.length;) {
+        if (used >= width) {
+          rows.push(row);
+          row = '';
+          used = 0;
+        }
+        const piece = run.slice(i, i + width - used);
+        row += piece;
+        used += piece.length;
+        i += piece.length;
+      }
+      continue;
     }
-    row += segment;
-    used += w;
+    for (const segment of clusters(run)) {
+      const w = clusterWidth(segment);
+      if (used + w > width && row) {
+        rows.push(row);
+        row = '';
+        used = 0;
+      }
+      row += segment;
+      used += w;
+    }
   }
   rows.push(row);
   return rows;

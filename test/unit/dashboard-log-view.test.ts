@@ -19,6 +19,20 @@ describe('rows', () => {
       expect(cellWidth(r)).toBeLessThanOrEqual(7);
   });
 
+  it('keeps grapheme clusters whole: flags, skin tones, joined emoji, combining marks', () => {
+    for (const c of ['🇯🇵', '👍🏽', '👨‍👩‍👧', '1️⃣', 'e\u0301', '각']) {
+      const line = `${'a'.repeat(9)}${c}b${c.repeat(12)}`;
+      for (const width of [3, 10, 11]) {
+        const rows = hardWrap(line, width);
+        expect(rows.join('')).toBe(line);
+        for (const r of rows) expect(cellWidth(r)).toBeLessThanOrEqual(width);
+        // No cluster split across rows: every row's clusters are whole ones of the line.
+        for (const r of rows) expect(r.replace(/a|b/g, '').split(c).join('')).toBe('');
+      }
+    }
+    expect(hardWrap(`${'a'.repeat(9)}🇯🇵`, 10)).toEqual(['a'.repeat(9), '🇯🇵']);
+  });
+
   it('expands tabs to the stops a terminal uses', () => {
     expect(expandTabs('a\tb')).toBe(`a${' '.repeat(7)}b`);
     expect(expandTabs('日\tb')).toBe(`日${' '.repeat(6)}b`);

@@ -35,12 +35,26 @@ interface RowIndex {
  */
 const indexes = new WeakMap<string[], RowIndex>();
 
+/**
+ * The last log indexed: a re-read log (every 250 ms and more while its job
+ * runs) is mostly the same lines with more at the end, so the rows of the
+ * lines it shares with the last one are not measured again.
+ */
+let last: { lines: string[]; width: number; starts: Int32Array } | null = null;
+
 function rowIndex(lines: string[], width: number): Int32Array {
   const memo = indexes.get(lines);
   if (memo && memo.width === width) return memo.starts;
   const starts = new Int32Array(lines.length + 1);
-  for (let i = 0; i < lines.length; i++) starts[i + 1] = starts[i]! + entryRowCount(lines[i]!, width);
+  let from = 0;
+  if (last && last.width === width) {
+    const n = Math.min(last.lines.length, lines.length);
+    while (from < n && last.lines[from] === lines[from]) from++;
+    starts.set(last.starts.subarray(0, from + 1));
+  }
+  for (let i = from; i < lines.length; i++) starts[i + 1] = starts[i]! + entryRowCount(lines[i]!, width);
   indexes.set(lines, { width, starts });
+  last = { lines, width, starts };
   return starts;
 }
 
