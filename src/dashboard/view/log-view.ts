@@ -40,21 +40,23 @@ const indexes = new WeakMap<string[], RowIndex>();
  * runs) is mostly the same lines with more at the end, so the rows of the
  * lines it shares with the last one are not measured again.
  */
-let last: { lines: string[]; width: number; starts: Int32Array } | null = null;
+let last: { lines: WeakRef<string[]>; width: number; starts: Int32Array } | null = null;
 
 function rowIndex(lines: string[], width: number): Int32Array {
   const memo = indexes.get(lines);
   if (memo && memo.width === width) return memo.starts;
   const starts = new Int32Array(lines.length + 1);
   let from = 0;
-  if (last && last.width === width) {
-    const n = Math.min(last.lines.length, lines.length);
-    while (from < n && last.lines[from] === lines[from]) from++;
+  // Held weakly: a log the board let go of (its view closed) is not kept alive here.
+  const prev = last?.width === width ? last.lines.deref() : undefined;
+  if (prev && last) {
+    const n = Math.min(prev.length, lines.length);
+    while (from < n && prev[from] === lines[from]) from++;
     starts.set(last.starts.subarray(0, from + 1));
   }
   for (let i = from; i < lines.length; i++) starts[i + 1] = starts[i]! + entryRowCount(lines[i]!, width);
   indexes.set(lines, { width, starts });
-  last = { lines, width, starts };
+  last = { lines: new WeakRef(lines), width, starts };
   return starts;
 }
 
