@@ -29,11 +29,13 @@ let logOpen = false;
 const unsubscribe = dash.subscribe((s) => {
   if (!live) live = Object.values(s.live).some((lines) => lines.some((l) => l.includes('flood ')));
   // With view "log", the job's whole log is loaded as soon as it has an
-  // agent session, as the l overlay loads it, and then follows the job.
+  // agent session, as the l overlay loads it, and then follows the job; the
+  // overlay is open, so its rows are measured and drawn as a person sees them.
   const job = s.jobs[0];
   if (view === 'log' && !logOpen && job?.agent_sessions.length) {
     logOpen = true;
     actions.loadRecord(job.id);
+    dash.getState().dispatch({ type: 'overlay', overlay: 'logs' });
   }
 });
 const { stdout, stdin } = fakeTerminal({ value: undefined });

@@ -1,5 +1,5 @@
 import { Box, Text, useInput, useWindowSize } from 'ink';
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Actions } from '../src/dashboard/view/actions-api.js';
@@ -12,7 +12,9 @@ import {
   selectedJob,
   type ColumnData,
 } from '../src/dashboard/view/board.js';
+import { cardReason, reasonPaneHeight } from '../src/dashboard/view/card-reason.js';
 import { extraAnswers, keyHints, modeOf, type Hint } from '../src/dashboard/view/keymap.js';
+import { logLines } from '../src/dashboard/view/log-view.js';
 import { diffKey, iterationLabel } from '../src/dashboard/view/state.js';
 import type { DashboardStore } from '../src/dashboard/view/store.js';
 import { commitOutcome, latestCommit, recordedFiles } from '../src/model/derive.js';
@@ -31,6 +33,7 @@ import { statusFiles } from '../src/dashboard/view/status-files.js';
 import { JobDetail, JOB_DETAIL_HEIGHT } from './JobDetail.js';
 import { Lines } from './Lines.js';
 import { LogPane } from './LogPane.js';
+import { ReasonPane } from './ReasonPane.js';
 import { StatusBar, STATUS_HEIGHT } from './StatusBar.js';
 
 /** useShallow compares objects: "no runner line" as one. */
@@ -121,6 +124,7 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
   const title = useStore(store, (s) => (job ? (s.todoTitles[job.todo_id] ?? job.todo_id) : ''));
   const stale = useStore(store, (s) => (job ? s.stale[job.id] === true : false));
   const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
+  const reason = useStore(store, cardReason);
   const nav = useStore(
     store,
     useShallow((s) => ({
@@ -178,11 +182,14 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
         />
       </Box>
     );
-  // The jobs board, with the live pane of the selected active job when there is room.
+  // The jobs board, with the live pane of the selected active job when there
+  // is room, or the selected card's whole reason (a failure, a refused landing).
   const pane = job && job.status === 'active' && height >= 14 ? livePaneHeight(columns, width, height) : 0;
+  const reasonH = !pane && reason ? reasonPaneHeight(reason, width, height) : 0;
   return (
     <Box flexDirection="column">
-      <Board columns={columns} cursor={cur} width={width} height={height - pane} color={color} />
+      <Board columns={columns} cursor={cur} width={width} height={height - pane - reasonH} color={color} />
+      {reasonH && reason ? <ReasonPane text={reason} width={width} height={reasonH} /> : null}
       {pane && job ? (
         <LogPane
           title={`── live: ${job.id.slice(0, 7)} ${shownLine(title)} (l for the full log)`}
@@ -212,11 +219,13 @@ export function livePaneHeight(columns: ColumnData[], width: number, height: num
 function OverlayBody({ store, width, height }: { store: DashboardStore; width: number; height: number }) {
   const overlay = useStore(store, (s) => s.nav.overlay);
   const scroll = useStore(store, (s) => s.nav.scroll);
+  const follow = useStore(store, (s) => s.nav.follow);
   const color = useStore(store, (s) => s.color);
   const job = useStore(store, selectedJob);
   const files = useStore(store, (s) => (job ? s.files[job.id] : undefined));
-  const live = useStore(store, (s) => (job ? s.live[job.id] : undefined));
-  const log = useStore(store, (s) => (job ? s.records[job.id]?.log : undefined));
+  const log = useStore(store, logLines);
+  // The keys page the log by the rows it is drawn in: the store learns their size from here.
+  useEffect(() => store.getState().setLogSize(width, Math.max(1, height - 1)), [store, width, height]);
   const target = useStore(
     store,
     useShallow((s) => {
@@ -257,11 +266,13 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   if (overlay === 'logs' && job)
     return (
       <LogPane
-        title={`Log of job ${job.id.slice(0, 7)} (${job.status}) · esc closes · j/k scroll`}
-        lines={log ?? live ?? []}
+        title={`Log of job ${job.id.slice(0, 7)} (${job.status})`}
+        hints="j/k g/G PgUp/PgDn · esc closes"
+        lines={log}
         width={width}
         height={height}
-        scroll={scroll}
+        top={scroll}
+        follow={follow}
       />
     );
   if (overlay === 'diff' && target.job)

@@ -41,6 +41,7 @@ function state(jobs: Job[], nav: Partial<Nav> = {}, backlog = EMPTY_BACKLOG): Da
     records: {},
     diffs: {},
     nav: { ...initialNav(), ...nav },
+    logSize: { width: 80, height: 20 },
     message: null,
     color: false,
   };

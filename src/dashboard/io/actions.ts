@@ -31,6 +31,7 @@ import type { Vcs } from '../../vcs/vcs.js';
 import type { Actions } from '../view/actions-api.js';
 import { selectedJob } from '../view/board.js';
 import { diffRequest, diffTarget } from '../view/diff-request.js';
+import type { LogMove } from '../view/log-view.js';
 import { readJobRecord } from './record.js';
 import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from '../view/keymap.js';
 import { diffKey, iterationLabel, type Confirm } from '../view/state.js';
@@ -84,6 +85,16 @@ const isPlainText = (k: KeyPress): boolean =>
     k.ctrl ||
     k.meta
   );
+
+/** The pager keys' moves in the log. */
+const LOG_MOVES: Record<'scrollUp' | 'scrollDown' | 'pageUp' | 'pageDown' | 'top' | 'end', LogMove> = {
+  scrollUp: 'up',
+  scrollDown: 'down',
+  pageUp: 'pageUp',
+  pageDown: 'pageDown',
+  top: 'top',
+  end: 'end',
+};
 
 const errText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -569,13 +580,17 @@ export function createActions(d: ActionDeps): Actions {
       case 'finished':
         return s.dispatch({ type: 'toggleFinished' });
       case 'scrollUp':
-        return s.dispatch({ type: 'scroll', delta: -1 });
       case 'scrollDown':
-        return s.dispatch({ type: 'scroll', delta: 1 });
       case 'pageUp':
-        return s.dispatch({ type: 'scroll', delta: -page });
       case 'pageDown':
-        return s.dispatch({ type: 'scroll', delta: page });
+      case 'top':
+      case 'end': {
+        // The log pages by its rows as drawn (a pager's keys); the other views by lines.
+        if (s.nav.overlay === 'logs') return s.dispatch({ type: 'logScroll', to: LOG_MOVES[a] });
+        if (a === 'end') return s.setMessage('G goes to the end of the log (l)');
+        const delta = { scrollUp: -1, scrollDown: 1, pageUp: -page, pageDown: page, top: -s.nav.scroll }[a];
+        return s.dispatch({ type: 'scroll', delta });
+      }
       case 'quit':
         return d.quit();
       default: {

@@ -34,6 +34,8 @@ export type ActionName =
   | 'scrollDown'
   | 'pageUp'
   | 'pageDown'
+  | 'top'
+  | 'end'
   | 'filterAccept'
   | 'filterCancel'
   | 'filterBackspace'
@@ -293,6 +295,20 @@ export const KEYMAP: readonly Binding[] = [
     action: 'pageDown',
     group: 'move',
     when: ['detail', 'overlay'],
+  },
+  {
+    keys: ['g'],
+    description: 'to the top (in a view)',
+    action: 'top',
+    group: 'move',
+    when: ['detail', 'overlay'],
+  },
+  {
+    keys: ['G'],
+    description: "to the end of the log, following the job's new lines",
+    action: 'end',
+    group: 'move',
+    when: ['overlay'],
   },
   {
     keys: ['esc', 'q'],

@@ -1,6 +1,7 @@
 // Screen state as a pure reducer: the key handlers only dispatch these
 // actions, so selection, drilling and scrolling are tested without a screen.
 import { boardColumns, boardLevel, cursor, drilledJob, selectedCard, TODO_KEY } from './board.js';
+import { moveLog, type LogMove } from './log-view.js';
 import {
   FORM_FIELDS,
   type Confirm,
@@ -25,6 +26,8 @@ export type NavAction =
   | { type: 'filterCancel' }
   | { type: 'toggleFinished' }
   | { type: 'scroll'; delta: number }
+  /** A pager key in the log (`l`): by its rows at the width it is drawn. */
+  | { type: 'logScroll'; to: LogMove }
   | { type: 'toggleOutput' }
   | { type: 'mark'; mark: Mark | null }
   | { type: 'changeStep'; delta: number }
@@ -102,9 +105,10 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
       if (nav.filter) return { ...nav, filter: '' };
       return nav;
     case 'overlay':
+      // The log opens at its end, following it.
       return nav.overlay === a.overlay
         ? { ...nav, overlay: null, scroll: 0 }
-        : { ...nav, overlay: a.overlay, scroll: 0 };
+        : { ...nav, overlay: a.overlay, scroll: 0, follow: true };
     case 'closeOverlay':
       return { ...nav, overlay: null, scroll: 0 };
     case 'confirm':
@@ -125,6 +129,8 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
       return { ...nav, showFinished: !nav.showFinished };
     case 'scroll':
       return { ...nav, scroll: Math.max(0, nav.scroll + a.delta) };
+    case 'logScroll':
+      return { ...nav, ...moveLog(s, a.to) };
     case 'toggleOutput':
       return { ...nav, fullOutput: !nav.fullOutput };
     case 'mark':

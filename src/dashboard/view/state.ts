@@ -49,8 +49,10 @@ export interface Nav {
   showFinished: boolean;
   overlay: Overlay;
   confirm: Confirm | null;
-  /** Scroll offset of the open overlay or of the commit detail. */
+  /** Scroll offset of the open overlay or of the commit detail (the log's top row). */
   scroll: number;
+  /** The log (`l`) follows its end: new lines of a running job come into view, as with G. */
+  follow: boolean;
   /** The commit detail shows failing tests' whole output, not only its tail (`o`). */
   fullOutput: boolean;
   /** The marked iteration of the drilled-into job; esc clears it before going back. */
@@ -136,6 +138,8 @@ export interface DashboardState {
   /** Code diffs keyed by diffKey (1-based, as ii job diff). */
   diffs: Record<string, CodeDiff>;
   nav: Nav;
+  /** The cells and rows of the log's text (the view draws it): j, k and the pages move by its rows. */
+  logSize: { width: number; height: number };
   /** The last action's outcome, shown in the status bar. */
   message: string | null;
   color: boolean;
@@ -157,6 +161,7 @@ export const initialNav = (): Nav => ({
   overlay: null,
   confirm: null,
   scroll: 0,
+  follow: true,
   fullOutput: false,
   mark: null,
   form: null,

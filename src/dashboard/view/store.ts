@@ -41,6 +41,8 @@ export interface DashboardActions {
   startIteration(jobId: string): void;
   setDiff(key: string, diff: CodeDiff): void;
   setRecord(jobId: string, record: JobRecord): void;
+  /** The log pane's text size, as the view lays it out. */
+  setLogSize(width: number, height: number): void;
   dispatch(action: NavAction): void;
   setMessage(message: string | null): void;
 }
@@ -94,6 +96,7 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       diffs: {},
       records: {},
       nav: initialNav(),
+      logSize: { width: 80, height: 20 },
       message: null,
       color: init.color ?? true,
 
@@ -171,6 +174,10 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       },
       setRecord(jobId, record) {
         set({ records: { ...get().records, [jobId]: record } });
+      },
+      setLogSize(width, height) {
+        const cur = get().logSize;
+        if (cur.width !== width || cur.height !== height) set({ logSize: { width, height } });
       },
       dispatch(action) {
         const nav = reduceNav(get(), action);
