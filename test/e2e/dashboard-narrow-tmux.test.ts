@@ -131,8 +131,6 @@ it.skipIf(!hasTmux)(
 
     // The cursor is on the failed job (the only job): l opens its log.
     t.send('l');
-    const atEnd = await t.screenWith(`Log of job ${id.slice(0, 7)}`, '(end)');
-
     /** The screen's log rows, checked against `ii job logs` cut at `width`; returns the position. */
     const check = (screen: string, width: number) => {
       const expected = printed.flatMap((l) => rowsOf(l, width)).map((r) => r.trimEnd());
@@ -144,17 +142,38 @@ it.skipIf(!hasTmux)(
       expect(rows.map((r) => r.trimEnd())).toEqual(expected.slice(at!.first - 1, at!.last));
       return at!;
     };
+    /** A whole frame (not one caught mid-redraw) that check() accepts at width. */
+    const whole = (s: string, width: number): boolean => {
+      try {
+        check(s, width);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const atEnd = await waitFor(
+      () => {
+        const s = t!.capture();
+        return s.includes(`Log of job ${id.slice(0, 7)}`) && s.includes('(end)') && whole(s, 80) ? s : null;
+      },
+      `the log at its end; screen:\n${t.capture()}`,
+      20_000,
+      50,
+    );
 
     // ── 80×24: from the top, page by page to the end ─────────────────────
     const end = check(atEnd, 80);
     expect(end.last).toBe(end.total);
     expect(end.total).toBeGreaterThan(2 * 20); // more than two pages
     const seen = new Set<number>();
-    const screenAt = async (first: number) =>
+    const screenAt = async (first: number, width = 80) =>
       waitFor(
         () => {
           const s = t!.capture();
-          return position(s)?.first === first ? s : null;
+          if (position(s)?.first !== first) return null;
+          // A capture can land mid-redraw (the title drawn, the rows not yet):
+          // wait for a whole frame of the right rows, not only the right title.
+          return whole(s, width) ? s : null;
         },
         `the log from row ${first}; screen:\n${t!.capture()}`,
         20_000,
@@ -201,7 +220,11 @@ it.skipIf(!hasTmux)(
       () => {
         const s = t!.capture();
         const p = position(s);
-        return s.split('\n').length >= 45 && p && p.last === p.total && /rows \d+–\d+ of \d+/.test(s)
+        return s.split('\n').length >= 45 &&
+          p &&
+          p.last === p.total &&
+          /rows \d+–\d+ of \d+/.test(s) &&
+          whole(s, 160)
           ? s
           : null;
       },
@@ -212,8 +235,8 @@ it.skipIf(!hasTmux)(
     const big = check(wide, 160);
     t.send('j');
     t.send('k');
-    check(await screenAt(big.first - 1), 160);
+    check(await screenAt(big.first - 1, 160), 160);
     t.send('j');
-    check(await screenAt(big.first), 160);
+    check(await screenAt(big.first, 160), 160);
   },
 );
