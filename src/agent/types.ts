@@ -3,6 +3,7 @@
 // JSON-RPC and a test can drive a real agent through the same calls.
 import type { FileChange, Todo, Usage } from '../model/index.js';
 import type { GroupRecorder } from '../proc/recorded.js';
+import type { Sandbox } from '../proc/sandbox/sandbox.js';
 
 /** An ACP agent to launch over stdio. */
 export interface AgentSpec {
@@ -52,6 +53,8 @@ export interface AgentSessionOptions {
   onWriteError?: (err: Error, path: string) => void;
   /** Records the agent's process group for its job, so a dead runner's agent can be ended. */
   recordGroup?: GroupRecorder;
+  /** The job's sandbox: the agent, and all it starts, runs inside it (src/proc/sandbox). */
+  sandbox?: Sandbox | null;
 }
 
 /**

@@ -15,6 +15,7 @@ import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
 import type { Base, Vcs } from '../vcs/vcs.js';
 import type { Config } from '../model/config.js';
+import { requireSandbox } from '../proc/sandbox/sandbox.js';
 import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 import { recordDespiteFullDisk } from './full-disk.js';
 import { Prompts } from './prompts.js';
@@ -96,6 +97,7 @@ async function checked(
   i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
 ): Promise<{ agent: AgentSpec; base: Base }> {
   requireTestCommands(i.config);
+  requireSandbox(i.config);
   new Prompts(i.repo.root).loadAll();
   const agent = deps.resolveAgent(i.config, i.agent);
   const base = await deps.vcs.resolveBase(i.repo.root, i.rev);

@@ -26,6 +26,7 @@ import {
 import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
 import { endJobProcesses, JOB_ENV } from '../proc/job-processes.js';
 import { startTicks } from '../proc/group.js';
+import { jobSandbox, type Sandbox } from '../proc/sandbox/sandbox.js';
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { recordDespiteFullDisk } from './full-disk.js';
@@ -102,12 +103,24 @@ export class JobRunner {
    * after it left the workspace and its process group (setsid).
    */
   private readonly childEnv: NodeJS.ProcessEnv;
+  /** Every process the job starts (agent, setup, tests) runs inside it; null: unsandboxed. */
+  private readonly sandbox: Sandbox | null;
 
   constructor(opts: JobRunnerOptions) {
     this.o = opts;
     this.recordGroup = groupRecorder(opts.store, opts.jobId, opts.workspacePath);
     this.childEnv = { ...(opts.testEnv ?? process.env), [JOB_ENV]: opts.jobId, II_TODO_ID: opts.todo.id };
     this.testCommands = requireTestCommands(opts.config);
+    this.sandbox =
+      opts.sandbox !== undefined
+        ? opts.sandbox
+        : jobSandbox({
+            config: opts.config,
+            repoRoot: opts.repoRoot,
+            workspace: opts.workspacePath,
+            stateDir: opts.stateDir,
+            agent: opts.agent,
+          });
     if (opts.firstChange) {
       this.pendingChange = opts.firstChange.id;
       this.changeBase = opts.firstChange.base;
@@ -299,6 +312,7 @@ export class JobRunner {
       signal: this.abort.signal,
       timeoutMs: config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
+      sandbox: this.sandbox,
       onStart: (command) => {
         tail.reset();
         this.event({ type: 'setup_start', command });
@@ -327,6 +341,7 @@ export class JobRunner {
       signal: this.abort.signal,
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
+      sandbox: this.sandbox,
       onStart: (command) => {
         tails.set(command, new OutputTail());
         this.event({ type: 'test_start', command, baseline: true });
@@ -492,6 +507,7 @@ export class JobRunner {
       signal: this.abort.signal,
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
+      sandbox: this.sandbox,
       onStart: (command) => {
         tail = '';
         this.event({ type: 'test_start', command });
@@ -630,6 +646,7 @@ export class JobRunner {
       transcriptMaxBytes: Math.floor(config.agent['transcript-max-mb'] * 2 ** 20),
       turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
+      sandbox: this.sandbox,
       onFileChange: (file) => this.event({ type: 'file_change', ...file }),
       onWriteError: (err, path) => {
         const full = asDiskFull(err, path);
