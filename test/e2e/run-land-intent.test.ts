@@ -228,7 +228,10 @@ it('SIGKILL of ii run --land during a landing, while its other runners finish: t
     `while [ -f '${t}/hold' ]; do sleep 0.05; done; touch '${t}/landing-released';; esac; test -f README.md`;
   gitRepo(repo, {
     'README.md': '# r\n',
-    'incrementum.toml': `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = [${JSON.stringify(test)}]\nauto-commit = false\n`,
+    // The sandbox lets the test command leave its marks in `t` because it says so.
+    'incrementum.toml':
+      `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = [${JSON.stringify(test)}]\nauto-commit = false\n` +
+      `\n[sandbox]\nwritable = ["${t}"]\n`,
   });
   writeFileSync(join(t, 'hold'), '');
   const ids = Object.fromEntries(['a', 'b', 'c'].map((n) => [n, todo(n)]));

@@ -89,7 +89,10 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
               attempt('dotgit', `echo "gitdir: ${repo}/.git" > .git`),
               attempt('checkout-user', `git -C "${repo}" checkout -q -b evil3`),
               attempt('token', 'printenv SANDBOX_TEST_TOKEN'),
-              attempt('setsid', `setsid ${sleeper} </dev/null >/dev/null 2>&1 & sleep 0.2; pgrep -f "${sleeper}"`),
+              attempt(
+                'setsid',
+                `setsid ${sleeper} </dev/null >/dev/null 2>&1 & sleep 0.2; pgrep -f "${sleeper}"`,
+              ),
               { type: 'write', path: 'feature.txt', content: 'the ordinary change\n' },
               attempt('commit', 'git add feature.txt && git commit -q -m "feat: add feature"'),
             ],
@@ -102,7 +105,16 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
     const rc = (name: string) => readFileSync(join(R, `${name}.rc`), 'utf8').trim();
     const out = (name: string) => readFileSync(join(R, `${name}.out`), 'utf8');
     // Blocked: each failed inside.
-    for (const name of ['home-write', 'repo-write', 'branch-user', 'branch-ws', 'config', 'hook', 'dotgit', 'checkout-user'])
+    for (const name of [
+      'home-write',
+      'repo-write',
+      'branch-user',
+      'branch-ws',
+      'config',
+      'hook',
+      'dotgit',
+      'checkout-user',
+    ])
       expect(rc(name), `${name}: ${out(name)}`).not.toBe('0');
     // Hidden: ~/.ssh and incrementum's state are there but empty.
     expect(out('ssh')).not.toContain('xyzzy');
@@ -167,5 +179,26 @@ describe('without bubblewrap', () => {
     expect(r.stderr).toContain('[sandbox] mode = "required" but bubblewrap not installed');
     expect(r.stderr).toContain('apt install bubblewrap');
     expect(f.todos('open')).toEqual([]);
+  });
+
+  it('ii doctor says so: a finding with auto, a failure with required', () => {
+    f.setup();
+    f.env.PATH = pathWithoutBwrap();
+    const auto = f.run(['doctor', '--json']);
+    const find = (out: string) =>
+      (JSON.parse(out) as { name: string; ok: boolean; detail: string; fix?: string }[]).find(
+        (c) => c.name === 'sandbox',
+      );
+    expect(find(auto.stdout)).toEqual({
+      name: 'sandbox',
+      ok: true,
+      detail: 'agents not sandboxed: bubblewrap not installed — apt install bubblewrap',
+    });
+    writeFileSync(
+      join(f.repo, 'incrementum.toml'),
+      readFileSync(join(f.repo, 'incrementum.toml'), 'utf8') + '\n[sandbox]\nmode = "required"\n',
+    );
+    const required = f.run(['doctor', '--json']);
+    expect(find(required.stdout)).toMatchObject({ ok: false, fix: 'apt install bubblewrap' });
   });
 });

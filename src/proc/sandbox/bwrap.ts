@@ -17,7 +17,11 @@ export interface BwrapOptions {
  * them, and with them umount of the hiding mounts); it dies with its parent,
  * and with its first process everything it started, `setsid` included.
  */
-export function bwrapArgs(policy: SandboxPolicy, kind: (path: string) => PathKind, o: BwrapOptions): string[] {
+export function bwrapArgs(
+  policy: SandboxPolicy,
+  kind: (path: string) => PathKind,
+  o: BwrapOptions,
+): string[] {
   const a = ['--unshare-user', ...(o.disableUserns ? ['--disable-userns'] : [])];
   a.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--cap-drop', 'ALL');
   if (policy.network === 'none') a.push('--unshare-net');

@@ -102,7 +102,12 @@ export function agentWritable(agentName: string, env: NodeJS.ProcessEnv, home: s
     case 'opencode':
       return ['opencode'].flatMap((n) => [join(data, n), join(config, n), join(state, n), join(cache, n)]);
     case 'claude':
-      return [join(home, '.claude'), join(home, '.claude.json'), join(config, 'claude'), join(cache, 'claude')];
+      return [
+        join(home, '.claude'),
+        join(home, '.claude.json'),
+        join(config, 'claude'),
+        join(cache, 'claude'),
+      ];
     case 'gemini':
       return [join(home, '.gemini'), join(cache, 'gemini')];
     case 'codex':
@@ -183,8 +188,8 @@ export const within = (dir: string, p: string) => p === dir || p.startsWith(dir 
 
 /**
  * Orders mounts parents first (a deeper one covers what its parent gave),
- * keeps the last word on each path, and drops a read-only mount that changes
- * nothing (its nearest enclosing mount is read-only too, or the root).
+ * keeps the last word on each path, and drops a mount that changes nothing
+ * (its nearest enclosing mount gives the same: read-only, or the root).
  */
 export function settle(mounts: readonly Mount[]): Mount[] {
   const last = new Map<string, Mount>();
@@ -199,6 +204,7 @@ export function settle(mounts: readonly Mount[]): Mount[] {
     const parentAccess: Access = parent?.access ?? 'ro';
     if (m.access === 'ro' && parentAccess === 'ro') continue;
     if (m.access === 'hidden' && parentAccess === 'hidden') continue;
+    if (m.access === 'rw' && parentAccess === 'rw') continue;
     out.push(m);
   }
   return out;
@@ -217,7 +223,8 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
   // Private /tmp hides what lives there; what the job needs from it comes back read-only.
   const readable = new Set([home, i.repoRoot]);
   for (const a of (i.agentCommand ?? []).slice(0, 2)) if (isAbsolute(a)) readable.add(dirname(a));
-  for (const p of readable) if (within('/tmp', p) && p !== '/tmp') add(p, 'ro', 'needed from the private /tmp');
+  for (const p of readable)
+    if (within('/tmp', p) && p !== '/tmp') add(p, 'ro', 'needed from the private /tmp');
 
   const writable = [
     ...CACHES.map(abs),

@@ -6,8 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 export type SandboxProbe =
-  | { ok: true; bwrap: string; disableUserns: boolean }
-  | { ok: false; reason: string; fix: string };
+  { ok: true; bwrap: string; disableUserns: boolean } | { ok: false; reason: string; fix: string };
 
 const INSTALL = 'apt install bubblewrap';
 
@@ -25,7 +24,16 @@ function onPath(cmd: string, env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
-const BASE = ['--unshare-user', '--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL', '--ro-bind', '/', '/'];
+const BASE = [
+  '--unshare-user',
+  '--unshare-pid',
+  '--die-with-parent',
+  '--cap-drop',
+  'ALL',
+  '--ro-bind',
+  '/',
+  '/',
+];
 const cache = new Map<string, SandboxProbe>();
 
 function tryRun(bwrap: string, extra: string[]): { ok: boolean; err: string } {
