@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { SandboxSection } from '../../src/model/config.js';
 import { bwrapArgs, type PathKind } from '../../src/proc/sandbox/bwrap.js';
+import { seatbeltProfile } from '../../src/proc/sandbox/seatbelt.js';
 import {
   buildPolicy,
   sandboxEnv,
@@ -186,5 +187,32 @@ describe('sandbox policy', () => {
     expect(bwrapArgs(buildPolicy(input()), () => null, { disableUserns: false })).not.toContain(
       '--unshare-net',
     );
+  });
+});
+
+describe('macOS sandbox-exec profile from the same policy', () => {
+  it('denies writes but for the writable paths, hides the hidden ones, later (deeper) rules last', () => {
+    const p = buildPolicy(input({}, { network: 'none', hidden: ['~/we"ird'] }));
+    const sb = seatbeltProfile(p);
+    const lines = sb.split('\n');
+    expect(lines.slice(0, 4)).toEqual(['(version 1)', '(allow default)', lines[2], '(deny file-write*)']);
+    expect(sb).toContain('(deny network*)');
+    expect(sb).toContain('(allow file-read* file-write* (subpath "/tmp") (subpath "/private/tmp"))');
+    expect(sb).toContain('(deny file-read* file-write* (subpath "/home/u/.ssh"))');
+    expect(sb).toContain('(deny file-read* file-write* (subpath "/home/u/we\\"ird"))');
+    const ws = '/home/u/.local/state/incrementum/workspaces/r-1/2';
+    const at = (rule: string) => lines.indexOf(rule);
+    const hideState = at('(deny file-read* file-write* (subpath "/home/u/.local/state/incrementum"))');
+    const openWs = at(`(allow file-read* file-write* (subpath "${ws}"))`);
+    const lockDotGit = at(`(deny file-write* (subpath "${ws}/.git"))`);
+    expect(hideState).toBeGreaterThan(0);
+    expect(openWs).toBeGreaterThan(hideState);
+    expect(lockDotGit).toBeGreaterThan(openWs);
+    const gitDir = at('(deny file-write* (subpath "/home/u/src/r/.git"))');
+    const branchDir = at(
+      '(allow file-read* file-write* (subpath "/home/u/src/r/.git/refs/heads/incrementum"))',
+    );
+    expect(branchDir).toBeGreaterThan(gitDir);
+    expect(seatbeltProfile(buildPolicy(input()))).not.toContain('network');
   });
 });

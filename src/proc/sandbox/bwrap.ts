@@ -23,7 +23,7 @@ export function bwrapArgs(
   o: BwrapOptions,
 ): string[] {
   const a = ['--unshare-user', ...(o.disableUserns ? ['--disable-userns'] : [])];
-  a.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--cap-drop', 'ALL');
+  a.push('--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL');
   if (policy.network === 'none') a.push('--unshare-net');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   const remount: string[] = [];
