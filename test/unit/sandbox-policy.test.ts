@@ -103,6 +103,15 @@ describe('sandbox policy', () => {
     expect(effective(scripted.mounts, '/srv/agent/s.json.state')).toBe('rw');
   });
 
+  it("the agent's own HOME and XDG dirs ([agent] env) decide its state dirs; credentials there are hidden too", () => {
+    const p = buildPolicy(input({ agentEnv: { HOME: '/tmp/oc', XDG_DATA_HOME: '/tmp/oc/data' } }));
+    expect(effective(p.mounts, '/tmp/oc/data/opencode/x')).toBe('rw');
+    expect(effective(p.mounts, '/tmp/oc/.config/opencode/opencode.json')).toBe('rw');
+    expect(effective(p.mounts, '/tmp/oc/.ssh/id_rsa')).toBe('hidden');
+    expect(effective(p.mounts, '/tmp/oc/notes')).toBe('ro');
+    expect(effective(p.mounts, '/home/u/.ssh/id_rsa')).toBe('hidden');
+  });
+
   it('a home or repository in /tmp comes back read-only over the private /tmp; the repository stays read-only under a writable home', () => {
     const p = buildPolicy(
       input(

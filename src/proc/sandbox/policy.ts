@@ -44,6 +44,11 @@ export interface PolicyInput {
   home: string;
   /** The environment the presets read (XDG dirs, the scripted agent's scenario). */
   env: NodeJS.ProcessEnv;
+  /**
+   * The agent's own environment ([agent] env over `env`): its HOME and XDG
+   * dirs may be elsewhere, and its state dirs are where it will look.
+   */
+  agentEnv?: NodeJS.ProcessEnv;
   /** The agent's preset name (opencode, claude, gemini, scripted, ...). */
   agentName: string;
   /** The agent's argv: an absolute argv[0] (and a script argv[1]) under a private dir stays readable. */
@@ -214,6 +219,11 @@ export function settle(mounts: readonly Mount[]): Mount[] {
 export function buildPolicy(i: PolicyInput): SandboxPolicy {
   const home = i.home;
   const abs = (p: string) => expandHome(p, home);
+  const agentEnv = { ...i.env, ...i.agentEnv };
+  const agentHome =
+    agentEnv.HOME && isAbsolute(agentEnv.HOME) ? normalize(agentEnv.HOME).replace(/(.)\/+$/, '$1') : home;
+  // What is hidden under the user's home is hidden under the agent's too.
+  const homes = agentHome === home ? [home] : [home, agentHome];
   const mounts: Mount[] = [];
   const add = (path: string, access: Access, why: string) => {
     if (isAbsolute(path)) mounts.push({ path: normalize(path), access, why });
@@ -221,19 +231,20 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
 
   add('/tmp', 'tmpfs', 'a private /tmp');
   // Private /tmp hides what lives there; what the job needs from it comes back read-only.
-  const readable = new Set([home, i.repoRoot]);
+  const readable = new Set([...homes, i.repoRoot]);
   for (const a of (i.agentCommand ?? []).slice(0, 2)) if (isAbsolute(a)) readable.add(dirname(a));
   for (const p of readable)
     if (within('/tmp', p) && p !== '/tmp') add(p, 'ro', 'needed from the private /tmp');
 
   const writable = [
     ...CACHES.map(abs),
-    ...agentWritable(i.agentName, i.env, home),
+    ...agentWritable(i.agentName, agentEnv, agentHome),
     ...i.config.writable.map(abs),
   ];
   for (const p of writable) add(p, 'rw', `writable: the agent's state, caches, or [sandbox] writable`);
   const unhidden = new Set(i.config.readable.map(abs));
-  for (const p of [...HIDDEN_BY_DEFAULT.map(abs), ...i.config.hidden.map(abs)])
+  const defaults = homes.flatMap((h) => HIDDEN_BY_DEFAULT.map((p) => expandHome(p, h)));
+  for (const p of [...defaults, ...i.config.hidden.map(abs)])
     if (!unhidden.has(p)) add(p, 'hidden', 'hidden: credentials, or [sandbox] hidden');
   add(i.stateDir, 'hidden', "hidden: incrementum's own state (the agent could forge its review)");
 

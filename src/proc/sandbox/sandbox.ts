@@ -35,7 +35,7 @@ export interface JobSandboxInput {
   repoRoot: string;
   workspace: string;
   stateDir: string;
-  agent: { name: string; command: readonly string[] };
+  agent: { name: string; command: readonly string[]; env?: Record<string, string> };
   env?: NodeJS.ProcessEnv;
 }
 
@@ -127,6 +127,7 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
       stateDir: real(i.stateDir),
       home,
       env,
+      agentEnv: i.agent.env ?? {},
       agentName: i.agent.name,
       agentCommand: i.agent.command,
       git: gitLayout(i.workspace),
