@@ -93,6 +93,7 @@ describe('sandbox policy', () => {
   it('presets: claude, gemini and the scripted agent get their own dirs; [sandbox] writable adds', () => {
     const claude = buildPolicy(input({ agentName: 'claude' }, { writable: ['/opt/cache'] }));
     expect(effective(claude.mounts, '/home/u/.claude/x')).toBe('rw');
+    expect(claude.mkfiles).toEqual(['/home/u/.claude.json']);
     expect(effective(claude.mounts, '/opt/cache/y')).toBe('rw');
     expect(effective(claude.mounts, '/home/u/.local/share/opencode')).toBe('ro');
     const gemini = buildPolicy(input({ agentName: 'gemini' }));

@@ -62,6 +62,13 @@ export interface SandboxPolicy {
   mounts: Mount[];
   /** Folders made before the start, so a writable mount has a source (agent state dirs, ref folders). */
   mkdirs: string[];
+  /**
+   * JSON files made (as `{}`) before the start when missing: a file the
+   * agent keeps in the read-only home (Claude Code's ~/.claude.json) can be
+   * written only if it is there to mount. (Claude Code's atomic rename onto
+   * it fails; it falls back to writing it in place.)
+   */
+  mkfiles: string[];
   network: 'host' | 'none';
   /** Names passed through although they look like credentials. */
   passEnv: string[];
@@ -112,6 +119,8 @@ export function agentWritable(agentName: string, env: NodeJS.ProcessEnv, home: s
         join(home, '.claude.json'),
         join(config, 'claude'),
         join(cache, 'claude'),
+        join(data, 'claude'),
+        join(state, 'claude'), // its version locks
       ];
     case 'gemini':
       return [join(home, '.gemini'), join(cache, 'gemini')];
@@ -236,11 +245,8 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
   for (const p of readable)
     if (within('/tmp', p) && p !== '/tmp') add(p, 'ro', 'needed from the private /tmp');
 
-  const writable = [
-    ...CACHES.map(abs),
-    ...agentWritable(i.agentName, agentEnv, agentHome),
-    ...i.config.writable.map(abs),
-  ];
+  const own = agentWritable(i.agentName, agentEnv, agentHome);
+  const writable = [...CACHES.map(abs), ...own, ...i.config.writable.map(abs)];
   for (const p of writable) add(p, 'rw', `writable: the agent's state, caches, or [sandbox] writable`);
   const unhidden = new Set(i.config.readable.map(abs));
   const defaults = homes.flatMap((h) => HIDDEN_BY_DEFAULT.map((p) => expandHome(p, h)));
@@ -250,7 +256,8 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
 
   // The user's checkout stays read-only even under a writable folder.
   add(i.repoRoot, 'ro', "read-only: the user's checkout");
-  const mkdirs = writable.filter((p) => !p.endsWith('.json'));
+  const mkfiles = own.filter((p) => p.endsWith('.json'));
+  const mkdirs = writable.filter((p) => !mkfiles.includes(p));
   if (i.git) {
     const g = i.git;
     add(g.commonDir, 'ro', "read-only: the repository's git dir (config, hooks, other branches)");
@@ -280,6 +287,7 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
   return {
     mounts: settle(mounts),
     mkdirs,
+    mkfiles,
     network: i.config.network,
     passEnv: [...(AGENT_ENV[i.agentName] ?? []), ...i.config['pass-env']],
     cwd: i.workspace,

@@ -4,7 +4,7 @@
 // (src/job/test-runner.ts). `[sandbox] mode` decides what happens where
 // bubblewrap cannot run: "auto" runs as before and says so once per process,
 // "required" refuses the job with the fix.
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { UserError } from '../../errors.js';
 import type { Config } from '../../model/config.js';
@@ -143,6 +143,10 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
         try {
           mkdirSync(d, { recursive: true });
         } catch {} // unwritable: it is then simply not writable inside either
+      for (const file of p.mkfiles)
+        try {
+          writeFileSync(file, '{}\n', { flag: 'wx', mode: 0o600 });
+        } catch {} // there already (EEXIST), or cannot be made: not writable inside
       const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns });
       return {
         command: probe.bwrap,
