@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobFixture, jobIdFrom, verdict } from '../helpers/job.js';
-import { runningWith } from '../helpers/procs.js';
+import { runningIn, runningWith } from '../helpers/procs.js';
 import { waitFor } from '../helpers/tmp.js';
 
 const bwrap = (() => {
@@ -135,6 +135,35 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
     expect(job.status).toBe('completed');
     expect(job.changes[0]!.commits.flatMap((c) => c.files.map((x) => x.path))).toContain('feature.txt');
     expect(r.stderr).not.toContain('not sandboxed');
+  }, 120_000);
+
+  it('a runner killed with SIGKILL takes its sandboxed agent and all it started with it', async () => {
+    f.setup();
+    const { dir } = agentDir();
+    const sleeper = `sleep 2${process.pid}${Date.now() % 100000}`;
+    const scenario = join(dir, 'stuck.json');
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        implement: [
+          {
+            actions: [
+              { type: 'stubborn' },
+              { type: 'shell', command: `setsid ${sleeper} </dev/null >/dev/null 2>&1 &` },
+              { type: 'hang' },
+            ],
+          },
+        ],
+      }),
+    );
+    const job = f.spawn(['job', 'do', '--title', 'runner dies'], scenario);
+    await waitFor(() => runningWith(sleeper).length > 0, 'the agent to start its setsid sleep', 60_000);
+    job.child.kill('SIGKILL');
+    await job.exit;
+    // No cleanup ran (the runner was killed): the sandbox died with it.
+    await waitFor(() => runningWith(sleeper).length === 0, 'the setsid sleep to end', 10_000);
+    const ws = f.show(jobIdFrom(job.stderr())).workspace_path!;
+    await waitFor(() => runningIn(ws).length === 0, 'nothing left working in the workspace', 10_000);
   }, 120_000);
 
   it('runs the test commands inside: one that writes outside the workspace fails', async () => {
