@@ -7,6 +7,7 @@
 // ordinary change completes and is committed by the agent itself.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobFixture, jobIdFrom, verdict } from '../helpers/job.js';
@@ -164,6 +165,32 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
     await waitFor(() => runningWith(sleeper).length === 0, 'the setsid sleep to end', 10_000);
     const ws = f.show(jobIdFrom(job.stderr())).workspace_path!;
     await waitFor(() => runningIn(ws).length === 0, 'nothing left working in the workspace', 10_000);
+  }, 120_000);
+
+  it('network "none": a test command cannot reach a port on the host; with "host" (the default) it can', async () => {
+    const server = createServer((c) => c.end());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const reach =
+        `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1')` +
+        `.on('connect', () => process.exit(0)).on('error', () => process.exit(3))"`;
+      f.setup([reach]);
+      const host = await f.runAsync(['job', 'do', '--title', 'host']);
+      expect(host.code, host.stderr).toBe(0);
+      const g = new JobFixture('ii-sandbox-net-');
+      try {
+        g.setup([reach], { job: '\n[sandbox]\nnetwork = "none"\n' });
+        const none = await g.runAsync(['job', 'do', '--title', 'none']);
+        expect(none.code).not.toBe(0);
+        expect(g.show(jobIdFrom(none.stderr)).failure_reason).toMatch(/fail/);
+        expect(none.stderr).toMatch(/exited 3/);
+      } finally {
+        g.cleanup();
+      }
+    } finally {
+      server.close();
+    }
   }, 120_000);
 
   it('runs the test commands inside: one that writes outside the workspace fails', async () => {
