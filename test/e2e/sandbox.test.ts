@@ -35,10 +35,10 @@ function repoState(repo: string): string {
   const git = (...a: string[]) => execFileSync('git', a, { cwd: repo, encoding: 'utf8' });
   const gitDir = join(repo, '.git');
   return JSON.stringify({
-    // (the workspace branches, refs/heads/incrementum/, are incrementum's own to move)
+    // (the job's own workspace branch is incrementum's to move)
     refs: git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags')
       .split('\n')
-      .filter((l) => !l.startsWith('refs/heads/incrementum/')),
+      .filter((l) => !l.startsWith('refs/heads/incrementum/ws-1 ')),
     head: readFileSync(join(gitDir, 'HEAD'), 'utf8'),
     config: readFileSync(join(gitDir, 'config'), 'utf8'),
     hooks: readdirSync(join(gitDir, 'hooks')).sort(),
@@ -63,6 +63,8 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
     writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY xyzzy\n');
     const { dir, results: R } = agentDir();
     f.env.SANDBOX_TEST_TOKEN = 'secret';
+    // Another workspace's branch, in the folder the job's own branch is written in.
+    f.git('branch', 'incrementum/ws-9');
     const before = repoState(repo);
     const tag = `${process.pid}${Date.now() % 100000}`;
     const sleeper = `sleep 1${tag}`;
@@ -86,6 +88,11 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
               attempt('branch-user', `git -C "${repo}" branch evil`),
               attempt('branch-ws', 'git branch evil2'),
               attempt('config', 'git config user.name evil'),
+              attempt(
+                'sibling',
+                'git update-ref refs/heads/incrementum/ws-9 "$(git commit-tree -m x HEAD^{tree})"',
+              ),
+              attempt('sibling-delete', 'git update-ref -d refs/heads/incrementum/ws-9'),
               attempt('hook', `echo 'exit 1' > "${repo}/.git/hooks/pre-commit"`),
               attempt('dotgit', `echo "gitdir: ${repo}/.git" > .git`),
               attempt('checkout-user', `git -C "${repo}" checkout -q -b evil3`),
@@ -109,6 +116,8 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
     for (const name of [
       'home-write',
       'repo-write',
+      'sibling',
+      'sibling-delete',
       'branch-user',
       'branch-ws',
       'config',

@@ -26,6 +26,10 @@ const input = (over: Partial<PolicyInput> = {}, sandbox: Record<string, unknown>
     adminDir: '/home/u/src/r/.git/worktrees/2',
     dotGit: '/home/u/.local/state/incrementum/workspaces/r-1/2/.git',
     branchRef: 'refs/heads/incrementum/ws-2',
+    siblings: [
+      '/home/u/src/r/.git/refs/heads/incrementum/ws-1',
+      '/home/u/src/r/.git/logs/refs/heads/incrementum/ws-1',
+    ],
   },
   config: SandboxSection.parse(sandbox),
   ...over,
@@ -64,6 +68,9 @@ describe('sandbox policy', () => {
     expect(effective(p.mounts, '/home/u/src/r/.git/worktrees/1/index')).toBe('ro');
     expect(effective(p.mounts, '/home/u/src/r/.git/refs/heads/incrementum/ws-2')).toBe('rw');
     expect(effective(p.mounts, '/home/u/src/r/.git/logs/refs/heads/incrementum/ws-2')).toBe('rw');
+    // Another workspace's branch, in the same folder: read-only over it.
+    expect(effective(p.mounts, '/home/u/src/r/.git/refs/heads/incrementum/ws-1')).toBe('ro');
+    expect(effective(p.mounts, '/home/u/src/r/.git/logs/refs/heads/incrementum/ws-1')).toBe('ro');
     expect(p.mkdirs).toContain('/home/u/src/r/.git/refs/heads/incrementum');
   });
 

@@ -1,8 +1,8 @@
 // Where a workspace's git state lives, read from its files (no git process:
 // this runs before every sandboxed spawn, and git itself would follow a
 // `.git` the agent may have rewritten; the link check in src/vcs guards git).
-import { readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { GitLayout } from './policy.js';
 
 const read = (p: string): string | null => {
@@ -31,5 +31,15 @@ export function gitLayout(workspace: string): GitLayout | null {
   if (!common) return null;
   const commonDir = resolve(adminDir, common);
   const head = /^ref: (refs\/\S+)$/.exec(read(join(adminDir, 'HEAD')) ?? '')?.[1] ?? null;
-  return { commonDir, adminDir, dotGit, branchRef: head };
+  const siblings: string[] = [];
+  if (head)
+    for (const file of [join(commonDir, head), join(commonDir, 'logs', head)]) {
+      const dir = dirname(file);
+      let names: string[] = [];
+      try {
+        names = readdirSync(dir);
+      } catch {}
+      for (const n of names) if (join(dir, n) !== file) siblings.push(join(dir, n));
+    }
+  return { commonDir, adminDir, dotGit, branchRef: head, siblings };
 }

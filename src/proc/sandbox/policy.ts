@@ -33,6 +33,12 @@ export interface GitLayout {
   dotGit: string;
   /** The branch the workspace has checked out (`refs/heads/...`), or null (detached). */
   branchRef: string | null;
+  /**
+   * The other files in the branch's ref and reflog folders (other
+   * workspaces' branches), absolute: each is mounted read-only over the
+   * writable folder, so this job can move no branch but its own.
+   */
+  siblings?: string[];
 }
 
 export interface PolicyInput {
@@ -279,6 +285,7 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
       add(refDir, 'rw', `writable: the folder of the workspace's branch (${g.branchRef})`);
       add(logDir, 'rw', `writable: the reflog folder of the workspace's branch`);
       mkdirs.push(refDir, logDir);
+      for (const s of g.siblings ?? []) add(s, 'ro', "read-only: another workspace's branch");
     }
   }
   add(i.workspace, 'rw', 'writable: the workspace');
