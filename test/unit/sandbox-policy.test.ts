@@ -196,9 +196,9 @@ describe('sandbox policy', () => {
     expect(s).toContain('--ro-bind /dev/null /home/u/.netrc');
     expect(s).not.toContain('.aws'); // not there: nothing to hide
     const ws = '/home/u/.local/state/incrementum/workspaces/r-1/2';
-    expect(a.indexOf(`--bind`)).toBeLessThan(a.indexOf('--remount-ro'));
-    expect(s).toContain(`--bind ${ws} ${ws}`);
-    expect(s).toContain(`--ro-bind ${ws}/.git ${ws}/.git`);
+    expect(a.indexOf(`--bind-try`)).toBeLessThan(a.indexOf('--remount-ro'));
+    expect(s).toContain(`--bind-try ${ws} ${ws}`);
+    expect(s).toContain(`--ro-bind-try ${ws}/.git ${ws}/.git`);
     expect(s).toContain('--remount-ro /home/u/.local/state/incrementum');
     expect(a.slice(-2)).toEqual(['--chdir', ws]);
     expect(bwrapArgs(buildPolicy(input()), () => null, { disableUserns: false })).not.toContain(

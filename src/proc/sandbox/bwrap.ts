@@ -34,8 +34,10 @@ export function bwrapArgs(
     }
     const k = kind(m.path);
     if (k === null) continue; // nothing there to show or hide
-    if (m.access === 'ro') a.push('--ro-bind', m.path, m.path);
-    else if (m.access === 'rw') a.push('--bind', m.path, m.path);
+    // -try: a path removed between the look and the mount (another job's
+    // branch deleted meanwhile) is skipped rather than failing the start.
+    if (m.access === 'ro') a.push('--ro-bind-try', m.path, m.path);
+    else if (m.access === 'rw') a.push('--bind-try', m.path, m.path);
     else if (k === 'dir') {
       // Empty and read-only; made read-only last, so a writable mount
       // inside it (the workspace, in the hidden state dir) has its mount point.
