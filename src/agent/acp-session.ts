@@ -174,9 +174,15 @@ export class AcpSession implements AgentSession {
     const { agent, cwd } = this.o;
     const [cmd, ...args] = agent.command;
     if (!cmd) throw new Error(`agent ${agent.name} has an empty command`);
-    this.child = spawn(cmd, args, {
+    // Inside the job's sandbox the environment loses what looks like a
+    // credential, except what [agent.env] names (the user put it there).
+    const env = { ...process.env, ...agent.env };
+    const run = this.o.sandbox
+      ? this.o.sandbox.wrap(cmd, args, env, Object.keys(agent.env))
+      : { command: cmd, args, env };
+    this.child = spawn(run.command, run.args, {
       cwd,
-      env: { ...process.env, ...agent.env },
+      env: run.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true, // its own process group, so close() reaches all it started
     });

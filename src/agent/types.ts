@@ -3,6 +3,7 @@
 // JSON-RPC and a test can drive a real agent through the same calls.
 import type { FileChange, Todo, Usage } from '../model/index.js';
 import type { GroupRecorder } from '../proc/recorded.js';
+import type { Sandbox } from '../proc/sandbox/sandbox.js';
 
 /** An ACP agent to launch over stdio. */
 export interface AgentSpec {
@@ -59,6 +60,8 @@ export interface AgentSessionOptions {
    * the agent advertises `sessionCapabilities.title` (acp-session.ts).
    */
   title?: string;
+  /** The job's sandbox: the agent, and all it starts, runs inside it (src/proc/sandbox). */
+  sandbox?: Sandbox | null;
 }
 
 /**

@@ -5,6 +5,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { loadConfig } from '../job/config.js';
 import type { Config } from '../model/config.js';
+import { sandboxState } from '../proc/sandbox/sandbox.js';
 import { checkStoreHeader, damageAdvice, dbFile, inspectStoreFile, openStateStore } from '../state/index.js';
 
 export interface CheckResult {
@@ -151,5 +152,22 @@ export function checkConfig(repoRoot: string): { result: CheckResult; config: Co
       ok: true,
       detail: `test commands: ${tests.join(', ')}` + (setup.length ? `; setup: ${setup.join(', ')}` : ''),
     },
+  };
+}
+
+/**
+ * Whether jobs run sandboxed here, and what that confines. Without one,
+ * "auto" runs jobs as before (a finding, not a failure: the fix is in the
+ * detail); "required" fails, as every job would.
+ */
+export function checkSandbox(config: Config, env: NodeJS.ProcessEnv = process.env): CheckResult {
+  const s = sandboxState(config, env);
+  if (s.mode === 'off' || s.probe.ok) return { name: 'sandbox', ok: true, detail: s.summary };
+  if (s.mode === 'auto') return { name: 'sandbox', ok: true, detail: s.summary };
+  return {
+    name: 'sandbox',
+    ok: false,
+    detail: `[sandbox] mode = "required", and ${s.probe.reason}: no job can start`,
+    fix: s.probe.fix,
   };
 }

@@ -15,6 +15,8 @@ import { redact } from '../text/redact.js';
 import { GitVcs } from '../vcs/git.js';
 import { git } from '../vcs/git-run.js';
 import type { CheckResult } from './checks.js';
+import { jobSandbox, type Sandbox } from '../proc/sandbox/sandbox.js';
+import { stateDir } from '../state/paths.js';
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const ran = (rs: TestResult[]) => rs.map((r) => `${r.command} (${secs(r.duration_ms)})`).join(', ');
@@ -45,6 +47,17 @@ export async function checkTests(o: {
     await git(root, ['worktree', 'add', '--quiet', '--detach', ws, base]);
     copyInto(root, ws, await checkCopies(root, config.workspace.copy));
     o.onProgress?.(`scratch workspace ${ws} at ${base.slice(0, 10)} (${from})`);
+    // In the sandbox a job's setup and tests would run in: what passes here passes there.
+    let sandbox: Sandbox | null = null;
+    try {
+      sandbox = jobSandbox({
+        config,
+        repoRoot: root,
+        workspace: ws,
+        stateDir: stateDir(),
+        agent: { name: '', command: [] },
+      });
+    } catch {} // required but unavailable: the sandbox check says so; the tests still say what they say
     const tail = new OutputTail();
     const reused: string[] = [];
     const setup = await setupWorkspace({
@@ -53,6 +66,7 @@ export async function checkTests(o: {
       commands: config.workspace.setup,
       reuse: config.workspace.reuse,
       timeoutMs,
+      sandbox,
       ...(o.signal ? { signal: o.signal } : {}),
       onStart: (c) => {
         tail.reset();
@@ -85,6 +99,7 @@ export async function checkTests(o: {
       commands: config.job['test-commands'],
       cwd: ws,
       timeoutMs,
+      sandbox,
       ...(o.signal ? { signal: o.signal } : {}),
       onStart: (c) => {
         tails.set(c, new OutputTail());

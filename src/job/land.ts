@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { JobRunner } from './runner.js';
 import type { JobDeps } from './launch.js';
 import { groupRecorder } from '../proc/recorded.js';
+import { jobSandbox } from '../proc/sandbox/sandbox.js';
 import { shortId } from '../state/ids.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
@@ -587,6 +588,14 @@ async function testTip(i: LandInput, ws: string, onto: string): Promise<void> {
   const progress = i.onProgress ?? (() => {});
   const { config } = i;
   const recordGroup = groupRecorder(i.store, i.job.id, ws);
+  // The tip's setup and tests run in the job's sandbox as its own did.
+  const sandbox = jobSandbox({
+    config,
+    repoRoot: i.repo.root,
+    workspace: ws,
+    stateDir: i.stateDir,
+    agent: { name: '', command: [] },
+  });
   const timeoutMs = config.job['test-timeout-seconds'] * 1000;
   const setup = await setupWorkspace({
     workspace: ws,
@@ -596,6 +605,7 @@ async function testTip(i: LandInput, ws: string, onto: string): Promise<void> {
     ...(i.signal ? { signal: i.signal } : {}),
     timeoutMs,
     recordGroup,
+    sandbox,
     onStart: (command) => progress({ type: 'setup', command }),
   });
   if (setup.kind === 'aborted')
@@ -612,6 +622,7 @@ async function testTip(i: LandInput, ws: string, onto: string): Promise<void> {
     ...(i.signal ? { signal: i.signal } : {}),
     timeoutMs,
     recordGroup,
+    sandbox,
     onStart: (command) => {
       tails.set(command, new OutputTail());
       progress({ type: 'test_start', command });

@@ -16,6 +16,7 @@ import { workspacesDir } from '../state/paths.js';
 import type { Base, Vcs } from '../vcs/vcs.js';
 import { newChangeId } from '../vcs/change-id.js';
 import type { Config } from '../model/config.js';
+import { requireSandbox } from '../proc/sandbox/sandbox.js';
 import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 import { recordDespiteFullDisk } from './full-disk.js';
 import { Prompts } from './prompts.js';
@@ -97,6 +98,7 @@ async function checked(
   i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
 ): Promise<{ agent: AgentSpec; base: Base }> {
   requireTestCommands(i.config);
+  requireSandbox(i.config);
   new Prompts(i.repo.root).loadAll();
   const agent = deps.resolveAgent(i.config, i.agent);
   const base = await deps.vcs.resolveBase(i.repo.root, i.rev);

@@ -6,6 +6,7 @@ import type { Job, JobEvent, Todo } from '../model/index.js';
 import type { StateStore } from '../state/api.js';
 import type { Vcs } from '../vcs/vcs.js';
 import type { Config } from '../model/config.js';
+import type { Sandbox } from '../proc/sandbox/sandbox.js';
 
 export type StartAgent = (opts: AgentSessionOptions) => Promise<AgentSession>;
 
@@ -55,6 +56,11 @@ export interface JobRunnerOptions {
    * replayed tree is known to lack the branch's side of some lines).
    */
   resolving?: { onto: string; conflicts: string };
+  /**
+   * The sandbox every process of the job runs in; null: none. Unset: the
+   * runner makes it from the config ([sandbox] mode).
+   */
+  sandbox?: Sandbox | null;
 }
 
 export type { RunnerStage } from '../model/event.js';

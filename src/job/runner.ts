@@ -35,6 +35,7 @@ import {
 import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
 import { endJobProcesses, JOB_ENV } from '../proc/job-processes.js';
 import { startTicks } from '../proc/group.js';
+import { jobSandbox, type Sandbox } from '../proc/sandbox/sandbox.js';
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { recordDespiteFullDisk } from './full-disk.js';
@@ -112,6 +113,8 @@ export class JobRunner {
    * after it left the workspace and its process group (setsid).
    */
   private readonly childEnv: NodeJS.ProcessEnv;
+  /** Every process the job starts (agent, setup, tests) runs inside it; null: unsandboxed. */
+  private readonly sandbox: Sandbox | null;
 
   constructor(opts: JobRunnerOptions) {
     this.o = opts;
@@ -119,6 +122,16 @@ export class JobRunner {
     this.childEnv = { ...(opts.testEnv ?? process.env), [JOB_ENV]: opts.jobId, II_TODO_ID: opts.todo.id };
     this.testCommands = requireTestCommands(opts.config);
     this.firstChangeId = opts.firstChangeId ?? null;
+    this.sandbox =
+      opts.sandbox !== undefined
+        ? opts.sandbox
+        : jobSandbox({
+            config: opts.config,
+            repoRoot: opts.repoRoot,
+            workspace: opts.workspacePath,
+            stateDir: opts.stateDir,
+            agent: opts.agent,
+          });
     // Parse every template now: a broken override fails before any agent runs.
     this.prompts = new Prompts(opts.repoRoot).loadAll();
   }
@@ -305,6 +318,7 @@ export class JobRunner {
       signal: this.abort.signal,
       timeoutMs: config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
+      sandbox: this.sandbox,
       onStart: (command) => {
         tail.reset();
         this.event({ type: 'setup_start', command });
@@ -333,6 +347,7 @@ export class JobRunner {
       signal: this.abort.signal,
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
+      sandbox: this.sandbox,
       onStart: (command) => {
         tails.set(command, new OutputTail());
         this.event({ type: 'test_start', command, baseline: true });
@@ -526,6 +541,7 @@ export class JobRunner {
       signal: this.abort.signal,
       timeoutMs: this.o.config.job['test-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
+      sandbox: this.sandbox,
       onStart: (command) => {
         tail = '';
         this.event({ type: 'test_start', command });
@@ -665,6 +681,7 @@ export class JobRunner {
       turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
       title: agentSessionTitle(jobId, purpose, this.o.todo.title),
+      sandbox: this.sandbox,
       onFileChange: (file) => this.event({ type: 'file_change', ...file }),
       onWriteError: (err, path) => {
         const full = asDiskFull(err, path);

@@ -4,6 +4,7 @@
 import { constants } from 'node:os';
 import type { TestResult } from '../model/job.js';
 import { spawnInGroup, type GroupRecorder } from '../proc/recorded.js';
+import type { Sandbox } from '../proc/sandbox/sandbox.js';
 
 export interface TestRunOptions {
   commands: string[];
@@ -20,6 +21,8 @@ export interface TestRunOptions {
   timeoutMs?: number;
   /** Records each command's process group for the job (see src/proc/recorded.ts). */
   recordGroup?: GroupRecorder;
+  /** The job's sandbox: each command runs inside it (src/proc/sandbox). */
+  sandbox?: Sandbox | null;
 }
 
 export interface TestRun {
@@ -33,10 +36,14 @@ function runOne(command: string, o: TestRunOptions): Promise<TestResult & { abor
   const grace = o.killGraceMs ?? 2000;
   const started = Date.now();
   return new Promise((resolve) => {
+    const env = o.env ?? process.env;
+    const run = o.sandbox
+      ? o.sandbox.wrap('/bin/sh', ['-c', command], env)
+      : { command: '/bin/sh', args: ['-c', command], env };
     const g = spawnInGroup(
-      '/bin/sh',
-      ['-c', command],
-      { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] },
+      run.command,
+      run.args,
+      { cwd: o.cwd, env: run.env, stdio: ['ignore', 'pipe', 'pipe'] },
       o.recordGroup ? { recorder: o.recordGroup, label: `test: ${command}` } : undefined,
     );
     const child = g.child;

@@ -6,6 +6,7 @@
 // changed (an agent that adds a dependency).
 import type { TestResult } from '../model/job.js';
 import type { GroupRecorder } from '../proc/recorded.js';
+import type { Sandbox } from '../proc/sandbox/sandbox.js';
 import { reuseDependencies, type ReuseMode } from '../session/dependency-reuse.js';
 import { detectPackageManagers, lockfileHash } from '../session/lockfiles.js';
 import { readSetupRecord, writeSetupRecord } from '../session/setup-record.js';
@@ -24,6 +25,8 @@ export interface SetupOptions {
   timeoutMs?: number;
   /** Records each command's process group for the job (src/proc/recorded.ts). */
   recordGroup?: GroupRecorder;
+  /** The job's sandbox, which every setup command runs in. */
+  sandbox?: Sandbox | null;
   onStart?: (command: string) => void;
   onOutput?: (command: string, stream: 'stdout' | 'stderr', text: string) => void;
   onEnd?: (result: TestResult) => void;
@@ -147,6 +150,7 @@ export async function setupWorkspace(o: SetupOptions): Promise<SetupOutcome> {
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
       ...(o.recordGroup ? { recordGroup: o.recordGroup } : {}),
+      ...(o.sandbox ? { sandbox: o.sandbox } : {}),
       ...(o.onStart ? { onStart: o.onStart } : {}),
       onOutput: (c, stream, text) => {
         tail.add(text);

@@ -86,6 +86,36 @@ export const LandSection = z
   })
   .strict();
 
+/** An absolute path, or one under the home dir (`~/...`). */
+const SandboxPath = z
+  .string()
+  .min(1)
+  .refine((p) => p.startsWith('/') || p === '~' || p.startsWith('~/'), {
+    error: 'must be an absolute path or start with ~/',
+  });
+
+/** The OS sandbox every process of a job runs in (src/proc/sandbox). */
+export const SandboxSection = z
+  .object({
+    /**
+     * "auto": sandboxed where bubblewrap can run, else as before with a
+     * warning; "required": a job refuses to start without it; "off": never.
+     */
+    mode: z.enum(['auto', 'required', 'off']).default('auto'),
+    /** More folders the agent may write (its own state, a cache). */
+    writable: z.array(SandboxPath).default([]),
+    /** More paths hidden from the job (shown empty). */
+    hidden: z.array(SandboxPath).default([]),
+    /** Paths taken out of the hidden list (e.g. "~/.npmrc" for a private registry). */
+    readable: z.array(SandboxPath).default([]),
+    /** Environment names passed although they look like credentials (*_TOKEN, *_KEY, AWS_*, ...). */
+    'pass-env': z.array(z.string().min(1)).default([]),
+    /** "host": the host's network (the agent must reach its model); "none": no network at all. */
+    network: z.enum(['host', 'none']).default('host'),
+  })
+  .strict();
+export type SandboxSection = z.infer<typeof SandboxSection>;
+
 export const Config = z
   .object({
     agent: AgentSection.default(AgentSection.parse({})),
@@ -93,6 +123,7 @@ export const Config = z
     workspace: WorkspaceSection.default(WorkspaceSection.parse({})),
     run: RunSection.default(RunSection.parse({})),
     land: LandSection.default(LandSection.parse({})),
+    sandbox: SandboxSection.default(SandboxSection.parse({})),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

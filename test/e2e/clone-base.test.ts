@@ -124,6 +124,11 @@ describe('jobs in a clone ahead of its remote', () => {
     // A's agent switches the person's checkout to another branch, with a
     // commit of its own, before B (which waits for A) starts.
     const sw = `git -C '${f.repo}' checkout -q -b other && git -C '${f.repo}' commit -q --allow-empty -m other`;
+    // Unsandboxed (the user's config): the agent stands in for the person
+    // switching their checkout, which the job sandbox would refuse it.
+    const userConfig = join(f.env.XDG_CONFIG_HOME!, 'incrementum');
+    mkdirSync(userConfig, { recursive: true });
+    writeFileSync(join(userConfig, 'config.toml'), '[sandbox]\nmode = "off"\n');
     writeFileSync(
       join(scenarios, `${a}.json`),
       JSON.stringify({

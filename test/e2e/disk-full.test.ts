@@ -20,7 +20,9 @@ let stateHome: string;
 let stateDir: string;
 beforeEach(() => {
   fx = new JobFixture('ii-diskfull-');
-  fx.setup();
+  // Unsandboxed: the agent's shell fills the disk outside its workspace (in
+  // the state dir), standing in for anything else on the machine doing so.
+  fx.setup(undefined, { job: '\n[sandbox]\nmode = "off"\n' });
   stateHome = fx.env.XDG_STATE_HOME!;
   stateDir = join(stateHome, 'incrementum');
 });

@@ -164,7 +164,9 @@ describe('ii job do', () => {
   });
 
   it('a workspace removed under the job: the reason says so, not "spawn git ENOENT"', () => {
-    setup();
+    // Unsandboxed: inside the sandbox the workspace is a mount point, which
+    // the agent can empty but not remove; this is about something outside the job.
+    setup(undefined, '\n[sandbox]\nmode = "off"\n');
     // The agent's turn removes the workspace, as something else removing it
     // while the job runs would; the runner's next git finds no directory.
     const s = scenario('gone', {

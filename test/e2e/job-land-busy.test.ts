@@ -180,7 +180,8 @@ describe('ii job land onto a busy branch', () => {
         `GIT_SEQUENCE_EDITOR="sed -i -e 's/^pick/edit/'" git rebase -i HEAD~1 >/dev/null 2>&1\n` +
         `exit 0\n`,
     );
-    f.setup([`sh ${script}`]);
+    // Unsandboxed: the test command stands in for the person rebasing in their checkout.
+    f.setup([`sh ${script}`], { job: '\n[sandbox]\nmode = "off"\n' });
     const id = runJob();
     commitIn(f.repo, 'other.txt', 'other\n', 'someone else');
     const tip = f.git('rev-parse', 'main').trim();

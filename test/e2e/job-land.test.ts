@@ -56,7 +56,10 @@ const commitUser = (file: string, body: string, msg: string) => {
 describe('ii job land', () => {
   it('rebases onto a trunk that moved, tests the rebased tip, keeps Change-Ids, fast-forwards the checkout around dirty files', () => {
     const heads = join(f.tmp.path, 'heads.txt');
-    f.setup(['test -f README.md', `git rev-parse HEAD >> ${heads}`]);
+    // (the sandbox lets the tests write their log outside the workspace because it says so)
+    f.setup(['test -f README.md', `git rev-parse HEAD >> ${heads}`], {
+      job: `\n[sandbox]\nwritable = ["${f.tmp.path}"]\n`,
+    });
     commitUser('notes.md', 'notes\n', 'notes');
     const id = runJob({ 'hello.txt': 'hi\n' });
     const before = f.show(id) as unknown as Landed;
@@ -155,7 +158,8 @@ describe('ii job land', () => {
         `cd '${join(f.tmp.path, 'repo')}' || exit 1\n` +
         `c=$(git commit-tree -p refs/heads/trunk -m concurrent 'refs/heads/trunk^{tree}') && git update-ref refs/heads/trunk "$c"\n`,
     );
-    f.setup([`sh ${script}`]);
+    // Unsandboxed: the test command stands in for another process committing to the user's repository.
+    f.setup([`sh ${script}`], { job: '\n[sandbox]\nmode = "off"\n' });
     f.git('branch', 'trunk');
     const id = runJob({ 'hello.txt': 'hi\n' });
 
@@ -175,7 +179,9 @@ describe('ii job land', () => {
 
   it('a trunk that changed the same lines: the job goes on with a change the agent resolves, tested and reviewed, then lands', () => {
     const heads = join(f.tmp.path, 'tested');
-    f.setup([`git rev-parse HEAD >> ${heads}`, 'test -f README.md']);
+    f.setup([`git rev-parse HEAD >> ${heads}`, 'test -f README.md'], {
+      job: `\n[sandbox]\nwritable = ["${f.tmp.path}"]\n`,
+    });
     const s = f.scenario('conflict', {
       implement: [{ actions: [write('README.md', '# from the job\n'), write('job.txt', 'job\n')] }],
       'commit-message': [

@@ -13,6 +13,12 @@ import { isRunning, runningIn, runningWith } from '../helpers/procs.js';
 import { waitFor } from '../helpers/tmp.js';
 
 let f: JobFixture;
+/**
+ * Unsandboxed ([sandbox] mode = "off"): these test the line behind the
+ * sandbox, for jobs that run without one; inside it what an agent or a
+ * test starts dies with it (test/e2e/sandbox.test.ts).
+ */
+const UNSANDBOXED = { job: '\n[sandbox]\nmode = "off"\n' };
 /** Every sleep of this file's processes carries this in its duration (600<pid>.<n> seconds). */
 const MINE = `sleep 600${process.pid}.`;
 beforeEach(() => {
@@ -57,7 +63,10 @@ describe('processes a job started in a session of their own', SLOW, () => {
     const agent = escapees();
     const test = sleepOf();
     // The test command's escapee leaves the workspace too: only II_JOB_ID finds it.
-    f.setup([`test ! -f a.txt || (cd / && setsid sh -c '${test}; :' </dev/null >/dev/null 2>&1 &)`]);
+    f.setup(
+      [`test ! -f a.txt || (cd / && setsid sh -c '${test}; :' </dev/null >/dev/null 2>&1 &)`],
+      UNSANDBOXED,
+    );
     const s = f.scenario('strays', {
       implement: [
         {
@@ -83,7 +92,7 @@ describe('processes a job started in a session of their own', SLOW, () => {
 
   it('are gone after ii job abandon of the running job', async () => {
     const agent = escapees();
-    f.setup(['true']);
+    f.setup(['true'], UNSANDBOXED);
     const s = f.scenario('hang', {
       implement: [
         { actions: [...agent.shell.map((command) => ({ type: 'shell', command })), { type: 'hang' }] },
@@ -101,7 +110,7 @@ describe('processes a job started in a session of their own', SLOW, () => {
 
   it('are gone after ii workspace prune of the job whose runner was killed', async () => {
     const agent = escapees();
-    f.setup(['true']);
+    f.setup(['true'], UNSANDBOXED);
     const s = f.scenario('hang', {
       implement: [
         { actions: [...agent.shell.map((command) => ({ type: 'shell', command })), { type: 'hang' }] },
@@ -129,7 +138,7 @@ describe('processes a job started in a session of their own', SLOW, () => {
 
 describe('ii workspace prune', SLOW, () => {
   it('keeps a workspace a process still works in, naming it, and removes it once it has ended', async () => {
-    f.setup(['true']);
+    f.setup(['true'], UNSANDBOXED);
     const s = f.scenario('quick', { implement: [{ actions: [write('a.txt', 'a\n')] }] });
     const r0 = f.run(['job', 'do', '--title', 'done'], s);
     expect(r0.code, r0.stderr).toBe(0);

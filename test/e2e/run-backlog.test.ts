@@ -3,8 +3,8 @@
 // comes from the job records: which todo ran when, and how many at once.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
@@ -300,9 +300,12 @@ describe('ii run', () => {
   it('--land --jobs 3 on 6 independent todos: all 6 on main, linear, each landed commit tested as it landed', async () => {
     // Every tree a test command runs on says so: the job's own iterations,
     // and each landing's rebased tip.
-    const tested = join(tmp.path, 'tested.log');
+    // The log is outside the workspace: the sandbox lets the tests write there only because it says so.
+    const tested = join(tmp.path, 'log', 'tested.log');
+    mkdirSync(dirname(tested));
     setup(
-      `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["git rev-parse HEAD >> '${tested}'"]\nauto-commit = false\n`,
+      `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["git rev-parse HEAD >> '${tested}'"]\nauto-commit = false\n` +
+        `\n[sandbox]\nwritable = ["${dirname(tested)}"]\n`,
     );
     const names = ['a', 'b', 'c', 'd', 'e', 'f'];
     const ids = names.map((n) => create(n.toUpperCase()));

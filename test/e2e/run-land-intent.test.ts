@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
-import { isRunning, runningIn } from '../helpers/procs.js';
+import { isRunning, runningIn, runningWith } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 import { repoSlug } from '../../src/state/index.js';
 
@@ -228,7 +228,10 @@ it('SIGKILL of ii run --land during a landing, while its other runners finish: t
     `while [ -f '${t}/hold' ]; do sleep 0.05; done; touch '${t}/landing-released';; esac; test -f README.md`;
   gitRepo(repo, {
     'README.md': '# r\n',
-    'incrementum.toml': `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = [${JSON.stringify(test)}]\nauto-commit = false\n`,
+    // The sandbox lets the test command leave its marks in `t` because it says so.
+    'incrementum.toml':
+      `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = [${JSON.stringify(test)}]\nauto-commit = false\n` +
+      `\n[sandbox]\nwritable = ["${t}"]\n`,
   });
   writeFileSync(join(t, 'hold'), '');
   const ids = Object.fromEntries(['a', 'b', 'c'].map((n) => [n, todo(n)]));
@@ -254,9 +257,10 @@ it('SIGKILL of ii run --land during a landing, while its other runners finish: t
   expect(killed.stderr).not.toContain('landed on');
   await complete('c', ids.c!);
   // The killed landing's test command lets go; it has no one to report to.
+  // (In the job sandbox it ended already, with the runner it belonged to.)
   rmSync(join(t, 'hold'));
   await waitFor(
-    () => existsSync(join(t, 'landing-released')),
+    () => existsSync(join(t, 'landing-released')) || runningWith(`${t}/hold`).length === 0,
     'the orphaned test command to end',
     60_000,
     100,

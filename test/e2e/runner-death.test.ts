@@ -59,9 +59,14 @@ const CASES = [
   },
 ];
 
-/** Starts a job, waits until `line` and its hanging work, kills the runner with SIGKILL. */
+/**
+ * Starts a job, waits until `line` and its hanging work, kills the runner
+ * with SIGKILL. Unsandboxed ([sandbox] mode = "off"): in the job sandbox what
+ * the runner started dies with it (bwrap --die-with-parent), so these test
+ * the cleanup behind it, for jobs that run without one.
+ */
 async function killRunner(c: (typeof CASES)[number]) {
-  f.setup(c.tests);
+  f.setup(c.tests, { job: '\n[sandbox]\nmode = "off"\n' });
   const s = f.scenario('stuck', c.turns);
   const job = f.spawn(['job', 'do', '--title', 'runner dies'], s);
   await waitFor(() => job.stderr().includes(c.line), c.line);

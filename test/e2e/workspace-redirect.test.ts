@@ -25,9 +25,16 @@ function userState() {
   };
 }
 
+/**
+ * Unsandboxed ([sandbox] mode = "off"): these test the line behind the
+ * sandbox, for jobs that run without one; inside it the workspace's .git
+ * is read-only (test/e2e/sandbox.test.ts).
+ */
+const UNSANDBOXED = { job: '\n[sandbox]\nmode = "off"\n' };
+
 /** A repository whose user has a file staged and not yet committed. */
 function setupWithStaged() {
-  f.setup();
+  f.setup(undefined, UNSANDBOXED);
   writeFileSync(join(f.repo, 'staged.txt'), 'mine, staged\n');
   f.git('add', 'staged.txt');
   return userState();
@@ -103,10 +110,13 @@ describe('an agent repointing its workspace at the user repository', () => {
   });
 
   it('through a test command: the final describe (commit --amend) never runs in the user repository', () => {
-    f.setup([
-      'test -f README.md',
-      `if [ -f a.txt ]; then printf 'gitdir: %s/.git\\n' '${f.tmp.path}/repo' > .git; fi`,
-    ]);
+    f.setup(
+      [
+        'test -f README.md',
+        `if [ -f a.txt ]; then printf 'gitdir: %s/.git\\n' '${f.tmp.path}/repo' > .git; fi`,
+      ],
+      UNSANDBOXED,
+    );
     writeFileSync(join(f.repo, 'staged.txt'), 'mine, staged\n');
     f.git('add', 'staged.txt');
     const before = userState();

@@ -181,7 +181,9 @@ describe('workspace setup', () => {
     writeFileSync(
       join(f.repo, 'incrementum.toml'),
       readFileSync(join(f.repo, 'incrementum.toml'), 'utf8') +
-        `\n[workspace]\nsetup = [${JSON.stringify(`echo run >> ${runs}`)}]\n`,
+        `\n[workspace]\nsetup = [${JSON.stringify(`echo run >> ${runs}`)}]\n` +
+        // (the sandbox lets the setup count its runs outside the workspace because it says so)
+        `\n[sandbox]\nwritable = ["${f.tmp.path}"]\n`,
     );
     f.git('commit', '-qam', 'setup');
     const s = f.scenario('s', {

@@ -39,6 +39,17 @@ async function maxAttemptsOf(root: string): Promise<number | undefined> {
   }
 }
 
+/** The header's "agents not sandboxed: …" where [sandbox] mode = "auto" finds no sandbox, else null. */
+async function sandboxBanner(root: string): Promise<string | null> {
+  try {
+    const { loadConfig } = await import('../../job/config.js');
+    const { sandboxWarning } = await import('../../proc/sandbox/sandbox.js');
+    return sandboxWarning(loadConfig(root));
+  } catch {
+    return null;
+  }
+}
+
 /** Leaves the alternate screen and shows the cursor: harmless when already done. */
 const RESTORE = '\x1b[?1049l\x1b[?25h';
 
@@ -69,6 +80,11 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   if (scope && repo)
     void maxAttemptsOf(repo.root).then((n) => {
       if (n !== undefined) sync.setMaxAttempts(n);
+    });
+  if (scope && repo)
+    void sandboxBanner(repo.root).then((warning) => {
+      const banner = dash.getState().banner;
+      if (warning) dash.setState({ banner: banner ? `${banner} · ${warning}` : warning });
     });
   sync.loadAll();
   sync.start();

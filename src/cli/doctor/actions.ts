@@ -1,5 +1,12 @@
 // The body of ii doctor (definition in index.ts).
-import { checkConfig, checkGit, checkNode, checkState, type CheckResult } from '../../doctor/checks.js';
+import {
+  checkConfig,
+  checkGit,
+  checkNode,
+  checkSandbox,
+  checkState,
+  type CheckResult,
+} from '../../doctor/checks.js';
 import { checkIdentity, checkRepo, checkTemplates } from '../../doctor/repo-checks.js';
 import type { Config } from '../../model/config.js';
 import { stateDir } from '../../state/index.js';
@@ -32,6 +39,7 @@ export async function doctor(o: DoctorOptions): Promise<void> {
   // One cause, one finding: a config that cannot be loaded says nothing about
   // the agent it would have named (the defaults' agent would be a red herring).
   if (configLoaded || o.agent || !repo.root) results.push(...(await agentChecks(config, o.agent)));
+  if (configLoaded || !repo.root) results.push(checkSandbox(config ?? (await defaults())));
   if (o.tests && !setupBroken) results.push(...(await testsChecks(repo.root, config, Boolean(o.json))));
   const failed = results.filter((r) => !r.ok).length;
   if (o.json) printJson(results);
@@ -62,6 +70,8 @@ export async function doctor(o: DoctorOptions): Promise<void> {
   }
   if (failed > 0) process.exitCode = 1;
 }
+
+const defaults = async () => (await import('../../model/config.js')).Config.parse({});
 
 /** The agent's binary and an ACP handshake with it; the config's agent unless --agent names one. */
 async function agentChecks(config: Config | null, override?: string): Promise<CheckResult[]> {

@@ -7,6 +7,7 @@ import { describeCleanup } from '../../job/dead-runner.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
 import { checkLaunch, launchJob, type JobDeps } from '../../job/launch.js';
+import { sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import type { Job } from '../../model/job.js';
 import { changesMade, latestCommit } from '../../model/derive.js';
 import type { Todo } from '../../model/todo.js';
@@ -56,6 +57,9 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
   // fails on something known now must not leave a stray open todo behind.
   // (With a todo given, the launch checks the same first.)
   if (!id) await checkLaunch(deps, { repo, config, ...run });
+  // A run's jobs (--backlog) do not each say it: ii run did, once.
+  const unsandboxed = o.backlog ? null : sandboxWarning(config);
+  if (unsandboxed) process.stderr.write(`warning: ${unsandboxed}\n`);
   try {
     const code = await withStore(async (store) => {
       const todo = resolveOrCreateTodo(store, repo, id, o);

@@ -9,6 +9,7 @@ import { runnerAlive } from '../../model/runner.js';
 import { localProbe } from '../../proc/alive.js';
 import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';
+import { sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import { byCompletion, LandQueue, toLand, type ToLand } from '../../job/land-queue.js';
 import { finalCommit } from '../../job/land-plan.js';
 import { reapedLine } from '../../job/dead-runner.js';
@@ -38,6 +39,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   // Its jobs do not each say it: once here.
   const ident = checkIdentity(repo.root);
   if (!ident.ok) process.stderr.write(`warning: ${ident.detail}; ii doctor says how to set one\n`);
+  const unsandboxed = sandboxWarning(config);
+  if (unsandboxed) process.stderr.write(`warning: ${unsandboxed}\n`);
   // --rev, else the branch checked out now, is every job's base, each at
   // its tip when the job starts (a dep landed meanwhile is in it), even if
   // the checkout is switched during the run; said once. A detached HEAD:

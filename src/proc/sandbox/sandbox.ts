@@ -1,0 +1,158 @@
+// A job's sandbox: the policy for its workspace and agent, and how a
+// command is started inside it. Every process a job starts goes through
+// wrap(): the agent (src/agent/acp-session.ts), the setup and the tests
+// (src/job/test-runner.ts). `[sandbox] mode` decides what happens where
+// bubblewrap cannot run: "auto" runs as before and says so once per process,
+// "required" refuses the job with the fix.
+import { lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { UserError } from '../../errors.js';
+import type { Config } from '../../model/config.js';
+import { bwrapArgs, type PathKind } from './bwrap.js';
+import { gitLayout } from './git-layout.js';
+import { buildPolicy, sandboxEnv, type SandboxPolicy } from './policy.js';
+import { probeSandbox, type SandboxProbe } from './probe.js';
+
+export interface Wrapped {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Sandbox {
+  /** The policy as of now (the workspace's branch is read afresh: a landing's rebase moves it). */
+  policy(): SandboxPolicy;
+  /**
+   * `command args` as started inside the sandbox, with `env` minus the
+   * names that look like credentials (those in `keep`, the policy's
+   * pass-env and the agent's own keys stay).
+   */
+  wrap(command: string, args: readonly string[], env: NodeJS.ProcessEnv, keep?: readonly string[]): Wrapped;
+}
+
+export interface JobSandboxInput {
+  config: Config;
+  repoRoot: string;
+  workspace: string;
+  stateDir: string;
+  agent: { name: string; command: readonly string[]; env?: Record<string, string> };
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What `ii doctor` and the warning say about the sandbox here. */
+export interface SandboxState {
+  mode: Config['sandbox']['mode'];
+  probe: SandboxProbe;
+  /** One line: whether jobs run sandboxed, and if not the fix. */
+  summary: string;
+}
+
+export function sandboxState(config: Config, env: NodeJS.ProcessEnv = process.env): SandboxState {
+  const mode = config.sandbox.mode;
+  if (mode === 'off')
+    return {
+      mode,
+      probe: { ok: false, reason: 'off', fix: '' },
+      summary: 'agents not sandboxed: [sandbox] mode = "off"',
+    };
+  const probe = probeSandbox(env);
+  const summary = probe.ok
+    ? `agents sandboxed (bubblewrap ${probe.bwrap}): workspace writable, the rest read-only, credentials hidden, network ${config.sandbox.network}`
+    : `agents not sandboxed: ${probe.reason} — ${probe.fix}`;
+  return { mode, probe, summary };
+}
+
+/**
+ * Refuses (UserError, with the fix) when the config requires a sandbox this
+ * machine cannot give. Called before a job is claimed.
+ */
+export function requireSandbox(config: Config, env: NodeJS.ProcessEnv = process.env): void {
+  if (config.sandbox.mode !== 'required') return;
+  const s = sandboxState(config, env);
+  if (s.probe.ok) return;
+  throw new UserError(
+    `[sandbox] mode = "required" but ${s.probe.reason}: no job was started.\nFix: ${s.probe.fix} (or set [sandbox] mode = "auto" to run unsandboxed).`,
+  );
+}
+
+let warned = false;
+
+/**
+ * The line to show once per process when "auto" runs jobs without a
+ * sandbox (`ii job do`, `ii run`, the board), else null.
+ */
+export function sandboxWarning(config: Config, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (warned || config.sandbox.mode !== 'auto') return null;
+  const s = sandboxState(config, env);
+  if (s.probe.ok) return null;
+  warned = true;
+  return s.summary;
+}
+
+function kindOf(path: string): PathKind {
+  try {
+    const st = lstatSync(path);
+    return st.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return null;
+  }
+}
+
+/** `p` with its symlinks resolved (a mount lands on what the path names), or as given when missing. */
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The job's sandbox, or null when it runs without one (mode "off", or
+ * "auto" where bubblewrap cannot run). Throws for "required" without one.
+ */
+export function jobSandbox(i: JobSandboxInput): Sandbox | null {
+  const env = i.env ?? process.env;
+  if (i.config.sandbox.mode === 'off') return null;
+  const probe = probeSandbox(env);
+  if (!probe.ok) {
+    requireSandbox(i.config, env);
+    return null;
+  }
+  const home = real(env.HOME || homedir());
+  const policy = () =>
+    buildPolicy({
+      workspace: real(i.workspace),
+      repoRoot: real(i.repoRoot),
+      stateDir: real(i.stateDir),
+      home,
+      env,
+      agentEnv: i.agent.env ?? {},
+      agentName: i.agent.name,
+      agentCommand: i.agent.command,
+      git: gitLayout(i.workspace),
+      config: i.config.sandbox,
+    });
+  return {
+    policy,
+    wrap(command, args, childEnv, keep = []) {
+      const p = policy();
+      // A writable folder needs a source: the agent's state dir on its
+      // first run, the branch's ref folder before its first commit.
+      for (const d of p.mkdirs)
+        try {
+          mkdirSync(d, { recursive: true });
+        } catch {} // unwritable: it is then simply not writable inside either
+      for (const file of p.mkfiles)
+        try {
+          writeFileSync(file, '{}\n', { flag: 'wx', mode: 0o600 });
+        } catch {} // there already (EEXIST), or cannot be made: not writable inside
+      const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns });
+      return {
+        command: probe.bwrap,
+        args: [...args0, '--', command, ...args],
+        env: { ...sandboxEnv(childEnv, [...p.passEnv, ...keep]), TMPDIR: '/tmp' },
+      };
+    },
+  };
+}
