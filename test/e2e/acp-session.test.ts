@@ -111,8 +111,22 @@ describe('ACP session with the scripted agent', () => {
       usage: { input_tokens: 120, output_tokens: 30, cost: 0.5 },
     });
     expect(s.files()).toEqual([
-      { path: 'new.txt', is_new: true, is_deleted: false, additions: 2, deletions: 0 },
-      { path: 'old.txt', is_new: false, is_deleted: false, additions: 2, deletions: 1 },
+      {
+        path: 'new.txt',
+        abs_path: join(env.ws, 'new.txt'),
+        is_new: true,
+        is_deleted: false,
+        additions: 2,
+        deletions: 0,
+      },
+      {
+        path: 'old.txt',
+        abs_path: join(env.ws, 'old.txt'),
+        is_new: false,
+        is_deleted: false,
+        additions: 2,
+        deletions: 1,
+      },
     ]);
     expect(changes).toEqual(['new.txt', 'old.txt']);
     expect(readFileSync(join(env.ws, 'old.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
@@ -581,7 +595,14 @@ describe('ACP session with the scripted agent', () => {
     expect(r.text).not.toContain('top secret');
     expect(readFileSync(join(env.ws, 'via-fs.txt'), 'utf8')).toBe('through the client\n');
     expect(s.files()).toEqual([
-      { path: 'via-fs.txt', is_new: true, is_deleted: false, additions: 1, deletions: 0 },
+      {
+        path: 'via-fs.txt',
+        abs_path: join(env.ws, 'via-fs.txt'),
+        is_new: true,
+        is_deleted: false,
+        additions: 1,
+        deletions: 0,
+      },
     ]);
     await closedCleanly(s);
   });
