@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { changeColumn } from '../src/model/derive.js';
+import { changeWord } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
 import { count } from '../src/dashboard/view/count.js';
 import { visibleLine } from '../src/text/sanitize.js';
@@ -29,7 +29,7 @@ export function ChangeHistory({ job, change, width }: ChangeHistoryProps) {
         job {job.id.slice(0, 7)} › change {change + 1} ({visibleLine(ch.change_id)})
       </Text>
       <Text wrap="truncate-end">
-        {changeColumn(ch, job)} · {count(ch.commits.length, 'iteration')} · ${cost.toFixed(4)} · started{' '}
+        {changeWord(ch, job)} · {count(ch.commits.length, 'iteration')} · ${cost.toFixed(4)} · started{' '}
         {ch.created_at}
       </Text>
     </Box>

@@ -182,6 +182,18 @@ export function changeColumn(change: JobChange, job: Pick<Job, 'status'>): Chang
 }
 
 /**
+ * The word for a change's state in a line of text (`ii job show`, the change
+ * history): its column, except that a change an ended job left with no commit
+ * is `Empty`. Nobody abandoned it: a completed job's last implement pass found
+ * nothing more to change (or the job ended before its first commit), and
+ * "Abandoned" sent people looking for who gave it up.
+ */
+export function changeWord(change: JobChange, job: Pick<Job, 'status'>): ChangeColumn | 'Empty' {
+  if (change.commits.length === 0 && job.status !== 'active') return 'Empty';
+  return changeColumn(change, job);
+}
+
+/**
  * What a change with no commit says in place of its last commit's outcome:
  * being made, or why it has none.
  */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   changeColumn,
+  changeWord,
   commitColumn,
   commitOutcome,
   currentChange,
@@ -135,6 +136,23 @@ describe('change column precedence', () => {
     expect(changeColumn(change([commit({ tests_passed: true, review: review('ABANDON') })]), failed)).toBe(
       'Abandoned',
     );
+  });
+});
+
+describe('change word, for a line of text', () => {
+  it.each(['completed', 'abandoned', 'failed'] as const)(
+    "a %s job's change with no commit is Empty, not Abandoned: nobody gave it up",
+    (status) => expect(changeWord(change([]), job({ status }))).toBe('Empty'),
+  );
+  it('otherwise the column', () => {
+    expect(changeWord(change([]), job())).toBe('Implementing');
+    expect(changeWord(change([commit()]), job({ status: 'abandoned' }))).toBe('Abandoned');
+    expect(
+      changeWord(
+        change([commit({ tests_passed: true, review: review('ACCEPT') })]),
+        job({ status: 'completed' }),
+      ),
+    ).toBe('Committed');
   });
 });
 

@@ -3,7 +3,7 @@
 // src/text/shown.ts: secrets redacted, control characters escaped.
 import {
   awaitsLanding,
-  changeColumn,
+  changeWord,
   changeCountLabel,
   commitColumn,
   currentChange,
@@ -148,7 +148,7 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
   const current = job.status === 'active' ? currentChange(job) : null;
   job.changes.forEach((ch, i) => {
     const isCurrentChange = i === job.changes.length - 1;
-    const col = changeColumn(ch, job);
+    const col = changeWord(ch, job);
     const inProgress = ch === current;
     out.push(
       `    ${i + 1}. ${visibleLine(ch.change_id)}  ${col}  (${ch.commits.length} iteration${ch.commits.length === 1 ? '' : 's'})${inProgress ? st.cyan('  ← in progress') : ''}`,
