@@ -15,6 +15,7 @@ import { redact } from '../text/redact.js';
 import { GitVcs } from '../vcs/git.js';
 import { git } from '../vcs/git-run.js';
 import type { CheckResult } from './checks.js';
+import { ReadOnlyWrites } from '../proc/sandbox/read-only-hint.js';
 import { jobSandbox, type Sandbox } from '../proc/sandbox/sandbox.js';
 import { stateDir } from '../state/paths.js';
 
@@ -59,6 +60,7 @@ export async function checkTests(o: {
       });
     } catch {} // required but unavailable: the sandbox check says so; the tests still say what they say
     const tail = new OutputTail();
+    const readOnly = new ReadOnlyWrites();
     const reused: string[] = [];
     const setup = await setupWorkspace({
       workspace: ws,
@@ -72,7 +74,10 @@ export async function checkTests(o: {
         tail.reset();
         o.onProgress?.(`setup: ${c}`);
       },
-      onOutput: (_c, _s, text) => tail.add(text),
+      onOutput: (_c, _s, text) => {
+        tail.add(text);
+        if (sandbox) readOnly.add(text);
+      },
       onReuse: (u) =>
         reused.push(
           `${u.dir} from the checkout instead of \`${u.command}\` (${u.method}, ${u.duration_ms} ms)`,
@@ -84,7 +89,9 @@ export async function checkTests(o: {
         name: 'setup',
         ok: false,
         detail: `\`${setup.failed.command}\` exited ${setup.failed.exit_code}${setup.tail ? `:\n${redact(setup.tail)}` : ''}`,
-        fix: 'A job would fail here, before its first prompt. Fix [workspace] setup in incrementum.toml (it runs through a shell in a fresh worktree of the base revision).',
+        fix:
+          'A job would fail here, before its first prompt. Fix [workspace] setup in incrementum.toml (it runs through a shell in a fresh worktree of the base revision).' +
+          (readOnly.hint() ? ` ${readOnly.hint()}` : ''),
       });
       return out;
     }
@@ -105,7 +112,10 @@ export async function checkTests(o: {
         tails.set(c, new OutputTail());
         o.onProgress?.(`test: ${c}`);
       },
-      onOutput: (c, _s, text) => tails.get(c)?.add(text),
+      onOutput: (c, _s, text) => {
+        tails.get(c)?.add(text);
+        if (sandbox) readOnly.add(text);
+      },
     });
     if (run.aborted) return [...out, { name: 'tests', ok: false, detail: 'interrupted' }];
     if (run.passed) {
@@ -128,8 +138,9 @@ export async function checkTests(o: {
       detail:
         `fail on ${base.slice(0, 10)}, before any change: ${failed.map((r) => `\`${r.command}\` exited ${r.exit_code}`).join(', ')}` +
         (first ? `:\n${redact(first)}` : ''),
-      fix:
-        config.workspace.setup.length === 0
+      fix: readOnly.hint()
+        ? `A job would stop here before any agent turn. ${readOnly.hint()}`
+        : config.workspace.setup.length === 0
           ? 'A job would stop here before any agent turn. If a dependency is missing, set [workspace] setup (`ii init --print` shows the one your lockfile needs); else fix the tests, or run jobs with --allow-failing-baseline.'
           : 'A job would stop here before any agent turn. Fix the tests on the base, or run jobs with --allow-failing-baseline.',
     });

@@ -35,6 +35,7 @@ import {
 import { endRecordedGroups, groupRecorder, type GroupRecorder } from '../proc/recorded.js';
 import { endJobProcesses, JOB_ENV } from '../proc/job-processes.js';
 import { startTicks } from '../proc/group.js';
+import { ReadOnlyWrites } from '../proc/sandbox/read-only-hint.js';
 import { jobSandbox, type Sandbox } from '../proc/sandbox/sandbox.js';
 import { TAIL_LINES } from './event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
@@ -340,6 +341,7 @@ export class JobRunner {
 
   private async baseline(): Promise<void> {
     const tails = new Map<string, OutputTail>();
+    const readOnly = new ReadOnlyWrites();
     const run = await runTests({
       commands: this.testCommands,
       cwd: this.o.workspacePath,
@@ -354,6 +356,7 @@ export class JobRunner {
       },
       onOutput: (command, stream, text) => {
         tails.get(command)?.add(text);
+        if (this.sandbox) readOnly.add(text);
         this.event({ type: 'test_output', command, stream, text, baseline: true });
       },
       onEnd: (result) =>
@@ -381,7 +384,8 @@ export class JobRunner {
       `the tests fail before any change: ${failing.map((f) => `\`${f.command}\` exited ${f.exit_code}`).join(', ')}` +
         (tail ? `\n${tail}\n` : '\n') +
         `No agent turn was spent. Fix the tests (or [workspace] setup) on ${this.o.baseRev.slice(0, 10)}, ` +
-        'or run the job with --allow-failing-baseline to go on anyway.',
+        'or run the job with --allow-failing-baseline to go on anyway.' +
+        (readOnly.hint() ? `\n${readOnly.hint()}` : ''),
     );
   }
 

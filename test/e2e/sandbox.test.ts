@@ -210,6 +210,15 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
     const job = f.show(jobIdFrom(r.stderr));
     expect(job.status).toBe('failed');
     expect(job.failure_reason).toMatch(/fail/);
+    // It says the sandbox was why, naming the path and both ways out.
+    expect(job.failure_reason).toContain(`It tried to write outside the workspace (${f.tmp.path}/from-test)`);
+    expect(job.failure_reason).toContain('[sandbox] mode = "off"');
+    const doctor = f.run(['doctor', '--tests', '--json']);
+    const tests = (JSON.parse(doctor.stdout) as { name: string; ok: boolean; fix?: string }[]).find(
+      (c) => c.name === 'tests',
+    );
+    expect(tests).toMatchObject({ ok: false });
+    expect(tests!.fix).toContain(`(${f.tmp.path}/from-test)`);
   }, 60_000);
 });
 
