@@ -119,6 +119,12 @@ describe.skipIf(!bwrap)(`dependency overlay (bubblewrap)${bwrap ? '' : ` — ski
         review: [verdict('ACCEPT', 'fine')],
       }),
     );
+    // ii doctor --tests sets up a scratch workspace as a job would: by overlay, gone after.
+    const doctor = f.run(['doctor', '--tests']);
+    expect(doctor.stdout + doctor.stderr).toMatch(
+      /node_modules from the checkout instead of `npm ci` \(overlay/,
+    );
+    expect(readdirSync(join(stateDir(), 'overlays', 'other'))).toEqual([]);
     const r = await f.runAsync(['job', 'do', '--title', 'overlay'], scenario);
     const rc = (name: string) => readFileSync(join(results, `${name}.rc`), 'utf8').trim();
     const out = (name: string) => readFileSync(join(results, `${name}.out`), 'utf8');
@@ -144,7 +150,7 @@ describe.skipIf(!bwrap)(`dependency overlay (bubblewrap)${bwrap ? '' : ` — ski
     expect(tree(join(repo, 'node_modules'))).toBe(before);
     // What the job wrote is in the workspace's upper layer, in the state dir.
     const overlays = join(stateDir(), 'overlays');
-    const [slug] = readdirSync(overlays);
+    const [slug] = readdirSync(overlays).filter((n) => n !== 'other');
     const ws = f.show(id).workspace_path!;
     const upper = join(overlays, slug!, basename(ws), 'node_modules', 'upper');
     expect(readFileSync(join(upper, 'dep', 'extra.txt'), 'utf8')).toBe('x\n');
