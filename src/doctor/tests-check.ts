@@ -18,6 +18,7 @@ import type { CheckResult } from './checks.js';
 import { ReadOnlyWrites } from '../proc/sandbox/read-only-hint.js';
 import { jobSandbox, type Sandbox } from '../proc/sandbox/sandbox.js';
 import { stateDir } from '../state/paths.js';
+import { removeOverlays } from '../proc/sandbox/overlay.js';
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const ran = (rs: TestResult[]) => rs.map((r) => `${r.command} (${secs(r.duration_ms)})`).join(', ');
@@ -151,6 +152,7 @@ export async function checkTests(o: {
   } finally {
     await git(root, ['worktree', 'remove', '--force', '--force', ws]).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
+    removeOverlays(stateDir(), ws);
     await git(root, ['worktree', 'prune']).catch(() => {});
   }
 }

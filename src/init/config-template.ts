@@ -66,10 +66,12 @@ baseline-tests = true
 copy = []
 ${setupLines(o.setup)}
 # When a setup command is the package manager's install and the lockfile matches
-# this checkout's, its node_modules is cloned instead ("clone": copy-on-write
-# where the filesystem can, else a copy; "hardlink": faster, but shares files
-# with this checkout; "off": always run the command):
-reuse = "clone"
+# this checkout's, its node_modules is reused instead ("overlay": in the job's
+# sandbox, mounted read-only beneath a layer of the workspace's own, and cloned
+# where jobs are not sandboxed; "clone": copy-on-write where the filesystem
+# can, else a copy; "hardlink": faster, but shares files with this checkout;
+# "off": always run the command):
+reuse = "overlay"
 
 [run]
 # Jobs \`ii run\` keeps running at once (ii run --jobs N wins):

@@ -20,6 +20,7 @@ import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
 import * as git from '../vcs/land.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
+import { removeOverlays } from '../proc/sandbox/overlay.js';
 import { runTests } from './test-runner.js';
 import { processesIn } from '../proc/cwd.js';
 import { isInside } from '../session/paths.js';
@@ -253,6 +254,7 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
     // Nothing to go on with (the worktree was removed by hand): the job is
     // as it was before the landing began, which is what the record then says.
     await git.removeLandingWorktree(i.repo.root, c.worktree).catch(() => {});
+    removeOverlays(i.stateDir, c.worktree);
     store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
       `the stopped landing of job ${job.id} is gone (no rebase in ${c.worktree}): the job is back to completed, not landed. Land it again: ii job land ${job.id}`,
@@ -314,6 +316,7 @@ export async function abortLanding(i: LandInput): Promise<Job> {
     );
   if (await git.rebaseInProgress(c.worktree)) await git.abortRebase(c.worktree);
   await git.removeLandingWorktree(i.repo.root, c.worktree);
+  removeOverlays(i.stateDir, c.worktree);
   store.jobs.setLandConflict(job.id, null);
   store.jobs.setLanding(job.id, null);
   appendEvent(i.stateDir, job.id, 'info', {
@@ -422,7 +425,10 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
       progress({ type: 'target_moved', attempt: attempts, tip });
     }
   } finally {
-    if (!kept) await git.removeLandingWorktree(repo.root, l.ws).catch(() => {});
+    if (!kept) {
+      await git.removeLandingWorktree(repo.root, l.ws).catch(() => {});
+      removeOverlays(i.stateDir, l.ws);
+    }
   }
   if (toResolve) return resolveThenLand(i, l.onto, toResolve);
   if (!landedHead) {
@@ -699,5 +705,6 @@ async function releaseJobWorkspace(i: LandInput): Promise<void> {
   if (processesIn(path).length > 0) return;
   if (!i.store.workspaces.removeIfFree(path)) return;
   await new GitVcs().removeWorkspace(i.repo.root, path).catch(() => {});
+  removeOverlays(i.stateDir, path);
   if (w.branch.startsWith('incrementum/ws-')) await git.deleteBranch(i.repo.root, w.branch);
 }

@@ -332,6 +332,7 @@ export class JobRunner {
       onReuse: (u) => this.event({ type: 'setup_reused', ...u }),
       onNoReuse: (command, reason) =>
         this.event({ type: 'info', message: `setup: running \`${command}\` (no reuse: ${reason})` }),
+      onOverlayFallback: (message) => this.event({ type: 'info', message }),
     });
     this.checkStopped();
     if (r.kind === 'aborted') throw this.stopRequest ?? new JobFailure('the workspace setup was interrupted');

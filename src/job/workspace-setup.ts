@@ -1,7 +1,8 @@
 // Getting a workspace ready to run the project's tests, before the first
 // prompt: [workspace] setup (e.g. `npm ci`) runs there, each command in its
-// own process group (test-runner.ts), unless the dependencies can be cloned
-// from the user's checkout (src/session/dependency-reuse.ts). A hash of the
+// own process group (test-runner.ts), unless the dependencies can be taken
+// from the user's checkout (src/session/dependency-reuse.ts): mounted as an
+// overlay in the job's sandbox, else cloned. A hash of the
 // lockfiles is recorded per workspace, so setup runs again only when they
 // changed (an agent that adds a dependency).
 import type { TestResult } from '../model/job.js';
@@ -34,7 +35,11 @@ export interface SetupOptions {
   onReuse?: (r: { command: string; dir: string; method: string; duration_ms: number }) => void;
   /** Why a command could not be replaced by a clone (said once, then it runs). */
   onNoReuse?: (command: string, reason: string) => void;
+  /** Why reuse = "overlay" clones instead (no sandbox, or the mount failed): said once per process. */
+  onOverlayFallback?: (reason: string) => void;
 }
+
+let saidFallback = false;
 
 export type SetupOutcome =
   /** No [workspace] setup, or the workspace's setup is current. */
@@ -128,13 +133,24 @@ export async function setupWorkspace(o: SetupOptions): Promise<SetupOutcome> {
     // replaced: a custom one (`npm ci && npm run build`) does more than that.
     const pm = managers.find((m) => m.setup === command.trim());
     if (pm && o.reuse !== 'off') {
-      const r = await reuseDependencies({
-        checkout: o.checkout,
-        workspace: o.workspace,
-        pm,
-        mode: o.reuse,
-        ...(o.signal ? { signal: o.signal } : {}),
-      });
+      const reuse = (mode: ReuseMode) =>
+        reuseDependencies({
+          checkout: o.checkout,
+          workspace: o.workspace,
+          pm,
+          mode,
+          ...(o.sandbox ? { overlay: (dir: string) => o.sandbox!.overlay(dir) } : {}),
+          ...(o.signal ? { signal: o.signal } : {}),
+        });
+      let r = await reuse(o.reuse);
+      if (!r.ok && r.overlay) {
+        // The previous default, so a job without the sandbox is no slower than before.
+        if (!saidFallback) {
+          saidFallback = true;
+          o.onOverlayFallback?.(`[workspace] reuse = "overlay" clones instead: ${r.reason}`);
+        }
+        r = await reuse('clone');
+      }
       if (r.ok) {
         o.onReuse?.({ command, dir: r.dir, method: r.method, duration_ms: r.duration_ms });
         reused.push(command);

@@ -56,10 +56,13 @@ const WorkspaceSection = z
     /**
      * A setup command that is a package manager's install (npm ci, ...) is
      * replaced by the checkout's dependencies when the lockfiles match:
-     * "clone" (copy-on-write where the filesystem can, else a copy),
-     * "hardlink" (fastest; shares files with the checkout), or "off".
+     * "overlay" (in the sandbox: the checkout's folder read-only beneath a
+     * layer of the workspace's own, in milliseconds; without the sandbox it
+     * clones, saying so), "clone" (copy-on-write where the filesystem can,
+     * else a copy), "hardlink" (fastest copy; shares files with the
+     * checkout), or "off".
      */
-    reuse: z.enum(['clone', 'hardlink', 'off']).default('clone'),
+    reuse: z.enum(['overlay', 'clone', 'hardlink', 'off']).default('overlay'),
   })
   .strict();
 

@@ -8,7 +8,9 @@
 // filesystems without reflinks (ext4 copies ~700 MB of node_modules in ~3 s).
 // Hard links are opt-in only (`reuse = "hardlink"`): a hard link is the same
 // inode, so a test, a postinstall script or an agent that writes a file inside
-// node_modules in place would change the user's own copy.
+// node_modules in place would change the user's own copy. In the sandbox,
+// "overlay" copies nothing: the job's sandbox mounts the checkout's folder
+// beneath an upper layer of the workspace's own (src/proc/sandbox/overlay.ts).
 import { execFile } from 'node:child_process';
 import { constants, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { cp, rm } from 'node:fs/promises';
@@ -16,11 +18,12 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { isInside } from './paths.js';
 import type { PackageManager } from './lockfiles.js';
 
-export type ReuseMode = 'clone' | 'hardlink' | 'off';
+export type ReuseMode = 'overlay' | 'clone' | 'hardlink' | 'off';
 
 export type ReuseResult =
-  | { ok: true; dir: string; method: 'clone' | 'hardlink' | 'copy'; duration_ms: number }
-  | { ok: false; reason: string };
+  | { ok: true; dir: string; method: 'overlay' | 'clone' | 'hardlink' | 'copy'; duration_ms: number }
+  /** overlay: the overlay itself failed (no sandbox, the mount), where a clone may still do. */
+  | { ok: false; reason: string; overlay?: true };
 
 /** Files whose presence inside node_modules says an install finished, per package manager. */
 const INSTALL_MARKERS = ['.package-lock.json', '.modules.yaml', '.yarn-integrity', '.yarn-state.yml'];
@@ -116,6 +119,8 @@ export async function reuseDependencies(o: {
   workspace: string;
   pm: PackageManager;
   mode: ReuseMode;
+  /** Mounts the checkout's `dir` beneath the workspace's (the job's sandbox); needed for "overlay". */
+  overlay?: (dir: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
   signal?: AbortSignal;
 }): Promise<ReuseResult> {
   if (o.mode === 'off') return { ok: false, reason: '[workspace] reuse = "off"' };
@@ -127,6 +132,13 @@ export async function reuseDependencies(o: {
   const src = join(o.checkout, dir);
   const dst = join(o.workspace, dir);
   const started = Date.now();
+  if (o.mode === 'overlay') {
+    if (!o.overlay) return { ok: false, reason: 'agents are not sandboxed', overlay: true };
+    const r = await o.overlay(dir);
+    return r.ok
+      ? { ok: true, dir, method: 'overlay', duration_ms: Date.now() - started }
+      : { ok: false, reason: r.reason, overlay: true };
+  }
   try {
     await rm(dst, { recursive: true, force: true });
     const method = await copyTree(src, dst, o.mode, o.signal);

@@ -12,6 +12,7 @@ import { GitVcs } from '../vcs/git.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { processesIn } from '../proc/cwd.js';
 import { endRecordedGroups } from '../proc/recorded.js';
+import { removeOverlays } from '../proc/sandbox/overlay.js';
 import { checkCopies, copyInto } from './copy.js';
 import { isInside, workspaceBranch, workspacePathFor } from './paths.js';
 import { clearSetupRecord } from './setup-record.js';
@@ -103,6 +104,8 @@ export async function startSession(
     }
     // git clean -x took the dependencies of the last setup with it.
     clearSetupRecord(path);
+    // Nor is what the last job wrote in its dependency overlays any of this one's.
+    removeOverlays(o.stateDir, path);
     copyInto(root, path, copies);
     store.workspaces.setBaseRev(path, baseRev);
     const session = store.sessions.create(o.slug, {

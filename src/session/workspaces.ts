@@ -12,6 +12,7 @@ import { git } from '../vcs/git-run.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { processesIn } from '../proc/cwd.js';
 import { endRecordedGroups } from '../proc/recorded.js';
+import { removeOrphanOverlays, removeOverlays } from '../proc/sandbox/overlay.js';
 import { diskUsage } from './disk-usage.js';
 import { isInside } from './paths.js';
 
@@ -140,6 +141,7 @@ export async function pruneWorkspaces(
       bytes = diskUsage(w.path);
       await vcs.removeWorkspace(t.root, w.path);
     }
+    removeOverlays(t.stateDir, w.path);
     await deleteBranch(t.root, w.branch);
     pruned.push({ path: w.path, reason, bytes });
   }
@@ -149,8 +151,11 @@ export async function pruneWorkspaces(
     if (busy(path)) continue;
     const bytes = diskUsage(path);
     await vcs.removeWorkspace(t.root, path);
+    removeOverlays(t.stateDir, path);
     pruned.push({ path, reason: 'no record', bytes });
   }
+  // A workspace's upper layers go with it; those of one removed otherwise (by hand) go now.
+  removeOrphanOverlays(t.stateDir, t.slug);
   return { removed: pruned, kept };
 }
 

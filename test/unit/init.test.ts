@@ -160,7 +160,7 @@ describe('config template', () => {
     );
     const c = loadConfig(dir, { HOME: join(tmp.path, 'home') });
     expect(c.workspace.setup).toEqual(['npm ci']);
-    expect(c.workspace.reuse).toBe('clone');
+    expect(c.workspace.reuse).toBe('overlay');
   });
 
   it('for the scripted agent, shows how to give it a scenario (uncommented, it is valid)', () => {

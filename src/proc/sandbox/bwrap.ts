@@ -9,6 +9,12 @@ export type PathKind = 'dir' | 'file' | null;
 export interface BwrapOptions {
   /** `--disable-userns` (bubblewrap 0.8+): nothing inside may make a user namespace of its own. */
   disableUserns: boolean;
+  /**
+   * The user's own ids inside: when bwrap starts in the overlay's user
+   * namespace (overlay.ts), where the user is root, it would otherwise
+   * pass that on.
+   */
+  ids?: { uid: number; gid: number };
 }
 
 /**
@@ -23,6 +29,7 @@ export function bwrapArgs(
   o: BwrapOptions,
 ): string[] {
   const a = ['--unshare-user', ...(o.disableUserns ? ['--disable-userns'] : [])];
+  if (o.ids) a.push('--uid', String(o.ids.uid), '--gid', String(o.ids.gid));
   a.push('--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL');
   if (policy.network === 'none') a.push('--unshare-net');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');

@@ -12,6 +12,7 @@
 // checkout, other branches or the workspace's `.git` pointer.
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import type { SandboxSection } from '../../model/config.js';
+import type { DependencyOverlay } from './overlay.js';
 
 /** rw: writable; ro: readable only; hidden: there but empty (a dir) or empty (a file); tmpfs: private and writable. */
 export type Access = 'rw' | 'ro' | 'hidden' | 'tmpfs';
@@ -61,6 +62,8 @@ export interface PolicyInput {
   agentCommand?: readonly string[];
   git: GitLayout | null;
   config: SandboxSection;
+  /** The dependency folders mounted as overlays ([workspace] reuse = "overlay", overlay.ts). */
+  overlays?: readonly DependencyOverlay[];
 }
 
 export interface SandboxPolicy {
@@ -79,6 +82,11 @@ export interface SandboxPolicy {
   /** Names passed through although they look like credentials. */
   passEnv: string[];
   cwd: string;
+  /**
+   * The checkout's dependency folders, read-only beneath an upper layer of
+   * the workspace's own, mounted at folders inside the workspace.
+   */
+  overlays: DependencyOverlay[];
 }
 
 /** Hidden unless `[sandbox] readable` names them: where credentials live. */
@@ -298,5 +306,7 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
     network: i.config.network,
     passEnv: [...(AGENT_ENV[i.agentName] ?? []), ...i.config['pass-env']],
     cwd: i.workspace,
+    // Only inside the workspace: an overlay elsewhere would make writable what the policy keeps read-only.
+    overlays: (i.overlays ?? []).filter((o) => o.path !== i.workspace && within(i.workspace, o.path)),
   };
 }

@@ -10,7 +10,7 @@ export type SandboxProbe =
 
 const INSTALL = 'apt install bubblewrap';
 
-function onPath(cmd: string, env: NodeJS.ProcessEnv): string | null {
+export function onPath(cmd: string, env: NodeJS.ProcessEnv): string | null {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     const p = join(dir, cmd);

@@ -4,14 +4,27 @@
 // (src/job/test-runner.ts). `[sandbox] mode` decides what happens where
 // bubblewrap cannot run: "auto" runs as before and says so once per process,
 // "required" refuses the job with the fix.
+import { execFile } from 'node:child_process';
 import { lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { UserError } from '../../errors.js';
 import type { Config } from '../../model/config.js';
 import { bwrapArgs, type PathKind } from './bwrap.js';
 import { gitLayout } from './git-layout.js';
+import {
+  activeOverlays,
+  newWorkDir,
+  overlayArgv,
+  overlayBlocker,
+  overlayFor,
+  overlayOptions,
+  removeOverlay,
+  safeDependencyDir,
+  type DependencyOverlay,
+  type OverlayTools,
+} from './overlay.js';
 import { buildPolicy, sandboxEnv, type SandboxPolicy } from './policy.js';
-import { probeSandbox, type SandboxProbe } from './probe.js';
+import { onPath, probeSandbox, type SandboxProbe } from './probe.js';
 
 export interface Wrapped {
   command: string;
@@ -28,6 +41,14 @@ export interface Sandbox {
    * pass-env and the agent's own keys stay).
    */
   wrap(command: string, args: readonly string[], env: NodeJS.ProcessEnv, keep?: readonly string[]): Wrapped;
+  /**
+   * Mounts the checkout's `dir` (node_modules) read-only beneath a fresh
+   * upper layer of the workspace's own, at the workspace's `dir`, in every
+   * later wrap() ([workspace] reuse = "overlay"). Tried once for real
+   * first: a kernel, filesystem or security module that forbids it says so
+   * here (and the setup clones instead), not in a failing test.
+   */
+  overlay(dir: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export interface JobSandboxInput {
@@ -89,6 +110,25 @@ export function sandboxWarning(config: Config, env: NodeJS.ProcessEnv = process.
   return s.summary;
 }
 
+/** `unshare` and `mount` (util-linux), which make the overlay bwrap 0.8 cannot. */
+function overlayTools(env: NodeJS.ProcessEnv): OverlayTools | null {
+  const unshare = onPath('unshare', env);
+  const mount = onPath('mount', env);
+  return unshare && mount ? { unshare, mount } : null;
+}
+
+/** The overlays `wrap` can mount now: the checkout's folder still there, the workspace's a folder (made if missing). */
+function mountable(overlays: readonly DependencyOverlay[]): DependencyOverlay[] {
+  return overlays.filter((o) => {
+    if (kindOf(o.lower) !== 'dir') return false; // the checkout's install is gone: nothing to lay beneath
+    try {
+      mkdirSync(o.path);
+    } catch {}
+    // A symlink there (the job's own doing) would carry the mount elsewhere.
+    return kindOf(o.path) === 'dir';
+  });
+}
+
 function kindOf(path: string): PathKind {
   try {
     const st = lstatSync(path);
@@ -120,6 +160,9 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
     return null;
   }
   const home = real(env.HOME || homedir());
+  const ws = real(i.workspace);
+  const root = real(i.repoRoot);
+  const state = real(i.stateDir);
   const policy = () =>
     buildPolicy({
       workspace: real(i.workspace),
@@ -132,9 +175,43 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
       agentCommand: i.agent.command,
       git: gitLayout(i.workspace),
       config: i.config.sandbox,
+      overlays: activeOverlays(state, ws, root),
     });
+  const tools = overlayTools(env);
+  /** `inner` started with the overlays mounted beneath it (overlay.ts). */
+  const withOverlays = (overlays: readonly DependencyOverlay[], inner: string[]) =>
+    overlayArgv(
+      tools!,
+      overlays.map((o) => ({ options: overlayOptions(o, newWorkDir(o)), path: o.path })),
+      inner,
+    );
   return {
     policy,
+    async overlay(dir) {
+      const d = safeDependencyDir(dir);
+      if (!d) return { ok: false, reason: `${dir} is not a folder inside the workspace` };
+      if (!tools) return { ok: false, reason: 'unshare or mount (util-linux) not found' };
+      const o = overlayFor(state, ws, root, d);
+      const blocker = overlayBlocker(o);
+      if (blocker) return { ok: false, reason: blocker };
+      removeOverlay(o); // a fresh upper layer: nothing of an earlier job's writes
+      try {
+        mkdirSync(o.upper, { recursive: true });
+        mkdirSync(o.workRoot, { recursive: true });
+        const [ready] = mountable([o]);
+        if (!ready) throw new Error(`the workspace's ${d} is not a folder`);
+        const { command, args } = withOverlays([o], ['/bin/true']);
+        await new Promise<void>((res, rej) =>
+          execFile(command, args, { timeout: 10_000, env: { PATH: env.PATH ?? '' } }, (err, _o, stderr) =>
+            err ? rej(new Error(String(stderr).trim() || err.message)) : res(),
+          ),
+        );
+        return { ok: true };
+      } catch (err) {
+        removeOverlay(o);
+        return { ok: false, reason: `overlay mount failed: ${(err as Error).message.split('\n')[0]}` };
+      }
+    },
     wrap(command, args, childEnv, keep = []) {
       const p = policy();
       // A writable folder needs a source: the agent's state dir on its
@@ -147,12 +224,15 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
         try {
           writeFileSync(file, '{}\n', { flag: 'wx', mode: 0o600 });
         } catch {} // there already (EEXIST), or cannot be made: not writable inside
-      const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns });
-      return {
-        command: probe.bwrap,
-        args: [...args0, '--', command, ...args],
-        env: { ...sandboxEnv(childEnv, [...p.passEnv, ...keep]), TMPDIR: '/tmp' },
-      };
+      const overlays = tools ? mountable(p.overlays) : [];
+      const env = { ...sandboxEnv(childEnv, [...p.passEnv, ...keep]), TMPDIR: '/tmp' };
+      if (overlays.length === 0) {
+        const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns });
+        return { command: probe.bwrap, args: [...args0, '--', command, ...args], env };
+      }
+      const ids = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+      const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns, ids });
+      return { ...withOverlays(overlays, [probe.bwrap, ...args0, '--', command, ...args]), env };
     },
   };
 }
