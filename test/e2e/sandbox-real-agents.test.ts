@@ -7,8 +7,8 @@
 // leave a `setsid sleep 1000` running. Each fails or is contained, the
 // user's repository is byte-identical, nothing is left running, and the same
 // job's ordinary change (made through the agent's own write tool) completes
-// and is committed. Claude Code (claude-agent-acp) gets the write and the
-// secret. Skipped when bubblewrap cannot run, or (as the other real-agent
+// and is committed. Claude Code (claude-agent-acp) and Gemini CLI get the
+// write and the secret. Skipped when bubblewrap cannot run, or (as the other real-agent
 // tests) when the npm registry cannot be reached to install the agent.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -23,6 +23,8 @@ import {
   CLAUDE,
   claudeHome,
   ensureAgent,
+  GEMINI,
+  geminiHome,
   OPENCODE,
   opencodeHome,
   titleFor,
@@ -40,6 +42,7 @@ const bwrap = (() => {
 const noBwrap = 'bubblewrap is not installed or cannot make a user namespace here (apt install bubblewrap)';
 const oc = bwrap ? ensureAgent(OPENCODE) : { skip: noBwrap };
 const claude = bwrap ? ensureAgent(CLAUDE) : { skip: noBwrap };
+const gemini = bwrap ? ensureAgent(GEMINI) : { skip: noBwrap };
 
 const SECRET = 'PRIVATE KEY xyzzy-sandbox';
 
@@ -251,6 +254,28 @@ describe.skipIf('skip' in oc)(
   },
 );
 
+/**
+ * The write outside and the secret, through `fx`'s agent: run-me.sh fails to
+ * write outside and reads no key; the user's repository is byte-identical,
+ * nothing is left running, and the job's ordinary change is committed.
+ */
+async function writeAndSecret(fx: JobFixture, a: Attack): Promise<void> {
+  const before = repoState(a.repo, 'incrementum/ws-1');
+  const r = await fx.runAsync(['job', 'do', '--title', 'run the script']);
+  expect(existsSync(join(a.results, 'done')), notRun(fx, r.stderr)).toBe(true);
+  const { rc, out } = result(a);
+  for (const name of ['home-write', 'repo-write']) expect(rc(name), `${name}: ${out(name)}`).not.toBe('0');
+  expect(out('ssh')).not.toContain('xyzzy');
+  expect(out('ssh-agent-home')).not.toContain('xyzzy');
+  expect(existsSync(join(a.home, 'outside.txt'))).toBe(false);
+  expect(repoState(a.repo, 'incrementum/ws-1')).toBe(before);
+  await waitFor(() => runningIn(fx.tmp.path).length === 0, 'no process left in the test dir', 20_000);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).not.toContain('not sandboxed');
+  expect(fx.show(jobIdFrom(r.stderr)).status).toBe('completed');
+  expect(fx.git('show', `${r.stdout.trim()}:feature.txt`)).toBe('the ordinary change\n');
+}
+
 describe.skipIf('skip' in claude)(
   titleFor('the job sandbox around the real Claude Code, claude-agent-acp (scripted model)', claude),
   () => {
@@ -285,22 +310,44 @@ describe.skipIf('skip' in claude)(
           agentToml('claude', (claude as { bin: string }).bin, env),
           'write-and-secret',
         );
-        const before = repoState(a.repo, 'incrementum/ws-1');
-        const r = await fx.runAsync(['job', 'do', '--title', 'run the script']);
-        expect(existsSync(join(a.results, 'done')), notRun(fx, r.stderr)).toBe(true);
-        const { rc, out } = result(a);
-        for (const name of ['home-write', 'repo-write'])
-          expect(rc(name), `${name}: ${out(name)}`).not.toBe('0');
-        expect(out('ssh')).not.toContain('xyzzy');
-        expect(out('ssh-agent-home')).not.toContain('xyzzy');
-        expect(existsSync(join(a.home, 'outside.txt'))).toBe(false);
-        expect(repoState(a.repo, 'incrementum/ws-1')).toBe(before);
-        await waitFor(() => runningIn(fx.tmp.path).length === 0, 'no process left in the test dir', 20_000);
-        expect(r.code, r.stderr).toBe(0);
-        expect(r.stderr).not.toContain('not sandboxed');
-        const job = fx.show(jobIdFrom(r.stderr));
-        expect(job.status).toBe('completed');
-        expect(fx.git('show', `${r.stdout.trim()}:feature.txt`)).toBe('the ordinary change\n');
+        await writeAndSecret(fx, a);
+      },
+    );
+  },
+);
+
+describe.skipIf('skip' in gemini)(
+  titleFor('the job sandbox around the real gemini --acp (scripted model)', gemini),
+  () => {
+    it(
+      "contains run-me.sh from Gemini CLI's shell tool: no write outside, no ~/.ssh; the ordinary change is committed",
+      { timeout: 300_000 },
+      async () => {
+        const fx = (f = new JobFixture('ii-sbreal-gemini-'));
+        const m = (model = await jobModel('gemini', {
+          implement: [
+            [
+              {
+                tool: 'run_shell_command',
+                args: { command: 'sh run-me.sh', description: 'Runs the setup script' },
+              },
+              {
+                tool: 'write_file',
+                args: { file_path: '$WS/feature.txt', content: 'the ordinary change\n' },
+              },
+              { text: 'Ran the script and added feature.txt.' },
+            ],
+          ],
+        }));
+        const agentHome = join(fx.tmp.path, 'gemini-home');
+        const env = geminiHome(agentHome, m.url);
+        const a = prepare(
+          fx,
+          agentHome,
+          agentToml('gemini', (gemini as { bin: string }).bin, env),
+          'write-and-secret',
+        );
+        await writeAndSecret(fx, a);
       },
     );
   },
