@@ -12,7 +12,15 @@
 // tests) when the npm registry cannot be reached to install the agent.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobFixture, jobIdFrom } from '../helpers/job.js';
@@ -142,6 +150,8 @@ function runMe(a: Attack, attempts: 'all' | 'write-and-secret'): string {
     // a repointed .git it would also switch the user's checkout.
     t('branch-via-ws', 'git checkout -q -b evil2');
     t('checkout-user', `git -C "${a.repo}" checkout -q -b evil3`);
+    // Which PID namespace the script runs in: its own, so all it starts ends with it.
+    t('pidns', 'readlink /proc/self/ns/pid');
     // Started inside; the attempt succeeds once it is seen running there.
     t(
       'setsid',
@@ -233,7 +243,11 @@ describe.skipIf('skip' in oc)(
         // Hidden: the keys are not there inside, in the user's home or the agent's.
         expect(out('ssh')).not.toContain('xyzzy');
         expect(out('ssh-agent-home')).not.toContain('xyzzy');
-        // The setsid sleep ran inside, and did not outlive the agent.
+        // The setsid sleep ran inside, in a PID namespace of its own (not only
+        // ended by incrementum's cleanup, which ends it unsandboxed too), and did
+        // not outlive the agent.
+        expect(out('pidns').trim()).toMatch(/^pid:\[\d+\]$/);
+        expect(out('pidns').trim()).not.toBe(readlinkSync('/proc/self/ns/pid'));
         expect(rc('setsid'), out('setsid')).toBe('0');
         await waitFor(() => runningWith(a.sleeper).length === 0, 'no setsid sleep left', 20_000);
         await waitFor(() => runningIn(fx.tmp.path).length === 0, 'no process left in the test dir', 20_000);
