@@ -326,8 +326,15 @@ export class AcpSession implements AgentSession {
         timeout,
       ]);
     } catch (err) {
+      // As in prompt(): an agent that exits while starting closes the
+      // connection first, and its exit (with what it said on stderr) is
+      // reported moments later; that is the reason worth telling, not
+      // "ACP connection closed".
+      if (!this.fatal && /connection closed/i.test(String((err as Error)?.message)))
+        await Promise.race([this.whenFatal().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+      const cause = this.fatal ?? err;
       await this.close();
-      throw this.fatal ?? err;
+      throw cause;
     } finally {
       clearTimeout(timer);
     }

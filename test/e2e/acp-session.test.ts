@@ -413,6 +413,20 @@ describe('ACP session with the scripted agent', () => {
       expect(logged.every((e) => typeof e.t === 'number')).toBe(true);
     });
 
+    it('an agent that exits while starting: the reason is its exit and its stderr, not "ACP connection closed"', async () => {
+      // Read stdin first so the initialize request is on its way: the
+      // connection then closes under a pending request, as when a sandboxed
+      // agent dies at start.
+      const err = await notAnAgent(
+        'dies',
+        "head -c 1 >/dev/null; echo 'fatal: cannot open the model config' >&2; exit 3",
+      ).catch((e: unknown) => e);
+      expect(String(err)).toContain(
+        'the agent (dies) exited with code 3; its last output on stderr:\nfatal: cannot open the model config',
+      );
+      expect(String(err)).not.toMatch(/connection closed/i);
+    });
+
     it('a banner, then exit', async () => {
       const err = await notAnAgent(
         'banner',
