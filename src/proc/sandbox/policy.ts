@@ -75,7 +75,8 @@ export interface SandboxPolicy {
    * it fails; it falls back to writing it in place.)
    */
   mkfiles: string[];
-  network: 'host' | 'none';
+  /** `{ allow }`: a network namespace of its own, reaching the world through net-host.ts's proxy. */
+  network: SandboxSection['network'];
   /** Names passed through although they look like credentials. */
   passEnv: string[];
   cwd: string;

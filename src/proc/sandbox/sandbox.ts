@@ -10,6 +10,7 @@ import { UserError } from '../../errors.js';
 import type { Config } from '../../model/config.js';
 import { bwrapArgs, type PathKind } from './bwrap.js';
 import { gitLayout } from './git-layout.js';
+import { type HostSpec, netHostScript } from './net-spec.js';
 import { buildPolicy, sandboxEnv, type SandboxPolicy } from './policy.js';
 import { probeSandbox, type SandboxProbe } from './probe.js';
 
@@ -57,10 +58,13 @@ export function sandboxState(config: Config, env: NodeJS.ProcessEnv = process.en
     };
   const probe = probeSandbox(env);
   const summary = probe.ok
-    ? `agents sandboxed (bubblewrap ${probe.bwrap}): workspace writable, the rest read-only, credentials hidden, network ${config.sandbox.network}`
+    ? `agents sandboxed (bubblewrap ${probe.bwrap}): workspace writable, the rest read-only, credentials hidden, network ${networkText(config.sandbox.network)}`
     : `agents not sandboxed: ${probe.reason} — ${probe.fix}`;
   return { mode, probe, summary };
 }
+
+const networkText = (n: Config['sandbox']['network']): string =>
+  typeof n === 'string' ? n : n.allow.length ? `only ${n.allow.join(', ')}` : 'none (own ports)';
 
 /**
  * Refuses (UserError, with the fix) when the config requires a sandbox this
@@ -148,10 +152,16 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
           writeFileSync(file, '{}\n', { flag: 'wx', mode: 0o600 });
         } catch {} // there already (EEXIST), or cannot be made: not writable inside
       const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns });
+      const env = { ...sandboxEnv(childEnv, [...p.passEnv, ...keep]), TMPDIR: '/tmp' };
+      if (p.network === 'host' || p.network === 'none')
+        return { command: probe.bwrap, args: [...args0, '--', command, ...args], env };
+      // An allow list: net-host.js starts bwrap itself, beside the proxy it
+      // serves, and ends with it (the caller's process group holds both).
+      const spec: HostSpec = { bwrap: probe.bwrap, bwrapArgs: args0, allow: p.network.allow };
       return {
-        command: probe.bwrap,
-        args: [...args0, '--', command, ...args],
-        env: { ...sandboxEnv(childEnv, [...p.passEnv, ...keep]), TMPDIR: '/tmp' },
+        command: process.execPath,
+        args: [netHostScript(), JSON.stringify(spec), '--', command, ...args],
+        env,
       };
     },
   };
