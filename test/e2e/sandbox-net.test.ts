@@ -172,6 +172,37 @@ describe.skipIf(!bwrap)(`network allow list (bubblewrap)${bwrap ? '' : ` — ski
     expect(netDirs(held.pid)).toEqual([]);
   }, 60_000);
 
+  it('a parent killed with SIGKILL (a dead runner) takes the proxy and the sandbox with it', async () => {
+    const sb = sandbox([`127.0.0.1:${allowed.port}`]);
+    const tag = `sleep 4${process.pid}${Date.now() % 100000}`;
+    const w = sb.wrap('/bin/sh', ['-c', `setsid ${tag} </dev/null >/dev/null 2>&1 & ${tag}`], process.env);
+    // The runner's stand-in: a shell whose child is net-host.js.
+    const parent = spawn('/bin/sh', ['-c', '"$@" & wait', 'sh', w.command, ...w.args], {
+      env: w.env,
+      stdio: 'ignore',
+      detached: true,
+    });
+    const gone = new Promise((r) => parent.on('exit', r));
+    try {
+      const sleeps = () =>
+        runningWith(tag).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0'));
+      await waitFor(() => sleeps().length === 2, 'the sandboxed sleeps to start', 30_000);
+      const host = runningWith(tag).find((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1]?.endsWith('net-host.js'),
+      )!;
+      expect(netDirs(host).length).toBe(1);
+      process.kill(parent.pid!, 'SIGKILL');
+      await gone;
+      await waitFor(() => runningWith(tag).length === 0, 'no sandboxed process or proxy left', 10_000);
+      expect(netDirs(host)).toEqual([]);
+    } finally {
+      // (a failed check above must not leave it running)
+      try {
+        process.kill(-parent.pid!, 'SIGKILL');
+      } catch {}
+    }
+  }, 60_000);
+
   it('ii job do: a test command reaches the allowed port and not another', async () => {
     const f = new JobFixture('ii-sbnet-job-');
     try {

@@ -24,7 +24,8 @@ export function bwrapArgs(
 ): string[] {
   const a = ['--unshare-user', ...(o.disableUserns ? ['--disable-userns'] : [])];
   a.push('--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL');
-  if (policy.network === 'none') a.push('--unshare-net');
+  // An allow list gets its own namespace too: net-host.ts binds the way out in.
+  if (policy.network !== 'host') a.push('--unshare-net');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   const remount: string[] = [];
   for (const m of policy.mounts) {
