@@ -88,5 +88,9 @@ describe('network allow entries', () => {
     expect(sb).toContain('(deny network*)');
     expect(sb).toContain('(allow network-outbound (remote ip "localhost:4000"))');
     expect(sb).not.toContain('anthropic');
+    // The helpers net-guest.js runs from stay readable under the private /tmp.
+    const under = buildPolicy({ ...input, helpers: ['/tmp/pkg', '/opt/node/bin'] });
+    expect(under.mounts).toContainEqual(expect.objectContaining({ path: '/tmp/pkg', access: 'ro' }));
+    expect(under.mounts.map((m) => m.path)).not.toContain('/opt/node/bin');
   });
 });

@@ -59,6 +59,8 @@ export interface PolicyInput {
   agentName: string;
   /** The agent's argv: an absolute argv[0] (and a script argv[1]) under a private dir stays readable. */
   agentCommand?: readonly string[];
+  /** Folders incrementum's own helpers run from inside (node and the package, for an allow list's net-guest.js). */
+  helpers?: readonly string[];
   git: GitLayout | null;
   config: SandboxSection;
 }
@@ -249,6 +251,7 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
   // Private /tmp hides what lives there; what the job needs from it comes back read-only.
   const readable = new Set([...homes, i.repoRoot]);
   for (const a of (i.agentCommand ?? []).slice(0, 2)) if (isAbsolute(a)) readable.add(dirname(a));
+  for (const h of i.helpers ?? []) if (isAbsolute(h)) readable.add(h);
   for (const p of readable)
     if (within('/tmp', p) && p !== '/tmp') add(p, 'ro', 'needed from the private /tmp');
 

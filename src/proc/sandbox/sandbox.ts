@@ -6,6 +6,8 @@
 // "required" refuses the job with the fix.
 import { lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { dirname } from 'node:path';
+import { packageRoot } from '../../package-root.js';
 import { UserError } from '../../errors.js';
 import type { Config } from '../../model/config.js';
 import { bwrapArgs, type PathKind } from './bwrap.js';
@@ -134,6 +136,8 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
       agentEnv: i.agent.env ?? {},
       agentName: i.agent.name,
       agentCommand: i.agent.command,
+      // net-guest.js runs inside on this node, from this package.
+      helpers: typeof i.config.sandbox.network === 'object' ? [dirname(process.execPath), packageRoot()] : [],
       git: gitLayout(i.workspace),
       config: i.config.sandbox,
     });
