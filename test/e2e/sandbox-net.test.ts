@@ -6,14 +6,14 @@
 // are gone when the sandboxed process ends. Runs the built helpers
 // (dist/src/proc/sandbox/net-*.js): build first.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Config } from '../../src/model/config.js';
 import { jobSandbox, type Sandbox } from '../../src/proc/sandbox/sandbox.js';
-import { JobFixture, jobIdFrom } from '../helpers/job.js';
+import { JobFixture, jobIdFrom, verdict } from '../helpers/job.js';
 import { isRunning, runningWith } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 
@@ -203,7 +203,7 @@ describe.skipIf(!bwrap)(`network allow list (bubblewrap)${bwrap ? '' : ` — ski
     }
   }, 60_000);
 
-  it('ii job do: a test command reaches the allowed port and not another', async () => {
+  it("ii job do: a test command and the agent's shell reach the allowed port and not another", async () => {
     const f = new JobFixture('ii-sbnet-job-');
     try {
       const reach = (port: number, code: number) =>
@@ -212,9 +212,26 @@ describe.skipIf(!bwrap)(`network allow list (bubblewrap)${bwrap ? '' : ` — ski
       f.setup([reach(allowed.port, 0), reach(other.port, 4)], {
         job: `\n[sandbox]\nnetwork = { allow = ["127.0.0.1:${allowed.port}"] }\n`,
       });
-      const r = await f.runAsync(['job', 'do', '--title', 'allow-list']);
+      // The agent's shell (a real agent's bash tool) tries both ports too: 0 where it connected.
+      const dir = join(f.tmp.path, 'agent');
+      mkdirSync(dir);
+      const tryPort = (name: string, port: number) => ({
+        type: 'shell',
+        command: `${reach(port, 0)}; echo $? > "${dir}/${name}.rc"`,
+      });
+      const scenario = join(dir, 'scenario.json');
+      writeFileSync(
+        scenario,
+        JSON.stringify({
+          implement: [{ actions: [tryPort('allowed', allowed.port), tryPort('other', other.port)] }],
+          review: [verdict('ACCEPT', 'fine')],
+        }),
+      );
+      const r = await f.runAsync(['job', 'do', '--title', 'allow-list'], scenario);
       expect(r.code, r.stderr).toBe(0);
       expect(f.show(jobIdFrom(r.stderr)).status).toBe('completed');
+      expect(readFileSync(join(dir, 'allowed.rc'), 'utf8').trim()).toBe('0');
+      expect(readFileSync(join(dir, 'other.rc'), 'utf8').trim()).toBe('3');
     } finally {
       f.cleanup();
     }
