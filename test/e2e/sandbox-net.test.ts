@@ -176,8 +176,9 @@ describe.skipIf(!bwrap)(`network allow list (bubblewrap)${bwrap ? '' : ` — ski
     const sb = sandbox([`127.0.0.1:${allowed.port}`]);
     const tag = `sleep 4${process.pid}${Date.now() % 100000}`;
     const w = sb.wrap('/bin/sh', ['-c', `setsid ${tag} </dev/null >/dev/null 2>&1 & ${tag}`], process.env);
-    // The runner's stand-in: a shell whose child is net-host.js.
-    const parent = spawn('/bin/sh', ['-c', '"$@" & wait', 'sh', w.command, ...w.args], {
+    // The runner's stand-in: a shell whose child is net-host.js, leading its
+    // own group as the runner starts it.
+    const parent = spawn('/bin/sh', ['-c', 'setsid "$@" & wait', 'sh', w.command, ...w.args], {
       env: w.env,
       stdio: 'ignore',
       detached: true,

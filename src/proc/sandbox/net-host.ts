@@ -7,7 +7,7 @@
 //
 //   node net-host.js <HostSpec JSON> -- <command> [args...]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,16 @@ const alive = (pid: number) => {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 };
+
+/** True when this process leads its process group (read from /proc: node has no getpgrp). */
+function leadsGroup(): boolean {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === process.pid;
+  } catch {
+    return false;
+  }
+}
 
 /** Folders left by a net-host that was SIGKILLed (it could not remove its own). */
 function sweep(base: string): void {
@@ -86,7 +96,15 @@ async function main(): Promise<void> {
     // so a SIGKILLed runner still takes its sandboxes with it.
     const parent = process.ppid;
     setInterval(() => {
-      if (process.ppid !== parent) child.kill('SIGKILL');
+      if (process.ppid === parent) return;
+      // Leading its group (as the runner starts it), it ends the whole
+      // group: a bwrap killed mid-setup leaves a child waiting on it that
+      // --die-with-parent does not yet cover.
+      if (leadsGroup()) {
+        cleanup();
+        process.kill(-process.pid, 'SIGKILL');
+      }
+      child.kill('SIGKILL');
     }, 250).unref();
     child.on('error', (e) => {
       process.stderr.write(`incrementum: cannot start bubblewrap (${spec.bwrap}): ${e.message}\n`);
