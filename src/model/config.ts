@@ -2,6 +2,7 @@
 // (src/job/config.ts) checks each file against. Here, below the agent and job
 // layers, because both read it (the agent section picks the agent).
 import { z } from 'zod';
+import { ALLOW_ENTRY_HELP, parseAllowEntry } from './net-allow.js';
 
 const AgentSection = z
   .object({
@@ -113,8 +114,23 @@ export const SandboxSection = z
     readable: z.array(SandboxPath).default([]),
     /** Environment names passed although they look like credentials (*_TOKEN, *_KEY, AWS_*, ...). */
     'pass-env': z.array(z.string().min(1)).default([]),
-    /** "host": the host's network (the agent must reach its model); "none": no network at all. */
-    network: z.enum(['host', 'none']).default('host'),
+    /**
+     * "host": the host's network (the agent must reach its model); "none": no
+     * network at all; `{ allow = [...] }`: a network namespace of its own
+     * (its own ports) that reaches only those hosts, through a proxy.
+     */
+    network: z
+      .union([
+        z.enum(['host', 'none']),
+        z
+          .object({
+            allow: z.array(
+              z.string().refine((e) => parseAllowEntry(e) !== null, { error: ALLOW_ENTRY_HELP }),
+            ),
+          })
+          .strict(),
+      ])
+      .default('host'),
   })
   .strict();
 export type SandboxSection = z.infer<typeof SandboxSection>;

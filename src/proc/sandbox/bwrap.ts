@@ -31,7 +31,8 @@ export function bwrapArgs(
   const a = ['--unshare-user', ...(o.disableUserns ? ['--disable-userns'] : [])];
   if (o.ids) a.push('--uid', String(o.ids.uid), '--gid', String(o.ids.gid));
   a.push('--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL');
-  if (policy.network === 'none') a.push('--unshare-net');
+  // An allow list gets its own namespace too: net-host.ts binds the way out in.
+  if (policy.network !== 'host') a.push('--unshare-net');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   const remount: string[] = [];
   for (const m of policy.mounts) {

@@ -60,6 +60,8 @@ export interface PolicyInput {
   agentName: string;
   /** The agent's argv: an absolute argv[0] (and a script argv[1]) under a private dir stays readable. */
   agentCommand?: readonly string[];
+  /** Folders incrementum's own helpers run from inside (node and the package, for an allow list's net-guest.js). */
+  helpers?: readonly string[];
   git: GitLayout | null;
   config: SandboxSection;
   /** The dependency folders mounted as overlays ([workspace] reuse = "overlay", overlay.ts). */
@@ -78,7 +80,8 @@ export interface SandboxPolicy {
    * it fails; it falls back to writing it in place.)
    */
   mkfiles: string[];
-  network: 'host' | 'none';
+  /** `{ allow }`: a network namespace of its own, reaching the world through net-host.ts's proxy. */
+  network: SandboxSection['network'];
   /** Names passed through although they look like credentials. */
   passEnv: string[];
   cwd: string;
@@ -256,6 +259,7 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
   // Private /tmp hides what lives there; what the job needs from it comes back read-only.
   const readable = new Set([...homes, i.repoRoot]);
   for (const a of (i.agentCommand ?? []).slice(0, 2)) if (isAbsolute(a)) readable.add(dirname(a));
+  for (const h of i.helpers ?? []) if (isAbsolute(h)) readable.add(h);
   for (const p of readable)
     if (within('/tmp', p) && p !== '/tmp') add(p, 'ro', 'needed from the private /tmp');
 

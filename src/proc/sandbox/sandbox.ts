@@ -7,6 +7,8 @@
 import { execFile } from 'node:child_process';
 import { lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { dirname } from 'node:path';
+import { packageRoot } from '../../package-root.js';
 import { UserError } from '../../errors.js';
 import type { Config } from '../../model/config.js';
 import { bwrapArgs, type PathKind } from './bwrap.js';
@@ -23,6 +25,7 @@ import {
   type DependencyOverlay,
   type OverlayTools,
 } from './overlay.js';
+import { type HostSpec, netHostScript } from './net-spec.js';
 import { buildPolicy, sandboxEnv, type SandboxPolicy } from './policy.js';
 import { onPath, probeSandbox, type SandboxProbe } from './probe.js';
 
@@ -78,10 +81,13 @@ export function sandboxState(config: Config, env: NodeJS.ProcessEnv = process.en
     };
   const probe = probeSandbox(env);
   const summary = probe.ok
-    ? `agents sandboxed (bubblewrap ${probe.bwrap}): workspace writable, the rest read-only, credentials hidden, network ${config.sandbox.network}`
+    ? `agents sandboxed (bubblewrap ${probe.bwrap}): workspace writable, the rest read-only, credentials hidden, network ${networkText(config.sandbox.network)}`
     : `agents not sandboxed: ${probe.reason} — ${probe.fix}`;
   return { mode, probe, summary };
 }
+
+const networkText = (n: Config['sandbox']['network']): string =>
+  typeof n === 'string' ? n : n.allow.length ? `only ${n.allow.join(', ')}` : 'none (own ports)';
 
 /**
  * Refuses (UserError, with the fix) when the config requires a sandbox this
@@ -173,6 +179,8 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
       agentEnv: i.agent.env ?? {},
       agentName: i.agent.name,
       agentCommand: i.agent.command,
+      // net-guest.js runs inside on this node, from this package.
+      helpers: typeof i.config.sandbox.network === 'object' ? [dirname(process.execPath), packageRoot()] : [],
       git: gitLayout(i.workspace),
       config: i.config.sandbox,
       overlays: activeOverlays(state, ws, root),
@@ -226,13 +234,28 @@ export function jobSandbox(i: JobSandboxInput): Sandbox | null {
         } catch {} // there already (EEXIST), or cannot be made: not writable inside
       const overlays = tools ? mountable(p.overlays) : [];
       const env = { ...sandboxEnv(childEnv, [...p.passEnv, ...keep]), TMPDIR: '/tmp' };
-      if (overlays.length === 0) {
-        const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns });
-        return { command: probe.bwrap, args: [...args0, '--', command, ...args], env };
-      }
-      const ids = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-      const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns, ids });
-      return { ...withOverlays(overlays, [probe.bwrap, ...args0, '--', command, ...args]), env };
+      // Under an overlay bwrap starts as root of unshare's namespace: give it the user's own ids back.
+      const ids = overlays.length ? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } : null;
+      const args0 = bwrapArgs(p, kindOf, { disableUserns: probe.disableUserns, ...(ids ? { ids } : {}) });
+      // An allow list: net-host.js starts bwrap itself, beside the proxy it
+      // serves, and ends with it (the caller's process group holds both).
+      const inner =
+        p.network === 'host' || p.network === 'none'
+          ? [probe.bwrap, ...args0, '--', command, ...args]
+          : [
+              process.execPath,
+              netHostScript(),
+              JSON.stringify({
+                bwrap: probe.bwrap,
+                bwrapArgs: args0,
+                allow: p.network.allow,
+              } satisfies HostSpec),
+              '--',
+              command,
+              ...args,
+            ];
+      if (overlays.length === 0) return { command: inner[0]!, args: inner.slice(1), env };
+      return { ...withOverlays(overlays, inner), env };
     },
   };
 }

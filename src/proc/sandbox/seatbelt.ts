@@ -5,6 +5,7 @@
 // what a job leaves running is ended by incrementum's own process cleanup.
 // In SBPL the last matching rule wins, which is why the policy's
 // parents-first order carries over: a deeper path's rule comes later.
+import { parseAllowEntry } from '../../model/net-allow.js';
 import type { SandboxPolicy } from './policy.js';
 
 /** An SBPL string literal. */
@@ -27,6 +28,13 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     '(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/dtracehelper") (regex #"^/dev/tty") (regex #"^/dev/fd/"))',
   ];
   if (policy.network === 'none') lines.push('(deny network*)');
+  else if (policy.network !== 'host') {
+    // Seatbelt has no namespaces and no proxy runs yet: only the allowed
+    // loopback ports are reachable (host names need the proxy).
+    lines.push('(deny network*)', '(allow network-bind network-inbound (local ip "localhost:*"))');
+    for (const e of policy.network.allow.map(parseAllowEntry))
+      if (e?.loopback) lines.push(`(allow network-outbound (remote ip "localhost:${e.port}"))`);
+  }
   for (const m of policy.mounts) {
     lines.push(`;; ${m.why}`);
     switch (m.access) {
