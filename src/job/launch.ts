@@ -26,6 +26,7 @@ import type { JobEvent } from '../model/event.js';
 import type { StartAgent } from './runner-types.js';
 import { localProbe } from '../proc/alive.js';
 import type { SessionStartInput } from '../session/index.js';
+import { setupInputProblem } from '../session/setup-check.js';
 
 /** The concrete collaborators of a job (src/job/wiring.ts has the real ones). */
 export interface JobDeps {
@@ -102,6 +103,10 @@ async function checked(
   new Prompts(i.repo.root).loadAll();
   const agent = deps.resolveAgent(i.config, i.agent);
   const base = await deps.vcs.resolveBase(i.repo.root, i.rev);
+  // A setup that cannot work in a workspace fails every job at setup, each
+  // spending one of its todo's attempts: refuse before any is made.
+  const setup = await setupInputProblem(deps.vcs, i.repo.root, i.config, base);
+  if (setup) throw new UserError(`${setup.detail}\n${setup.fix}`);
   return { agent, base };
 }
 

@@ -1,7 +1,7 @@
 // ii doctor on a setup that cannot work in a workspace: what a failing
 // command said first is shown with its end, and a frozen install whose
 // lockfile a fresh checkout of the base would not have is a finding before
-// anything runs.
+// anything runs (and ii job do and ii run refuse to start on it).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -149,5 +149,19 @@ describe('ii doctor on a setup whose input a workspace would not have', () => {
     expect(config?.fix).toBe(
       'Commit yarn.lock (git add yarn.lock && git commit), or set [workspace] setup to `yarn install` in incrementum.toml.',
     );
+
+    // ii job do and ii run refuse to start on it, before any todo or job is
+    // made: each job would fail at setup, spending one of its todo's attempts.
+    const refusal =
+      /`yarn install --frozen-lockfile` needs yarn.lock, and a fresh checkout of main does not have it[^]*Commit yarn.lock/;
+    const jobDo = ii(['job', 'do', '--title', 'x'], { cwd: repo, env });
+    expect(jobDo.code).toBe(2);
+    expect(jobDo.stderr).toMatch(refusal);
+    expect(JSON.parse(ii(['todo', 'list', '--json'], { cwd: repo, env }).stdout)).toEqual([]);
+    ii(['todo', 'create', '--title', 'y'], { cwd: repo, env });
+    const run = ii(['run'], { cwd: repo, env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(refusal);
+    expect(JSON.parse(ii(['job', 'list', '--all', '--json'], { cwd: repo, env }).stdout)).toEqual([]);
   });
 });
