@@ -4,7 +4,11 @@
 // inside with EROFS, and their output rarely says that a sandbox was
 // involved: a newcomer on minimist saw only nyc's stack trace. The output is
 // watched as it streams (an excerpt may have cut the line out), and the first
-// read-only write is named with both ways out.
+// read-only write is named with both ways out. The path comes from the
+// tests' output, which an agent may have written: it is shown escaped and
+// redacted, like the output itself.
+import { redact } from '../../text/redact.js';
+import { visibleLine } from '../../text/sanitize.js';
 
 /** Patterns of a refused write: Node's and the C library's words for EROFS. */
 const READ_ONLY = /EROFS|[Rr]ead-only file system/;
@@ -43,7 +47,7 @@ export class ReadOnlyWrites {
   /** The hint, or null when nothing was refused as read-only. */
   hint(): string | null {
     if (!this.seen) return null;
-    const where = this.seen.path ? ` (${this.seen.path})` : '';
+    const where = this.seen.path ? ` (${redact(visibleLine(this.seen.path))})` : '';
     return (
       `It tried to write outside the workspace${where}: setup and tests run in the job's sandbox, ` +
       'where only the workspace and a private /tmp can be written. Point the tool at the workspace or /tmp, ' +
