@@ -28,6 +28,7 @@ import { GitVcs } from '../vcs/git.js';
 import { writeJournal } from '../journal/write.js';
 import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './land-plan.js';
 import { landingUnderWay } from '../model/derive.js';
+import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { localProbe } from '../proc/alive.js';
 
 export { finalCommit, LandRefused, landPlan, type LandPlan } from './land-plan.js';
@@ -706,5 +707,5 @@ async function releaseJobWorkspace(i: LandInput): Promise<void> {
   if (!i.store.workspaces.removeIfFree(path)) return;
   await new GitVcs().removeWorkspace(i.repo.root, path).catch(() => {});
   removeOverlays(i.stateDir, path);
-  if (w.branch.startsWith('incrementum/ws-')) await git.deleteBranch(i.repo.root, w.branch);
+  if (isWorkspaceBranch(w.branch)) await git.deleteBranch(i.repo.root, w.branch);
 }

@@ -2,7 +2,7 @@
 import { isAbsolute, join, relative } from 'node:path';
 import { workspacesDir } from '../state/paths.js';
 
-export const workspaceBranch = (n: number): string => `incrementum/ws-${n}`;
+export { workspaceBranch } from '../model/workspace-branch.js';
 export const workspacePathFor = (stateDir: string, slug: string, n: number): string =>
   join(workspacesDir(stateDir, slug), String(n));
 

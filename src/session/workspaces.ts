@@ -5,6 +5,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SessionStatus, Workspace } from '../model/session.js';
+import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import type { StateStore } from '../state/api.js';
 import { workspacesDir } from '../state/paths.js';
 import { GitVcs } from '../vcs/git.js';
@@ -171,6 +172,6 @@ export function pruneChangeRefs(store: StateStore, root: string, vcs: Vcs = new 
 
 /** A workspace branch of ours, unless a worktree still has it checked out (git refuses then). */
 async function deleteBranch(root: string, branch: string): Promise<void> {
-  if (!branch.startsWith('incrementum/ws-')) return;
+  if (!isWorkspaceBranch(branch)) return;
   await git(root, ['branch', '-q', '-D', branch]).catch(() => {});
 }

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
+import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
@@ -162,7 +163,13 @@ export class GitVcs implements Vcs {
   }
 
   async resetWorkspace(path: string, branch: string, baseRev: string): Promise<void> {
+    const before = await run(path, ['symbolic-ref', '-q', '--short', 'HEAD'], this.in(path));
     await git(path, ['checkout', '--quiet', '--force', '-B', branch, baseRev], this.in(path));
+    // A workspace made by an earlier version was on a branch of another name
+    // (incrementum/ws-<n>): it has moved to today's, and the old one goes.
+    const old = before.code === 0 ? before.stdout.trim() : '';
+    if (old !== branch && isWorkspaceBranch(old))
+      await run(path, ['branch', '-q', '-D', old], this.in(path));
     await git(path, ['reset', '--quiet', '--hard', baseRev], this.in(path));
     await git(path, ['clean', '-ffdxq'], this.in(path));
     rmSync(await this.changeFile(path), { force: true });
@@ -186,7 +193,7 @@ export class GitVcs implements Vcs {
     await run(root, ['worktree', 'prune']);
     this.links?.forget(path);
     // Only our own workspace branches; the commits stay under refs/incrementum.
-    if (branch?.startsWith('incrementum/ws-')) await run(root, ['branch', '-q', '-D', branch]);
+    if (branch && isWorkspaceBranch(branch)) await run(root, ['branch', '-q', '-D', branch]);
   }
 
   head(ws: string): Promise<string> {

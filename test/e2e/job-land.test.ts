@@ -97,7 +97,7 @@ describe('ii job land', () => {
     ]);
     // The job's workspace and branch are gone; its iteration refs stay.
     expect(existsSync(wsPath)).toBe(false);
-    expect(f.git('branch', '--list', 'incrementum/ws-*').trim()).toBe('');
+    expect(f.git('branch', '--list', 'incrementum/*').trim()).toBe('');
     // Not "yet": there was one, and the list says where it went.
     expect(f.run(['workspace', 'list']).stdout).toBe(
       'No workspaces now: the one jobs used here was removed as its job landed. ii job do makes a new one.\n',

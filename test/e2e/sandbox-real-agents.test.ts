@@ -222,7 +222,7 @@ describe.skipIf('skip' in oc)(
         const agentHome = join(fx.tmp.path, 'oc-home');
         const env = opencodeHome(agentHome, m.url);
         const a = prepare(fx, agentHome, agentToml('opencode', (oc as { bin: string }).bin, env), 'all');
-        const before = repoState(a.repo, 'incrementum/ws-1');
+        const before = repoState(a.repo, 'incrementum/workspace-1/work');
         const r = await fx.runAsync(['job', 'do', '--title', 'run the script']);
         expect(existsSync(join(a.results, 'done')), notRun(fx, r.stderr)).toBe(true);
         const { rc, out } = result(a);
@@ -253,7 +253,7 @@ describe.skipIf('skip' in oc)(
         await waitFor(() => runningIn(fx.tmp.path).length === 0, 'no process left in the test dir', 20_000);
         // Nothing reached the user's files or repository.
         expect(existsSync(join(a.home, 'outside.txt'))).toBe(false);
-        expect(repoState(a.repo, 'incrementum/ws-1')).toBe(before);
+        expect(repoState(a.repo, 'incrementum/workspace-1/work')).toBe(before);
         expect(readFileSync(join(a.home, '.ssh', 'id_rsa'), 'utf8')).toBe(`${SECRET}\n`);
         // The same job's ordinary change completes and is committed.
         expect(r.code, r.stderr).toBe(0);
@@ -274,7 +274,7 @@ describe.skipIf('skip' in oc)(
  * nothing is left running, and the job's ordinary change is committed.
  */
 async function writeAndSecret(fx: JobFixture, a: Attack): Promise<void> {
-  const before = repoState(a.repo, 'incrementum/ws-1');
+  const before = repoState(a.repo, 'incrementum/workspace-1/work');
   const r = await fx.runAsync(['job', 'do', '--title', 'run the script']);
   expect(existsSync(join(a.results, 'done')), notRun(fx, r.stderr)).toBe(true);
   const { rc, out } = result(a);
@@ -282,7 +282,7 @@ async function writeAndSecret(fx: JobFixture, a: Attack): Promise<void> {
   expect(out('ssh')).not.toContain('xyzzy');
   expect(out('ssh-agent-home')).not.toContain('xyzzy');
   expect(existsSync(join(a.home, 'outside.txt'))).toBe(false);
-  expect(repoState(a.repo, 'incrementum/ws-1')).toBe(before);
+  expect(repoState(a.repo, 'incrementum/workspace-1/work')).toBe(before);
   await waitFor(() => runningIn(fx.tmp.path).length === 0, 'no process left in the test dir', 20_000);
   expect(r.code, r.stderr).toBe(0);
   expect(r.stderr).not.toContain('not sandboxed');

@@ -38,7 +38,7 @@ function repoState(repo: string): string {
     // (the job's own workspace branch is incrementum's to move)
     refs: git('for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags')
       .split('\n')
-      .filter((l) => !l.startsWith('refs/heads/incrementum/ws-1 ')),
+      .filter((l) => !l.startsWith('refs/heads/incrementum/workspace-1/work ')),
     head: readFileSync(join(gitDir, 'HEAD'), 'utf8'),
     config: readFileSync(join(gitDir, 'config'), 'utf8'),
     hooks: readdirSync(join(gitDir, 'hooks')).sort(),
@@ -63,7 +63,8 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
     writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY xyzzy\n');
     const { dir, results: R } = agentDir();
     f.env.SANDBOX_TEST_TOKEN = 'secret';
-    // Another workspace's branch, in the folder the job's own branch is written in.
+    // Another workspace's branch, and one an earlier version named.
+    f.git('branch', 'incrementum/workspace-9/work');
     f.git('branch', 'incrementum/ws-9');
     const before = repoState(repo);
     const tag = `${process.pid}${Date.now() % 100000}`;
@@ -90,9 +91,15 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
               attempt('config', 'git config user.name evil'),
               attempt(
                 'sibling',
+                'git update-ref refs/heads/incrementum/workspace-9/work "$(git commit-tree -m x HEAD^{tree})"',
+              ),
+              attempt('sibling-delete', 'git update-ref -d refs/heads/incrementum/workspace-9/work'),
+              attempt(
+                'legacy',
                 'git update-ref refs/heads/incrementum/ws-9 "$(git commit-tree -m x HEAD^{tree})"',
               ),
-              attempt('sibling-delete', 'git update-ref -d refs/heads/incrementum/ws-9'),
+              attempt('new-in-incrementum', 'git branch incrementum/evil4'),
+              attempt('new-in-other', 'git branch incrementum/workspace-9/evil5'),
               attempt('hook', `echo 'exit 1' > "${repo}/.git/hooks/pre-commit"`),
               attempt('dotgit', `echo "gitdir: ${repo}/.git" > .git`),
               attempt('checkout-user', `git -C "${repo}" checkout -q -b evil3`),
@@ -118,6 +125,9 @@ describe.skipIf(!bwrap)(`the job sandbox (bubblewrap)${bwrap ? '' : ` — skippe
       'repo-write',
       'sibling',
       'sibling-delete',
+      'legacy',
+      'new-in-incrementum',
+      'new-in-other',
       'branch-user',
       'branch-ws',
       'config',

@@ -337,8 +337,8 @@ describe('workspaces and sessions', () => {
     ]);
     expect(rows[1]!.todo_id).toBe(active.session.todo_id);
     const text = ii(['workspace', 'list'], { cwd: join(repo), env });
-    expect(text.stdout).toMatch(/incrementum\/ws-2\s+in use/);
-    expect(text.stdout).toMatch(/incrementum\/ws-4\s+missing/);
+    expect(text.stdout).toMatch(/incrementum\/workspace-2\/work\s+in use/);
+    expect(text.stdout).toMatch(/incrementum\/workspace-4\/work\s+missing/);
 
     // 2 MiB of build output in a finished workspace: prune says it freed at least that.
     writeFileSync(join(done.workspacePath, 'build.bin'), Buffer.alloc(2 * 1024 * 1024, 7));
@@ -358,7 +358,7 @@ describe('workspaces and sessions', () => {
     for (const p of [done.workspacePath, crashed.workspacePath, orphan]) expect(existsSync(p)).toBe(false);
     expect(store.workspaces.list(slug).map((w) => w.path)).toEqual([active.workspacePath]);
     expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
-    expect(git(repo, 'branch', '--list', 'incrementum/*')).toBe('+ incrementum/ws-2');
+    expect(git(repo, 'branch', '--list', 'incrementum/*')).toBe('+ incrementum/workspace-2/work');
     expect(git(active.workspacePath, 'rev-parse', 'HEAD')).toBe(active.baseRev);
     git(repo, 'reflog', 'expire', '--expire=now', '--all');
     git(repo, 'gc', '-q', '--prune=now');

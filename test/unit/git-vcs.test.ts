@@ -343,6 +343,19 @@ describe('workspaces', () => {
     expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 
+  it("reset moves a workspace of an earlier version's naming to today's branch and deletes the old one", async () => {
+    const { ws, base } = await workspace(); // on incrementum/ws-1, as earlier versions named it
+    git(repo, 'branch', 'incrementum/ws-2', base); // another workspace's: not this one's to delete
+    await vcs.resetWorkspace(ws, 'incrementum/workspace-1/work', base);
+    expect(git(ws, 'symbolic-ref', '--short', 'HEAD')).toBe('incrementum/workspace-1/work');
+    expect(git(repo, 'branch', '--list', 'incrementum/*')).toBe(
+      '+ incrementum/workspace-1/work\n  incrementum/ws-2',
+    );
+    // Reset again on the same branch: nothing else is deleted.
+    await vcs.resetWorkspace(ws, 'incrementum/workspace-1/work', base);
+    expect(git(ws, 'symbolic-ref', '--short', 'HEAD')).toBe('incrementum/workspace-1/work');
+  });
+
   it('hasChanges ignores the protocol files alone', async () => {
     const { ws } = await workspace();
     writeFileSync(join(ws, '.incrementum-feedback'), 'ACCEPT\n');

@@ -25,11 +25,7 @@ const input = (over: Partial<PolicyInput> = {}, sandbox: Record<string, unknown>
     commonDir: '/home/u/src/r/.git',
     adminDir: '/home/u/src/r/.git/worktrees/2',
     dotGit: '/home/u/.local/state/incrementum/workspaces/r-1/2/.git',
-    branchRef: 'refs/heads/incrementum/ws-2',
-    siblings: [
-      '/home/u/src/r/.git/refs/heads/incrementum/ws-1',
-      '/home/u/src/r/.git/logs/refs/heads/incrementum/ws-1',
-    ],
+    branchRef: 'refs/heads/incrementum/workspace-2/work',
   },
   config: SandboxSection.parse(sandbox),
   ...over,
@@ -66,12 +62,16 @@ describe('sandbox policy', () => {
     expect(effective(p.mounts, '/home/u/src/r/.git/worktrees/2/commondir')).toBe('ro');
     expect(effective(p.mounts, '/home/u/src/r/.git/worktrees/2/gitdir')).toBe('ro');
     expect(effective(p.mounts, '/home/u/src/r/.git/worktrees/1/index')).toBe('ro');
-    expect(effective(p.mounts, '/home/u/src/r/.git/refs/heads/incrementum/ws-2')).toBe('rw');
-    expect(effective(p.mounts, '/home/u/src/r/.git/logs/refs/heads/incrementum/ws-2')).toBe('rw');
-    // Another workspace's branch, in the same folder: read-only over it.
+    expect(effective(p.mounts, '/home/u/src/r/.git/refs/heads/incrementum/workspace-2/work')).toBe('rw');
+    expect(effective(p.mounts, '/home/u/src/r/.git/logs/refs/heads/incrementum/workspace-2/work')).toBe('rw');
+    // Another workspace's branch is in a folder of its own, under the read-only refs/.
+    expect(effective(p.mounts, '/home/u/src/r/.git/refs/heads/incrementum/workspace-1/work')).toBe('ro');
+    expect(effective(p.mounts, '/home/u/src/r/.git/logs/refs/heads/incrementum/workspace-1/work')).toBe('ro');
     expect(effective(p.mounts, '/home/u/src/r/.git/refs/heads/incrementum/ws-1')).toBe('ro');
-    expect(effective(p.mounts, '/home/u/src/r/.git/logs/refs/heads/incrementum/ws-1')).toBe('ro');
-    expect(p.mkdirs).toContain('/home/u/src/r/.git/refs/heads/incrementum');
+    expect(p.mkdirs).toContain('/home/u/src/r/.git/refs/heads/incrementum/workspace-2');
+    // Nothing is mounted over a file of refs/: such a file can be deleted
+    // (a landing) while a sandbox is set up, and the mount would then fail.
+    expect(p.mounts.filter((m) => m.path.includes('/refs/')).map((m) => m.access)).toEqual(['rw', 'rw']);
   });
 
   it('hides credentials and incrementum state; [sandbox] hidden adds, readable takes out', () => {
@@ -95,6 +95,14 @@ describe('sandbox policy', () => {
     const p = buildPolicy(input({ git: { ...input().git!, branchRef: 'refs/heads/feature' } }));
     expect(effective(p.mounts, '/home/u/src/r/.git/refs/heads/main')).toBe('ro');
     expect(effective(p.mounts, '/home/u/src/r/.git/refs/heads/feature')).toBe('ro');
+  });
+
+  it("a branch in a folder that is not a workspace's (the user's feature/x, an earlier version's ws-N) gets none either", () => {
+    for (const branchRef of ['refs/heads/feature/x', 'refs/heads/incrementum/ws-2']) {
+      const p = buildPolicy(input({ git: { ...input().git!, branchRef } }));
+      expect(effective(p.mounts, `/home/u/src/r/.git/${branchRef}`), branchRef).toBe('ro');
+      expect(p.mounts.filter((m) => m.path.includes('/refs/')), branchRef).toEqual([]);
+    }
   });
 
   it('presets: claude, gemini and the scripted agent get their own dirs; [sandbox] writable adds', () => {
@@ -227,7 +235,7 @@ describe('macOS sandbox-exec profile from the same policy', () => {
     expect(lockDotGit).toBeGreaterThan(openWs);
     const gitDir = at('(deny file-write* (subpath "/home/u/src/r/.git"))');
     const branchDir = at(
-      '(allow file-read* file-write* (subpath "/home/u/src/r/.git/refs/heads/incrementum"))',
+      '(allow file-read* file-write* (subpath "/home/u/src/r/.git/refs/heads/incrementum/workspace-2"))',
     );
     expect(branchDir).toBeGreaterThan(gitDir);
     expect(seatbeltProfile(buildPolicy(input()))).not.toContain('network');

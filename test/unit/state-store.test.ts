@@ -308,8 +308,15 @@ describe('sessions and workspaces', () => {
       true,
     ]);
     store.workspaces.release('/ws/1');
-    const a3 = store.workspaces.acquire('r', 's3', p, b);
-    expect([a3.workspace.path, a3.created, a3.workspace.session_id]).toEqual(['/ws/1', false, 's3']);
+    // Claimed again, it takes the branch by the naming of the day (an
+    // earlier version's workspace moves to today's).
+    const a3 = store.workspaces.acquire('r', 's3', p, (n) => `ii/workspace-${n}/work`);
+    expect([a3.workspace.path, a3.created, a3.workspace.session_id, a3.workspace.branch]).toEqual([
+      '/ws/1',
+      false,
+      's3',
+      'ii/workspace-1/work',
+    ]);
     store.workspaces.setBaseRev('/ws/1', 'abc');
     expect(store.workspaces.list('r').map((w) => [w.path, w.status, w.base_rev])).toEqual([
       ['/ws/1', 'acquired', 'abc'],

@@ -1,8 +1,9 @@
 // Where a workspace's git state lives, read from its files (no git process:
 // this runs before every sandboxed spawn, and git itself would follow a
 // `.git` the agent may have rewritten; the link check in src/vcs guards git).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { workspaceOfBranch } from '../../model/workspace-branch.js';
 import type { GitLayout } from './policy.js';
 
 const read = (p: string): string | null => {
@@ -30,16 +31,12 @@ export function gitLayout(workspace: string): GitLayout | null {
   const common = read(join(adminDir, 'commondir'));
   if (!common) return null;
   const commonDir = resolve(adminDir, common);
-  const head = /^ref: (refs\/\S+)$/.exec(read(join(adminDir, 'HEAD')) ?? '')?.[1] ?? null;
-  const siblings: string[] = [];
-  if (head)
-    for (const file of [join(commonDir, head), join(commonDir, 'logs', head)]) {
-      const dir = dirname(file);
-      let names: string[] = [];
-      try {
-        names = readdirSync(dir);
-      } catch {}
-      for (const n of names) if (join(dir, n) !== file) siblings.push(join(dir, n));
-    }
-  return { commonDir, adminDir, dotGit, branchRef: head, siblings };
+  const head = /^ref: refs\/heads\/(\S+)$/.exec(read(join(adminDir, 'HEAD')) ?? '')?.[1] ?? null;
+  // Only the branch of this very workspace (workspaces/<repo>/<n> is on
+  // incrementum/workspace-<n>/work): HEAD is in the writable admin dir, so an
+  // agent could point it at another branch to have that one's folder made
+  // writable at its next spawn.
+  const n = /^\d+$/.test(basename(workspace)) ? Number(basename(workspace)) : null;
+  const own = head !== null && n !== null && workspaceOfBranch(head) === n;
+  return { commonDir, adminDir, dotGit, branchRef: own ? `refs/heads/${head}` : null };
 }

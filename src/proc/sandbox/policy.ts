@@ -13,6 +13,7 @@
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import type { SandboxSection } from '../../model/config.js';
 import type { DependencyOverlay } from './overlay.js';
+import { workspaceOfBranch } from '../../model/workspace-branch.js';
 
 /** rw: writable; ro: readable only; hidden: there but empty (a dir) or empty (a file); tmpfs: private and writable. */
 export type Access = 'rw' | 'ro' | 'hidden' | 'tmpfs';
@@ -32,14 +33,11 @@ export interface GitLayout {
   adminDir: string | null;
   /** The workspace's `.git` file. */
   dotGit: string;
-  /** The branch the workspace has checked out (`refs/heads/...`), or null (detached). */
-  branchRef: string | null;
   /**
-   * The other files in the branch's ref and reflog folders (other
-   * workspaces' branches), absolute: each is mounted read-only over the
-   * writable folder, so this job can move no branch but its own.
+   * The workspace's own branch (`refs/heads/incrementum/workspace-<n>/work`)
+   * when it has it checked out, else null: nothing of refs/ is then writable.
    */
-  siblings?: string[];
+  branchRef: string | null;
 }
 
 export interface PolicyInput {
@@ -289,15 +287,19 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
       add(join(g.adminDir, 'config.worktree'), 'ro', "read-only: the worktree's own config");
     }
     // A ref is written through `<ref>.lock` and a rename, so its folder must
-    // be writable: only a branch in a folder of its own kind (incrementum/ws-N)
-    // gets that, never refs/heads itself, which holds the user's branches.
-    if (g.branchRef?.startsWith('refs/heads/') && g.branchRef.indexOf('/', 'refs/heads/'.length) > 0) {
+    // be writable: the workspace's branch is alone in a folder of its own
+    // (model/workspace-branch.ts), never refs/heads itself, which holds the
+    // user's branches. Nothing is mounted over another workspace's branch, so
+    // a landing deleting one while this sandbox is set up cannot fail it.
+    if (
+      g.branchRef?.startsWith('refs/heads/') &&
+      workspaceOfBranch(g.branchRef.slice('refs/heads/'.length)) !== null
+    ) {
       const refDir = dirname(join(g.commonDir, g.branchRef));
       const logDir = dirname(join(g.commonDir, 'logs', g.branchRef));
       add(refDir, 'rw', `writable: the folder of the workspace's branch (${g.branchRef})`);
       add(logDir, 'rw', `writable: the reflog folder of the workspace's branch`);
       mkdirs.push(refDir, logDir);
-      for (const s of g.siblings ?? []) add(s, 'ro', "read-only: another workspace's branch");
     }
   }
   add(i.workspace, 'rw', 'writable: the workspace');

@@ -124,9 +124,11 @@ export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
             .all(repo) as unknown as WorkspaceRow[]
         ).find((w) => !busy?.(w.path));
         if (free) {
+          // The branch by today's naming: a workspace made by an earlier
+          // version moves to it when it is next claimed (resetWorkspace).
           db.prepare(
-            "UPDATE workspaces SET status = 'acquired', session_id = ?, updated_at = ? WHERE path = ?",
-          ).run(session_id, now, free.path);
+            "UPDATE workspaces SET status = 'acquired', session_id = ?, branch = ?, updated_at = ? WHERE path = ?",
+          ).run(session_id, branchFor(free.n), now, free.path);
           return { workspace: toWorkspace(byPath.get(free.path) as unknown as WorkspaceRow), created: false };
         }
         // The highest number ever handed out, removed ones included (their
