@@ -120,5 +120,41 @@ describe.skipIf(!bwrap)(
         execFileSync('git', ['branch', '--list', 'incrementum/evil'], { cwd: repo, encoding: 'utf8' }),
       ).toBe('');
     }, 180_000);
+
+    it("an agent that points its workspace's HEAD at the user's branch gets no write to it at its next start", async () => {
+      const repo = join(tmp.path, 'repo');
+      mkdirSync(repo);
+      gitRepo(repo);
+      const stateDir = join(tmp.path, 'state', 'incrementum');
+      const ws = join(stateDir, 'workspaces', 'r', '2');
+      const base = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+      execFileSync('git', ['branch', 'feature/x', base], { cwd: repo });
+      await new GitVcs().addWorkspace(repo, ws, workspaceBranch(2), base);
+      const env = { ...process.env, ...ids, HOME: tmp.path };
+      const sandbox = jobSandbox({
+        config: Config.parse({}),
+        repoRoot: repo,
+        workspace: ws,
+        stateDir,
+        agent: { name: 'scripted', command: ['/bin/sh'] },
+        env,
+      })!;
+      const inside = async (script: string) => {
+        const w = sandbox.wrap('/bin/sh', ['-c', script], env);
+        return run(w.command, w.args, w.env, ws);
+      };
+      // The worktree's HEAD is in its admin dir, which is writable inside.
+      const repoint = await inside('git symbolic-ref HEAD refs/heads/feature/x');
+      expect(repoint.code, repoint.out).toBe(0);
+      const moved = await inside('git commit -q --allow-empty -m evil');
+      expect(moved.code, moved.out).not.toBe(0);
+      const ref = await inside(
+        'git update-ref refs/heads/feature/x "$(git commit-tree -m evil HEAD^{tree})"',
+      );
+      expect(ref.code, ref.out).not.toBe(0);
+      expect(execFileSync('git', ['rev-parse', 'feature/x'], { cwd: repo, encoding: 'utf8' }).trim()).toBe(
+        base,
+      );
+    }, 60_000);
   },
 );
