@@ -3,7 +3,9 @@
 // spawn to exit of `true` (the floor: a bare spawn) and of node (an agent's
 // start), each unsandboxed and inside a job's sandbox (a real worktree, the
 // scripted agent's policy), interleaved so load hits both alike. Goal (issue
-// 28): median added ≤ 30 ms per agent spawn.
+// 28): median added ≤ 30 ms per agent spawn. With `network = { allow }` each
+// spawn also starts the proxy outside and the guest inside (two node
+// processes): its row says what that costs.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +39,7 @@ export async function run() {
     git(repo, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qm', 'a');
     const stateDir = join(tmp, 'state', 'incrementum');
     const ws = join(stateDir, 'workspaces', 'r', '1');
-    git(repo, 'worktree', 'add', '-q', '-b', 'incrementum/ws-1', ws);
+    git(repo, 'worktree', 'add', '-q', '-b', 'incrementum/workspace-1/work', ws);
     const sandbox = jobSandbox({
       config: Config.parse({}),
       repoRoot: repo,
@@ -45,20 +47,28 @@ export async function run() {
       stateDir,
       agent: { name: 'opencode', command: ['opencode', 'acp'] },
     });
+    const allowList = jobSandbox({
+      config: Config.parse({ sandbox: { network: { allow: ['127.0.0.1:4000'] } } }),
+      repoRoot: repo,
+      workspace: ws,
+      stateDir,
+      agent: { name: 'opencode', command: ['opencode', 'acp'] },
+    });
     const env = process.env;
-    const timings = { bare: [], bareSb: [], node: [], nodeSb: [] };
+    const timings = { bare: [], bareSb: [], node: [], nodeSb: [], nodeAllow: [] };
     const node = [process.execPath, ['-e', '0']];
     const tru = ['/bin/true', []];
     const once = async (key, [cmd, args], boxed) => {
-      const w = boxed ? sandbox.wrap(cmd, args, env) : { command: cmd, args, env };
+      const w = boxed ? boxed.wrap(cmd, args, env) : { command: cmd, args, env };
       timings[key].push(await timeMs(() => run1(w.command, w.args, ws, w.env)));
     };
-    for (let i = 0; i < 3; i++) await once('bareSb', tru, true); // warm the page cache
+    for (let i = 0; i < 3; i++) await once('bareSb', tru, sandbox); // warm the page cache
     for (let i = 0; i < 30; i++) {
-      await once('bare', tru, false);
-      await once('bareSb', tru, true);
-      await once('node', node, false);
-      await once('nodeSb', node, true);
+      await once('bare', tru, null);
+      await once('bareSb', tru, sandbox);
+      await once('node', node, null);
+      await once('nodeSb', node, sandbox);
+      if (i % 3 === 0) await once('nodeAllow', node, allowList); // slower: a third as many
     }
     const m = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, median(v)]));
     const mounts = sandbox.policy().mounts.length;
@@ -86,6 +96,14 @@ export async function run() {
         value: round(m.nodeSb - m.node),
         unit: 'ms',
         goal: '≤ 30 ms',
+      },
+      {
+        name: 'spawn node -e 0, sandboxed with network = { allow }',
+        value: round(m.nodeAllow),
+        unit: 'ms',
+        floor: round(m.node),
+        ratio: round(m.nodeAllow / m.node),
+        goal: '(proxy + guest: two more node starts)',
       },
     ];
   } finally {
