@@ -22,6 +22,9 @@ const LAYERS: { name: string; holds: string[] }[] = [
     name: 'agent/session/history/journal',
     holds: ['src/agent/', 'src/session/', 'src/history/', 'src/journal/', 'src/todo/', 'src/init/'],
   },
+  // The read side of a job the CLI and the board share: its events, transcripts
+  // and test runs as lines.
+  { name: 'job-log', holds: ['src/job-log/'] },
   // The runner and its wiring.
   { name: 'job', holds: ['src/job/'] },
   // What looks at jobs: the dashboard's view-model and I/O, and the doctor's checks.

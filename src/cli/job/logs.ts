@@ -2,7 +2,7 @@
 // output: secrets are redacted and control characters escaped in the text
 // (src/text/shown.ts) and in the --json entries (redactDeep, terminalJson);
 // the events after each turn are shown as src/job/event-text.ts renders them.
-import { jobEvents, jobLogLines, testLogLines } from '../../job/job-log.js';
+import { jobEvents, jobLogLines, testLogLines } from '../../job-log/log-lines.js';
 import type { Job } from '../../model/job.js';
 import { readJsonLines, skippedWarning } from '../../state/jsonl.js';
 import { eventsFile } from '../../state/paths.js';
