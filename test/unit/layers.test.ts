@@ -27,6 +27,9 @@ const LAYERS: { name: string; holds: string[] }[] = [
   { name: 'job-log', holds: ['src/job-log/'] },
   // The runner and its wiring.
   { name: 'job', holds: ['src/job/'] },
+  // What drives jobs from above: landing (its plan, the flow, the merge queue)
+  // and the backlog's scheduler (ii run), which starts job runners.
+  { name: 'land/backlog', holds: ['src/land/', 'src/backlog/'] },
   // What looks at jobs: the dashboard's view-model and I/O, and the doctor's checks.
   { name: 'dashboard', holds: ['src/dashboard/', 'src/doctor/'] },
   // The dashboard's React views.

@@ -2,10 +2,10 @@
 // hand the scheduling to src/job/backlog-runner.ts, show its progress, and
 // turn Ctrl-C into "start no more" then "abandon them".
 import { hostname } from 'node:os';
-import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../job/backlog-runner.js';
+import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../backlog/scheduler.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
-import { runnerAlive } from '../../model/runner.js';
+import { runnerAlive } from '../../model/backlog-runner.js';
 import { localProbe } from '../../proc/alive.js';
 import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';

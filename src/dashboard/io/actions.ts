@@ -19,7 +19,7 @@ import { formError, formTodo, FIELD_PROMPTS } from '../view/todo-form.js';
 import type { Todo } from '../../model/todo.js';
 import type { Job } from '../../model/job.js';
 import { blockersOf } from '../../model/backlog.js';
-import { runnerAlive, runnersLand } from '../../model/runner.js';
+import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import { abandonFate, retryFate, retryRefusal } from '../view/todo-fate.js';
 import { landable, landPlan } from '../../job/land-plan.js';
 import { count } from '../view/count.js';

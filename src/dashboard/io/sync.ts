@@ -10,7 +10,7 @@ import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { backlog } from '../../model/backlog.js';
 import { isStale } from '../../model/derive.js';
-import { runnerAlive, runnersLand } from '../../model/runner.js';
+import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import type { Job } from '../../model/job.js';
 import type { Todo } from '../../model/todo.js';
 import { localProbe } from '../../proc/alive.js';
