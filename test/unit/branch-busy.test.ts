@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { branchBusy } from '../../src/vcs/land.js';
+import { branchBusy } from '../../src/vcs/git-landing.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { landJob } from '../../src/job/land.js';
+import { landJob } from '../../src/land/landing.js';
 import { repoSlug, stateDir } from '../../src/state/paths.js';
 import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
 import { cleanUpDeadRunner, describeCleanup } from '../../src/job/dead-runner.js';

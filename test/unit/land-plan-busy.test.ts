@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { landPlan, LandRefused } from '../../src/job/land-plan.js';
+import { landPlan, LandRefused } from '../../src/land/plan.js';
 import { Config } from '../../src/model/config.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';

@@ -12,7 +12,7 @@ import { claimRefusal } from '../../src/model/backlog.js';
 import type { JobLanding } from '../../src/model/job.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
-import { toLand } from '../../src/job/land-queue.js';
+import { toLand } from '../../src/land/merge-queue.js';
 import { migrate } from '../../src/state/sqlite/db.js';
 import { jobDetail, jobListTable } from '../../src/cli/job/view.js';
 import { style } from '../../src/cli/format.js';

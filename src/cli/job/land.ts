@@ -2,7 +2,7 @@
 // landJob (src/job/land.ts) and prints its progress on stderr, the landed
 // commit on stdout (or the record as JSON with --json).
 import { loadConfig } from '../../job/config.js';
-import { abortLanding, continueLanding, landJob, type LandProgress } from '../../job/land.js';
+import { abortLanding, continueLanding, landJob, type LandProgress } from '../../land/landing.js';
 import { UserError } from '../../errors.js';
 import { shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';

@@ -21,7 +21,7 @@ import type { Job } from '../../model/job.js';
 import { blockersOf } from '../../model/backlog.js';
 import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import { abandonFate, retryFate, retryRefusal } from '../view/todo-fate.js';
-import { landable, landPlan } from '../../job/land-plan.js';
+import { landable, landPlan } from '../../land/plan.js';
 import { count } from '../view/count.js';
 import { shownLine } from '../../text/shown.js';
 import { localProbe } from '../../proc/alive.js';

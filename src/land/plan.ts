@@ -6,7 +6,7 @@ import { UserError } from '../errors.js';
 import type { Config } from '../model/config.js';
 import type { Job, JobLandConflict } from '../model/job.js';
 import { shownText } from '../text/shown.js';
-import * as git from '../vcs/land.js';
+import * as git from '../vcs/git-landing.js';
 
 /** What target() needs of a landing's input. */
 export interface TargetInput {

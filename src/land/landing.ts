@@ -10,27 +10,27 @@ import type { Config } from '../model/config.js';
 import type { Job, JobLandConflict, JobLanded, TestResult } from '../model/job.js';
 import { shownText } from '../text/shown.js';
 import { hostname } from 'node:os';
-import { JobRunner } from './runner.js';
-import type { JobDeps } from './launch.js';
+import { JobRunner } from '../job/runner.js';
+import type { JobDeps } from '../job/launch.js';
 import { groupRecorder } from '../proc/recorded.js';
 import { jobSandbox } from '../proc/sandbox/sandbox.js';
 import { shortId } from '../state/ids.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
-import * as git from '../vcs/land.js';
-import { OutputTail, setupWorkspace } from './workspace-setup.js';
+import * as git from '../vcs/git-landing.js';
+import { OutputTail, setupWorkspace } from '../job/workspace-setup.js';
 import { removeOverlays } from '../proc/sandbox/overlay.js';
-import { runTests } from './test-runner.js';
+import { runTests } from '../job/test-runner.js';
 import { processesIn } from '../proc/cwd.js';
 import { isInside } from '../session/paths.js';
 import { GitVcs } from '../vcs/git.js';
 import { writeJournal } from '../journal/write.js';
-import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './land-plan.js';
+import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './plan.js';
 import { landingUnderWay } from '../model/derive.js';
 import { localProbe } from '../proc/alive.js';
 
-export { finalCommit, LandRefused, landPlan, type LandPlan } from './land-plan.js';
+export { finalCommit, LandRefused, landPlan, type LandPlan } from './plan.js';
 
 /** Times the target may move under a landing before it gives up (each time: rebase and test again). */
 export const LAND_ATTEMPTS = 3;
@@ -489,7 +489,7 @@ const SIDE_LINES = 200;
 async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promise<LandResult> {
   const { store, repo, job, config } = i;
   const progress = i.onProgress ?? (() => {});
-  const deps = i.deps ?? (await import('./wiring.js')).realJobDeps();
+  const deps = i.deps ?? (await import('../job/wiring.js')).realJobDeps();
   const todo = store.todos.get(repo.slug, job.todo_id);
   if (!todo)
     throw new LandRefused(

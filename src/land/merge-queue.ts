@@ -11,7 +11,7 @@ import { landingUnderWay } from '../model/derive.js';
 import type { Job, JobLanded } from '../model/job.js';
 import { localProbe } from '../proc/alive.js';
 import type { StateStore } from '../state/api.js';
-import { finalCommit, LandRefused, landJob } from './land.js';
+import { finalCommit, LandRefused, landJob } from './landing.js';
 
 /** The jobs of a repository that are to land, as a landing runner sees them now. */
 export interface ToLand {
