@@ -4,27 +4,28 @@
 // (the user's checkout), only as `git merge --ff-only` would, which never
 // touches a file with uncommitted changes. Everything happens in a throwaway
 // worktree under the state dir; the user's files are never written by us.
-// Domain only: the CLI (src/cli/job/land.ts) and the dashboard call landJob.
+// Domain only: the CLI (src/cli/job/land.ts) and the dashboard call landJob,
+// and hand it its git (LandingVcs) and, for a conflict the agent resolves,
+// the job's collaborators.
 import { join } from 'node:path';
 import type { Config } from '../model/config.js';
 import type { Job, JobLandConflict, JobLanded, TestResult } from '../model/job.js';
 import { shownText } from '../text/shown.js';
 import { hostname } from 'node:os';
-import { JobRunner } from '../job/runner.js';
-import type { JobDeps } from '../job/launch.js';
+import { newJobRunner, type JobDeps } from '../job/launch.js';
 import { groupRecorder } from '../proc/recorded.js';
 import { jobSandbox } from '../proc/sandbox/sandbox.js';
 import { shortId } from '../state/ids.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
-import * as git from '../vcs/git-landing.js';
+import type { LandingVcs } from '../vcs/landing-vcs.js';
+import type { Vcs } from '../vcs/vcs.js';
 import { OutputTail, setupWorkspace } from '../job/workspace-setup.js';
 import { removeOverlays } from '../proc/sandbox/overlay.js';
 import { runTests } from '../job/test-runner.js';
 import { processesIn } from '../proc/cwd.js';
 import { isInside } from '../session/paths.js';
-import { GitVcs } from '../vcs/git.js';
 import { writeJournal } from '../journal/write.js';
 import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './plan.js';
 import { landingUnderWay } from '../model/derive.js';
@@ -53,8 +54,13 @@ export interface LandInput {
   maxAttempts?: number;
   /** What a conflicting rebase does (default [land] on-conflict). */
   onConflict?: 'agent' | 'stop';
-  /** What runs the agent's resolution change (on-conflict = "agent"); the real ones by default. */
-  deps?: JobDeps;
+  /** Landing's git steps, and the job's workspace removed once its work landed (a GitVcs from the composition). */
+  vcs: LandingVcs & Pick<Vcs, 'removeWorkspace'>;
+  /**
+   * What runs the agent's resolution change (on-conflict = "agent"), loaded
+   * only when a conflict goes to the agent (it loads the agent's SDK).
+   */
+  deps?: () => Promise<JobDeps>;
   /** Resolution changes this landing already made (bounds them). */
   resolutions?: number;
 }
@@ -205,25 +211,25 @@ async function landJobIn(i: LandInput): Promise<LandResult> {
   const { repo, job } = i;
   const progress = i.onProgress ?? (() => {});
   const { base, final } = landable(job);
-  if (!(await git.isAncestor(repo.root, base, final)))
+  if (!(await i.vcs.isAncestor(repo.root, base, final)))
     throw new LandRefused(
       `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(base)} (or is missing from this repository): it cannot be landed.`,
       'not-landable',
     );
   const { onto, note } = await target(i);
-  const tip = await git.branchTip(repo.root, onto);
+  const tip = await i.vcs.branchTip(repo.root, onto);
   if (!tip)
     throw new LandRefused(
       `there is no local branch ${onto} to land on: create it, or pass --onto an existing branch (git branch lists them).`,
       'target',
     );
   // Refused before the rebase and the tests, as well as before the move.
-  await refuseIfBusy(repo.root, job.id, onto);
-  const original = await git.commitsBetween(repo.root, base, final);
+  await refuseIfBusy(i.vcs, repo.root, job.id, onto);
+  const original = await i.vcs.commitsBetween(repo.root, base, final);
   progress({ type: 'target', onto, tip, commits: original.length, note });
   // Not under workspaces/: that is the pool `ii workspace prune` clears.
   const ws = landingWorktree(i);
-  await git.addLandingWorktree(repo.root, ws, tip);
+  await i.vcs.addLandingWorktree(repo.root, ws, tip);
   return landIn(i, {
     ws,
     onto,
@@ -250,10 +256,10 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
       `job ${job.id} has no landing stopped in a conflict: nothing to continue.`,
       'not-landable',
     );
-  if (!(await git.rebaseInProgress(c.worktree))) {
+  if (!(await i.vcs.rebaseInProgress(c.worktree))) {
     // Nothing to go on with (the worktree was removed by hand): the job is
     // as it was before the landing began, which is what the record then says.
-    await git.removeLandingWorktree(i.repo.root, c.worktree).catch(() => {});
+    await i.vcs.removeLandingWorktree(i.repo.root, c.worktree).catch(() => {});
     removeOverlays(i.stateDir, c.worktree);
     store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
@@ -261,7 +267,7 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
       'not-landable',
     );
   }
-  const r = await git.continueRebase(c.worktree);
+  const r = await i.vcs.continueRebase(c.worktree);
   if (!r.ok) {
     if (!r.conflicts.length)
       throw new LandRefused(`git rebase --continue failed in ${c.worktree}:\n${r.detail}`, 'conflict');
@@ -296,7 +302,7 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
     // Red tests or a checkout in the way: the person's resolution is not
     // thrown away with the landing worktree.
     const ref = `refs/incrementum/resolved/${job.id}`;
-    await git.keepRef(i.repo.root, ref, r.head);
+    await i.vcs.keepRef(i.repo.root, ref, r.head);
     throw new LandRefused(
       `${err.message}\nYour resolution is kept as ${short(r.head)} (${ref}); the job is completed, not landed.`,
       err.kind,
@@ -314,8 +320,8 @@ export async function abortLanding(i: LandInput): Promise<Job> {
       `job ${job.id} has no landing stopped in a conflict: nothing to abort.`,
       'not-landable',
     );
-  if (await git.rebaseInProgress(c.worktree)) await git.abortRebase(c.worktree);
-  await git.removeLandingWorktree(i.repo.root, c.worktree);
+  if (await i.vcs.rebaseInProgress(c.worktree)) await i.vcs.abortRebase(c.worktree);
+  await i.vcs.removeLandingWorktree(i.repo.root, c.worktree);
   removeOverlays(i.stateDir, c.worktree);
   store.jobs.setLandConflict(job.id, null);
   store.jobs.setLanding(job.id, null);
@@ -363,7 +369,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         next = pending;
         pending = null;
       } else {
-        const rebased = await git.rebaseInWorktree(l.ws, tip, base, head, stop);
+        const rebased = await i.vcs.rebaseInWorktree(l.ws, tip, base, head, stop);
         if (!rebased.ok && stop && rebased.conflicts.length) {
           const c: JobLandConflict = {
             onto: l.onto,
@@ -389,7 +395,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         ) {
           // on-conflict = "agent": replay the job's commits taking its side of
           // each conflicting hunk, and hand the branch's side to the agent.
-          const replay = await git.rebaseTakingJobSide(l.ws, tip, base, head);
+          const replay = await i.vcs.rebaseTakingJobSide(l.ws, tip, base, head);
           if (replay.ok) {
             toResolve = { tip, base, head, files: rebased.conflicts, replayed: replay.head };
             break;
@@ -414,7 +420,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         landedHead = next;
         break;
       }
-      const now = await git.branchTip(repo.root, l.onto);
+      const now = await i.vcs.branchTip(repo.root, l.onto);
       if (!now)
         throw new LandRefused(`the branch ${l.onto} was deleted while job ${job.id} was landing.`, 'target');
       // What is rebased next is what was just rebased (and perhaps resolved by
@@ -426,7 +432,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
     }
   } finally {
     if (!kept) {
-      await git.removeLandingWorktree(repo.root, l.ws).catch(() => {});
+      await i.vcs.removeLandingWorktree(repo.root, l.ws).catch(() => {});
       removeOverlays(i.stateDir, l.ws);
     }
   }
@@ -457,7 +463,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
   return {
     job: updated,
     landed,
-    commits: await git.commitsBetween(repo.root, tip, landedHead),
+    commits: await i.vcs.commitsBetween(repo.root, tip, landedHead),
     note: l.note,
     attempts,
     checkouts,
@@ -489,7 +495,13 @@ const SIDE_LINES = 200;
 async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promise<LandResult> {
   const { store, repo, job, config } = i;
   const progress = i.onProgress ?? (() => {});
-  const deps = i.deps ?? (await import('../job/wiring.js')).realJobDeps();
+  if (!i.deps)
+    throw new LandRefused(
+      `job ${job.id} conflicts with ${onto}, and this landing was given no agent to resolve it: nothing was landed.`,
+      'conflict',
+      r.files,
+    );
+  const deps = await i.deps();
   const todo = store.todos.get(repo.slug, job.todo_id);
   if (!todo)
     throw new LandRefused(
@@ -497,7 +509,7 @@ async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promis
       'conflict',
       r.files,
     );
-  const conflicts = await describeConflicts(repo.root, onto, r);
+  const conflicts = await describeConflicts(i.vcs, repo.root, onto, r);
   const agent = deps.resolveAgent(config);
   progress({ type: 'resolving', files: r.files, onto });
   appendEvent(i.stateDir, job.id, 'info', {
@@ -532,22 +544,17 @@ async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promis
   const { session, workspacePath } = started;
   // The job's work now sits on the target's tip: that is its base from here.
   store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
-  const runner = new JobRunner({
+  const runner = newJobRunner(deps, {
     store,
     stateDir: i.stateDir,
-    vcs: deps.vcs,
-    startAgent: deps.startAgent,
-    agent: { ...agent, env: { ...agent.env, II_JOB_ID: job.id, II_TODO_ID: todo.id } },
+    agent,
     config,
     jobId: job.id,
     todo,
     repoRoot: repo.root,
     workspacePath,
     baseRev: r.tip,
-    finishSession: async (outcome) => {
-      await deps.finishSession(store, session.id, outcome);
-    },
-    ...(deps.afterImplement ? { afterImplement: deps.afterImplement } : {}),
+    sessionId: session.id,
     resolving: { onto, conflicts },
     onEvent: (e) => {
       if (e.type === 'stage') progress({ type: 'resolution_stage', stage: e.to });
@@ -574,11 +581,11 @@ async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promis
 }
 
 /** The resolve-conflicts prompt's Conflicts: each file with what the branch did to it and what the job did. */
-async function describeConflicts(root: string, onto: string, r: ToResolve): Promise<string> {
+async function describeConflicts(vcs: LandingVcs, root: string, onto: string, r: ToResolve): Promise<string> {
   const parts: string[] = [];
   for (const file of r.files) {
-    const theirs = await git.fileDiff(root, r.base, r.tip, file, SIDE_LINES);
-    const ours = await git.fileDiff(root, r.base, r.head, file, SIDE_LINES);
+    const theirs = await vcs.fileDiff(root, r.base, r.tip, file, SIDE_LINES);
+    const ours = await vcs.fileDiff(root, r.base, r.head, file, SIDE_LINES);
     const block = (d: { text: string; cut: boolean }) =>
       '```diff\n' + d.text + (d.cut ? `\n… (cut at ${SIDE_LINES} lines)` : '') + '\n```';
     parts.push(
@@ -667,12 +674,12 @@ async function advance(
   const reason = `incrementum: land job ${i.job.id}`;
   // Again just before the move: a rebase or merge may have begun while the
   // tests ran.
-  await refuseIfBusy(i.repo.root, i.job.id, onto);
-  const where = await git.checkoutsOf(i.repo.root, onto);
-  if (where.length === 0) return (await git.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
+  await refuseIfBusy(i.vcs, i.repo.root, i.job.id, onto);
+  const where = await i.vcs.checkoutsOf(i.repo.root, onto);
+  if (where.length === 0) return (await i.vcs.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
   // A branch is checked out in one worktree at most (git refuses a second).
   const checkout = where[0]!;
-  const ff = await git.fastForwardCheckout(checkout, next, old);
+  const ff = await i.vcs.fastForwardCheckout(checkout, next, old);
   if (ff.ok) {
     checkouts.push(checkout);
     progress({ type: 'checkout_updated', path: checkout });
@@ -704,7 +711,7 @@ async function releaseJobWorkspace(i: LandInput): Promise<void> {
   // it stays, free, for ii workspace prune to take once that has ended.
   if (processesIn(path).length > 0) return;
   if (!i.store.workspaces.removeIfFree(path)) return;
-  await new GitVcs().removeWorkspace(i.repo.root, path).catch(() => {});
+  await i.vcs.removeWorkspace(i.repo.root, path).catch(() => {});
   removeOverlays(i.stateDir, path);
-  if (w.branch.startsWith('incrementum/ws-')) await git.deleteBranch(i.repo.root, w.branch);
+  if (w.branch.startsWith('incrementum/ws-')) await i.vcs.deleteBranch(i.repo.root, w.branch);
 }

@@ -156,7 +156,8 @@ describe('cleaning up after a dead runner', () => {
           repo: { root: f.repo, slug },
           config: Config.parse({ job: { 'test-commands': ['true'] } }),
           job: done,
-          deps: {
+          vcs: new GitVcs(),
+          deps: async () => ({
             vcs,
             startAgent: () => {
               throw new Error('no agent in this test');
@@ -164,7 +165,7 @@ describe('cleaning up after a dead runner', () => {
             resolveAgent: () => ({ name: 'none', command: ['true'], env: {} }),
             startSession: (st, o) => startSession(st, o, vcs),
             finishSession: (st, sid, outcome) => finishSession(st, sid, outcome, vcs),
-          },
+          }),
         });
         await inAdd;
         // The runner "dies" here: the new workspace is held, no session recorded yet.

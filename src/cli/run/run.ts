@@ -16,7 +16,7 @@ import { reapedLine } from '../../job/dead-runner.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { style } from '../format.js';
-import { realDeps } from '../job/deps.js';
+import { realDeps, realLandingVcs } from '../job/deps.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import type { RunOptions } from './options.js';
 import { jobLine, reasonLine, totalLine } from './view.js';
@@ -199,7 +199,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       }
     };
 
-    // --land: a merge queue (src/job/land-queue.ts) of every job that is to
+    // --land: a merge queue (src/land/merge-queue.ts) of every job that is to
     // land, this run's and those a killed landing runner left, each landed
     // as it completes (once its runner has finished), oldest completion first.
     let finishing = 0;
@@ -214,6 +214,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         store,
         repo,
         config,
+        vcs: await realLandingVcs(),
+        deps: realDeps,
         // Said the moment it is recorded, before the workspace is released
         // and the journal written: the record wakes the runner, which may
         // start a dependent todo, and that line must not come first.
