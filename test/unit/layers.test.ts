@@ -38,6 +38,34 @@ const LAYERS: { name: string; holds: string[] }[] = [
   { name: 'cli', holds: ['src/cli/'] },
 ];
 
+/**
+ * Where a GitVcs may be made: src/vcs itself and the composition roots. The
+ * session/ and doctor/ files are defaults not yet injected from their callers.
+ */
+const COMPOSERS = [
+  'src/vcs/',
+  'src/cli/',
+  'src/dashboard/io/',
+  'src/session/session.ts',
+  'src/session/workspaces.ts',
+  'src/doctor/tests-check.ts',
+];
+
+/** Whether a file has `new <name>(...)` in its code (not in a comment or a string). */
+function constructs(file: string, name: string): boolean {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  if (!text.includes(name)) return false;
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === name)
+      found = true;
+    else ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
 type Kind = 'import' | 'type' | 'import()' | 'export from';
 interface Edge {
   from: string;
@@ -235,6 +263,16 @@ describe('layers', () => {
         e.to.startsWith('src/dashboard/io/'),
     );
     expect(io.map(show)).toEqual([]);
+  });
+
+  it("reaches landing's git only through LandingVcs: nothing outside src/vcs imports src/vcs/git-landing.ts", () => {
+    const direct = edges.filter((e) => e.to === 'src/vcs/git-landing.ts' && !e.from.startsWith('src/vcs/'));
+    expect(direct.map(show)).toEqual([]);
+  });
+
+  it("makes a GitVcs only in src/vcs and where a whole is composed (the CLI, the dashboard's I/O)", () => {
+    const made = files.filter((f) => !COMPOSERS.some((c) => f.startsWith(c)) && constructs(f, 'GitVcs'));
+    expect(made, 'take a Vcs (or LandingVcs) as a parameter, made by the caller').toEqual([]);
   });
 
   it("loads a command's body only when it runs: a group's index.ts imports its own bodies through import()", () => {
