@@ -28,7 +28,7 @@ import { localProbe } from '../proc/alive.js';
 import type { SessionStartInput } from '../session/index.js';
 import { setupInputProblem } from '../session/setup-check.js';
 
-/** The concrete collaborators of a job (src/job/wiring.ts has the real ones). */
+/** The concrete collaborators of a job (src/cli/job/wiring.ts has the real ones; newJobRunner wires a runner to them). */
 export interface JobDeps {
   vcs: Vcs;
   startAgent: StartAgent;

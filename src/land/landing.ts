@@ -676,7 +676,8 @@ async function advance(
   // tests ran.
   await refuseIfBusy(i.vcs, i.repo.root, i.job.id, onto);
   const where = await i.vcs.checkoutsOf(i.repo.root, onto);
-  if (where.length === 0) return (await i.vcs.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
+  if (where.length === 0)
+    return (await i.vcs.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
   // A branch is checked out in one worktree at most (git refuses a second).
   const checkout = where[0]!;
   const ff = await i.vcs.fastForwardCheckout(checkout, next, old);

@@ -1,5 +1,5 @@
 // What landing a job would do, decided without changing anything: whether
-// it can land, where (the target), which commits. landJob (land.ts) starts
+// it can land, where (the target), which commits. landJob (landing.ts) starts
 // here, and the dashboard's `m` asks it for its confirmation without loading
 // the runner that a landing's conflict resolution needs.
 import { UserError } from '../errors.js';
@@ -135,7 +135,12 @@ const FINISH: Record<BusyState, { noun: string; finish: string; abort: string }>
  * rebase is aborted (or blocks its --continue), while the job would say
  * landed; a merge or am in progress holds the checkout.
  */
-export async function refuseIfBusy(vcs: LandingVcs, root: string, jobId: string, onto: string): Promise<void> {
+export async function refuseIfBusy(
+  vcs: LandingVcs,
+  root: string,
+  jobId: string,
+  onto: string,
+): Promise<void> {
   const busy = await vcs.branchBusy(root, onto);
   if (!busy) return;
   const f = FINISH[busy.state];

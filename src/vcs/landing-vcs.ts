@@ -45,7 +45,13 @@ export interface LandingVcs {
    * Change-Ids and authors kept). A conflict aborts the rebase and names the
    * files; with `keep`, the rebase is left stopped there for a person.
    */
-  rebaseInWorktree(ws: string, onto: string, base: string, head: string, keep?: boolean): Promise<RebaseOutcome>;
+  rebaseInWorktree(
+    ws: string,
+    onto: string,
+    base: string,
+    head: string,
+    keep?: boolean,
+  ): Promise<RebaseOutcome>;
   /** rebaseInWorktree taking the job's side of every conflicting hunk (`-X theirs`). */
   rebaseTakingJobSide(ws: string, onto: string, base: string, head: string): Promise<RebaseOutcome>;
   /** Goes on with a rebase a person resolved in `ws` (`git add`ed); a new conflict stops it again. */

@@ -2,7 +2,7 @@
 // landing runner's job, kept through a refused landing, gone once it lands or
 // ends with nothing to land; the landing taken in one transaction, so two
 // processes never land one job; and what a landing runner makes of each job
-// to land (src/job/land-queue.ts toLand).
+// to land (src/land/merge-queue.ts toLand).
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // The body of ii run (definition in index.ts): check what a job needs once,
-// hand the scheduling to src/job/backlog-runner.ts, show its progress, and
+// hand the scheduling to src/backlog/scheduler.ts, show its progress, and
 // turn Ctrl-C into "start no more" then "abandon them".
 import { hostname } from 'node:os';
 import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../backlog/scheduler.js';

@@ -92,7 +92,7 @@ export interface RunnerState {
   localPids: number[];
   /** The most jobs they keep running at once (each counts every job of the repository). */
   slots: number;
-  /** They land as they go (ii run --land): a todo waits for its deps to land (model/runner.ts runnersLand). */
+  /** They land as they go (ii run --land): a todo waits for its deps to land (model/backlog-runner.ts runnersLand). */
   lands?: boolean;
 }
 
