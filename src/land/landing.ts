@@ -5,99 +5,34 @@
 // touches a file with uncommitted changes. Everything happens in a throwaway
 // worktree under the state dir; the user's files are never written by us.
 // Domain only: the CLI (src/cli/job/land.ts) and the dashboard call landJob,
-// and hand it its git (LandingVcs) and, for a conflict the agent resolves,
-// the job's collaborators.
+// and hand it its git (LandingVcs) and, for a conflict the agent resolves
+// (resolve-conflicts.ts), the job's collaborators; the rebased tip's tests
+// are tip-tests.ts.
 import { join } from 'node:path';
-import type { Config } from '../model/config.js';
-import type { Job, JobLandConflict, JobLanded, TestResult } from '../model/job.js';
+import type { Job, JobLandConflict, JobLanded } from '../model/job.js';
 import { shownText } from '../text/shown.js';
 import { hostname } from 'node:os';
-import { newJobRunner, type JobDeps } from '../job/launch.js';
-import { groupRecorder } from '../proc/recorded.js';
-import { jobSandbox } from '../proc/sandbox/sandbox.js';
-import { shortId } from '../state/ids.js';
-import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
-import type { LandingVcs } from '../vcs/landing-vcs.js';
-import type { Vcs } from '../vcs/vcs.js';
-import { OutputTail, setupWorkspace } from '../job/workspace-setup.js';
 import { removeOverlays } from '../proc/sandbox/overlay.js';
-import { runTests } from '../job/test-runner.js';
 import { processesIn } from '../proc/cwd.js';
 import { isInside } from '../session/paths.js';
 import { writeJournal } from '../journal/write.js';
 import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './plan.js';
+import {
+  LAND_ATTEMPTS,
+  RESOLUTION_ROUNDS,
+  type LandInput,
+  type LandProgress,
+  type LandResult,
+} from './input.js';
+import { resolveThenLand, type ToResolve } from './resolve-conflicts.js';
+import { testTip } from './tip-tests.js';
 import { landingUnderWay } from '../model/derive.js';
 import { localProbe } from '../proc/alive.js';
 
 export { finalCommit, LandRefused, landPlan, type LandPlan } from './plan.js';
-
-/** Times the target may move under a landing before it gives up (each time: rebase and test again). */
-export const LAND_ATTEMPTS = 3;
-
-export interface LandInput {
-  store: StateStore;
-  stateDir: string;
-  repo: { root: string; slug: string };
-  config: Config;
-  /** A completed job (store.jobs.resolve gives one). */
-  job: Job;
-  /** --onto; else [land] onto; else the job's base branch; else the checked-out branch. */
-  onto?: string;
-  /** False: --no-test, the rebased tip is not tested (recorded as tested: false). */
-  test?: boolean;
-  /** Aborting ends a running test command's process group; nothing is moved. */
-  signal?: AbortSignal;
-  onProgress?: (p: LandProgress) => void;
-  /** Bounds the rebase-and-test rounds when the target keeps moving (default LAND_ATTEMPTS). */
-  maxAttempts?: number;
-  /** What a conflicting rebase does (default [land] on-conflict). */
-  onConflict?: 'agent' | 'stop';
-  /** Landing's git steps, and the job's workspace removed once its work landed (a GitVcs from the composition). */
-  vcs: LandingVcs & Pick<Vcs, 'removeWorkspace'>;
-  /**
-   * What runs the agent's resolution change (on-conflict = "agent"), loaded
-   * only when a conflict goes to the agent (it loads the agent's SDK).
-   */
-  deps?: () => Promise<JobDeps>;
-  /** Resolution changes this landing already made (bounds them). */
-  resolutions?: number;
-}
-
-/** Resolution changes one landing may make before it gives up (the target keeps conflicting). */
-export const RESOLUTION_ROUNDS = 2;
-
-/** What a landing reports as it goes (the CLI prints it; the dashboard shows it live). */
-export type LandProgress =
-  | { type: 'target'; onto: string; tip: string; commits: number; note: string | null }
-  | { type: 'rebased'; attempt: number; onto_tip: string; head: string }
-  | { type: 'setup'; command: string }
-  | { type: 'test_start'; command: string }
-  | { type: 'test_output'; command: string; stream: 'stdout' | 'stderr'; text: string }
-  | { type: 'test_end'; result: TestResult }
-  | { type: 'tests_skipped' }
-  /** The target moved while this landing worked: rebase and test again. */
-  | { type: 'target_moved'; attempt: number; tip: string }
-  | { type: 'checkout_updated'; path: string }
-  | { type: 'landed'; landed: JobLanded }
-  /** The rebase conflicted: the job goes on with a resolve-conflicts change. */
-  | { type: 'resolving'; files: string[]; onto: string }
-  /** A stage of the resolution change (the job's own events say more). */
-  | { type: 'resolution_stage'; stage: string }
-  | { type: 'resolved'; status: string; reason: string | null };
-
-export interface LandResult {
-  job: Job;
-  landed: JobLanded;
-  /** The landed commits, oldest first (the rebased ones). */
-  commits: string[];
-  /** Said when the target was a guess (an older job with no recorded base branch). */
-  note: string | null;
-  attempts: number;
-  /** The checkouts whose files were fast-forwarded. */
-  checkouts: string[];
-}
+export type { LandInput, LandProgress, LandResult } from './input.js';
 
 /**
  * Lands a completed job. Each step is recorded on the job (JobLanding) as it
@@ -436,7 +371,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
       removeOverlays(i.stateDir, l.ws);
     }
   }
-  if (toResolve) return resolveThenLand(i, l.onto, toResolve);
+  if (toResolve) return resolveThenLand(i, l.onto, toResolve, landJob);
   if (!landedHead) {
     if (job.land_conflict) store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
@@ -468,194 +403,6 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
     attempts,
     checkouts,
   };
-}
-
-interface ToResolve {
-  /** The target's tip the job is replayed onto. */
-  tip: string;
-  /** The job's commits base..head. */
-  base: string;
-  head: string;
-  files: string[];
-  /** base..head replayed onto tip, the job's side taken in each conflicting hunk. */
-  replayed: string;
-}
-
-/** Lines of each side's diff the agent is shown per conflicting file. */
-const SIDE_LINES = 200;
-
-/**
- * on-conflict = "agent": the job goes on. Its commits, replayed onto the
- * target with its own side of each conflicting hunk (every message and
- * Change-Id kept), become its new line, and a new change asks the agent,
- * with the resolve-conflicts template, to bring the branch's side back. That
- * change is tested and reviewed like any other; once the job completes
- * again, the landing is tried again (at most RESOLUTION_ROUNDS times).
- */
-async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promise<LandResult> {
-  const { store, repo, job, config } = i;
-  const progress = i.onProgress ?? (() => {});
-  if (!i.deps)
-    throw new LandRefused(
-      `job ${job.id} conflicts with ${onto}, and this landing was given no agent to resolve it: nothing was landed.`,
-      'conflict',
-      r.files,
-    );
-  const deps = await i.deps();
-  const todo = store.todos.get(repo.slug, job.todo_id);
-  if (!todo)
-    throw new LandRefused(
-      `job ${job.id}'s todo ${job.todo_id} is gone: it cannot go on.`,
-      'conflict',
-      r.files,
-    );
-  const conflicts = await describeConflicts(i.vcs, repo.root, onto, r);
-  const agent = deps.resolveAgent(config);
-  progress({ type: 'resolving', files: r.files, onto });
-  appendEvent(i.stateDir, job.id, 'info', {
-    message: `landing on ${onto}: ${r.files.length} file${r.files.length === 1 ? '' : 's'} conflict (${r.files.join(', ')}); the job goes on with a change that resolves them`,
-  });
-  // The job names its new session before the workspace is made, as a claim
-  // does: a runner killed while git makes the worktree leaves the job
-  // pointing at the session that holds it, so the dead-runner cleanup gives
-  // the workspace back instead of leaving it held by no one.
-  const sessionId = shortId(todo.id);
-  store.jobs.resume(job.id, process.pid, hostname(), sessionId);
-  let started: Awaited<ReturnType<JobDeps['startSession']>>;
-  try {
-    started = await deps.startSession(store, {
-      repoRoot: repo.root,
-      slug: repo.slug,
-      todoId: job.todo_id,
-      sessionId,
-      rev: r.replayed,
-      stateDir: i.stateDir,
-      copy: config.workspace.copy,
-      jobId: job.id,
-    });
-  } catch (err) {
-    store.jobs.finish(job.id, 'completed', null);
-    throw new LandRefused(
-      `the conflicts could not go to the agent: ${(err as Error).message}\nNothing was landed; the job is completed as before.`,
-      'conflict',
-      r.files,
-    );
-  }
-  const { session, workspacePath } = started;
-  // The job's work now sits on the target's tip: that is its base from here.
-  store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
-  const runner = newJobRunner(deps, {
-    store,
-    stateDir: i.stateDir,
-    agent,
-    config,
-    jobId: job.id,
-    todo,
-    repoRoot: repo.root,
-    workspacePath,
-    baseRev: r.tip,
-    sessionId: session.id,
-    resolving: { onto, conflicts },
-    onEvent: (e) => {
-      if (e.type === 'stage') progress({ type: 'resolution_stage', stage: e.to });
-    },
-  });
-  const stopRun = () =>
-    runner.cancel({ status: 'failed', reason: 'the conflict resolution was interrupted' });
-  i.signal?.addEventListener('abort', stopRun);
-  let done: Job;
-  try {
-    done = await runner.run();
-  } finally {
-    i.signal?.removeEventListener('abort', stopRun);
-  }
-  progress({ type: 'resolved', status: done.status, reason: done.failure_reason });
-  if (done.status !== 'completed')
-    throw new LandRefused(
-      `the change resolving the conflicts with ${onto} did not complete (${done.status}${done.failure_reason ? `: ${done.failure_reason}` : ''}); nothing was landed.\n` +
-        `ii job show ${job.id} says what happened; its commits are kept, and ii job retry ${job.id} starts the todo afresh on ${onto}.`,
-      'conflict',
-      r.files,
-    );
-  return landJob({ ...i, job: done, resolutions: (i.resolutions ?? 0) + 1 });
-}
-
-/** The resolve-conflicts prompt's Conflicts: each file with what the branch did to it and what the job did. */
-async function describeConflicts(vcs: LandingVcs, root: string, onto: string, r: ToResolve): Promise<string> {
-  const parts: string[] = [];
-  for (const file of r.files) {
-    const theirs = await vcs.fileDiff(root, r.base, r.tip, file, SIDE_LINES);
-    const ours = await vcs.fileDiff(root, r.base, r.head, file, SIDE_LINES);
-    const block = (d: { text: string; cut: boolean }) =>
-      '```diff\n' + d.text + (d.cut ? `\n… (cut at ${SIDE_LINES} lines)` : '') + '\n```';
-    parts.push(
-      `## ${file}\n\nWhat ${onto} did (now missing from the workspace where it conflicted):\n\n${block(theirs)}\n\n` +
-        `What the job did (in the workspace):\n\n${block(ours)}`,
-    );
-  }
-  return parts.join('\n\n');
-}
-
-/** [workspace] setup if needed, then the test commands on the rebased tip; red throws. */
-async function testTip(i: LandInput, ws: string, onto: string): Promise<void> {
-  const progress = i.onProgress ?? (() => {});
-  const { config } = i;
-  const recordGroup = groupRecorder(i.store, i.job.id, ws);
-  // The tip's setup and tests run in the job's sandbox as its own did.
-  const sandbox = jobSandbox({
-    config,
-    repoRoot: i.repo.root,
-    workspace: ws,
-    stateDir: i.stateDir,
-    agent: { name: '', command: [] },
-  });
-  const timeoutMs = config.job['test-timeout-seconds'] * 1000;
-  const setup = await setupWorkspace({
-    workspace: ws,
-    checkout: i.repo.root,
-    commands: config.workspace.setup,
-    reuse: config.workspace.reuse,
-    ...(i.signal ? { signal: i.signal } : {}),
-    timeoutMs,
-    recordGroup,
-    sandbox,
-    onStart: (command) => progress({ type: 'setup', command }),
-  });
-  if (setup.kind === 'aborted')
-    throw new LandRefused('the landing was interrupted: nothing was moved.', 'aborted');
-  if (setup.kind === 'failed')
-    throw new LandRefused(
-      `the workspace setup failed on the rebased tip (\`${setup.failed.command}\` exited ${setup.failed.exit_code}): ${onto} was not moved.\n${setup.tail}`,
-      'tests',
-    );
-  const tails = new Map<string, OutputTail>();
-  const run = await runTests({
-    commands: config.job['test-commands'],
-    cwd: ws,
-    ...(i.signal ? { signal: i.signal } : {}),
-    timeoutMs,
-    recordGroup,
-    sandbox,
-    onStart: (command) => {
-      tails.set(command, new OutputTail());
-      progress({ type: 'test_start', command });
-    },
-    onOutput: (command, stream, text) => {
-      tails.get(command)?.add(text);
-      progress({ type: 'test_output', command, stream, text });
-    },
-    onEnd: (result) => progress({ type: 'test_end', result }),
-  });
-  if (run.aborted) throw new LandRefused('the landing was interrupted: nothing was moved.', 'aborted');
-  if (run.passed) return;
-  const failed = run.results.find((r) => r.exit_code !== 0)!;
-  const tail = tails.get(failed.command)?.lines() ?? '';
-  throw new LandRefused(
-    `the tests fail on job ${i.job.id} rebased onto ${onto}: \`${failed.command}\` exited ${failed.exit_code}; ${onto} was not moved.\n` +
-      (tail ? `${tail}\n` : '') +
-      `Fix it on ${onto} or retry the todo (ii job retry ${i.job.id}); --no-test lands without the tests.`,
-    'tests',
-  );
 }
 
 /**
