@@ -24,7 +24,7 @@ const dist = (p) => import(join(root, 'dist', 'src', p));
 const { openStateStore, repoSlug } = await dist('state/index.js');
 const { loadConfig } = await dist('job/config.js');
 const { launchJob } = await dist('job/launch.js');
-const { realJobDeps } = await dist('job/wiring.js');
+const { realJobDeps } = await dist('cli/job/wiring.js');
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const write = (path, content) => ({ type: 'write', path, content });

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
 import type { Job } from '../src/model/job.js';
-import type { TestRun } from '../src/job/job-log.js';
+import type { TestRun } from '../src/job-log/log-lines.js';
 import type { CodeDiff } from '../src/dashboard/view/state.js';
 import { visibleLine } from '../src/text/sanitize.js';
 import { shownLine, shownLines, shownText } from '../src/text/shown.js';

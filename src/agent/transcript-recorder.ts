@@ -3,7 +3,7 @@
 //   {"t":<ms>,"dir":"in"|"out","message":<JSON-RPC message>}
 //   {"t":<ms>,"type":"warning","message":"<text>"}
 //   {"t":<ms>,"type":"stderr","message":"<a line the agent wrote on stderr>"}
-// which src/job/transcript-text.ts renders. Writes are batched (one append per
+// which src/job-log/transcript-text.ts renders. Writes are batched (one append per
 // tick) so a chatty agent costs little, and flushed synchronously on close.
 //
 // A turn's part of the file is capped ([agent] transcript-max-mb): an agent

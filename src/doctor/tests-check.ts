@@ -12,7 +12,7 @@ import { LEFTOVERS_FIX, namedPaths } from '../job/leftovers.js';
 import type { TestResult } from '../model/job.js';
 import { checkCopies, copyInto } from '../session/copy.js';
 import { redact } from '../text/redact.js';
-import { GitVcs } from '../vcs/git.js';
+import type { Vcs } from '../vcs/vcs.js';
 import { git } from '../vcs/git-run.js';
 import type { CheckResult } from './checks.js';
 import { ReadOnlyWrites } from '../proc/sandbox/read-only-hint.js';
@@ -26,12 +26,14 @@ const ran = (rs: TestResult[]) => rs.map((r) => `${r.command} (${secs(r.duration
 export async function checkTests(o: {
   root: string;
   config: Config;
+  /** The repository's git (a GitVcs from the CLI). */
+  vcs: Vcs;
   signal?: AbortSignal;
   /** Progress for a person waiting (setup can take minutes). */
   onProgress?: (line: string) => void;
 }): Promise<CheckResult[]> {
   const { root, config } = o;
-  const vcs = new GitVcs();
+  const { vcs } = o;
   let base: string;
   let from: string;
   try {

@@ -23,12 +23,12 @@ import { Prompts } from './prompts.js';
 import { workspaceGoneReason } from './workspace-gone.js';
 import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
-import type { StartAgent } from './runner-types.js';
+import type { JobRunnerOptions, StartAgent } from './runner-types.js';
 import { localProbe } from '../proc/alive.js';
 import type { SessionStartInput } from '../session/index.js';
 import { setupInputProblem } from '../session/setup-check.js';
 
-/** The concrete collaborators of a job (src/job/wiring.ts has the real ones). */
+/** The concrete collaborators of a job (src/cli/job/wiring.ts has the real ones; newJobRunner wires a runner to them). */
 export interface JobDeps {
   vcs: Vcs;
   startAgent: StartAgent;
@@ -213,26 +213,18 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     // when it enters implementing (the job change tracking spec), so a job
     // that never gets there leaves no ref for a change no record holds.
     const changeId = newChangeId();
-    const runner = new JobRunner({
+    const runner = newJobRunner(deps, {
       store,
       stateDir: i.stateDir,
-      vcs: deps.vcs,
-      startAgent: deps.startAgent,
-      // Every agent is told which job and todo it works for: a wrapper
-      // script or hook can key on them, and the scripted agent picks its
-      // scenario by todo.
-      agent: { ...agent, env: { ...agent.env, II_JOB_ID: job.id, II_TODO_ID: todo.id } },
+      agent,
       config,
       jobId: job.id,
       todo: store.todos.get(repo.slug, todo.id) ?? todo,
       repoRoot: repo.root,
       workspacePath,
       baseRev,
+      sessionId: session.id,
       firstChangeId: changeId,
-      finishSession: async (outcome) => {
-        await deps.finishSession(store, session.id, outcome);
-      },
-      ...(deps.afterImplement ? { afterImplement: deps.afterImplement } : {}),
       ...(i.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
       ...(i.onEvent ? { onEvent: i.onEvent } : {}),
       ...(i.onFinished ? { onFinished: i.onFinished } : {}),
@@ -261,6 +253,36 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
     throw full ?? err;
   }
+}
+
+/** What newJobRunner takes beside the collaborators: the job, its session, and the runner's own options. */
+export type NewJobRunnerInput = Omit<
+  JobRunnerOptions,
+  'vcs' | 'startAgent' | 'finishSession' | 'afterImplement'
+> & {
+  /** The job's session, released through deps.finishSession when the job ends. */
+  sessionId: string;
+};
+
+/**
+ * The one place a JobRunner is wired to a job's collaborators (a launch and a
+ * landing's conflict resolution both start one): every agent is told which
+ * job and todo it works for, so a wrapper script or hook can key on them and
+ * the scripted agent picks its scenario by todo.
+ */
+export function newJobRunner(deps: JobDeps, i: NewJobRunnerInput): JobRunner {
+  const { sessionId, agent, store, ...rest } = i;
+  return new JobRunner({
+    ...rest,
+    store,
+    vcs: deps.vcs,
+    startAgent: deps.startAgent,
+    agent: { ...agent, env: { ...agent.env, II_JOB_ID: i.jobId, II_TODO_ID: i.todo.id } },
+    finishSession: async (outcome) => {
+      await deps.finishSession(store, sessionId, outcome);
+    },
+    ...(deps.afterImplement ? { afterImplement: deps.afterImplement } : {}),
+  });
 }
 
 /** A claimed job whose workspace could not be made: failed, its todo open again. */

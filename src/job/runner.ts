@@ -37,7 +37,7 @@ import { endJobProcesses, JOB_ENV } from '../proc/job-processes.js';
 import { startTicks } from '../proc/group.js';
 import { ReadOnlyWrites } from '../proc/sandbox/read-only-hint.js';
 import { jobSandbox, type Sandbox } from '../proc/sandbox/sandbox.js';
-import { TAIL_LINES } from './event-text.js';
+import { TAIL_LINES } from '../job-log/event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { recordDespiteFullDisk } from './full-disk.js';
 import { agentSessionTitle } from './session-title.js';

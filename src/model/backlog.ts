@@ -68,7 +68,7 @@ export interface BacklogOptions {
    * A dep counts as done only once its commits landed (ii run --land): a
    * dependent job starts from the branch, so it would not see them before.
    * The one readiness rule for ii run and the board: the board passes what
-   * the live runners do (model/runner.ts runnersLand).
+   * the live runners do (model/backlog-runner.ts runnersLand).
    */
   depsLanded?: boolean;
 }

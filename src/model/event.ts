@@ -5,7 +5,7 @@
 // that does not match is skipped with a warning, never trusted.
 //
 // To log a new kind of fact, add a member here (and its lines in
-// src/job/event-text.ts); `output` carries any command output that is not a
+// src/job-log/event-text.ts); `output` carries any command output that is not a
 // test's (setup steps, hooks) under a `source` name.
 import { z } from 'zod';
 import { JOB_STAGES } from './enums.js';

@@ -8,7 +8,6 @@ import type { SessionStatus, Workspace } from '../model/session.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import type { StateStore } from '../state/api.js';
 import { workspacesDir } from '../state/paths.js';
-import { GitVcs } from '../vcs/git.js';
 import { git } from '../vcs/git-run.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { processesIn } from '../proc/cwd.js';
@@ -86,11 +85,7 @@ export interface PruneResult {
  * live process leaves it running in a deleted directory, out of every
  * check's sight; the workspace goes once it has ended.
  */
-export async function pruneWorkspaces(
-  store: StateStore,
-  t: PruneTarget,
-  vcs: Vcs = new GitVcs(),
-): Promise<PruneResult> {
+export async function pruneWorkspaces(store: StateStore, t: PruneTarget, vcs: Vcs): Promise<PruneResult> {
   const dir = workspacesDir(t.stateDir, t.slug);
   const mine = (path: string) => isInside(dir, path) && resolve(path) !== resolve(t.root);
   const pruned: Pruned[] = [];
@@ -166,7 +161,7 @@ export async function pruneWorkspaces(
  * last commit, and a job could fail before it recorded its first. The refs
  * of every recorded change stay, with all their iterations.
  */
-export function pruneChangeRefs(store: StateStore, root: string, vcs: Vcs = new GitVcs()): Promise<string[]> {
+export function pruneChangeRefs(store: StateStore, root: string, vcs: Vcs): Promise<string[]> {
   return vcs.pruneChangeRefs(root, () => store.jobs.recordedChangeIds());
 }
 

@@ -1,7 +1,7 @@
 // The durable store's surface. Everything above src/state talks to this
 // interface, never to SQL, so a PostgreSQL driver later is a new
 // implementation of it, not a rewrite.
-import type { BacklogRunnerRecord } from '../model/runner.js';
+import type { BacklogRunnerRecord } from '../model/backlog-runner.js';
 import type {
   AgentSessionRef,
   ControlKind,

@@ -15,6 +15,8 @@ import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
+import * as landing from './git-landing.js';
+import type { LandingVcs } from './landing-vcs.js';
 import type { Base, FileStat, IterationCommit, LogEntry, Vcs } from './vcs.js';
 import { PROTOCOL_FILES } from './vcs.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
@@ -46,7 +48,7 @@ export interface GitVcsOptions {
   checkLinks?: boolean;
 }
 
-export class GitVcs implements Vcs {
+export class GitVcs implements Vcs, LandingVcs {
   private readonly identEnv = new Map<string, Promise<NodeJS.ProcessEnv>>();
   private readonly filesMemo = new Map<string, FileStat[]>();
   private readonly links: WorktreeLinks | null;
@@ -54,6 +56,29 @@ export class GitVcs implements Vcs {
   constructor(o: GitVcsOptions = {}) {
     this.links = o.checkLinks === false ? null : new WorktreeLinks();
   }
+
+  // Landing's steps (git-landing.ts), on the same object so the one GitVcs a
+  // composition makes serves jobs and landings alike. They check the landing
+  // worktree's link whatever checkLinks says: the project's tests ran there.
+  readonly branchTip = landing.branchTip;
+  readonly currentBranch = landing.currentBranch;
+  readonly isAncestor = landing.isAncestor;
+  readonly commitsBetween = landing.commitsBetween;
+  readonly commitSubjects = landing.commitSubjects;
+  readonly checkoutsOf = landing.checkoutsOf;
+  readonly branchBusy = landing.branchBusy;
+  readonly addLandingWorktree = landing.addLandingWorktree;
+  readonly removeLandingWorktree = landing.removeLandingWorktree;
+  readonly rebaseInWorktree = landing.rebaseInWorktree;
+  readonly rebaseTakingJobSide = landing.rebaseTakingJobSide;
+  readonly continueRebase = landing.continueRebase;
+  readonly abortRebase = landing.abortRebase;
+  readonly rebaseInProgress = landing.rebaseInProgress;
+  readonly casBranch = landing.casBranch;
+  readonly fastForwardCheckout = landing.fastForwardCheckout;
+  readonly fileDiff = landing.fileDiff;
+  readonly keepRef = landing.keepRef;
+  readonly deleteBranch = landing.deleteBranch;
 
   /** Options for a git command in the workspace `ws`: its link is checked just before git starts. */
   private in(ws: string, o: GitOptions = {}): GitOptions {

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, expect, it } from 'vitest';
 import { CommitDetail } from '../../components/CommitDetail.js';
-import { testRuns } from '../../src/job/job-log.js';
+import { testRuns } from '../../src/job-log/log-lines.js';
 import type { StateStore } from '../../src/state/index.js';
 import { waitFor } from '../helpers/tmp.js';
 import {

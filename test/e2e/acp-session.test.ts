@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, TURN_TEXT_KEEP, type AcpSession, type AcpTuning } from '../../src/agent/acp-session.js';
 import { groupAlive } from '../../src/agent/process-group.js';
 import type { AgentActivity, AgentSessionOptions } from '../../src/agent/types.js';
-import { transcriptText } from '../../src/job/transcript-text.js';
+import { transcriptText } from '../../src/job-log/transcript-text.js';
 import { ROOT } from '../helpers/cli.js';
 import { runningWith } from '../helpers/procs.js';
 import { tempDir, waitFor } from '../helpers/tmp.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../../src/agent/acp-session.js';
 import { groupAlive } from '../../src/agent/process-group.js';
-import { transcriptText } from '../../src/job/transcript-text.js';
+import { transcriptText } from '../../src/job-log/transcript-text.js';
 import { scriptedModel } from '../helpers/model-server.js';
 import { ensureAgent, OPENCODE, opencodeHome, titleFor } from '../helpers/real-agents.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';

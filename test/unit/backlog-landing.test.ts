@@ -2,7 +2,7 @@
 // todo does: a dep that completed but has not landed blocks under ii run
 // --land (recorded on the runner's row), and only says so otherwise.
 import { afterEach, expect, it } from 'vitest';
-import { BacklogRunner, type BacklogSnapshot } from '../../src/job/backlog-runner.js';
+import { BacklogRunner, type BacklogSnapshot } from '../../src/backlog/scheduler.js';
 import { boardColumns, BACKLOG } from '../../src/dashboard/view/board.js';
 import { dashFixture, makeJob, REPO, type DashFixture } from '../helpers/dash-fixture.js';
 

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BacklogRunner, type BacklogSnapshot } from '../../src/job/backlog-runner.js';
+import { BacklogRunner, type BacklogSnapshot } from '../../src/backlog/scheduler.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backlog, claimRefusal, depCycle, describeBlocker, type JobBrief } from '../../src/model/backlog.js';
-import { runnersLand } from '../../src/model/runner.js';
+import { runnersLand } from '../../src/model/backlog-runner.js';
 import type { Todo } from '../../src/model/todo.js';
 import { blockerWords } from '../../src/dashboard/view/board.js';
 

@@ -5,8 +5,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { branchBusy } from '../../src/vcs/land.js';
+import { GitVcs } from '../../src/vcs/git.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
+
+const vcs = new GitVcs();
+const branchBusy = (root: string, branch: string) => vcs.branchBusy(root, branch);
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;

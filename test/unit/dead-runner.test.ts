@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { landJob } from '../../src/job/land.js';
+import { landJob } from '../../src/land/landing.js';
 import { repoSlug, stateDir } from '../../src/state/paths.js';
 import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
 import { cleanUpDeadRunner, describeCleanup } from '../../src/job/dead-runner.js';
@@ -156,7 +156,8 @@ describe('cleaning up after a dead runner', () => {
           repo: { root: f.repo, slug },
           config: Config.parse({ job: { 'test-commands': ['true'] } }),
           job: done,
-          deps: {
+          vcs: new GitVcs(),
+          deps: async () => ({
             vcs,
             startAgent: () => {
               throw new Error('no agent in this test');
@@ -164,7 +165,7 @@ describe('cleaning up after a dead runner', () => {
             resolveAgent: () => ({ name: 'none', command: ['true'], env: {} }),
             startSession: (st, o) => startSession(st, o, vcs),
             finishSession: (st, sid, outcome) => finishSession(st, sid, outcome, vcs),
-          },
+          }),
         });
         await inAdd;
         // The runner "dies" here: the new workspace is held, no session recorded yet.

@@ -6,11 +6,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { landPlan, LandRefused } from '../../src/job/land-plan.js';
+import { landPlan, LandRefused } from '../../src/land/plan.js';
 import { Config } from '../../src/model/config.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { makeFinishedJob, type MadeJob } from '../helpers/journal-job.js';
+import { GitVcs } from '../../src/vcs/git.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -50,6 +51,7 @@ describe('landPlan on a busy branch', () => {
       repo: { root, slug: repoSlug(root) },
       config: Config.parse({}),
       job: store.jobs.get(made.job.id)!,
+      vcs: new GitVcs(),
     });
     const err = await landPlan(input()).then(
       () => null,

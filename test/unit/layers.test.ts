@@ -22,8 +22,14 @@ const LAYERS: { name: string; holds: string[] }[] = [
     name: 'agent/session/history/journal',
     holds: ['src/agent/', 'src/session/', 'src/history/', 'src/journal/', 'src/todo/', 'src/init/'],
   },
+  // The read side of a job the CLI and the board share: its events, transcripts
+  // and test runs as lines.
+  { name: 'job-log', holds: ['src/job-log/'] },
   // The runner and its wiring.
   { name: 'job', holds: ['src/job/'] },
+  // What drives jobs from above: landing (its plan, the flow, the merge queue)
+  // and the backlog's scheduler (ii run), which starts job runners.
+  { name: 'land/backlog', holds: ['src/land/', 'src/backlog/'] },
   // What looks at jobs: the dashboard's view-model and I/O, and the doctor's checks.
   { name: 'dashboard', holds: ['src/dashboard/', 'src/doctor/'] },
   // The dashboard's React views.
@@ -31,6 +37,29 @@ const LAYERS: { name: string; holds: string[] }[] = [
   // The commands and their start-up code (the demo too: it runs `ii` itself).
   { name: 'cli', holds: ['src/cli/'] },
 ];
+
+/**
+ * Where a GitVcs may be made: src/vcs itself and the composition roots.
+ * session.ts keeps a default for the dead-runner cleanups that release a
+ * session with no Vcs of their own (job/dead-runner.ts, backlog/), until
+ * their callers hand one down.
+ */
+const COMPOSERS = ['src/vcs/', 'src/cli/', 'src/dashboard/io/', 'src/session/session.ts'];
+
+/** Whether a file has `new <name>(...)` in its code (not in a comment or a string). */
+function constructs(file: string, name: string): boolean {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  if (!text.includes(name)) return false;
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === name)
+      found = true;
+    else ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
 
 type Kind = 'import' | 'type' | 'import()' | 'export from';
 interface Edge {
@@ -229,6 +258,16 @@ describe('layers', () => {
         e.to.startsWith('src/dashboard/io/'),
     );
     expect(io.map(show)).toEqual([]);
+  });
+
+  it("reaches landing's git only through LandingVcs: nothing outside src/vcs imports src/vcs/git-landing.ts", () => {
+    const direct = edges.filter((e) => e.to === 'src/vcs/git-landing.ts' && !e.from.startsWith('src/vcs/'));
+    expect(direct.map(show)).toEqual([]);
+  });
+
+  it("makes a GitVcs only in src/vcs and where a whole is composed (the CLI, the dashboard's I/O)", () => {
+    const made = files.filter((f) => !COMPOSERS.some((c) => f.startsWith(c)) && constructs(f, 'GitVcs'));
+    expect(made, 'take a Vcs (or LandingVcs) as a parameter, made by the caller').toEqual([]);
   });
 
   it("loads a command's body only when it runs: a group's index.ts imports its own bodies through import()", () => {

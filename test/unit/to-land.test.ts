@@ -2,7 +2,7 @@
 // landing runner's job, kept through a refused landing, gone once it lands or
 // ends with nothing to land; the landing taken in one transaction, so two
 // processes never land one job; and what a landing runner makes of each job
-// to land (src/job/land-queue.ts toLand).
+// to land (src/land/merge-queue.ts toLand).
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { claimRefusal } from '../../src/model/backlog.js';
 import type { JobLanding } from '../../src/model/job.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
-import { toLand } from '../../src/job/land-queue.js';
+import { toLand } from '../../src/land/merge-queue.js';
 import { migrate } from '../../src/state/sqlite/db.js';
 import { jobDetail, jobListTable } from '../../src/cli/job/view.js';
 import { style } from '../../src/cli/format.js';

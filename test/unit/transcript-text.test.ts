@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quietSince, transcriptText } from '../../src/job/transcript-text.js';
+import { quietSince, transcriptText } from '../../src/job-log/transcript-text.js';
 import { silenceLine } from '../../src/dashboard/view/silence.js';
 
 const upd = (update: object) => ({

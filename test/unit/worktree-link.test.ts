@@ -249,9 +249,9 @@ describe('GitVcs in a repointed workspace', () => {
   });
 });
 
-describe('the landing worktree (src/vcs/land.ts)', () => {
+describe("the landing worktree (GitVcs's LandingVcs, src/vcs/git-landing.ts)", () => {
   it("a repointed link: the rebase is refused, no rebase is taken to be there, removal works, the user's repository untouched", async () => {
-    const land = await import('../../src/vcs/land.js');
+    const land = new GitVcs();
     const lw = join(tmp.path, 'state', 'landing', 'j1');
     const base = git(repo, 'rev-parse', 'HEAD');
     await land.addLandingWorktree(repo, lw, base);

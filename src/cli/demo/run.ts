@@ -15,7 +15,7 @@ import { iiBin } from '../../package-root.js';
 import { DEMO_FILES } from './project.js';
 import { DEMO_TODOS, type DemoTodo } from './scenarios.js';
 import { hostname } from 'node:os';
-import { BacklogRunner } from '../../job/backlog-runner.js';
+import { BacklogRunner } from '../../backlog/scheduler.js';
 import { openStateStore } from '../../state/index.js';
 import { currentRepo } from '../context.js';
 

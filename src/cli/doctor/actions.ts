@@ -89,6 +89,7 @@ async function testsChecks(
   if (!root || !config) return []; // the repo or config finding above says why
   if (config.job['test-commands'].length === 0) return [];
   const { checkTests } = await import('../../doctor/tests-check.js');
+  const { GitVcs } = await import('../../vcs/git.js');
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.on('SIGINT', onSignal);
@@ -97,6 +98,7 @@ async function testsChecks(
     return await checkTests({
       root,
       config,
+      vcs: new GitVcs(),
       signal: abort.signal,
       ...(quiet ? {} : { onProgress: (l: string) => process.stderr.write(`… ${l}\n`) }),
     });

@@ -1,9 +1,18 @@
-// The runner's real collaborators (agent, git, test runner), loaded only by the
-// commands that run or end jobs, so a read command never loads them.
+// The CLI's composition: the runner's real collaborators (agent, git, test
+// runner) and landing's git, loaded only by the commands that run, end or
+// land jobs, so a read command never loads them.
 import type { JobDeps } from '../../job/launch.js';
+import type { LandingVcs } from '../../vcs/landing-vcs.js';
+import type { Vcs } from '../../vcs/vcs.js';
 
 /** The real collaborators, loaded only by the commands that run jobs. */
 export async function realDeps(): Promise<JobDeps> {
-  const { realJobDeps } = await import('../../job/wiring.js');
+  const { realJobDeps } = await import('./wiring.js');
   return realJobDeps();
+}
+
+/** Landing's git (and the workspace a landed job gives back): a GitVcs. */
+export async function realLandingVcs(): Promise<LandingVcs & Vcs> {
+  const { GitVcs } = await import('../../vcs/git.js');
+  return new GitVcs();
 }

@@ -1,12 +1,13 @@
 // The body of ii job land (definition in index.ts): hands the work to
-// landJob (src/job/land.ts) and prints its progress on stderr, the landed
+// landJob (src/land/landing.ts) and prints its progress on stderr, the landed
 // commit on stdout (or the record as JSON with --json).
 import { loadConfig } from '../../job/config.js';
-import { abortLanding, continueLanding, landJob, type LandProgress } from '../../job/land.js';
+import { abortLanding, continueLanding, landJob, type LandProgress } from '../../land/landing.js';
 import { UserError } from '../../errors.js';
 import { shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
+import { realDeps, realLandingVcs } from './deps.js';
 import type { LandOptions } from './options.js';
 
 export async function jobLand(id: string, o: LandOptions): Promise<void> {
@@ -20,11 +21,12 @@ export async function jobLand(id: string, o: LandOptions): Promise<void> {
   const onSignal = () => abort.abort();
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const sig of signals) process.on(sig, onSignal);
+  const vcs = await realLandingVcs();
   try {
     await withStore(async (store) => {
       const job = store.jobs.resolve(repo.slug, id);
       if (o.abort) {
-        const back = await abortLanding({ store, stateDir: store.dir, repo, config, job });
+        const back = await abortLanding({ store, stateDir: store.dir, repo, config, job, vcs });
         if (o.json) printJson(back);
         say(`the landing of job ${job.id} was aborted: the job is completed, not landed, as before`);
         return;
@@ -35,6 +37,8 @@ export async function jobLand(id: string, o: LandOptions): Promise<void> {
         repo,
         config,
         job,
+        vcs,
+        deps: realDeps,
         ...(o.onto ? { onto: o.onto } : {}),
         // --continue keeps the choice the stopped landing was started with, unless --no-test now.
         ...(o.continue && o.test !== false ? {} : { test: o.test !== false }),

@@ -1,8 +1,8 @@
 // The body of ii job logs (definition in index.ts). Transcripts are agent
 // output: secrets are redacted and control characters escaped in the text
 // (src/text/shown.ts) and in the --json entries (redactDeep, terminalJson);
-// the events after each turn are shown as src/job/event-text.ts renders them.
-import { jobEvents, jobLogLines, testLogLines } from '../../job/job-log.js';
+// the events after each turn are shown as src/job-log/event-text.ts renders them.
+import { jobEvents, jobLogLines, testLogLines } from '../../job-log/log-lines.js';
 import type { Job } from '../../model/job.js';
 import { readJsonLines, skippedWarning } from '../../state/jsonl.js';
 import { eventsFile } from '../../state/paths.js';

@@ -1,8 +1,8 @@
-// What `ii job do` prints while a job runs: its events as src/job/event-text.ts
+// What `ii job do` prints while a job runs: its events as src/job-log/event-text.ts
 // renders them, the stage on the live status line, recorded facts (change,
 // iteration, tests, review, commit) as lines, warnings on stderr. Test output,
 // agent chatter and the other details go to the event log, not here.
-import { eventLines, plainText, type EventLine, type Tone } from '../../job/event-text.js';
+import { eventLines, plainText, type EventLine, type Tone } from '../../job-log/event-text.js';
 import type { JobEvent } from '../../model/event.js';
 import type { Style } from '../format.js';
 import type { Progress } from '../progress.js';

@@ -1,22 +1,22 @@
 // The body of ii run (definition in index.ts): check what a job needs once,
-// hand the scheduling to src/job/backlog-runner.ts, show its progress, and
+// hand the scheduling to src/backlog/scheduler.ts, show its progress, and
 // turn Ctrl-C into "start no more" then "abandon them".
 import { hostname } from 'node:os';
-import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../job/backlog-runner.js';
+import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../backlog/scheduler.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
-import { runnerAlive } from '../../model/runner.js';
+import { runnerAlive } from '../../model/backlog-runner.js';
 import { localProbe } from '../../proc/alive.js';
 import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';
 import { sandboxWarning } from '../../proc/sandbox/sandbox.js';
-import { byCompletion, LandQueue, toLand, type ToLand } from '../../job/land-queue.js';
-import { finalCommit } from '../../job/land-plan.js';
+import { byCompletion, LandQueue, toLand, type ToLand } from '../../land/merge-queue.js';
+import { finalCommit } from '../../land/plan.js';
 import { reapedLine } from '../../job/dead-runner.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { style } from '../format.js';
-import { realDeps } from '../job/deps.js';
+import { realDeps, realLandingVcs } from '../job/deps.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import type { RunOptions } from './options.js';
 import { jobLine, reasonLine, totalLine } from './view.js';
@@ -199,7 +199,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       }
     };
 
-    // --land: a merge queue (src/job/land-queue.ts) of every job that is to
+    // --land: a merge queue (src/land/merge-queue.ts) of every job that is to
     // land, this run's and those a killed landing runner left, each landed
     // as it completes (once its runner has finished), oldest completion first.
     let finishing = 0;
@@ -214,6 +214,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         store,
         repo,
         config,
+        vcs: await realLandingVcs(),
+        deps: realDeps,
         // Said the moment it is recorded, before the workspace is released
         // and the journal written: the record wakes the runner, which may
         // start a dependent todo, and that line must not come first.

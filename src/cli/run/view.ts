@@ -1,6 +1,6 @@
 // What ii run shows: one line per running job and a total. Pure (the
 // snapshot in, lines out), so the terminal view and the plain log agree.
-import type { BacklogSnapshot, RunningJob } from '../../job/backlog-runner.js';
+import type { BacklogSnapshot, RunningJob } from '../../backlog/scheduler.js';
 import { shownLine } from '../../text/shown.js';
 import { elapsed } from '../progress.js';
 

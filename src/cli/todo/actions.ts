@@ -3,7 +3,7 @@ import { localProbe } from '../../proc/alive.js';
 import { isStale } from '../../model/derive.js';
 import { backlog, byRunOrder, describeBlocker, type Backlog } from '../../model/backlog.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
-import { runnerAlive, runnersLand } from '../../model/runner.js';
+import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import { doneWithoutChanges, todoStatusWords } from '../../model/todo-outcome.js';
 import type { Todo } from '../../model/todo.js';
 import type { StateStore } from '../../state/api.js';

@@ -59,8 +59,10 @@ export async function workspacePrune(): Promise<void> {
         process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.
 `);
     }
-    const pruned = await pruneWorkspaces(s, { root, slug, stateDir: s.dir });
-    return { ...pruned, refs: await pruneChangeRefs(s, root) };
+    const { GitVcs } = await import('../../vcs/git.js');
+    const vcs = new GitVcs();
+    const pruned = await pruneWorkspaces(s, { root, slug, stateDir: s.dir }, vcs);
+    return { ...pruned, refs: await pruneChangeRefs(s, root, vcs) };
   });
   for (const k of kept)
     process.stdout.write(

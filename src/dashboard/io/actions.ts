@@ -19,14 +19,15 @@ import { formError, formTodo, FIELD_PROMPTS } from '../view/todo-form.js';
 import type { Todo } from '../../model/todo.js';
 import type { Job } from '../../model/job.js';
 import { blockersOf } from '../../model/backlog.js';
-import { runnerAlive, runnersLand } from '../../model/runner.js';
+import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import { abandonFate, retryFate, retryRefusal } from '../view/todo-fate.js';
-import { landable, landPlan } from '../../job/land-plan.js';
+import { landable, landPlan } from '../../land/plan.js';
 import { count } from '../view/count.js';
 import { shownLine } from '../../text/shown.js';
 import { localProbe } from '../../proc/alive.js';
 import type { StateStore } from '../../state/api.js';
 import { GitVcs } from '../../vcs/git.js';
+import type { LandingVcs } from '../../vcs/landing-vcs.js';
 import type { Vcs } from '../../vcs/vcs.js';
 import type { Actions } from '../view/actions-api.js';
 import { selectedJob } from '../view/board.js';
@@ -45,6 +46,8 @@ export interface ActionDeps {
   probe?: StaleProbe;
   /** Reads iteration diffs; a GitVcs by default. */
   vcs?: Pick<Vcs, 'changedFiles' | 'diff'>;
+  /** Landing's git, for the plan `m` asks to confirm; a GitVcs by default. */
+  landingVcs?: LandingVcs;
   /** Releases a stale job's session (workspace freed, todo reopened). */
   finishSession?: (sessionId: string) => Promise<void>;
   /** Starts a retry in the background; defaults to a detached `ii job retry`. */
@@ -200,7 +203,8 @@ export function createActions(d: ActionDeps): Actions {
         if (!d.repoRoot)
           throw new UserError('landing needs the dashboard to run inside the job’s repository');
         const repo = { root: d.repoRoot, slug: job.repo };
-        const plan = await landPlan({ repo, config: await repoConfig(d.repoRoot), job });
+        const vcs = d.landingVcs ?? new GitVcs();
+        const plan = await landPlan({ repo, config: await repoConfig(d.repoRoot), job, vcs });
         const subjects = plan.subjects
           .slice(0, 3)
           .map((t) => `“${shownLine(t)}”`)

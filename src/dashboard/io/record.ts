@@ -2,7 +2,7 @@
 // (every agent session, tests with output, stages, verdicts) and its test runs,
 // for the `l` overlay and the commit detail. I/O: called by the actions and the
 // sync, never by a component.
-import { jobEvents, jobLogLines, testRuns } from '../../job/job-log.js';
+import { jobEvents, jobLogLines, testRuns } from '../../job-log/log-lines.js';
 import type { Job } from '../../model/job.js';
 import type { JobRecord } from '../view/state.js';
 

@@ -2,7 +2,7 @@
 // watcher, an in-process runner and the key handlers all write it through
 // the store's actions (view/store.ts).
 import type { LoadedIterationDiff } from '../../history/iteration-diff.js';
-import type { TestRun } from '../../job/job-log.js';
+import type { TestRun } from '../../job-log/log-lines.js';
 import type { BlockedTodo } from '../../model/backlog.js';
 import type { FileChange, Job } from '../../model/job.js';
 import type { Todo } from '../../model/todo.js';
@@ -92,7 +92,7 @@ export interface RunnerState {
   localPids: number[];
   /** The most jobs they keep running at once (each counts every job of the repository). */
   slots: number;
-  /** They land as they go (ii run --land): a todo waits for its deps to land (model/runner.ts runnersLand). */
+  /** They land as they go (ii run --land): a todo waits for its deps to land (model/backlog-runner.ts runnersLand). */
   lands?: boolean;
 }
 

@@ -139,7 +139,7 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE jobs SET list_json = NULL;
   `,
   // 12: backlog runners (ii run), so the board shows the one of its
-  // repository and changes its slots while it runs (model/runner.ts).
+  // repository and changes its slots while it runs (model/backlog-runner.ts).
   `
   CREATE TABLE runners (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -9,7 +9,7 @@ import type {
   Workspace,
   WorkspaceStatus,
 } from '../../model/session.js';
-import type { BacklogRunnerRecord } from '../../model/runner.js';
+import type { BacklogRunnerRecord } from '../../model/backlog-runner.js';
 import type { ControlStore, ProcessGroupStore, RunnerStore, SessionStore, WorkspaceStore } from '../api.js';
 import { nowIso, shortId } from '../ids.js';
 import { transaction } from './db.js';

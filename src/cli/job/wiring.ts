@@ -1,12 +1,12 @@
 // The real collaborators of a job: git for version control, the ACP client
 // for agents, git worktrees for sessions. Loaded lazily by the commands that
 // run jobs, so listing and showing never pay for the agent SDK.
-import { startAgent } from '../agent/acp-session.js';
-import { autoCommit } from '../agent/auto-commit.js';
-import { resolveAgent } from '../agent/resolve.js';
-import { finishSession, startSession } from '../session/index.js';
-import { GitVcs } from '../vcs/git.js';
-import type { JobDeps } from './launch.js';
+import { startAgent } from '../../agent/acp-session.js';
+import { autoCommit } from '../../agent/auto-commit.js';
+import { resolveAgent } from '../../agent/resolve.js';
+import { finishSession, startSession } from '../../session/index.js';
+import { GitVcs } from '../../vcs/git.js';
+import type { JobDeps } from '../../job/launch.js';
 
 export function realJobDeps(): JobDeps {
   const vcs = new GitVcs();

@@ -13,15 +13,15 @@ import { isStale } from '../model/derive.js';
 import type { JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { StateStore } from '../state/api.js';
-import { abandonJob } from './abandon.js';
-import { reapDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
+import { abandonJob } from '../job/abandon.js';
+import { reapDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from '../job/dead-runner.js';
 import {
   CLAIM_LOST_EXIT,
   spawnBacklogJob,
   type BacklogJobOptions,
   type Detached,
   type Standby,
-} from './detached.js';
+} from '../job/detached.js';
 import { localProbe } from '../proc/alive.js';
 
 export interface BacklogRunnerOptions {

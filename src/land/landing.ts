@@ -4,95 +4,36 @@
 // (the user's checkout), only as `git merge --ff-only` would, which never
 // touches a file with uncommitted changes. Everything happens in a throwaway
 // worktree under the state dir; the user's files are never written by us.
-// Domain only: the CLI (src/cli/job/land.ts) and the dashboard call landJob.
+// Domain only: the CLI (src/cli/job/land.ts) and the dashboard call landJob,
+// and hand it its git (LandingVcs) and, for a conflict the agent resolves
+// (resolve-conflicts.ts), the job's collaborators; the rebased tip's tests
+// are tip-tests.ts.
 import { join } from 'node:path';
-import type { Config } from '../model/config.js';
-import type { Job, JobLandConflict, JobLanded, TestResult } from '../model/job.js';
+import type { Job, JobLandConflict, JobLanded } from '../model/job.js';
 import { shownText } from '../text/shown.js';
 import { hostname } from 'node:os';
-import { JobRunner } from './runner.js';
-import type { JobDeps } from './launch.js';
-import { groupRecorder } from '../proc/recorded.js';
-import { jobSandbox } from '../proc/sandbox/sandbox.js';
-import { shortId } from '../state/ids.js';
-import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
-import * as git from '../vcs/land.js';
-import { OutputTail, setupWorkspace } from './workspace-setup.js';
 import { removeOverlays } from '../proc/sandbox/overlay.js';
-import { runTests } from './test-runner.js';
 import { processesIn } from '../proc/cwd.js';
 import { isInside } from '../session/paths.js';
-import { GitVcs } from '../vcs/git.js';
 import { writeJournal } from '../journal/write.js';
-import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './land-plan.js';
+import { LandRefused, landable, refuseIfBusy, short, stoppedRefusal, target } from './plan.js';
+import {
+  LAND_ATTEMPTS,
+  RESOLUTION_ROUNDS,
+  type LandInput,
+  type LandProgress,
+  type LandResult,
+} from './input.js';
+import { resolveThenLand, type ToResolve } from './resolve-conflicts.js';
+import { testTip } from './tip-tests.js';
 import { landingUnderWay } from '../model/derive.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { localProbe } from '../proc/alive.js';
 
-export { finalCommit, LandRefused, landPlan, type LandPlan } from './land-plan.js';
-
-/** Times the target may move under a landing before it gives up (each time: rebase and test again). */
-export const LAND_ATTEMPTS = 3;
-
-export interface LandInput {
-  store: StateStore;
-  stateDir: string;
-  repo: { root: string; slug: string };
-  config: Config;
-  /** A completed job (store.jobs.resolve gives one). */
-  job: Job;
-  /** --onto; else [land] onto; else the job's base branch; else the checked-out branch. */
-  onto?: string;
-  /** False: --no-test, the rebased tip is not tested (recorded as tested: false). */
-  test?: boolean;
-  /** Aborting ends a running test command's process group; nothing is moved. */
-  signal?: AbortSignal;
-  onProgress?: (p: LandProgress) => void;
-  /** Bounds the rebase-and-test rounds when the target keeps moving (default LAND_ATTEMPTS). */
-  maxAttempts?: number;
-  /** What a conflicting rebase does (default [land] on-conflict). */
-  onConflict?: 'agent' | 'stop';
-  /** What runs the agent's resolution change (on-conflict = "agent"); the real ones by default. */
-  deps?: JobDeps;
-  /** Resolution changes this landing already made (bounds them). */
-  resolutions?: number;
-}
-
-/** Resolution changes one landing may make before it gives up (the target keeps conflicting). */
-export const RESOLUTION_ROUNDS = 2;
-
-/** What a landing reports as it goes (the CLI prints it; the dashboard shows it live). */
-export type LandProgress =
-  | { type: 'target'; onto: string; tip: string; commits: number; note: string | null }
-  | { type: 'rebased'; attempt: number; onto_tip: string; head: string }
-  | { type: 'setup'; command: string }
-  | { type: 'test_start'; command: string }
-  | { type: 'test_output'; command: string; stream: 'stdout' | 'stderr'; text: string }
-  | { type: 'test_end'; result: TestResult }
-  | { type: 'tests_skipped' }
-  /** The target moved while this landing worked: rebase and test again. */
-  | { type: 'target_moved'; attempt: number; tip: string }
-  | { type: 'checkout_updated'; path: string }
-  | { type: 'landed'; landed: JobLanded }
-  /** The rebase conflicted: the job goes on with a resolve-conflicts change. */
-  | { type: 'resolving'; files: string[]; onto: string }
-  /** A stage of the resolution change (the job's own events say more). */
-  | { type: 'resolution_stage'; stage: string }
-  | { type: 'resolved'; status: string; reason: string | null };
-
-export interface LandResult {
-  job: Job;
-  landed: JobLanded;
-  /** The landed commits, oldest first (the rebased ones). */
-  commits: string[];
-  /** Said when the target was a guess (an older job with no recorded base branch). */
-  note: string | null;
-  attempts: number;
-  /** The checkouts whose files were fast-forwarded. */
-  checkouts: string[];
-}
+export { finalCommit, LandRefused, landPlan, type LandPlan } from './plan.js';
+export type { LandInput, LandProgress, LandResult } from './input.js';
 
 /**
  * Lands a completed job. Each step is recorded on the job (JobLanding) as it
@@ -206,25 +147,25 @@ async function landJobIn(i: LandInput): Promise<LandResult> {
   const { repo, job } = i;
   const progress = i.onProgress ?? (() => {});
   const { base, final } = landable(job);
-  if (!(await git.isAncestor(repo.root, base, final)))
+  if (!(await i.vcs.isAncestor(repo.root, base, final)))
     throw new LandRefused(
       `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(base)} (or is missing from this repository): it cannot be landed.`,
       'not-landable',
     );
   const { onto, note } = await target(i);
-  const tip = await git.branchTip(repo.root, onto);
+  const tip = await i.vcs.branchTip(repo.root, onto);
   if (!tip)
     throw new LandRefused(
       `there is no local branch ${onto} to land on: create it, or pass --onto an existing branch (git branch lists them).`,
       'target',
     );
   // Refused before the rebase and the tests, as well as before the move.
-  await refuseIfBusy(repo.root, job.id, onto);
-  const original = await git.commitsBetween(repo.root, base, final);
+  await refuseIfBusy(i.vcs, repo.root, job.id, onto);
+  const original = await i.vcs.commitsBetween(repo.root, base, final);
   progress({ type: 'target', onto, tip, commits: original.length, note });
   // Not under workspaces/: that is the pool `ii workspace prune` clears.
   const ws = landingWorktree(i);
-  await git.addLandingWorktree(repo.root, ws, tip);
+  await i.vcs.addLandingWorktree(repo.root, ws, tip);
   return landIn(i, {
     ws,
     onto,
@@ -251,10 +192,10 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
       `job ${job.id} has no landing stopped in a conflict: nothing to continue.`,
       'not-landable',
     );
-  if (!(await git.rebaseInProgress(c.worktree))) {
+  if (!(await i.vcs.rebaseInProgress(c.worktree))) {
     // Nothing to go on with (the worktree was removed by hand): the job is
     // as it was before the landing began, which is what the record then says.
-    await git.removeLandingWorktree(i.repo.root, c.worktree).catch(() => {});
+    await i.vcs.removeLandingWorktree(i.repo.root, c.worktree).catch(() => {});
     removeOverlays(i.stateDir, c.worktree);
     store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
@@ -262,7 +203,7 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
       'not-landable',
     );
   }
-  const r = await git.continueRebase(c.worktree);
+  const r = await i.vcs.continueRebase(c.worktree);
   if (!r.ok) {
     if (!r.conflicts.length)
       throw new LandRefused(`git rebase --continue failed in ${c.worktree}:\n${r.detail}`, 'conflict');
@@ -297,7 +238,7 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
     // Red tests or a checkout in the way: the person's resolution is not
     // thrown away with the landing worktree.
     const ref = `refs/incrementum/resolved/${job.id}`;
-    await git.keepRef(i.repo.root, ref, r.head);
+    await i.vcs.keepRef(i.repo.root, ref, r.head);
     throw new LandRefused(
       `${err.message}\nYour resolution is kept as ${short(r.head)} (${ref}); the job is completed, not landed.`,
       err.kind,
@@ -315,8 +256,8 @@ export async function abortLanding(i: LandInput): Promise<Job> {
       `job ${job.id} has no landing stopped in a conflict: nothing to abort.`,
       'not-landable',
     );
-  if (await git.rebaseInProgress(c.worktree)) await git.abortRebase(c.worktree);
-  await git.removeLandingWorktree(i.repo.root, c.worktree);
+  if (await i.vcs.rebaseInProgress(c.worktree)) await i.vcs.abortRebase(c.worktree);
+  await i.vcs.removeLandingWorktree(i.repo.root, c.worktree);
   removeOverlays(i.stateDir, c.worktree);
   store.jobs.setLandConflict(job.id, null);
   store.jobs.setLanding(job.id, null);
@@ -364,7 +305,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         next = pending;
         pending = null;
       } else {
-        const rebased = await git.rebaseInWorktree(l.ws, tip, base, head, stop);
+        const rebased = await i.vcs.rebaseInWorktree(l.ws, tip, base, head, stop);
         if (!rebased.ok && stop && rebased.conflicts.length) {
           const c: JobLandConflict = {
             onto: l.onto,
@@ -390,7 +331,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         ) {
           // on-conflict = "agent": replay the job's commits taking its side of
           // each conflicting hunk, and hand the branch's side to the agent.
-          const replay = await git.rebaseTakingJobSide(l.ws, tip, base, head);
+          const replay = await i.vcs.rebaseTakingJobSide(l.ws, tip, base, head);
           if (replay.ok) {
             toResolve = { tip, base, head, files: rebased.conflicts, replayed: replay.head };
             break;
@@ -415,7 +356,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         landedHead = next;
         break;
       }
-      const now = await git.branchTip(repo.root, l.onto);
+      const now = await i.vcs.branchTip(repo.root, l.onto);
       if (!now)
         throw new LandRefused(`the branch ${l.onto} was deleted while job ${job.id} was landing.`, 'target');
       // What is rebased next is what was just rebased (and perhaps resolved by
@@ -427,11 +368,11 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
     }
   } finally {
     if (!kept) {
-      await git.removeLandingWorktree(repo.root, l.ws).catch(() => {});
+      await i.vcs.removeLandingWorktree(repo.root, l.ws).catch(() => {});
       removeOverlays(i.stateDir, l.ws);
     }
   }
-  if (toResolve) return resolveThenLand(i, l.onto, toResolve);
+  if (toResolve) return resolveThenLand(i, l.onto, toResolve, landJob);
   if (!landedHead) {
     if (job.land_conflict) store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
@@ -458,198 +399,11 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
   return {
     job: updated,
     landed,
-    commits: await git.commitsBetween(repo.root, tip, landedHead),
+    commits: await i.vcs.commitsBetween(repo.root, tip, landedHead),
     note: l.note,
     attempts,
     checkouts,
   };
-}
-
-interface ToResolve {
-  /** The target's tip the job is replayed onto. */
-  tip: string;
-  /** The job's commits base..head. */
-  base: string;
-  head: string;
-  files: string[];
-  /** base..head replayed onto tip, the job's side taken in each conflicting hunk. */
-  replayed: string;
-}
-
-/** Lines of each side's diff the agent is shown per conflicting file. */
-const SIDE_LINES = 200;
-
-/**
- * on-conflict = "agent": the job goes on. Its commits, replayed onto the
- * target with its own side of each conflicting hunk (every message and
- * Change-Id kept), become its new line, and a new change asks the agent,
- * with the resolve-conflicts template, to bring the branch's side back. That
- * change is tested and reviewed like any other; once the job completes
- * again, the landing is tried again (at most RESOLUTION_ROUNDS times).
- */
-async function resolveThenLand(i: LandInput, onto: string, r: ToResolve): Promise<LandResult> {
-  const { store, repo, job, config } = i;
-  const progress = i.onProgress ?? (() => {});
-  const deps = i.deps ?? (await import('./wiring.js')).realJobDeps();
-  const todo = store.todos.get(repo.slug, job.todo_id);
-  if (!todo)
-    throw new LandRefused(
-      `job ${job.id}'s todo ${job.todo_id} is gone: it cannot go on.`,
-      'conflict',
-      r.files,
-    );
-  const conflicts = await describeConflicts(repo.root, onto, r);
-  const agent = deps.resolveAgent(config);
-  progress({ type: 'resolving', files: r.files, onto });
-  appendEvent(i.stateDir, job.id, 'info', {
-    message: `landing on ${onto}: ${r.files.length} file${r.files.length === 1 ? '' : 's'} conflict (${r.files.join(', ')}); the job goes on with a change that resolves them`,
-  });
-  // The job names its new session before the workspace is made, as a claim
-  // does: a runner killed while git makes the worktree leaves the job
-  // pointing at the session that holds it, so the dead-runner cleanup gives
-  // the workspace back instead of leaving it held by no one.
-  const sessionId = shortId(todo.id);
-  store.jobs.resume(job.id, process.pid, hostname(), sessionId);
-  let started: Awaited<ReturnType<JobDeps['startSession']>>;
-  try {
-    started = await deps.startSession(store, {
-      repoRoot: repo.root,
-      slug: repo.slug,
-      todoId: job.todo_id,
-      sessionId,
-      rev: r.replayed,
-      stateDir: i.stateDir,
-      copy: config.workspace.copy,
-      jobId: job.id,
-    });
-  } catch (err) {
-    store.jobs.finish(job.id, 'completed', null);
-    throw new LandRefused(
-      `the conflicts could not go to the agent: ${(err as Error).message}\nNothing was landed; the job is completed as before.`,
-      'conflict',
-      r.files,
-    );
-  }
-  const { session, workspacePath } = started;
-  // The job's work now sits on the target's tip: that is its base from here.
-  store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
-  const runner = new JobRunner({
-    store,
-    stateDir: i.stateDir,
-    vcs: deps.vcs,
-    startAgent: deps.startAgent,
-    agent: { ...agent, env: { ...agent.env, II_JOB_ID: job.id, II_TODO_ID: todo.id } },
-    config,
-    jobId: job.id,
-    todo,
-    repoRoot: repo.root,
-    workspacePath,
-    baseRev: r.tip,
-    finishSession: async (outcome) => {
-      await deps.finishSession(store, session.id, outcome);
-    },
-    ...(deps.afterImplement ? { afterImplement: deps.afterImplement } : {}),
-    resolving: { onto, conflicts },
-    onEvent: (e) => {
-      if (e.type === 'stage') progress({ type: 'resolution_stage', stage: e.to });
-    },
-  });
-  const stopRun = () =>
-    runner.cancel({ status: 'failed', reason: 'the conflict resolution was interrupted' });
-  i.signal?.addEventListener('abort', stopRun);
-  let done: Job;
-  try {
-    done = await runner.run();
-  } finally {
-    i.signal?.removeEventListener('abort', stopRun);
-  }
-  progress({ type: 'resolved', status: done.status, reason: done.failure_reason });
-  if (done.status !== 'completed')
-    throw new LandRefused(
-      `the change resolving the conflicts with ${onto} did not complete (${done.status}${done.failure_reason ? `: ${done.failure_reason}` : ''}); nothing was landed.\n` +
-        `ii job show ${job.id} says what happened; its commits are kept, and ii job retry ${job.id} starts the todo afresh on ${onto}.`,
-      'conflict',
-      r.files,
-    );
-  return landJob({ ...i, job: done, resolutions: (i.resolutions ?? 0) + 1 });
-}
-
-/** The resolve-conflicts prompt's Conflicts: each file with what the branch did to it and what the job did. */
-async function describeConflicts(root: string, onto: string, r: ToResolve): Promise<string> {
-  const parts: string[] = [];
-  for (const file of r.files) {
-    const theirs = await git.fileDiff(root, r.base, r.tip, file, SIDE_LINES);
-    const ours = await git.fileDiff(root, r.base, r.head, file, SIDE_LINES);
-    const block = (d: { text: string; cut: boolean }) =>
-      '```diff\n' + d.text + (d.cut ? `\n… (cut at ${SIDE_LINES} lines)` : '') + '\n```';
-    parts.push(
-      `## ${file}\n\nWhat ${onto} did (now missing from the workspace where it conflicted):\n\n${block(theirs)}\n\n` +
-        `What the job did (in the workspace):\n\n${block(ours)}`,
-    );
-  }
-  return parts.join('\n\n');
-}
-
-/** [workspace] setup if needed, then the test commands on the rebased tip; red throws. */
-async function testTip(i: LandInput, ws: string, onto: string): Promise<void> {
-  const progress = i.onProgress ?? (() => {});
-  const { config } = i;
-  const recordGroup = groupRecorder(i.store, i.job.id, ws);
-  // The tip's setup and tests run in the job's sandbox as its own did.
-  const sandbox = jobSandbox({
-    config,
-    repoRoot: i.repo.root,
-    workspace: ws,
-    stateDir: i.stateDir,
-    agent: { name: '', command: [] },
-  });
-  const timeoutMs = config.job['test-timeout-seconds'] * 1000;
-  const setup = await setupWorkspace({
-    workspace: ws,
-    checkout: i.repo.root,
-    commands: config.workspace.setup,
-    reuse: config.workspace.reuse,
-    ...(i.signal ? { signal: i.signal } : {}),
-    timeoutMs,
-    recordGroup,
-    sandbox,
-    onStart: (command) => progress({ type: 'setup', command }),
-  });
-  if (setup.kind === 'aborted')
-    throw new LandRefused('the landing was interrupted: nothing was moved.', 'aborted');
-  if (setup.kind === 'failed')
-    throw new LandRefused(
-      `the workspace setup failed on the rebased tip (\`${setup.failed.command}\` exited ${setup.failed.exit_code}): ${onto} was not moved.\n${setup.tail}`,
-      'tests',
-    );
-  const tails = new Map<string, OutputTail>();
-  const run = await runTests({
-    commands: config.job['test-commands'],
-    cwd: ws,
-    ...(i.signal ? { signal: i.signal } : {}),
-    timeoutMs,
-    recordGroup,
-    sandbox,
-    onStart: (command) => {
-      tails.set(command, new OutputTail());
-      progress({ type: 'test_start', command });
-    },
-    onOutput: (command, stream, text) => {
-      tails.get(command)?.add(text);
-      progress({ type: 'test_output', command, stream, text });
-    },
-    onEnd: (result) => progress({ type: 'test_end', result }),
-  });
-  if (run.aborted) throw new LandRefused('the landing was interrupted: nothing was moved.', 'aborted');
-  if (run.passed) return;
-  const failed = run.results.find((r) => r.exit_code !== 0)!;
-  const tail = tails.get(failed.command)?.lines() ?? '';
-  throw new LandRefused(
-    `the tests fail on job ${i.job.id} rebased onto ${onto}: \`${failed.command}\` exited ${failed.exit_code}; ${onto} was not moved.\n` +
-      (tail ? `${tail}\n` : '') +
-      `Fix it on ${onto} or retry the todo (ii job retry ${i.job.id}); --no-test lands without the tests.`,
-    'tests',
-  );
 }
 
 /**
@@ -668,12 +422,13 @@ async function advance(
   const reason = `incrementum: land job ${i.job.id}`;
   // Again just before the move: a rebase or merge may have begun while the
   // tests ran.
-  await refuseIfBusy(i.repo.root, i.job.id, onto);
-  const where = await git.checkoutsOf(i.repo.root, onto);
-  if (where.length === 0) return (await git.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
+  await refuseIfBusy(i.vcs, i.repo.root, i.job.id, onto);
+  const where = await i.vcs.checkoutsOf(i.repo.root, onto);
+  if (where.length === 0)
+    return (await i.vcs.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
   // A branch is checked out in one worktree at most (git refuses a second).
   const checkout = where[0]!;
-  const ff = await git.fastForwardCheckout(checkout, next, old);
+  const ff = await i.vcs.fastForwardCheckout(checkout, next, old);
   if (ff.ok) {
     checkouts.push(checkout);
     progress({ type: 'checkout_updated', path: checkout });
@@ -705,7 +460,7 @@ async function releaseJobWorkspace(i: LandInput): Promise<void> {
   // it stays, free, for ii workspace prune to take once that has ended.
   if (processesIn(path).length > 0) return;
   if (!i.store.workspaces.removeIfFree(path)) return;
-  await new GitVcs().removeWorkspace(i.repo.root, path).catch(() => {});
+  await i.vcs.removeWorkspace(i.repo.root, path).catch(() => {});
   removeOverlays(i.stateDir, path);
-  if (isWorkspaceBranch(w.branch)) await git.deleteBranch(i.repo.root, w.branch);
+  if (isWorkspaceBranch(w.branch)) await i.vcs.deleteBranch(i.repo.root, w.branch);
 }

@@ -1,14 +1,17 @@
-// The git steps of landing a job (src/job/land.ts): see whether the target
-// branch is busy (a rebase, bisect, am or merge in progress in a worktree),
-// rebase the job's commits in a throwaway worktree, and move the target
-// branch only by compare-and-swap, or, where the branch is checked out, only
-// as `git merge --ff-only` would (which never touches a file with
-// uncommitted changes). Git-only, like the rest of src/vcs. The landing
-// worktree runs the project's tests, which can rewrite its `.git`: each git
-// command there checks the link first (worktree-link.ts), as GitVcs does.
+// The git steps of landing a job (src/land/landing.ts): GitVcs's side as a
+// LandingVcs (landing-vcs.ts), which is how the rest of incrementum reaches
+// them. See whether the target branch is busy (a rebase, bisect, am or merge
+// in progress in a worktree), rebase the job's commits in a throwaway
+// worktree, and move the target branch only by compare-and-swap, or, where
+// the branch is checked out, only as `git merge --ff-only` would (which
+// never touches a file with uncommitted changes). Git-only, like the rest of
+// src/vcs. The landing worktree runs the project's tests, which can rewrite
+// its `.git`: each git command there checks the link first
+// (worktree-link.ts), as GitVcs does.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { git, gitRaw, type GitOptions } from './git-run.js';
+import type { BranchBusy, BusyState, FastForward, RebaseOutcome } from './landing-vcs.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
 
 const links = new WorktreeLinks();
@@ -60,15 +63,6 @@ export async function checkoutsOf(root: string, branch: string): Promise<string[
     else if (line === `branch refs/heads/${branch}`) paths.push(path);
   }
   return paths;
-}
-
-/** An operation git has stopped in the middle of, on a branch. */
-export type BusyState = 'rebase' | 'bisect' | 'am' | 'merge' | 'cherry-pick' | 'revert';
-
-export interface BranchBusy {
-  state: BusyState;
-  /** The worktree it is in progress in. */
-  worktree: string;
 }
 
 /**
@@ -168,8 +162,6 @@ export async function removeLandingWorktree(root: string, path: string): Promise
   links.forget(path);
 }
 
-export type RebaseOutcome = { ok: true; head: string } | { ok: false; conflicts: string[]; detail: string };
-
 /**
  * Rebases base..head onto `onto` in the landing worktree `ws` (each commit's
  * message, Change-Id trailer included, and author kept). A conflict aborts
@@ -261,8 +253,6 @@ export async function casBranch(
   const r = await gitRaw(root, ['update-ref', '-m', reason, `refs/heads/${branch}`, next, old]);
   return r.code === 0;
 }
-
-export type FastForward = { ok: true } | { ok: false; moved: boolean; detail: string };
 
 /**
  * Fast-forwards the branch checked out in `checkout` from `old` to `next`

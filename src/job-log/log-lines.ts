@@ -1,7 +1,7 @@
 // A job's whole log as lines, read from its record, events.jsonl and every
 // agent transcript: what `ii job logs` prints and the dashboard's `l` shows,
 // live or after the job ended. Text is redacted and escaped here (src/text),
-// once for both; the renderer of events is src/job/event-text.ts.
+// once for both; the renderer of events is src/job-log/event-text.ts.
 import type { JobEvent } from '../model/event.js';
 import type { Job } from '../model/job.js';
 import { readEvents } from '../state/events.js';

@@ -1,18 +1,20 @@
 // What landing a job would do, decided without changing anything: whether
-// it can land, where (the target), which commits. landJob (land.ts) starts
+// it can land, where (the target), which commits. landJob (landing.ts) starts
 // here, and the dashboard's `m` asks it for its confirmation without loading
 // the runner that a landing's conflict resolution needs.
 import { UserError } from '../errors.js';
 import type { Config } from '../model/config.js';
 import type { Job, JobLandConflict } from '../model/job.js';
 import { shownText } from '../text/shown.js';
-import * as git from '../vcs/land.js';
+import type { BusyState, LandingVcs } from '../vcs/landing-vcs.js';
 
 /** What target() needs of a landing's input. */
 export interface TargetInput {
   repo: { root: string; slug: string };
   config: Config;
   job: Job;
+  /** Landing's git (a GitVcs from the composition). */
+  vcs: LandingVcs;
   /** --onto; else [land] onto; else the job's base branch; else the checked-out branch. */
   onto?: string;
 }
@@ -46,7 +48,7 @@ export async function target(i: TargetInput): Promise<{ onto: string; note: stri
   if (i.onto) return { onto: i.onto, note: null };
   if (i.config.land.onto) return { onto: i.config.land.onto, note: null };
   if (i.job.base_branch) return { onto: i.job.base_branch, note: null };
-  const current = await git.currentBranch(i.repo.root);
+  const current = await i.vcs.currentBranch(i.repo.root);
   if (!current)
     throw new LandRefused(
       `job ${i.job.id} has no recorded base branch and ${i.repo.root} has no branch checked out: pass --onto BRANCH.`,
@@ -74,11 +76,11 @@ export async function landPlan(i: TargetInput & { test?: boolean }): Promise<Lan
   const { onto, note } = await target(i);
   // The board asks before it lands: a branch mid-rebase is said now, not
   // after the person said yes.
-  await refuseIfBusy(i.repo.root, job.id, onto);
+  await refuseIfBusy(i.vcs, i.repo.root, job.id, onto);
   return {
     onto,
     note,
-    subjects: await git.commitSubjects(i.repo.root, base, final),
+    subjects: await i.vcs.commitSubjects(i.repo.root, base, final),
     test: i.test !== false,
   };
 }
@@ -114,7 +116,7 @@ export function stoppedRefusal(id: string, c: JobLandConflict, why = 'stopped in
 }
 
 /** Each operation a branch can be stopped in: its name, what finishes it, what undoes it. */
-const FINISH: Record<git.BusyState, { noun: string; finish: string; abort: string }> = {
+const FINISH: Record<BusyState, { noun: string; finish: string; abort: string }> = {
   rebase: { noun: 'rebase', finish: 'git rebase --continue', abort: 'git rebase --abort' },
   bisect: { noun: 'bisect', finish: 'git bisect reset', abort: 'git bisect reset' },
   am: { noun: 'git am', finish: 'git am --continue', abort: 'git am --abort' },
@@ -133,8 +135,13 @@ const FINISH: Record<git.BusyState, { noun: string; finish: string; abort: strin
  * rebase is aborted (or blocks its --continue), while the job would say
  * landed; a merge or am in progress holds the checkout.
  */
-export async function refuseIfBusy(root: string, jobId: string, onto: string): Promise<void> {
-  const busy = await git.branchBusy(root, onto);
+export async function refuseIfBusy(
+  vcs: LandingVcs,
+  root: string,
+  jobId: string,
+  onto: string,
+): Promise<void> {
+  const busy = await vcs.branchBusy(root, onto);
   if (!busy) return;
   const f = FINISH[busy.state];
   const how =

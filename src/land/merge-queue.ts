@@ -11,7 +11,8 @@ import { landingUnderWay } from '../model/derive.js';
 import type { Job, JobLanded } from '../model/job.js';
 import { localProbe } from '../proc/alive.js';
 import type { StateStore } from '../state/api.js';
-import { finalCommit, LandRefused, landJob } from './land.js';
+import type { JobDeps } from '../job/launch.js';
+import { finalCommit, LandRefused, landJob, type LandInput } from './landing.js';
 
 /** The jobs of a repository that are to land, as a landing runner sees them now. */
 export interface ToLand {
@@ -64,6 +65,10 @@ export interface LandQueueOptions {
   store: StateStore;
   repo: { root: string; slug: string };
   config: Config;
+  /** Landing's git, as landJob takes it. */
+  vcs: LandInput['vcs'];
+  /** The collaborators of a conflict's resolution by the agent, as landJob takes them. */
+  deps?: () => Promise<JobDeps>;
   /** Said the moment the landing is recorded (before the workspace is released and the journal written). */
   onLanded?: (jobId: string, landed: JobLanded) => void;
   /** Not landed: why (the refusal's message; it is recorded on the job as well). */
@@ -136,7 +141,7 @@ export class LandQueue {
   }
 
   private async landOne(jobId: string): Promise<void> {
-    const { store, repo, config } = this.o;
+    const { store, repo, config, vcs, deps } = this.o;
     const job = store.jobs.get(jobId);
     if (!job || job.landed) return;
     if (!finalCommit(job)) {
@@ -151,6 +156,8 @@ export class LandQueue {
         repo,
         config,
         job,
+        vcs,
+        ...(deps ? { deps } : {}),
         onProgress: (p) => {
           if (p.type !== 'landed') return;
           said = true;
