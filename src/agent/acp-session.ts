@@ -2,7 +2,7 @@
 // process group) with one ACP session. The SDK does the JSON-RPC; our line
 // stream sees every message first (transcript, tracker, activity), and every
 // way a turn can go wrong ends in an Error, never a hang or an orphan.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import {
   client,
@@ -18,9 +18,7 @@ import { FileTracker } from './file-tracker.js';
 import { lineStream } from './line-stream.js';
 import { missingFileAnswer } from './missing-file.js';
 import { decidePermission } from './permission-policy.js';
-import type { RecordedGroup } from '../proc/recorded.js';
-import { groupAlive, stopGroup, type StopGrace } from './process-group.js';
-import { startTicks } from '../proc/group.js';
+import { spawnInGroup, type GroupChild } from '../proc/recorded.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
 import { quotedOutput } from './quoted-output.js';
@@ -53,6 +51,13 @@ export interface AcpTuning {
   cancelGraceMs?: number;
   /** close(): wait after closing stdin, then after SIGTERM (defaults 2 s, 3 s). */
   stopGrace?: Partial<StopGrace>;
+}
+
+export interface StopGrace {
+  /** Time to exit on its own after stdin closes. */
+  eofMs: number;
+  /** Time between SIGTERM and SIGKILL. */
+  termMs: number;
 }
 
 const STOP_REASONS = new Set<StopReason>([
@@ -120,8 +125,8 @@ export class AcpSession implements AgentSession {
   private readonly grace: StopGrace;
   /** The agent's own name from initialize (agentInfo.name), for its quirks. */
   private agentName: string | undefined;
-  private group: RecordedGroup | null = null;
-  private leaderStart: number | null = null;
+  /** The agent's process group (it leads it): close() ends all of it. */
+  private group: GroupChild | null = null;
   /** The agent took the title through session/set_title. */
   private titled = false;
   /** A prompt has been sent: the first one carries the title where set_title could not. */
@@ -179,17 +184,15 @@ export class AcpSession implements AgentSession {
     const run = this.o.sandbox
       ? this.o.sandbox.wrap(cmd, args, env, Object.keys(agent.env))
       : { command: cmd, args, env };
-    this.child = spawn(run.command, run.args, {
-      cwd,
-      env: run.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true, // its own process group, so close() reaches all it started
-    });
+    // Its own process group, so close() reaches all it started: language servers, shells, MCP helpers.
+    this.group = spawnInGroup(
+      run.command,
+      run.args,
+      { cwd, env: run.env, stdio: ['pipe', 'pipe', 'pipe'] },
+      this.o.recordGroup ? { recorder: this.o.recordGroup, label: `agent ${agent.name}` } : undefined,
+    );
+    this.child = this.group.child;
     const child = this.child;
-    // Its start time, read before it can have been reaped, is the group's identity for close().
-    this.leaderStart = child.pid !== undefined ? startTicks(child.pid) : null;
-    if (child.pid !== undefined)
-      this.group = this.o.recordGroup?.(child.pid, `agent ${agent.name}`, this.leaderStart) ?? null;
     child.on('error', (err) => {
       const e = err as NodeJS.ErrnoException;
       this.die(
@@ -537,9 +540,7 @@ export class AcpSession implements AgentSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.turn?.fail(new Error('the agent session was closed during the turn'));
-      if (this.child) await stopGroup(this.child, this.grace, this.leaderStart);
-      // Keep the record of a group that outlived even SIGKILL's wait: a later cleanup retries.
-      if (this.group && !groupAlive(this.group.pgid)) this.group.forget();
+      await this.group?.stop(this.grace.termMs, this.grace.eofMs);
       try {
         this.conn?.close();
       } catch {}

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent } from '../../src/agent/acp-session.js';
-import { groupAlive } from '../../src/agent/process-group.js';
+import { groupAlive } from '../../src/proc/group.js';
 import { SessionUpdateParser } from '../../src/agent/session-update.js';
 import type { AgentActivity } from '../../src/agent/types.js';
 import { transcriptText } from '../../src/job/transcript-text.js';
