@@ -2,7 +2,7 @@
 // process group) with one ACP session. The SDK does the JSON-RPC; our line
 // stream sees every message first (transcript, tracker, activity), and every
 // way a turn can go wrong ends in an Error, never a hang or an orphan.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import {
   client,
@@ -18,12 +18,11 @@ import { FileTracker } from './file-tracker.js';
 import { lineStream } from './line-stream.js';
 import { missingFileAnswer } from './missing-file.js';
 import { decidePermission } from './permission-policy.js';
-import type { RecordedGroup } from '../proc/recorded.js';
-import { groupAlive, stopGroup, type StopGrace } from './process-group.js';
-import { startTicks } from '../proc/group.js';
+import { spawnInGroup, type GroupChild } from '../proc/recorded.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
 import { quotedOutput } from './quoted-output.js';
+import { SessionUpdateParser } from './session-update.js';
 import { WorkspaceRoot } from './workspace-path.js';
 
 type Obj = Record<string, unknown>;
@@ -54,6 +53,13 @@ export interface AcpTuning {
   stopGrace?: Partial<StopGrace>;
 }
 
+export interface StopGrace {
+  /** Time to exit on its own after stdin closes. */
+  eofMs: number;
+  /** Time between SIGTERM and SIGKILL. */
+  termMs: number;
+}
+
 const STOP_REASONS = new Set<StopReason>([
   'end_turn',
   'max_tokens',
@@ -70,8 +76,6 @@ const STDERR_LINE_MAX = 2000;
  * joined whole held ~25 MB.
  */
 export const TURN_TEXT_KEEP = 16 * 1024;
-/** Tool calls whose title and kind are remembered while open; a flood of ones never ended loses its oldest. */
-const MAX_OPEN_TOOLS = 4096;
 
 const usageOf = (u: Usage): Usage => normalizeUsage(u);
 /** Resolves once `s` has delivered all it had (or is gone). */
@@ -116,13 +120,13 @@ export class AcpSession implements AgentSession {
    */
   private costMicros = 0;
   private reportedMicros = 0;
-  private tools = new Map<string, { title: string; kind?: string }>();
+  private readonly updates = new SessionUpdateParser();
   private closing: Promise<void> | null = null;
   private readonly grace: StopGrace;
   /** The agent's own name from initialize (agentInfo.name), for its quirks. */
   private agentName: string | undefined;
-  private group: RecordedGroup | null = null;
-  private leaderStart: number | null = null;
+  /** The agent's process group (it leads it): close() ends all of it. */
+  private group: GroupChild | null = null;
   /** The agent took the title through session/set_title. */
   private titled = false;
   /** A prompt has been sent: the first one carries the title where set_title could not. */
@@ -180,17 +184,15 @@ export class AcpSession implements AgentSession {
     const run = this.o.sandbox
       ? this.o.sandbox.wrap(cmd, args, env, Object.keys(agent.env))
       : { command: cmd, args, env };
-    this.child = spawn(run.command, run.args, {
-      cwd,
-      env: run.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true, // its own process group, so close() reaches all it started
-    });
+    // Its own process group, so close() reaches all it started: language servers, shells, MCP helpers.
+    this.group = spawnInGroup(
+      run.command,
+      run.args,
+      { cwd, env: run.env, stdio: ['pipe', 'pipe', 'pipe'] },
+      this.o.recordGroup ? { recorder: this.o.recordGroup, label: `agent ${agent.name}` } : undefined,
+    );
+    this.child = this.group.child;
     const child = this.child;
-    // Its start time, read before it can have been reaped, is the group's identity for close().
-    this.leaderStart = child.pid !== undefined ? startTicks(child.pid) : null;
-    if (child.pid !== undefined)
-      this.group = this.o.recordGroup?.(child.pid, `agent ${agent.name}`, this.leaderStart) ?? null;
     child.on('error', (err) => {
       const e = err as NodeJS.ErrnoException;
       this.die(
@@ -390,67 +392,29 @@ export class AcpSession implements AgentSession {
   }
 
   private update(params: Obj): void {
-    const u = params.update;
-    if (!isObj(u)) return;
-    switch (u.sessionUpdate) {
-      case 'agent_message_chunk':
-      case 'agent_thought_chunk': {
-        const c = u.content;
-        const text = isObj(c) && typeof c.text === 'string' ? c.text : '';
-        if (!text) return;
-        if (u.sessionUpdate === 'agent_message_chunk') {
-          if (this.turn) {
-            this.turn.text += text;
-            if (this.turn.text.length > 2 * TURN_TEXT_KEEP)
-              this.turn.text = this.turn.text.slice(-TURN_TEXT_KEEP);
-          }
-          this.activity({ kind: 'message', text });
-        } else this.activity({ kind: 'thought', text });
-        return;
-      }
-      case 'tool_call':
-      case 'tool_call_update': {
-        this.tracker.ingest(u);
-        const id = typeof u.toolCallId === 'string' ? u.toolCallId : '';
-        const known = this.tools.get(id) ?? { title: '' };
-        if (typeof u.title === 'string' && u.title) known.title = u.title;
-        if (typeof u.kind === 'string') known.kind = u.kind;
-        this.tools.set(id, known);
-        if (this.tools.size > MAX_OPEN_TOOLS) this.tools.delete(this.tools.keys().next().value!);
-        const status =
-          typeof u.status === 'string' ? u.status : u.sessionUpdate === 'tool_call' ? 'pending' : '';
-        this.activity({
-          kind: 'tool',
-          id,
-          title: known.title || id,
-          status,
-          ...(known.kind ? { toolKind: known.kind } : {}),
-        });
-        if (status === 'completed' || status === 'failed') this.tools.delete(id);
-        return;
-      }
-      case 'plan':
-        if (Array.isArray(u.entries))
-          this.activity({
-            kind: 'plan',
-            entries: u.entries.map((e) => (isObj(e) ? String(e.content ?? '') : String(e))),
-          });
-        return;
-      case 'usage_update': {
-        // claude-agent-acp: {used, size, cost: {amount, currency}}, the cost cumulative.
-        const cost = isObj(u.cost) && typeof u.cost.amount === 'number' ? u.cost.amount : undefined;
-        if (cost !== undefined && Number.isFinite(cost) && cost >= 0) {
-          const micros = toMicros(cost);
-          this.costMicros = Math.min(MAX_MICROS, this.costMicros + Math.max(0, micros - this.reportedMicros));
-          this.reportedMicros = micros;
-          this.total.cost = fromMicros(this.costMicros);
-          this.activity({ kind: 'usage', usage: usageOf(this.total) });
+    const u = this.updates.parse(params);
+    if (!u) return;
+    switch (u.kind) {
+      case 'message':
+        if (this.turn) {
+          this.turn.text += u.text;
+          if (this.turn.text.length > 2 * TURN_TEXT_KEEP)
+            this.turn.text = this.turn.text.slice(-TURN_TEXT_KEEP);
         }
-        return;
+        return this.activity(u);
+      case 'tool':
+        // The tracker reads the call's content (the diffs and paths it touched) from the update itself.
+        this.tracker.ingest(params.update as Obj);
+        return this.activity(u);
+      case 'cost': {
+        const micros = toMicros(u.amount);
+        this.costMicros = Math.min(MAX_MICROS, this.costMicros + Math.max(0, micros - this.reportedMicros));
+        this.reportedMicros = micros;
+        this.total.cost = fromMicros(this.costMicros);
+        return this.activity({ kind: 'usage', usage: usageOf(this.total) });
       }
       default:
-        // Other kinds (modes, commands, user echoes, ones newer than us) carry nothing we use.
-        return;
+        return this.activity(u);
     }
   }
 
@@ -576,9 +540,7 @@ export class AcpSession implements AgentSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.turn?.fail(new Error('the agent session was closed during the turn'));
-      if (this.child) await stopGroup(this.child, this.grace, this.leaderStart);
-      // Keep the record of a group that outlived even SIGKILL's wait: a later cleanup retries.
-      if (this.group && !groupAlive(this.group.pgid)) this.group.forget();
+      await this.group?.stop(this.grace.termMs, this.grace.eofMs);
       try {
         this.conn?.close();
       } catch {}

@@ -4,6 +4,7 @@
 import type { FileChange, Todo, Usage } from '../model/index.js';
 import type { GroupRecorder } from '../proc/recorded.js';
 import type { Sandbox } from '../proc/sandbox/sandbox.js';
+import type { SessionUpdate } from './session-update.js';
 
 /** An ACP agent to launch over stdio. */
 export interface AgentSpec {
@@ -24,12 +25,16 @@ export interface PromptResult {
   text: string;
 }
 
-/** Something the agent did, as the dashboard's live pane shows it. */
+/**
+ * Something the agent did, live: what its session/updates say (parsed by
+ * session-update.ts, as the transcript reader parses them), its usage so far,
+ * and warnings about it (what the session refused it or skipped of its
+ * output; each is in its transcript too). The runner logs the warnings as job
+ * events (src/job/agent-activity.ts maps each kind: a new kind gets its case
+ * there, as a permission request will).
+ */
 export type AgentActivity =
-  | { kind: 'message'; text: string }
-  | { kind: 'thought'; text: string }
-  | { kind: 'tool'; id: string; title: string; status: string; toolKind?: string }
-  | { kind: 'plan'; entries: string[] }
+  | Exclude<SessionUpdate, { kind: 'cost' }>
   | { kind: 'usage'; usage: Usage }
   | { kind: 'warning'; message: string };
 

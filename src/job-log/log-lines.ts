@@ -75,7 +75,9 @@ export function jobLogLines(job: Job, stateDir: string, events: JobEvent[]): Log
         for (const l of shownText(lines.join('\n')).split('\n')) out.push({ kind: 'text', text: l });
       else out.push({ kind: 'dim', text: '  (empty transcript)' });
     }
-    push(during.get(a.id) ?? []);
+    // The agent's own warnings are in the transcript just shown: not twice.
+    const events = during.get(a.id) ?? [];
+    push(lines ? events.filter((e) => !(e.type === 'warning' && e.agent_session_id === a.id)) : events);
   });
   if (job.failure_reason)
     out.push({ kind: 'text', text: '' }, { kind: 'text', text: `reason: ${shownText(job.failure_reason)}` });

@@ -1,6 +1,8 @@
 // A readable rendering of an agent transcript (JSONL of every ACP message both
 // ways) for `ii job logs`: the prompt, the agent's message text, tool calls
-// and their outcome, plans, usage and the turn's end. Pure.
+// and their outcome, plans, usage and the turn's end. Pure. Its session/updates
+// are read by the live session's parser (src/agent/session-update.ts).
+import { contentText, SessionUpdateParser } from '../agent/session-update.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -17,20 +19,12 @@ export function rpcOf(entry: unknown): Obj | null {
   return null;
 }
 
-function textOf(content: unknown): string {
-  if (Array.isArray(content)) return content.map(textOf).join('');
-  if (!isObj(content)) return typeof content === 'string' ? content : '';
-  if (typeof content.text === 'string') return content.text;
-  if (isObj(content.content)) return textOf(content.content);
-  return '';
-}
-
 /** Renders the parsed entries of one transcript as lines of text (taken one at a time: a whole file need not be held). */
 export function transcriptText(entries: Iterable<unknown>): string[] {
   const out: string[] = [];
   let message = '';
   let thought = '';
-  const tools = new Map<string, { title: string; kind: string }>();
+  const updates = new SessionUpdateParser();
   const flush = () => {
     if (thought.trim())
       out.push(
@@ -70,7 +64,7 @@ export function transcriptText(entries: Iterable<unknown>): string[] {
     const params = isObj(m.params) ? m.params : {};
     if (m.method === 'session/prompt') {
       flush();
-      const prompt = textOf(params.prompt);
+      const prompt = contentText(params.prompt);
       out.push(
         '> prompt:',
         ...prompt
@@ -80,28 +74,19 @@ export function transcriptText(entries: Iterable<unknown>): string[] {
       );
       continue;
     }
-    if (m.method === 'session/update' && isObj(params.update)) {
-      const u = params.update;
-      const kind = u.sessionUpdate;
-      if (kind === 'agent_message_chunk') message += textOf(u.content);
-      else if (kind === 'agent_thought_chunk') thought += textOf(u.content);
-      else if (kind === 'tool_call' || kind === 'tool_call_update') {
-        const id = String(u.toolCallId ?? '');
-        const known = tools.get(id) ?? { title: '', kind: '' };
-        if (typeof u.title === 'string' && u.title) known.title = u.title;
-        if (typeof u.kind === 'string') known.kind = u.kind;
-        tools.set(id, known);
-        const status = typeof u.status === 'string' ? u.status : kind === 'tool_call' ? 'pending' : '';
-        if (status === 'completed' || status === 'failed' || kind === 'tool_call') {
+    if (m.method === 'session/update') {
+      const u = updates.parse(params);
+      if (u?.kind === 'message') message += u.text;
+      else if (u?.kind === 'thought') thought += u.text;
+      else if (u?.kind === 'tool') {
+        // A call once when announced and once when it ends; its progress in between is not news.
+        if (u.announced || u.status === 'completed' || u.status === 'failed') {
           flush();
-          out.push(`  [${known.kind || 'tool'}] ${known.title || id}${status ? ` (${status})` : ''}`);
+          out.push(`  [${u.toolKind || 'tool'}] ${u.title}${u.status ? ` (${u.status})` : ''}`);
         }
-      } else if (kind === 'plan' && Array.isArray(u.entries)) {
+      } else if (u?.kind === 'plan') {
         flush();
-        out.push(
-          '  plan:',
-          ...u.entries.map((e) => `    - ${isObj(e) ? String(e.content ?? '') : String(e)}`),
-        );
+        out.push('  plan:', ...u.entries.map((e) => `    - ${e}`));
       }
       continue;
     }

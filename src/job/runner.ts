@@ -45,6 +45,7 @@ import { runTests, testFailureTable } from './test-runner.js';
 import { workspaceGoneReason } from './workspace-gone.js';
 import { OutputTail, setupWorkspace } from './workspace-setup.js';
 import { leftoversReason } from './leftovers.js';
+import { activityEvent } from './agent-activity.js';
 import { redact } from '../text/redact.js';
 import { WorkspaceRedirected } from '../vcs/worktree-link.js';
 import { newChangeId } from '../vcs/change-id.js';
@@ -688,6 +689,10 @@ export class JobRunner {
       title: agentSessionTitle(jobId, purpose, this.o.todo.title),
       sandbox: this.sandbox,
       onFileChange: (file) => this.event({ type: 'file_change', ...file }),
+      onActivity: (a) => {
+        const e = activityEvent(a, id);
+        if (e) this.event(e);
+      },
       onWriteError: (err, path) => {
         const full = asDiskFull(err, path);
         if (full) this.noteDiskFull(full);

@@ -1,9 +1,10 @@
 // Runs the user's test commands, one by one, each through a shell in the
 // workspace (the only shell incrementum ever starts) and in its own process
-// group, so a cancel kills the command and everything it started.
-import { constants } from 'node:os';
+// group, so a cancel kills the command and everything it started
+// (src/proc/exec-in-group.ts).
 import type { TestResult } from '../model/job.js';
-import { spawnInGroup, type GroupRecorder } from '../proc/recorded.js';
+import { execInGroup } from '../proc/exec-in-group.js';
+import type { GroupRecorder } from '../proc/recorded.js';
 import type { Sandbox } from '../proc/sandbox/sandbox.js';
 
 export interface TestRunOptions {
@@ -32,74 +33,38 @@ export interface TestRun {
   aborted: boolean;
 }
 
-function runOne(command: string, o: TestRunOptions): Promise<TestResult & { aborted: boolean }> {
-  const grace = o.killGraceMs ?? 2000;
+async function runOne(command: string, o: TestRunOptions): Promise<TestResult & { aborted: boolean }> {
   const started = Date.now();
-  return new Promise((resolve) => {
-    const env = o.env ?? process.env;
-    const run = o.sandbox
-      ? o.sandbox.wrap('/bin/sh', ['-c', command], env)
-      : { command: '/bin/sh', args: ['-c', command], env };
-    const g = spawnInGroup(
-      run.command,
-      run.args,
-      { cwd: o.cwd, env: run.env, stdio: ['ignore', 'pipe', 'pipe'] },
-      o.recordGroup ? { recorder: o.recordGroup, label: `test: ${command}` } : undefined,
-    );
-    const child = g.child;
-    let aborted = false;
-    let timedOut = false;
-    let exitCode: number | null = null;
-    const onAbort = () => {
-      aborted = true;
-      void g.stop(grace);
-    };
-    o.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer =
-      o.timeoutMs !== undefined
-        ? setTimeout(() => {
-            timedOut = true;
-            o.onOutput?.(
-              command,
-              'stderr',
-              `\nincrementum: timed out after ${seconds(o.timeoutMs!)}; ending it\n`,
-            );
-            void g.stop(grace);
-          }, o.timeoutMs)
-        : undefined;
-    for (const stream of ['stdout', 'stderr'] as const)
-      child[stream]!.on('data', (b: Buffer) => o.onOutput?.(command, stream, b.toString('utf8')));
-    let settled = false;
-    const finish = async (code: number) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onAbort);
-      // Whatever of the group is left (it ignored SIGTERM, or closed its
-      // pipes and lives on in the background) must not outlive the run.
-      await g.stop(grace);
-      // A timed-out command fails whatever its shell made of the SIGTERM (124, as timeout(1) has it).
-      const timed = timedOut && !aborted;
-      resolve({
-        command,
-        exit_code: timed ? 124 : code,
-        duration_ms: Date.now() - started,
-        ...(timed ? { timed_out_after_s: o.timeoutMs! / 1000 } : {}),
-        aborted,
-      });
-    };
-    child.on('error', (err) => {
-      o.onOutput?.(command, 'stderr', `cannot start the shell: ${err.message}\n`);
-      void finish(127);
-    });
-    child.on('exit', (code, sig) => {
-      exitCode = code ?? 128 + (sig ? (constants.signals[sig] ?? 0) : 0);
-      // The shell is gone; anything it left in the background would hold the
-      // pipes open and outlive the job.
-      void g.stop(grace);
-    });
-    child.on('close', () => void finish(exitCode ?? 1));
+  const env = o.env ?? process.env;
+  const run = o.sandbox
+    ? o.sandbox.wrap('/bin/sh', ['-c', command], env)
+    : { command: '/bin/sh', args: ['-c', command], env };
+  const r = await execInGroup(run.command, run.args, {
+    cwd: o.cwd,
+    env: run.env,
+    graceMs: o.killGraceMs ?? 2000,
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.recordGroup ? { record: { recorder: o.recordGroup, label: `test: ${command}` } } : {}),
+    onOutput: (stream, text) => o.onOutput?.(command, stream, text),
   });
+  if (r.startError !== undefined)
+    o.onOutput?.(command, 'stderr', `cannot start the shell: ${r.startError}\n`);
+  // A timed-out command fails whatever its shell made of the SIGTERM (124, as timeout(1) has it).
+  const timed = r.timedOut && !r.canceled;
+  if (timed)
+    o.onOutput?.(
+      command,
+      'stderr',
+      `\nincrementum: timed out after ${seconds(o.timeoutMs!)}; it was ended\n`,
+    );
+  return {
+    command,
+    exit_code: timed ? 124 : (r.code ?? 127),
+    duration_ms: Date.now() - started,
+    ...(timed ? { timed_out_after_s: o.timeoutMs! / 1000 } : {}),
+    aborted: r.canceled,
+  };
 }
 
 const seconds = (ms: number) => `${ms / 1000} s`;

@@ -93,7 +93,11 @@ export const EVENT_SCHEMAS = [
   /** Output of a command other than a test (named by source, e.g. "setup"). */
   event('output', { source: z.string(), stream: Stream.default('stdout'), text: z.string() }),
   event('info', { message: z.string() }),
-  event('warning', { message: z.string() }),
+  event('warning', {
+    message: z.string(),
+    /** An agent's warning (what its session refused it or skipped): its transcript holds it too. */
+    agent_session_id: z.string().optional(),
+  }),
   /** The job reached a terminal state. */
   event('finished', {
     status: z.enum(['completed', 'failed', 'abandoned']),

@@ -119,14 +119,34 @@ export async function waitGroupGone(pgid: number, ms: number): Promise<boolean> 
   return !groupAlive(pgid);
 }
 
+/** A group asked to end on its own first: its input is closed, and it gets `ms` before any signal. */
+export interface EndOnEof {
+  close(): void;
+  ms: number;
+}
+
 /**
  * SIGTERM the group, SIGKILL it if anything is left after `graceMs`; resolves
  * true once nothing of it runs (false only if even SIGKILL did not end it in
- * 2 s, e.g. a process stuck in the kernel). `leaderStart` is its leader's
- * start time, taken when it was spawned: before each signal the group must
- * still be ours (isOurGroup), or it counts as ended and is left alone.
+ * 2 s, e.g. a process stuck in the kernel). With `eof`, its input is closed
+ * first and it gets `eof.ms` to end by itself (an agent ends at EOF; many
+ * in the field ignore it, and some SIGTERM too, hence the escalation).
+ * `leaderStart` is its leader's start time, taken when it was spawned:
+ * before each signal the group must still be ours (isOurGroup), or it
+ * counts as ended and is left alone.
  */
-export async function endGroup(pgid: number, leaderStart: number | null, graceMs: number): Promise<boolean> {
+export async function endGroup(
+  pgid: number,
+  leaderStart: number | null,
+  graceMs: number,
+  eof?: EndOnEof,
+): Promise<boolean> {
+  if (eof) {
+    try {
+      eof.close();
+    } catch {}
+    if (await waitGroupGone(pgid, eof.ms)) return true;
+  }
   if (!isOurGroup(pgid, leaderStart) || !signalGroup(pgid, 'SIGTERM')) return true;
   if (await waitGroupGone(pgid, graceMs)) return true;
   if (!isOurGroup(pgid, leaderStart)) return true;

@@ -48,13 +48,18 @@ export function groupRecorder(store: StateStore, jobId: string, workspacePath: s
 /** A child leading its own process group, recorded while it runs. */
 export interface GroupChild {
   child: ChildProcess;
-  /** SIGTERM the group, SIGKILL after `graceMs`; resolves when nothing of it runs. Safe to call twice. */
-  stop(graceMs: number): Promise<void>;
+  /**
+   * SIGTERM the group, SIGKILL after `graceMs`; resolves when nothing of it
+   * runs. With `eofMs`, its stdin is closed first and it gets that long to
+   * end by itself. Safe to call twice (the first call's grace holds).
+   */
+  stop(graceMs: number, eofMs?: number): Promise<void>;
 }
 
 /**
  * Spawns `command` as the leader of a new process group (detached) and records
- * the group with `record`. Call stop() when done with it (also after it exits:
+ * the group with `record`: every child that can outlive a step starts here
+ * (the agent, setup and test commands). Call stop() when done with it (also after it exits:
  * what it left in the background goes too), which drops the record.
  */
 export function spawnInGroup(
@@ -72,10 +77,12 @@ export function spawnInGroup(
   let stopping: Promise<void> | null = null;
   return {
     child,
-    stop(graceMs) {
+    stop(graceMs, eofMs) {
       stopping ??= (async () => {
         if (pid === undefined) return;
-        if (await endGroup(pid, leaderStart, graceMs)) group?.forget();
+        const eof = eofMs ? { close: () => child.stdin?.end(), ms: eofMs } : undefined;
+        // A group that outlived even SIGKILL's wait keeps its record: a later cleanup retries.
+        if (await endGroup(pid, leaderStart, graceMs, eof)) group?.forget();
       })();
       return stopping;
     },

@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, TURN_TEXT_KEEP, type AcpSession, type AcpTuning } from '../../src/agent/acp-session.js';
-import { groupAlive } from '../../src/agent/process-group.js';
+import { groupAlive } from '../../src/proc/group.js';
 import type { AgentActivity, AgentSessionOptions } from '../../src/agent/types.js';
 import { transcriptText } from '../../src/job-log/transcript-text.js';
 import { ROOT } from '../helpers/cli.js';

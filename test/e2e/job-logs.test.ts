@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStateStore, repoSlug, transcriptFile } from '../../src/state/index.js';
+import { eventsFile, openStateStore, repoSlug, transcriptFile } from '../../src/state/index.js';
 import { ii } from '../helpers/cli.js';
+import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -184,6 +185,39 @@ describe('ii job logs --tests', () => {
     expect(r.stdout).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
     expect(r.stdout).not.toContain('\x1b');
     expect(r.stdout).not.toContain('agent session');
+  });
+});
+
+describe("an agent's warnings", () => {
+  it('are job events: ii job do shows them, ii job logs once (in its transcript), events.jsonl names the session', () => {
+    const f = new JobFixture('ii-agent-warn-');
+    try {
+      f.setup();
+      const s = f.scenario('garbage', {
+        implement: [{ actions: [{ type: 'garbage', text: 'NOT JSON AT ALL' }, write('hello.txt', 'hi\n')] }],
+        'commit-message': [{ actions: [{ type: 'commit_message', text: 'Add hello.txt' }] }],
+      });
+      const r = f.run(['job', 'do', '--title', 'say hello'], s);
+      expect(r.stderr).toMatch(
+        /warning: the agent wrote a line that is not JSON; skipped: "NOT JSON AT ALL"/,
+      );
+      const id = jobIdFrom(r.stderr);
+      const job = f.show(id);
+      const implement = (
+        job as unknown as { agent_sessions: { id: string; purpose: string }[] }
+      ).agent_sessions.find((a) => a.purpose === 'implement')!;
+      const events = readFileSync(eventsFile(join(f.tmp.path, 'state', 'incrementum'), job.id), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; message?: string; agent_session_id?: string });
+      expect(events.filter((e) => e.type === 'warning' && /NOT JSON AT ALL/.test(e.message ?? ''))).toEqual([
+        expect.objectContaining({ agent_session_id: implement.id }),
+      ]);
+      const logs = f.run(['job', 'logs', id]).stdout;
+      expect(logs.match(/not JSON; skipped: "NOT JSON AT ALL"/g)).toHaveLength(1);
+    } finally {
+      f.cleanup();
+    }
   });
 });
 

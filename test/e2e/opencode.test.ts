@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../../src/agent/acp-session.js';
-import { groupAlive } from '../../src/agent/process-group.js';
+import { groupAlive } from '../../src/proc/group.js';
 import { transcriptText } from '../../src/job-log/transcript-text.js';
 import { scriptedModel } from '../helpers/model-server.js';
 import { ensureAgent, OPENCODE, opencodeHome, titleFor } from '../helpers/real-agents.js';

@@ -142,6 +142,30 @@ describe('recorded process groups', () => {
     expect(processesIn(tmp.path)).toEqual([]);
     expect(store.processGroups.list({ job_id: 'job2' })).toEqual([]);
   });
+
+  it('stop() with an EOF grace closes stdin first: a child that ends at EOF gets no signal', async () => {
+    const g = spawnInGroup('/bin/sh', ['-c', 'cat >/dev/null; exit 7'], {
+      cwd: tmp.path,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    started.push(g.child.pid!);
+    const exit = new Promise<[number | null, string | null]>((r) => g.child.on('exit', (c, s) => r([c, s])));
+    await g.stop(200, 10_000);
+    expect(await exit).toEqual([7, null]);
+  });
+
+  it('stop() with an EOF grace still ends a child that ignores EOF and SIGTERM', async () => {
+    const g = spawnInGroup('/bin/sh', ['-c', "trap '' TERM; sleep 600"], {
+      cwd: tmp.path,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    const pgid = g.child.pid!;
+    started.push(pgid);
+    const exit = new Promise<[number | null, string | null]>((r) => g.child.on('exit', (c, s) => r([c, s])));
+    await g.stop(200, 200);
+    expect(await exit).toEqual([null, 'SIGKILL']);
+    expect(runningInGroup(pgid)).toEqual([]);
+  });
 });
 
 describe('pidAlive', () => {

@@ -37,6 +37,17 @@ describe('runTests', () => {
     expect(r).toMatchObject({ passed: true, aborted: false });
   });
 
+  it('a command whose shell cannot start fails with 127 and says why, naming what it ran', async () => {
+    const out: string[] = [];
+    const r = await runTests({
+      commands: ['true'],
+      cwd: join(tmp.path, 'gone'),
+      onOutput: (_c, s, t) => out.push(`${s}:${t}`),
+    });
+    expect(r.results.map((x) => x.exit_code)).toEqual([127]);
+    expect(out.join('')).toMatch(/^stderr:cannot start the shell: .*ENOENT.*\/bin\/sh -c true/s);
+  });
+
   it('abort kills the command and everything it started', async () => {
     const pidFile = join(tmp.path, 'pids');
     const ac = new AbortController();

@@ -52,7 +52,8 @@ interface JobLogs {
   /** Facts, test results and warnings of the turns before the current agent's. */
   earlier: string[];
   /** The lines of the events since the current agent started, with their event's type. */
-  eventLines: { type: JobEvent['type'] | null; line: EventLine }[];
+  /** `agent`: an agent's warning, which the transcript shown above the events holds too. */
+  eventLines: { type: JobEvent['type'] | null; line: EventLine; agent?: boolean }[];
   transcriptPath: string | null;
   transcript: JsonLinesTail | null;
   entries: unknown[];
@@ -457,8 +458,9 @@ export class DashboardSync {
         logs.eventLines = [];
         changed = true;
       }
+      const agent = e.type === 'warning' && e.agent_session_id !== undefined;
       for (const line of eventLines(e)) {
-        logs.eventLines.push({ type: e.type, line });
+        logs.eventLines.push({ type: e.type, line, ...(agent ? { agent } : {}) });
         changed = true;
       }
     }
@@ -592,7 +594,10 @@ export class DashboardSync {
     this.liveBehind.delete(jobId);
     if (!logs) return;
     const body = transcriptText(logs.entries).filter((l) => !l.startsWith('>'));
-    const after = logs.eventLines.map((x) => logText(x.line)).filter((l) => !l.startsWith('● agent'));
+    const after = logs.eventLines
+      .filter((x) => !x.agent)
+      .map((x) => logText(x.line))
+      .filter((l) => !l.startsWith('● agent'));
     logs.silence = this.silenceOf(logs);
     const quiet = logs.silence ? [logs.silence] : [];
     this.dash.getState().setLive(jobId, [...logs.earlier, ...logs.header, ...body, ...after, ...quiet]);
