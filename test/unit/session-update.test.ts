@@ -9,7 +9,7 @@ import { startAgent } from '../../src/agent/acp-session.js';
 import { groupAlive } from '../../src/proc/group.js';
 import { SessionUpdateParser } from '../../src/agent/session-update.js';
 import type { AgentActivity } from '../../src/agent/types.js';
-import { transcriptText } from '../../src/job/transcript-text.js';
+import { transcriptText } from '../../src/job-log/transcript-text.js';
 import { ROOT } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
