@@ -193,8 +193,7 @@ export class GitVcs implements Vcs, LandingVcs {
     // A workspace made by an earlier version was on a branch of another name
     // (incrementum/ws-<n>): it has moved to today's, and the old one goes.
     const old = before.code === 0 ? before.stdout.trim() : '';
-    if (old !== branch && isWorkspaceBranch(old))
-      await run(path, ['branch', '-q', '-D', old], this.in(path));
+    if (old !== branch && isWorkspaceBranch(old)) await run(path, ['branch', '-q', '-D', old], this.in(path));
     await git(path, ['reset', '--quiet', '--hard', baseRev], this.in(path));
     await git(path, ['clean', '-ffdxq'], this.in(path));
     rmSync(await this.changeFile(path), { force: true });

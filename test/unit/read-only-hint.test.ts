@@ -44,7 +44,9 @@ it("ReadOnlyWrites reads coreutils' quoted path", () => {
 
 it('ReadOnlyWrites shows a crafted path escaped, and a secret in it redacted', () => {
   const r = new ReadOnlyWrites();
-  r.add("touch: cannot touch '/tmp/\x1b[2J/ghp_0123456789abcdefghijABCDEFGHIJ012345': Read-only file system\n");
+  r.add(
+    "touch: cannot touch '/tmp/\x1b[2J/ghp_0123456789abcdefghijABCDEFGHIJ012345': Read-only file system\n",
+  );
   const h = r.hint()!;
   expect(h).not.toContain('\x1b');
   expect(h).not.toContain('ghp_0123456789abcdefghijABCDEFGHIJ012345');

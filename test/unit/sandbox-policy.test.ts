@@ -101,7 +101,10 @@ describe('sandbox policy', () => {
     for (const branchRef of ['refs/heads/feature/x', 'refs/heads/incrementum/ws-2']) {
       const p = buildPolicy(input({ git: { ...input().git!, branchRef } }));
       expect(effective(p.mounts, `/home/u/src/r/.git/${branchRef}`), branchRef).toBe('ro');
-      expect(p.mounts.filter((m) => m.path.includes('/refs/')), branchRef).toEqual([]);
+      expect(
+        p.mounts.filter((m) => m.path.includes('/refs/')),
+        branchRef,
+      ).toEqual([]);
     }
   });
 
