@@ -64,13 +64,18 @@ const WARM_UP = { implement: [{ actions: [write('w.txt', 'w\n')] }] };
 function watchGitSpawns() {
   const original = childProcess.spawn;
   const times = [];
+  const argvs = [];
   childProcess.spawn = function (cmd, ...rest) {
-    if (cmd === 'git') times.push(now());
+    if (cmd === 'git') {
+      times.push(now());
+      argvs.push(rest[0]);
+    }
     return original.call(this, cmd, ...rest);
   };
   syncBuiltinESMExports();
   return {
     times,
+    argvs,
     restore() {
       childProcess.spawn = original;
       syncBuiltinESMExports();
@@ -178,6 +183,18 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
   for (let i = 0; i < iterations; i++) {
     const [a, b] = [bounds[i], bounds[i + 1]];
     const agent = within(agentSpans, a, b);
+    // RUNNER_BENCH_TRACE=1: each iteration's git commands, to see which are spent where.
+    if (process.env.RUNNER_BENCH_TRACE && n === 1) {
+      const { times, argvs } = ctx.gitSpawns;
+      const mine = times.flatMap((t, k) => (t >= a && t <= b ? [argvs[k]] : []));
+      process.stderr.write(`iteration ${i + 1}: ${mine.length} git\n`);
+      for (const args of mine) {
+        const plain = args.filter(
+          (x) => !/^(-c|core\.quotepath=off|--no-pager|--git-dir=.*|--work-tree=.*)$/.test(x),
+        );
+        process.stderr.write(`  git ${plain.join(' ').slice(0, 160)}\n`);
+      }
+    }
     const tests = within(testSpans, a, b);
     out.push({
       overhead: b - a - agent - tests,

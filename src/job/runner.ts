@@ -510,7 +510,7 @@ export class JobRunner {
     this.firstChangeId = null;
     if (!change) store.jobs.appendChange(jobId, id);
     this.changeBase = await this.head();
-    await vcs.startChange(ws, id);
+    await vcs.startChange(ws, id, this.changeBase);
     this.startedChange = id;
     this.emptyPasses = 0;
     const now = this.job();

@@ -36,6 +36,7 @@ export const changeRef = (changeId: string, leaf: string | number): string =>
 const ALL_REFS = ['--branches', '--tags', '--remotes'];
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const FILES_MEMO_SIZE = 64;
+const TREES_MEMO_SIZE = 256;
 const FALLBACK_IDENT = { name: 'incrementum', email: 'incrementum@localhost' };
 
 export interface GitVcsOptions {
@@ -51,6 +52,19 @@ export interface GitVcsOptions {
 export class GitVcs implements Vcs, LandingVcs {
   private readonly identEnv = new Map<string, Promise<NodeJS.ProcessEnv>>();
   private readonly filesMemo = new Map<string, FileStat[]>();
+  /**
+   * The tree of each commit this instance made or read: a file list depends
+   * on the two trees alone, so the message-only rewrite describe makes shares
+   * its iteration's answers instead of asking git again.
+   */
+  private readonly treeOf = new Map<string, string>();
+  /**
+   * What this instance knows of the change being worked on in each workspace
+   * (its base, its last iteration): the refs it wrote itself, so an iteration
+   * does not list them again. Checked when written (the new iteration's ref
+   * must not exist yet); on a mismatch they are listed afresh.
+   */
+  private readonly changes = new Map<string, KnownChange>();
   private readonly links: WorktreeLinks | null;
 
   constructor(o: GitVcsOptions = {}) {
@@ -197,6 +211,7 @@ export class GitVcs implements Vcs, LandingVcs {
     await git(path, ['reset', '--quiet', '--hard', baseRev], this.in(path));
     await git(path, ['clean', '-ffdxq'], this.in(path));
     rmSync(await this.changeFile(path), { force: true });
+    this.changes.delete(path);
   }
 
   async removeWorkspace(root: string, path: string): Promise<void> {
@@ -216,6 +231,7 @@ export class GitVcs implements Vcs, LandingVcs {
     }
     await run(root, ['worktree', 'prune']);
     this.links?.forget(path);
+    this.changes.delete(path);
     // Only our own workspace branches; the commits stay under refs/incrementum.
     if (branch && isWorkspaceBranch(branch)) await run(root, ['branch', '-q', '-D', branch]);
   }
@@ -246,10 +262,13 @@ export class GitVcs implements Vcs, LandingVcs {
       .filter((path) => !isProtocolFile(path));
   }
 
-  async startChange(ws: string, id: string = newChangeId()): Promise<string> {
-    // update-ref resolves HEAD itself: one git process, not two.
-    await git(ws, ['update-ref', changeRef(id, 'base'), 'HEAD'], this.in(ws));
+  async startChange(ws: string, id: string = newChangeId(), base?: string): Promise<string> {
+    // update-ref resolves HEAD itself when the caller does not know it: one git process, not two.
+    const known = base !== undefined && FULL_SHA.test(base) ? base : null;
+    await git(ws, ['update-ref', changeRef(id, 'base'), known ?? 'HEAD'], this.in(ws));
     writeFileSync(await this.changeFile(ws), `${id}\n`);
+    if (known) this.changes.set(ws, { id, base: known, last: null });
+    else this.changes.delete(ws);
     return id;
   }
 
@@ -263,39 +282,109 @@ export class GitVcs implements Vcs, LandingVcs {
 
   async commitIteration(ws: string, message: string): Promise<IterationCommit> {
     const id = (await this.currentChangeId(ws)) ?? (await this.startChange(ws));
+    const remembered = this.changes.get(ws);
+    const known = remembered?.id === id ? remembered : await this.readChange(ws, id);
+    try {
+      return await this.recordIteration(ws, id, known, message);
+    } catch (err) {
+      // The refs moved under what this instance remembered (another process,
+      // or the agent's own git): list them again and record on top of them.
+      if (known === remembered && err instanceof GitError && err.args.includes('update-ref')) {
+        this.changes.delete(ws);
+        return this.recordIteration(ws, id, await this.readChange(ws, id), message);
+      }
+      throw err;
+    }
+  }
+
+  /** The change's base and last iteration as its refs have them. */
+  private async readChange(ws: string, id: string): Promise<KnownChange> {
     const { base, iterations } = await this.changeRefs(ws, id);
     if (!base) throw new Error(`change ${id} has no base ref (${changeRef(id, 'base')})`);
     const last = iterations.at(-1);
+    return { id, base, last: last ? { n: last.n, sha: last.sha } : null };
+  }
+
+  /**
+   * Stages the working copy as the change's next iteration, with the fewest
+   * git processes: add, write-tree, commit-tree, one diff-tree for both file
+   * lists the runner asks for next (against the previous iteration and the
+   * change's base), one update-ref transaction for every ref.
+   */
+  private async recordIteration(
+    ws: string,
+    id: string,
+    known: KnownChange,
+    message: string,
+  ): Promise<IterationCommit> {
+    const { base, last } = known;
     const previous = last?.sha ?? base;
-    // Stage the whole working copy, then take the protocol files out again
-    // (an agent may have committed or staged them itself).
+    const n = (last?.n ?? 0) + 1;
+    // Stage the whole working copy, protocol files left out. One the agent
+    // staged or committed itself is still in the index; the previous
+    // iteration never holds one (this code takes them out), so the diff
+    // against it shows any, and only then are they taken out and the tree
+    // written again. The base may hold one (a repository that commits it):
+    // on a first iteration they are taken out before the tree is written.
     await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL], this.in(ws));
+    if (!last) await this.unstageProtocolFiles(ws);
+    let { commit, lists } = await this.commitTree(ws, id, message, previous, base);
+    if (lists.protocol) {
+      await this.unstageProtocolFiles(ws);
+      ({ commit, lists } = await this.commitTree(ws, id, message, previous, base));
+    }
+    // The iteration's refs and the branch move together, in one process:
+    // moving HEAD's branch is what `reset --soft` did, and the index already
+    // holds the tree, so the working copy stays exactly as the agent left it.
+    // The new iteration's ref must not exist yet (`create`): a stale memory
+    // of the change fails here rather than overwriting an iteration.
+    await git(
+      ws,
+      ['update-ref', '-m', `incrementum: change ${id} iteration ${n}`, '--stdin'],
+      this.in(ws, {
+        input:
+          `create ${changeRef(id, n)} ${commit}\n` +
+          `update ${changeRef(id, 'head')} ${commit}\n` +
+          `update HEAD ${commit}\n`,
+      }),
+    );
+    this.changes.set(ws, { id, base, last: { n, sha: commit } });
+    return { commit_id: commit, change_id: id, files: lists.fromPrevious.map((f) => ({ ...f })) };
+  }
+
+  private async unstageProtocolFiles(ws: string): Promise<void> {
     await git(
       ws,
       ['rm', '--cached', '--quiet', '--ignore-unmatch', '-r', '--', ...PROTOCOL_GLOBS],
       this.in(ws),
     );
+  }
+
+  /**
+   * Writes the index as a tree, commits it on `base`, and lists its files
+   * against `previous` and `base` in one diff-tree (remembered for
+   * changedFiles). `protocol`: the tree holds a protocol file the previous
+   * iteration does not.
+   */
+  private async commitTree(
+    ws: string,
+    id: string,
+    message: string,
+    previous: string,
+    base: string,
+  ): Promise<{ commit: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
     const tree = await git(ws, ['write-tree'], this.in(ws));
     const commit = await git(
       ws,
       ['commit-tree', tree, '-p', base, '-F', '-'],
       this.in(ws, { input: withChangeId(message, id), env: await this.ident(ws) }),
     );
-    const n = (last?.n ?? 0) + 1;
-    // The iteration's refs and the branch move together, in one process:
-    // moving HEAD's branch is what `reset --soft` did, and the index already
-    // holds `tree`, so the working copy stays exactly as the agent left it.
-    await git(
-      ws,
-      ['update-ref', '-m', `incrementum: change ${id} iteration ${n}`, '--stdin'],
-      this.in(ws, {
-        input:
-          `update ${changeRef(id, n)} ${commit}\n` +
-          `update ${changeRef(id, 'head')} ${commit}\n` +
-          `update HEAD ${commit}\n`,
-      }),
-    );
-    return { commit_id: commit, change_id: id, files: await this.changedFiles(ws, previous, commit) };
+    this.noteTree(commit, tree);
+    const pairs = previous === base ? [previous] : [previous, base];
+    const [fromPrevious, fromBase] = await this.diffPairs(ws, commit, pairs);
+    this.remember(previous, commit, fromPrevious!.files);
+    if (fromBase) this.remember(base, commit, fromBase.files);
+    return { commit, lists: { fromPrevious: fromPrevious!.files, protocol: fromPrevious!.protocol } };
   }
 
   async describe(ws: string, message: string): Promise<string> {
@@ -319,7 +408,13 @@ export class GitVcs implements Vcs, LandingVcs {
       ],
       this.in(ws, { input: withChangeId(message, id), env: await this.ident(ws) }),
     );
-    const sha = await this.head(ws);
+    // The new commit and its tree in one process: the tree is the amended
+    // commit's, so the file lists already known for that one hold for it too.
+    // `--`: names, never paths (it prints the `--` back, last).
+    const [sha, tree] = (await git(ws, ['rev-parse', 'HEAD', 'HEAD^{tree}', '--'], this.in(ws))).split(
+      '\n',
+    ) as [string, string];
+    this.noteTree(sha, tree);
     await git(ws, ['update-ref', changeRef(id, 'head'), sha], this.in(ws));
     return sha;
   }
@@ -328,18 +423,82 @@ export class GitVcs implements Vcs, LandingVcs {
     // Commits never change, so a pair of full shas always has the same answer:
     // a change's first iteration, and the snapshots on either side of an
     // iteration, ask for the same pair again.
-    const key = FULL_SHA.test(from) && FULL_SHA.test(to) ? `${from}..${to}` : null;
+    const key = this.memoKey(from, to);
     const known = key ? this.filesMemo.get(key) : undefined;
     if (known) return known.map((f) => ({ ...f }));
     const files = await this.diffFiles(ws, from, to);
-    if (key) {
-      if (this.filesMemo.size >= FILES_MEMO_SIZE) this.filesMemo.delete(this.filesMemo.keys().next().value!);
-      this.filesMemo.set(
-        key,
-        files.map((f) => ({ ...f })),
-      );
-    }
+    this.remember(from, to, files);
     return files;
+  }
+
+  /** The memo's key for a pair: by tree where this instance knows it (a file list depends on the trees alone). */
+  private memoKey(from: string, to: string): string | null {
+    if (!FULL_SHA.test(from) || !FULL_SHA.test(to)) return null;
+    return `${this.treeOf.get(from) ?? from}..${this.treeOf.get(to) ?? to}`;
+  }
+
+  private remember(from: string, to: string, files: FileStat[]): void {
+    const key = this.memoKey(from, to);
+    if (!key) return;
+    if (this.filesMemo.size >= FILES_MEMO_SIZE) this.filesMemo.delete(this.filesMemo.keys().next().value!);
+    this.filesMemo.set(
+      key,
+      files.map((f) => ({ ...f })),
+    );
+  }
+
+  private noteTree(commit: string, tree: string): void {
+    if (!FULL_SHA.test(commit) || !FULL_SHA.test(tree)) return;
+    if (this.treeOf.size >= TREES_MEMO_SIZE) this.treeOf.delete(this.treeOf.keys().next().value!);
+    this.treeOf.set(commit, tree);
+  }
+
+  /**
+   * The files between each of `froms` and `to`, in one `git diff-tree
+   * --stdin` (one line `<to> <from>` per pair); `protocol` when a protocol
+   * file is among them. The same records `git diff --raw --numstat` gives.
+   */
+  private async diffPairs(
+    ws: string,
+    to: string,
+    froms: string[],
+  ): Promise<{ files: FileStat[]; protocol: boolean }[]> {
+    const out = await git(
+      ws,
+      // --always: a pair with no difference still prints its header.
+      ['diff-tree', '--stdin', '--always', '-r', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat'],
+      this.in(ws, { input: froms.map((f) => `${to} ${f}\n`).join('') }),
+    );
+    // Each pair: its header (the first id of its line), its raw records (a
+    // header starting with ':', then the path), its numstat records
+    // (additions, deletions, path in one field). A path field only ever
+    // follows a raw header, so a path that looks like an id is still a path.
+    const fields = out.split('\0');
+    const lists: { files: FileStat[]; protocol: boolean }[] = [];
+    let entries: { path: string; code: string }[] = [];
+    let counts = new Map<string, { additions: number; deletions: number }>();
+    const close = () => lists.push(fileStats(entries, counts));
+    let open = false;
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]!;
+      if (f === '') continue;
+      if (f.startsWith(':')) {
+        entries.push({ code: f.slice(f.lastIndexOf(' ') + 1), path: fields[++i] ?? '' });
+      } else if (/^(?:\d+|-)\t(?:\d+|-)\t/.test(f)) {
+        const [a, d, ...rest] = f.split('\t');
+        counts.set(rest.join('\t'), { additions: Number(a) || 0, deletions: Number(d) || 0 });
+      } else if (FULL_SHA.test(f)) {
+        if (open) close();
+        open = true;
+        entries = [];
+        counts = new Map();
+      } else
+        throw new Error(`unexpected output of git diff-tree in ${ws}: ${JSON.stringify(f.slice(0, 80))}`);
+    }
+    if (open) close();
+    if (lists.length !== froms.length)
+      throw new Error(`git diff-tree in ${ws} answered ${lists.length} of ${froms.length} pairs`);
+    return lists;
   }
 
   private async diffFiles(ws: string, from: string, to: string): Promise<FileStat[]> {
@@ -363,13 +522,7 @@ export class GitVcs implements Vcs, LandingVcs {
       // Binary files show "-": they count as 0 lines.
       counts.set(rest.join('\t'), { additions: Number(a) || 0, deletions: Number(d) || 0 });
     }
-    const files: FileStat[] = [];
-    for (const { code, path } of entries) {
-      if (isProtocolFile(path)) continue;
-      const status = code === 'A' ? 'added' : code === 'D' ? 'removed' : 'modified';
-      files.push({ path, status, ...(counts.get(path) ?? { additions: 0, deletions: 0 }) });
-    }
-    return files;
+    return fileStats(entries, counts).files;
   }
 
   diff(ws: string, from: string, to: string, limits?: DiffLimits): Promise<CappedDiff> {
@@ -487,6 +640,31 @@ export class GitVcs implements Vcs, LandingVcs {
     }
     return p;
   }
+}
+
+/** What this instance knows of a workspace's change: its base, its last iteration (null before the first). */
+interface KnownChange {
+  id: string;
+  base: string;
+  last: { n: number; sha: string } | null;
+}
+
+/** Raw records (status, path) and numstat counts as a file list, protocol files left out (and said). */
+function fileStats(
+  entries: { path: string; code: string }[],
+  counts: Map<string, { additions: number; deletions: number }>,
+): { files: FileStat[]; protocol: boolean } {
+  const files: FileStat[] = [];
+  let protocol = false;
+  for (const { code, path } of entries) {
+    if (isProtocolFile(path)) {
+      protocol = true;
+      continue;
+    }
+    const status = code === 'A' ? 'added' : code === 'D' ? 'removed' : 'modified';
+    files.push({ path, status, ...(counts.get(path) ?? { additions: 0, deletions: 0 }) });
+  }
+  return { files, protocol };
 }
 
 /** gitRaw, but a missing git binary is the user's to fix. */

@@ -78,9 +78,10 @@ export interface Vcs {
   /**
    * Starts a change on top of HEAD (its base ref, and the workspace's
    * current change) and returns its stable change id: `id` when given (a
-   * change already on a job's record), else a new one.
+   * change already on a job's record), else a new one. `base`: HEAD's
+   * commit, when the caller has just read it (saves reading it again).
    */
-  startChange(ws: string, id?: string): Promise<string>;
+  startChange(ws: string, id?: string, base?: string): Promise<string>;
   /** The change id of the change being worked on, or null before the first. */
   currentChangeId(ws: string): Promise<string | null>;
   /**

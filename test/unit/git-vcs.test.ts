@@ -251,6 +251,80 @@ describe('iterations of a change', () => {
     expect(await vcs.hasChanges(ws)).toBe(false);
   });
 
+  it('a protocol file the agent commits in a later iteration is taken out too, and the index is left as porcelain would', async () => {
+    const { ws, base } = await workspace();
+    await vcs.startChange(ws, undefined, base);
+    writeFileSync(join(ws, 'c.txt'), 'c\n');
+    const it1 = await vcs.commitIteration(ws, 'one');
+    mkdirSync(join(ws, 'sub'));
+    writeFileSync(join(ws, 'sub', '.incrementum-feedback'), 'ACCEPT\n');
+    writeFileSync(join(ws, '.incrementum-commit-message'), 'msg\n');
+    writeFileSync(join(ws, 'c.txt'), 'c2\n');
+    git(ws, 'add', '-A');
+    git(ws, 'commit', '-qm', 'agent commit');
+    const it2 = await vcs.commitIteration(ws, 'two');
+    expect(git(ws, 'rev-parse', 'HEAD^')).toBe(base);
+    expect(git(ws, 'ls-tree', '-r', '--name-only', 'HEAD')).not.toMatch(/incrementum-/);
+    expect(it2.files).toEqual([{ path: 'c.txt', status: 'modified', additions: 1, deletions: 1 }]);
+    expect(await new GitVcs().changedFiles(ws, it1.commit_id, it2.commit_id)).toEqual(it2.files);
+    // What git status says after it: only the protocol files, untracked.
+    expect(git(ws, 'status', '--porcelain', '--untracked-files=all').split('\n').sort()).toEqual([
+      '?? .incrementum-commit-message',
+      '?? sub/.incrementum-feedback',
+    ]);
+  });
+
+  it('iterations another process recorded meanwhile are not overwritten: the next one is numbered after them', async () => {
+    const { ws, base } = await workspace();
+    const mine = new GitVcs();
+    const id = await mine.startChange(ws, undefined, base);
+    writeFileSync(join(ws, 'a.txt'), '1\n');
+    const one = await mine.commitIteration(ws, 'one');
+    writeFileSync(join(ws, 'a.txt'), '2\n');
+    const two = await new GitVcs().commitIteration(ws, 'two');
+    writeFileSync(join(ws, 'a.txt'), '3\n');
+    const three = await mine.commitIteration(ws, 'three');
+    expect(git(ws, 'rev-parse', changeRef(id, 1))).toBe(one.commit_id);
+    expect(git(ws, 'rev-parse', changeRef(id, 2))).toBe(two.commit_id);
+    expect(git(ws, 'rev-parse', changeRef(id, 3))).toBe(three.commit_id);
+    // Against iteration 2, the one before it.
+    expect(three.files).toEqual([{ path: 'a.txt', status: 'modified', additions: 1, deletions: 1 }]);
+    expect(git(ws, 'rev-parse', changeRef(id, 'head'))).toBe(three.commit_id);
+    // The branch's reflog names each iteration, as before.
+    expect(git(ws, 'reflog', '-1', '--format=%gs', 'incrementum/ws-1')).toBe(
+      `incrementum: change ${id} iteration 3`,
+    );
+  });
+
+  it('the file lists it remembers (after describe too) are the ones git diff gives', async () => {
+    const { ws, base } = await workspace();
+    await vcs.startChange(ws, undefined, base);
+    writeFileSync(join(ws, 'a.txt'), 'one\nTWO\n');
+    writeFileSync(join(ws, 'tab\tname.txt'), 'x\n');
+    const one = await vcs.commitIteration(ws, 'one');
+    writeFileSync(join(ws, 'b.bin'), Buffer.from([0, 1, 2, 0, 255]));
+    rmFile(ws, 'gone.txt');
+    execFileSync('chmod', ['+x', join(ws, 'README.md')]);
+    const two = await vcs.commitIteration(ws, 'two');
+    const final = await vcs.describe(ws, 'Final\n');
+    const fresh = new GitVcs();
+    for (const [from, to] of [
+      [base, one.commit_id],
+      [one.commit_id, two.commit_id],
+      [base, two.commit_id],
+      [base, final],
+      [one.commit_id, final],
+    ] as const)
+      expect(await vcs.changedFiles(ws, from, to)).toEqual(await fresh.changedFiles(ws, from, to));
+    expect((await vcs.changedFiles(ws, base, final)).map((f) => f.path)).toEqual([
+      'README.md',
+      'a.txt',
+      'b.bin',
+      'gone.txt',
+      'tab\tname.txt',
+    ]);
+  });
+
   it('a second change builds on the first and gets its own id', async () => {
     const { ws, base } = await workspace();
     const one = await vcs.startChange(ws);
