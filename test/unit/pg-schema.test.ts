@@ -169,6 +169,26 @@ describe.skipIf(!server)(`PostgreSQL schema${server ? '' : ` (skipped: ${pgWhyNo
     }
   });
 
+  it('lists a job with no kept listing text (a row copied in) from its rows, as JSON.stringify(list())', async () => {
+    const s = await openPgStore(url);
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const t = await s.todos.create('lj', { title: 'T' });
+      const j = await s.jobs.create('lj', { todo_id: t.id });
+      await s.jobs.appendChange(j.id, 'ch');
+      await s.jobs.appendCommit(j.id, { commit_id: 'c1', draft_message: 'm' });
+      await s.jobs.create('lj', { todo_id: t.id });
+      const kept = await s.jobs.listJson('lj');
+      await c.query('UPDATE jobs SET list_json = NULL WHERE id = $1', [j.id]);
+      expect(await s.jobs.listJson('lj')).toBe(kept);
+      expect(kept).toBe(JSON.stringify(await s.jobs.list('lj')));
+    } finally {
+      await c.end();
+      await s.close();
+    }
+  });
+
   it("refuses a database holding another program's meta table", async () => {
     const other = await freshDatabase(server!);
     const c = new pg.Client({ connectionString: socketUrl(server!, other) });

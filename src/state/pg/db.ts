@@ -58,6 +58,8 @@ export class PgDb {
   /** The URL as it may be shown (password redacted). */
   readonly location: string;
   readonly parallel = true;
+  /** Runs at the end of each write transaction with the jobs it wrote (the job store keeps their listing texts). */
+  beforeCommit: ((t: Tx, jobIds: string[]) => Promise<void>) | null = null;
 
   constructor(private readonly url: string) {
     this.location = redactDbUrl(url);
@@ -128,6 +130,8 @@ export class PgDb {
       try {
         await client.query('BEGIN');
         const out = await fn(t);
+        // Before the version is taken: the texts are the slow part, and meta's lock is held to COMMIT.
+        if (jobs.size > 0 && this.beforeCommit) await this.beforeCommit(t, [...jobs]);
         const v = (
           await client.query("UPDATE meta SET value = value + 1 WHERE key = 'version' RETURNING value")
         ).rows[0] as { value: number };

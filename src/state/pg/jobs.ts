@@ -206,6 +206,39 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     );
   }
 
+  // Each job's listing text (jobs.list_json), as SQLite keeps it
+  // (sqlite/job-json.ts): written at the end of every transaction that wrote
+  // the job, from the job as load() gives it, so a listing joins stored texts
+  // and is JSON.stringify(list()) by construction.
+  db.beforeCommit = async (t, ids) => {
+    for (const job of await load(t, ['id = ANY($1)', [ids]]))
+      await t.q('UPDATE jobs SET list_json = $1 WHERE id = $2', [JSON.stringify(job), job.id]);
+  };
+
+  /** `ii job list --json`'s text: the kept texts joined; a job with none yet (copied in, say) is loaded. */
+  async function listJson([where, params]: Where): Promise<string> {
+    // Usually every job has its text: the server joins them into one string.
+    const kept = (await db.one<{ missing: number; json: string }>(
+      `SELECT count(*) - count(list_json) AS missing,
+         '[' || COALESCE(string_agg(list_json, ',' ORDER BY started_at DESC, id), '') || ']' AS json
+       FROM jobs WHERE ${where}`,
+      params,
+    ))!;
+    if (kept.missing === 0) return kept.json;
+    const rows = await db.q<{ id: string; list_json: string | null }>(
+      `SELECT id, list_json FROM jobs WHERE ${where} ORDER BY started_at DESC, id`,
+      params,
+    );
+    const missing = rows.filter((r) => r.list_json === null).map((r) => r.id);
+    if (missing.length > 0) {
+      const made = new Map(
+        (await load(db, ['id = ANY($1)', [missing]])).map((j) => [j.id, JSON.stringify(j)]),
+      );
+      for (const r of rows) if (r.list_json === null) r.list_json = made.get(r.id) ?? null;
+    }
+    return `[${rows.map((r) => r.list_json).join(',')}]`;
+  }
+
   const set = (column: string) => (id: string, value: string | null) =>
     db.tx(async (t) => {
       await touch(t, id, `${column} = $1`, [value]);
@@ -264,7 +297,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     },
     list: (repo, opts = {}) => load(db, listWhere(repo, opts)),
     // Made from the loaded jobs, so it is JSON.stringify(list()) by construction.
-    listJson: async (repo, opts = {}) => JSON.stringify(await load(db, listWhere(repo, opts))),
+    listJson: (repo, opts = {}) => listJson(listWhere(repo, opts)),
     listChangedAfter: (after, repo = null) =>
       repo
         ? load(db, ['repo = $1 AND changed_version > $2', [repo, after]])
