@@ -8,9 +8,19 @@
 // signal, SIGINT (postgres's "fast shutdown"), so when the process that
 // started it dies, by SIGKILL included, the kernel tells the server to stop.
 // That process is the vitest main process (globalSetup), whose main thread
-// lives as long as it does.
+// lives as long as it does. The folder such a run leaves is removed by the
+// next run (sweepLeftovers).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,8 +80,42 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Removes the folders of servers of killed runs: the server itself ended
+ * with its parent (the parent-death signal), its folder (40 MB) stayed. Only
+ * folders older than ten minutes whose server is not running: a run starting
+ * at this moment may be making its own.
+ */
+function sweepLeftovers(): void {
+  const old = Date.now() - 10 * 60_000;
+  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith('ii-pg-'))) {
+    const dir = join(tmpdir(), name);
+    try {
+      if (statSync(dir).mtimeMs > old) continue;
+      const pidFile = join(dir, 'data', 'postmaster.pid');
+      if (existsSync(pidFile)) {
+        const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+        if (pid > 0 && alive(pid)) continue;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Another run swept it first, or it is not ours to read: leave it.
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Starts a server; throws (saying why, with the server's log) when it cannot. */
 export async function startPgServer(): Promise<PgServer> {
+  sweepLeftovers();
   const bin = pgBinDir();
   if (!bin)
     throw new Error('no PostgreSQL server binaries (initdb, postgres) found: apt-get install postgresql');

@@ -19,13 +19,17 @@ export function passwordUrl(s: PgServerInfo, database: string, password = s.pass
   return `postgres://${s.passwordUser}:${encodeURIComponent(password)}@127.0.0.1:${s.port}/${database}`;
 }
 
-/** Makes an empty database for one suite; its name is returned. */
-export async function freshDatabase(s: PgServerInfo, prefix = 'ii_test'): Promise<string> {
+/**
+ * Makes a database for one suite (empty, or a copy of `template`); its name
+ * is returned. A copy of a migrated template takes a few ms where migrating
+ * takes hundreds.
+ */
+export async function freshDatabase(s: PgServerInfo, prefix = 'ii_test', template?: string): Promise<string> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const c = new pg.Client({ host: s.socketDir, port: s.port, user: s.user, database: 'postgres' });
   await c.connect();
   try {
-    await c.query(`CREATE DATABASE ${name}`);
+    await c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   } finally {
     await c.end();
   }

@@ -51,13 +51,22 @@ export const sqliteDriver: Driver = {
   },
 };
 
+/** This test file's migrated template database, made once (the server goes, with it, at the run's end). */
+let template: Promise<string> | null = null;
+const migratedTemplate = (s: NonNullable<ReturnType<typeof pgServer>>): Promise<string> =>
+  (template ??= (async () => {
+    const name = await freshDatabase(s, 'ii_tmpl');
+    await (await openPgStore(socketUrl(s, name))).close();
+    return name;
+  })());
+
 export const postgresDriver: Driver = {
   name: 'postgres',
   skip: pgServer() ? null : `no PostgreSQL server for the tests: ${pgWhyNot()}`,
   async make() {
     const s = pgServer()!;
     const tmp = tempDir();
-    const name = await freshDatabase(s);
+    const name = await freshDatabase(s, 'ii_test', await migratedTemplate(s));
     const url = socketUrl(s, name);
     return tracked(
       () => openPgStore(url, { dir: join(tmp.path, 'incrementum') }),
