@@ -90,11 +90,15 @@ export class PgDb {
     return out;
   }
 
+  /** A read; asked again once on a new connection when the one it went out on was lost. */
   async q<T = Row>(sql: string, params: readonly Param[] = []): Promise<T[]> {
-    try {
-      return (await this.pool.query(sql, params as unknown[])).rows as T[];
-    } catch (err) {
-      throw this.explain(err);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.pool.query(sql, params as unknown[])).rows as T[];
+      } catch (err) {
+        if (connectionLost(err) && attempt < 3) continue;
+        throw this.explain(err);
+      }
     }
   }
 
@@ -127,6 +131,7 @@ export class PgDb {
         stampTodo: (repo, id) => void todos.set(`${repo}\0${id}`, [repo, id]),
       };
       let broken: unknown = null;
+      let committing = false;
       try {
         await client.query('BEGIN');
         const out = await fn(t);
@@ -144,9 +149,22 @@ export class PgDb {
             [v.value, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
           );
         }
+        committing = true;
         await client.query('COMMIT');
         return out;
       } catch (err) {
+        if (connectionLost(err)) {
+          broken = err;
+          // Before COMMIT the server rolled the transaction back with the
+          // session: nothing was written, so it runs again, on a new connection.
+          if (!committing && attempt < 4) continue;
+          if (committing)
+            throw new UserError(
+              `PostgreSQL state database ${this.location}: the connection was lost while a change was being committed, so it may or may not have been made (${scrubDbUrl((err as Error).message, this.url)}).\nLook at what it was about (ii job show, ii todo list) before doing it again.`,
+              3,
+            );
+          throw this.explain(err);
+        }
         try {
           await client.query('ROLLBACK');
         } catch (e) {
@@ -230,6 +248,19 @@ async function schemaVersion(client: pg.PoolClient): Promise<number> {
       3,
     );
   return row.value;
+}
+
+/**
+ * Whether `err` is a lost connection (the server ended the session, the
+ * socket closed) rather than an answer: what was open of a transaction on it
+ * was rolled back by the server.
+ */
+export function connectionLost(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (/^08/.test(code) || ['57P01', '57P02', '57P03', 'ECONNRESET', 'EPIPE'].includes(code)) return true;
+  return /Connection terminated|terminating connection|connection error/i.test(String(e.message ?? ''));
 }
 
 /** `$1, $2, …` from `from` on, for `n` parameters. */
