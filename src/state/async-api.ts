@@ -41,5 +41,13 @@ export interface AsyncStateStore {
   workspaces: AsyncWorkspaceStore;
   processGroups: AsyncProcessGroupStore;
   runners: AsyncRunnerStore;
+  /**
+   * PostgreSQL only (SQLite's readers look at the file): calls `onVersion`
+   * with each store version as it is committed, by any process on any
+   * machine, and again with the current one after a lost connection comes
+   * back; read JobStore.listChangedAfter / TodoStore.listChangedAfter from
+   * the last version seen. Resolves to the function that stops it.
+   */
+  watch?(onVersion: (version: number) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -34,6 +34,9 @@ const types = {
 /** The key of the advisory lock that migrations take, so two processes never migrate at once. */
 const MIGRATION_LOCK = 0x69690001;
 
+/** The LISTEN/NOTIFY channel each write transaction announces its store version on. */
+const CHANNEL = 'ii_store';
+
 /** SQLSTATEs a transaction is retried on: deadlock, serialization failure. */
 const RETRY = new Set(['40P01', '40001']);
 
@@ -63,7 +66,13 @@ export class PgDb {
 
   constructor(private readonly url: string) {
     this.location = redactDbUrl(url);
-    this.pool = new pg.Pool({ connectionString: url, types, max: 4, idleTimeoutMillis: 10_000 });
+    this.pool = new pg.Pool({
+      connectionString: url,
+      types,
+      max: 4,
+      idleTimeoutMillis: 10_000,
+      application_name: 'incrementum',
+    });
     // An idle connection the server dropped is not this process's failure:
     // the pool makes a new one for the next query.
     this.pool.on('error', () => {});
@@ -137,8 +146,12 @@ export class PgDb {
         const out = await fn(t);
         // Before the version is taken: the texts are the slow part, and meta's lock is held to COMMIT.
         if (jobs.size > 0 && this.beforeCommit) await this.beforeCommit(t, [...jobs]);
+        // The new version, and its notice to every listener (delivered at COMMIT, not before).
         const v = (
-          await client.query("UPDATE meta SET value = value + 1 WHERE key = 'version' RETURNING value")
+          await client.query(
+            `WITH v AS (UPDATE meta SET value = value + 1 WHERE key = 'version' RETURNING value)
+             SELECT value, pg_notify('${CHANNEL}', value::text) FROM v`,
+          )
         ).rows[0] as { value: number };
         if (jobs.size > 0)
           await client.query('UPDATE jobs SET changed_version = $1 WHERE id = ANY($2)', [v.value, [...jobs]]);
@@ -178,6 +191,73 @@ export class PgDb {
         client.release(broken ? (broken as Error) : undefined);
       }
     }
+  }
+
+  /**
+   * Calls `onVersion` with each store version as its transaction commits
+   * (LISTEN/NOTIFY on a connection of its own: no polling). When that
+   * connection is lost it connects again (waiting up to 2 s between tries)
+   * and then calls `onVersion` with the current version: a reader that reads
+   * what changed after the last version it saw (listChangedAfter) so misses
+   * nothing that was written while it was away. The returned function stops it.
+   */
+  async listen(onVersion: (version: number) => void): Promise<() => Promise<void>> {
+    let stopped = false;
+    let client: pg.Client | null = null;
+    let wait = 50;
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({ connectionString: this.url, types, application_name: 'incrementum-listen' });
+      c.on('notification', (n) => {
+        if (n.channel === CHANNEL && n.payload) onVersion(Number(n.payload));
+      });
+      c.on('error', () => {}); // 'end' follows: reconnect there
+      c.once('end', () => {
+        if (!stopped) void again();
+      });
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${CHANNEL}`);
+      } catch (err) {
+        await c.end().catch(() => {});
+        throw err;
+      }
+      client = c;
+    };
+    let reconnecting = false;
+    const again = async (): Promise<void> => {
+      if (reconnecting) return;
+      reconnecting = true;
+      try {
+        await reconnect();
+      } finally {
+        reconnecting = false;
+      }
+    };
+    const reconnect = async (): Promise<void> => {
+      while (!stopped) {
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 2000);
+        try {
+          await connect();
+          wait = 50;
+          if (stopped) break;
+          const v = await this.one<{ value: number }>("SELECT value FROM meta WHERE key = 'version'");
+          if (v) onVersion(v.value);
+          return;
+        } catch {
+          // Still away: try again.
+        }
+      }
+    };
+    try {
+      await connect();
+    } catch (err) {
+      throw this.explain(err);
+    }
+    return async () => {
+      stopped = true;
+      await (client as pg.Client | null)?.end().catch(() => {});
+    };
   }
 
   /** Checks the schema version and applies the migrations it lacks (under an advisory lock). */

@@ -24,6 +24,7 @@ export async function openPgStore(url: string, opts: { dir?: string } = {}): Pro
     await db.close().catch(() => {});
     throw err;
   }
+  const stops: Promise<() => Promise<void>>[] = [];
   return {
     driver: 'postgres',
     dir: opts.dir ?? stateDir(),
@@ -35,6 +36,14 @@ export async function openPgStore(url: string, opts: { dir?: string } = {}): Pro
     workspaces: pgWorkspaceStore(db),
     processGroups: pgProcessGroupStore(db),
     runners: pgRunnerStore(db),
-    close: () => db.close(),
+    watch: (onVersion) => {
+      const stop = db.listen(onVersion);
+      stops.push(stop);
+      return stop;
+    },
+    close: async () => {
+      for (const stop of stops.splice(0)) await (await stop.catch(() => null))?.();
+      await db.close();
+    },
   };
 }
