@@ -4,11 +4,10 @@
 // adapter) and on PostgreSQL (a private server this bench starts on a Unix
 // socket, test/helpers/pg-server.ts); PostgreSQL as a ratio to SQLite in the
 // same run. The data is made once through SQLite's store and copied row for
-// row into PostgreSQL: the two schemas are the same (test/unit/pg-schema.test.ts).
+// row into PostgreSQL (state/pg/copy.ts): the two schemas are the same.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { median, round, sample } from './stats.js';
@@ -17,6 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { openStateStore } = await import(join(root, 'dist', 'src', 'state', 'index.js'));
 const { asyncStore } = await import(join(root, 'dist', 'src', 'state', 'sync-adapter.js'));
 const { openPgStore } = await import(join(root, 'dist', 'src', 'state', 'pg', 'index.js'));
+const { copySqliteToPg } = await import(join(root, 'dist', 'src', 'state', 'pg', 'copy.js'));
 // Node 24 runs the TypeScript helper as it is (type stripping).
 const { startPgServer } = await import(join(root, 'test', 'helpers', 'pg-server.ts'));
 
@@ -40,47 +40,6 @@ function seed(dir, jobs = 1000, commitsPerJob = 10) {
   store.close();
 }
 
-/** Every row of every table of the SQLite file into the (migrated, empty) PostgreSQL database. */
-async function copy(dbPath, client) {
-  const lite = new DatabaseSync(dbPath, { readOnly: true });
-  const tables = lite
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .all()
-    .map((r) => r.name);
-  await client.query('BEGIN');
-  for (const t of tables) {
-    const rows = lite.prepare(`SELECT * FROM ${t}`).all();
-    if (rows.length === 0) continue;
-    const cols = Object.keys(rows[0]);
-    if (t === 'meta') {
-      for (const r of rows)
-        await client.query('UPDATE meta SET value = $2 WHERE key = $1', [r.key, Number(r.value)]);
-      continue;
-    }
-    const batch = Math.max(1, Math.floor(30000 / cols.length));
-    for (let i = 0; i < rows.length; i += batch) {
-      const chunk = rows.slice(i, i + batch);
-      const params = [];
-      const values = chunk.map(
-        (r) =>
-          `(${cols
-            .map((c) => {
-              const v = r[c];
-              params.push(typeof v === 'bigint' ? Number(v) : v);
-              return `$${params.length}`;
-            })
-            .join(', ')})`,
-      );
-      await client.query(
-        `INSERT INTO ${t} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES ${values.join(', ')}`,
-        params,
-      );
-    }
-  }
-  await client.query('COMMIT');
-  lite.close();
-}
-
 export async function run() {
   const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-drivers-'));
   const server = await startPgServer();
@@ -99,10 +58,10 @@ export async function run() {
     await admin.query('CREATE DATABASE ii_bench');
     await admin.end();
     const url = `postgres://${server.user}@localhost:${server.port}/ii_bench?host=${encodeURIComponent(server.socketDir)}`;
+    await copySqliteToPg(join(dir, 'state.db'), url);
     pgStore = await openPgStore(url, { dir });
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await copy(join(dir, 'state.db'), client);
     await client.query('ANALYZE');
     await client.end();
     liteStore = asyncStore(openStateStore({ dir }));
