@@ -60,6 +60,9 @@ export function pgBinDir(): string | null {
 const NOBODY = 65534;
 const asRoot = (): boolean => process.getuid?.() === 0;
 
+/** Where the server's folder goes: as root, /tmp, which nobody can reach (a TMPDIR under /root it could not). */
+const base = (): string => (asRoot() && existsSync('/tmp') ? '/tmp' : tmpdir());
+
 /** argv for running `bin` as the server's user, with a parent-death signal when setpriv is there. */
 function asServerUser(bin: string, args: string[], deathSignal: string | null): [string, string[]] {
   const priv: string[] = [];
@@ -88,8 +91,8 @@ async function freePort(): Promise<number> {
  */
 function sweepLeftovers(): void {
   const old = Date.now() - 10 * 60_000;
-  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith('ii-pg-'))) {
-    const dir = join(tmpdir(), name);
+  for (const name of readdirSync(base()).filter((n) => n.startsWith('ii-pg-'))) {
+    const dir = join(base(), name);
     try {
       if (statSync(dir).mtimeMs > old) continue;
       const pidFile = join(dir, 'data', 'postmaster.pid');
@@ -119,7 +122,7 @@ export async function startPgServer(): Promise<PgServer> {
   const bin = pgBinDir();
   if (!bin)
     throw new Error('no PostgreSQL server binaries (initdb, postgres) found: apt-get install postgresql');
-  const dir = mkdtempSync(join(tmpdir(), 'ii-pg-'));
+  const dir = mkdtempSync(join(base(), 'ii-pg-'));
   if (asRoot()) chownSync(dir, NOBODY, NOBODY);
   const data = join(dir, 'data');
   const user = 'ii';
