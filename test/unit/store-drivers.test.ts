@@ -226,6 +226,12 @@ describe.each(DRIVERS)('store on $name', (driver) => {
     expect((await s.jobs.list('r', { activeOnly: true })).length).toBe(2);
     expect((await s.jobs.listAll({ activeOnly: true })).length).toBe(2);
     expect((await s.jobs.get(ja.id))?.host).toBe('h9');
+    // JobStore.activeRunners comes with another branch; each driver that has it is checked.
+    const runners = (s.jobs as { activeRunners?: (repo: string) => Promise<unknown[]> }).activeRunners;
+    if (runners) {
+      await s.jobs.finish(jb.id, 'failed', 'x');
+      expect(await runners('r')).toEqual([{ id: ja.id, status: 'active', pid: 9, host: 'h9' }]);
+    }
   });
 
   it('jobs: one landing at a time; an orphan is finished only as it was judged', async () => {

@@ -245,7 +245,11 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     });
   const json = (v: unknown): string | null => (v == null ? null : JSON.stringify(v));
 
-  const store: AsyncJobStore = {
+  // activeRunners: coming to api.ts's JobStore (the speedup branch); here
+  // already, so the driver compiles before and after that merge.
+  const store: AsyncJobStore & {
+    activeRunners(repo: string): Promise<Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>[]>;
+  } = {
     create: (repo, input) => db.tx((t) => insertJob(t, repo, input)),
     briefs: async (repo) => briefs(await db.q(BRIEFS, [repo])),
     claim: (repo, input, check) =>
@@ -494,6 +498,11 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       const m = /^(\d+):(\d+)$/.exec(row?.runner_start ?? '');
       return m && row && Number(m[1]) === row.pid ? Number(m[2]) : null;
     },
+    activeRunners: (repo) =>
+      db.q<Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>>(
+        "SELECT id, status, pid, host FROM jobs WHERE repo = $1 AND status = 'active'",
+        [repo],
+      ),
     version: async () =>
       (await db.one<{ value: number }>("SELECT value FROM meta WHERE key = 'version'"))!.value,
   };

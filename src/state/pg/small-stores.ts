@@ -7,7 +7,6 @@
 import { UserError } from '../../errors.js';
 import type { ControlRequest } from '../../model/job.js';
 import type { ProcessGroup, Session, Workspace } from '../../model/session.js';
-import type { BacklogRunnerRecord } from '../../model/runner.js';
 import type {
   AsyncControlStore,
   AsyncProcessGroupStore,
@@ -178,6 +177,9 @@ export function pgProcessGroupStore(db: PgDb): AsyncProcessGroupStore {
           ]),
   };
 }
+
+/** A runner's record, named through the store's API (the model's file may move). */
+type BacklogRunnerRecord = NonNullable<Awaited<ReturnType<AsyncRunnerStore['get']>>>;
 
 export function pgRunnerStore(db: PgDb): AsyncRunnerStore {
   const get = async (e: Q, id: number, lock = ''): Promise<BacklogRunnerRecord | null> => {
