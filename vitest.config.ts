@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One private PostgreSQL server for the run (the store's PostgreSQL driver).
+    globalSetup: ['test/setup/pg-global.ts'],
     env: { NODE_ENV: 'test', FORCE_COLOR: '0' },
   },
 });

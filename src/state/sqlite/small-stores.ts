@@ -67,7 +67,7 @@ export function sqliteSessionStore(db: DatabaseSync): SessionStore {
   };
 }
 
-interface WorkspaceRow {
+export interface WorkspaceRow {
   path: string;
   repo: string;
   n: number;
@@ -78,7 +78,7 @@ interface WorkspaceRow {
   created_at: string;
   updated_at: string;
 }
-const toWorkspace = (r: WorkspaceRow): Workspace => ({
+export const toWorkspace = (r: WorkspaceRow): Workspace => ({
   path: r.path,
   repo: r.repo,
   branch: r.branch,
@@ -209,13 +209,13 @@ export function sqliteProcessGroupStore(db: DatabaseSync): ProcessGroupStore {
   };
 }
 
-interface RunnerRow extends Omit<BacklogRunnerRecord, 'watch' | 'starting' | 'lands'> {
+export interface RunnerRow extends Omit<BacklogRunnerRecord, 'watch' | 'starting' | 'lands'> {
   watch: number;
   starting: string;
   lands: number;
 }
 
-const toRunner = (r: RunnerRow): BacklogRunnerRecord => ({
+export const toRunner = (r: RunnerRow): BacklogRunnerRecord => ({
   ...r,
   watch: r.watch === 1,
   starting: parseIds(r.starting),

@@ -37,17 +37,17 @@ export const toTodo = (r: TodoRow): Todo => ({
   reopened_at: r.reopened_at ?? null,
 });
 
-function checkTitle(title: string): string {
+export function checkTitle(title: string): string {
   const t = title.trim();
   if (!t) throw new UserError('a todo needs a title (--title "...")');
   return t;
 }
-function checkType(type: TodoType): TodoType {
+export function checkType(type: TodoType): TodoType {
   if (!TYPES.includes(type))
     throw new UserError(`unknown todo type "${type}": use one of ${TYPES.join(', ')}`);
   return type;
 }
-function checkPriority(priority: number): number {
+export function checkPriority(priority: number): number {
   if (!Number.isInteger(priority) || priority < 0 || priority > 4)
     throw new UserError(`priority must be an integer from 0 (highest) to 4 (lowest), got ${priority}`);
   return priority;

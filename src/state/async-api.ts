@@ -1,0 +1,53 @@
+// The store's asynchronous surface: the same stores as api.ts, each method
+// giving a Promise, so a driver that talks to a server (PostgreSQL,
+// pg/index.ts) and the embedded SQLite one (sync-adapter.ts) sit behind one
+// API. The types are made from api.ts, so the two cannot drift apart: a
+// method added there is owed by every driver here. Callbacks a method takes
+// (a claim's check, a workspace's busy test) stay synchronous: a driver calls
+// them inside its transaction, on what it has read.
+import type {
+  ControlStore,
+  JobStore,
+  ProcessGroupStore,
+  RunnerStore,
+  SessionStore,
+  TodoStore,
+  WorkspaceStore,
+} from './api.js';
+
+/** Store `T` with every method giving a Promise of what it gives. */
+export type Promised<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K];
+};
+
+export type AsyncTodoStore = Promised<TodoStore>;
+export type AsyncJobStore = Promised<JobStore>;
+export type AsyncControlStore = Promised<ControlStore>;
+export type AsyncSessionStore = Promised<SessionStore>;
+export type AsyncWorkspaceStore = Promised<WorkspaceStore>;
+export type AsyncProcessGroupStore = Promised<ProcessGroupStore>;
+export type AsyncRunnerStore = Promised<RunnerStore>;
+
+export interface AsyncStateStore {
+  readonly driver: 'sqlite' | 'postgres';
+  /** The local state folder: event logs, transcripts and journals stay files there. */
+  readonly dir: string;
+  /** Where the store of record is, as it may be shown: the SQLite file, or the URL with its password redacted. */
+  readonly location: string;
+  todos: AsyncTodoStore;
+  jobs: AsyncJobStore;
+  control: AsyncControlStore;
+  sessions: AsyncSessionStore;
+  workspaces: AsyncWorkspaceStore;
+  processGroups: AsyncProcessGroupStore;
+  runners: AsyncRunnerStore;
+  /**
+   * PostgreSQL only (SQLite's readers look at the file): calls `onVersion`
+   * with each store version as it is committed, by any process on any
+   * machine, and again with the current one after a lost connection comes
+   * back; read JobStore.listChangedAfter / TodoStore.listChangedAfter from
+   * the last version seen. Resolves to the function that stops it.
+   */
+  watch?(onVersion: (version: number) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,177 @@
+// Copies a whole store between the drivers (the heart of a future
+// `ii state migrate --to postgres://…` and `--to sqlite`): every row of every
+// table, as it is, since the two schemas are the same at the same version
+// (test/unit/pg-schema.test.ts). The destination must be empty, the source is
+// only read, and the copy is checked by counting each table's rows on both
+// sides; the destination's write is one transaction, so a failed copy
+// leaves it empty.
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type pg from 'pg';
+import { UserError } from '../../errors.js';
+import { openDatabase } from '../sqlite/db.js';
+import { PgDb } from './db.js';
+
+/** Each table's row count, as copied (the same on both sides). */
+export type CopyReport = Record<string, number>;
+
+/** Tables in the order they are copied: all of SQLite's but its own. */
+function tablesOf(lite: DatabaseSync): string[] {
+  return (
+    lite
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .all() as { name: string }[]
+  ).map((r) => r.name);
+}
+
+/** Tables whose id PostgreSQL numbers itself (an identity): its counter follows the copied ids. */
+const IDENTITY = ['control_requests', 'process_groups', 'runners'];
+
+/** Rows per INSERT: PostgreSQL takes at most 65,535 parameters in one statement. */
+const batchOf = (cols: number): number => Math.max(1, Math.floor(30_000 / cols));
+
+async function refuseUnlessEmptyPg(client: pg.PoolClient, where: string): Promise<void> {
+  const r = (await client.query('SELECT (SELECT count(*) FROM todos) + (SELECT count(*) FROM jobs) AS n'))
+    .rows[0] as {
+    n: number;
+  };
+  if (r.n > 0)
+    throw new UserError(
+      `${where} already holds todos or jobs: a copy goes only into an empty store, so nothing there is overwritten. Nothing was changed.`,
+    );
+}
+
+/** Copies the SQLite store at `dbPath` into the PostgreSQL database at `url` (migrated first; must be empty). */
+export async function copySqliteToPg(dbPath: string, url: string): Promise<CopyReport> {
+  const lite = openDatabase(dbPath);
+  const db = new PgDb(url);
+  try {
+    await db.migrate();
+    const client = await db.pool.connect().catch((err: unknown) => {
+      throw db.explain(err);
+    });
+    const report: CopyReport = {};
+    try {
+      await client.query('BEGIN');
+      await refuseUnlessEmptyPg(client, `PostgreSQL state database ${db.location}`);
+      for (const t of tablesOf(lite)) {
+        const rows = lite.prepare(`SELECT * FROM ${t}`).all() as Record<string, SQLInputValue>[];
+        report[t] = rows.length;
+        if (t === 'meta') {
+          // The store's version only: the schema's is the destination's own.
+          for (const r of rows)
+            if (r.key === 'version')
+              await client.query("UPDATE meta SET value = $1 WHERE key = 'version'", [Number(r.value)]);
+          continue;
+        }
+        if (rows.length === 0) continue;
+        const cols = Object.keys(rows[0]!);
+        const batch = batchOf(cols.length);
+        for (let i = 0; i < rows.length; i += batch) {
+          const params: unknown[] = [];
+          const values = rows.slice(i, i + batch).map(
+            (r) =>
+              `(${cols
+                .map((c) => {
+                  const v = r[c];
+                  params.push(typeof v === 'bigint' ? Number(v) : v);
+                  return `$${params.length}`;
+                })
+                .join(', ')})`,
+          );
+          await client.query(
+            `INSERT INTO ${t} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES ${values.join(', ')}`,
+            params,
+          );
+        }
+        if (IDENTITY.includes(t))
+          await client.query(
+            `SELECT setval(pg_get_serial_sequence('${t}', 'id'), COALESCE((SELECT MAX(id) FROM ${t}), 0) + 1, false)`,
+          );
+      }
+      for (const [t, n] of Object.entries(report)) {
+        if (t === 'meta') continue;
+        const got = (await client.query(`SELECT count(*) AS n FROM ${t}`)).rows[0] as { n: number };
+        if (got.n !== n) throw new Error(`copy check: ${t} has ${got.n} rows in PostgreSQL, ${n} in SQLite`);
+      }
+      await client.query('COMMIT');
+      return report;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw db.explain(err);
+    } finally {
+      client.release();
+    }
+  } finally {
+    lite.close();
+    await db.close();
+  }
+}
+
+/** Copies the PostgreSQL store at `url` into the SQLite store at `dbPath` (made or migrated; must be empty). */
+export async function copyPgToSqlite(url: string, dbPath: string): Promise<CopyReport> {
+  const db = new PgDb(url);
+  const lite = openDatabase(dbPath);
+  try {
+    await db.migrate();
+    const n = lite
+      .prepare('SELECT (SELECT count(*) FROM todos) + (SELECT count(*) FROM jobs) AS n')
+      .get() as { n: number };
+    if (n.n > 0)
+      throw new UserError(
+        `state database ${dbPath} already holds todos or jobs: a copy goes only into an empty store, so nothing there is overwritten. Nothing was changed.`,
+      );
+    const report: CopyReport = {};
+    const tables = tablesOf(lite);
+    // Read first, outside SQLite's write lock; one repeatable snapshot of the server's store.
+    const client = await db.pool.connect().catch((err: unknown) => {
+      throw db.explain(err);
+    });
+    const data = new Map<string, Record<string, unknown>[]>();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      for (const t of tables)
+        data.set(t, (await client.query(`SELECT * FROM ${t}`)).rows as Record<string, unknown>[]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw db.explain(err);
+    } finally {
+      client.release();
+    }
+    lite.exec('BEGIN IMMEDIATE');
+    try {
+      for (const t of tables) {
+        const rows = data.get(t) ?? [];
+        report[t] = rows.length;
+        if (t === 'meta') {
+          for (const r of rows)
+            if (r.key === 'version')
+              lite.prepare("UPDATE meta SET value = ? WHERE key = 'version'").run(Number(r.value));
+          continue;
+        }
+        if (rows.length === 0) continue;
+        const cols = Object.keys(rows[0]!);
+        const insert = lite.prepare(
+          `INSERT INTO ${t} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+        );
+        for (const r of rows) insert.run(...cols.map((c) => r[c] as SQLInputValue));
+      }
+      for (const [t, count] of Object.entries(report)) {
+        if (t === 'meta') continue;
+        const got = lite.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number };
+        if (got.n !== count)
+          throw new Error(`copy check: ${t} has ${got.n} rows in SQLite, ${count} in PostgreSQL`);
+      }
+      lite.exec('COMMIT');
+      return report;
+    } catch (err) {
+      lite.exec('ROLLBACK');
+      throw err;
+    }
+  } finally {
+    lite.close();
+    await db.close();
+  }
+}

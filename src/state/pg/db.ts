@@ -1,0 +1,348 @@
+// The PostgreSQL connection: a pool, the schema check and migrations, and
+// write transactions that stamp store versions as SQLite's do.
+//
+// Versions. SQLite's writers take one lock for the whole transaction, so the
+// store version each one commits (meta 'version') follows commit order, and a
+// reader asks for the rows written after the version it saw. Here writers run
+// at once, and only the end of each takes the version: the last thing a write
+// transaction does is bump meta's row (which locks it until COMMIT) and stamp
+// the jobs and todos it wrote with the new value. Versions so follow commit
+// order, while the work before the bump (reads, claims with SKIP LOCKED)
+// overlaps; the bump only stamps rows the transaction already holds, so it
+// never waits on another lock while holding meta's, and cannot deadlock.
+import pg from 'pg';
+import { UserError } from '../../errors.js';
+import { redactDbUrl, scrubDbUrl } from '../../text/db-url.js';
+import { PG_BASELINE, PG_MIGRATIONS, PG_SCHEMA_VERSION } from './migrations.js';
+
+export type Row = Record<string, unknown>;
+export type Param = string | number | null | boolean | string[] | number[];
+
+const INT8 = 20;
+const NUMERIC = 1700;
+/**
+ * int8 (BIGINT, count(*)) as a JavaScript number, as node:sqlite gives: the
+ * store caps what it keeps below 2^53 (model/usage.ts MAX_MICROS).
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8 || oid === NUMERIC
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** The key of the advisory lock that migrations take, so two processes never migrate at once. */
+const MIGRATION_LOCK = 0x69690001;
+
+/** The LISTEN/NOTIFY channel each write transaction announces its store version on. */
+const CHANNEL = 'ii_store';
+
+/** SQLSTATEs a transaction is retried on: deadlock, serialization failure. */
+const RETRY = new Set(['40P01', '40001']);
+
+/** What runs a query: the pool (a read) or a transaction. */
+export interface Q {
+  /** Whether queries may be sent at once (the pool: one connection each); a transaction's go one by one. */
+  readonly parallel: boolean;
+  q<T = Row>(sql: string, params?: readonly Param[]): Promise<T[]>;
+  one<T = Row>(sql: string, params?: readonly Param[]): Promise<T | undefined>;
+}
+
+export interface Tx extends Q {
+  q<T = Row>(sql: string, params?: readonly Param[]): Promise<T[]>;
+  one<T = Row>(sql: string, params?: readonly Param[]): Promise<T | undefined>;
+  /** Stamps the job with this transaction's store version when it commits. */
+  stampJob(id: string): void;
+  stampTodo(repo: string, id: string): void;
+}
+
+export class PgDb {
+  readonly pool: pg.Pool;
+  /** The URL as it may be shown (password redacted). */
+  readonly location: string;
+  readonly parallel = true;
+  /** Runs at the end of each write transaction with the jobs it wrote (the job store keeps their listing texts). */
+  beforeCommit: ((t: Tx, jobIds: string[]) => Promise<void>) | null = null;
+
+  constructor(private readonly url: string) {
+    this.location = redactDbUrl(url);
+    this.pool = new pg.Pool({
+      connectionString: url,
+      types,
+      max: 4,
+      idleTimeoutMillis: 10_000,
+      application_name: 'incrementum',
+    });
+    // An idle connection the server dropped is not this process's failure:
+    // the pool makes a new one for the next query.
+    this.pool.on('error', () => {});
+  }
+
+  /** Any error, with the URL redacted and its password scrubbed; connection failures as a UserError. */
+  explain(err: unknown): Error {
+    if (err instanceof UserError) return err;
+    const e = err as Error & { code?: string };
+    const msg = scrubDbUrl(e?.message ?? String(err), this.url);
+    const where = `PostgreSQL state database ${this.location}`;
+    const todo: Record<string, string> = {
+      '28P01': 'Check the password in II_DATABASE_URL (or [state] url).',
+      '28000': "Check the user in II_DATABASE_URL and the server's pg_hba.conf.",
+      '3D000': 'Create the database (createdb) or fix its name in the URL.',
+      ECONNREFUSED: 'Is the server running, and on that host and port?',
+      ENOTFOUND: 'Check the host name in the URL.',
+      ENOENT: 'Is the server running, and is that its socket folder?',
+    };
+    const hint = e?.code ? todo[e.code] : undefined;
+    if (hint) return new UserError(`${where}: ${msg}.\n${hint}`, 3);
+    const out = new Error(`${where}: ${msg}`);
+    Object.assign(out, { code: e?.code });
+    return out;
+  }
+
+  /** A read; asked again once on a new connection when the one it went out on was lost. */
+  async q<T = Row>(sql: string, params: readonly Param[] = []): Promise<T[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.pool.query(sql, params as unknown[])).rows as T[];
+      } catch (err) {
+        if (connectionLost(err) && attempt < 3) continue;
+        throw this.explain(err);
+      }
+    }
+  }
+
+  async one<T = Row>(sql: string, params: readonly Param[] = []): Promise<T | undefined> {
+    return (await this.q<T>(sql, params))[0];
+  }
+
+  /**
+   * Runs `fn` in one write transaction (READ COMMITTED; claims lock their
+   * rows), stamping versions at its end (see above); retried from the start
+   * on a deadlock or a serialization failure, so `fn` must only write through `t`.
+   */
+  async tx<T>(fn: (t: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (err) {
+        throw this.explain(err);
+      }
+      const jobs = new Set<string>();
+      const todos = new Map<string, [string, string]>();
+      const t: Tx = {
+        parallel: false,
+        q: async <R>(sql: string, params: readonly Param[] = []) =>
+          (await client.query(sql, params as unknown[])).rows as R[],
+        one: async <R>(sql: string, params: readonly Param[] = []) =>
+          (await client.query(sql, params as unknown[])).rows[0] as R | undefined,
+        stampJob: (id) => void jobs.add(id),
+        stampTodo: (repo, id) => void todos.set(`${repo}\0${id}`, [repo, id]),
+      };
+      let broken: unknown = null;
+      let committing = false;
+      try {
+        await client.query('BEGIN');
+        const out = await fn(t);
+        // Before the version is taken: the texts are the slow part, and meta's lock is held to COMMIT.
+        if (jobs.size > 0 && this.beforeCommit) await this.beforeCommit(t, [...jobs]);
+        // The new version, and its notice to every listener (delivered at COMMIT, not before).
+        const v = (
+          await client.query(
+            `WITH v AS (UPDATE meta SET value = value + 1 WHERE key = 'version' RETURNING value)
+             SELECT value, pg_notify('${CHANNEL}', value::text) FROM v`,
+          )
+        ).rows[0] as { value: number };
+        if (jobs.size > 0)
+          await client.query('UPDATE jobs SET changed_version = $1 WHERE id = ANY($2)', [v.value, [...jobs]]);
+        if (todos.size > 0) {
+          const pairs = [...todos.values()];
+          await client.query(
+            'UPDATE todos SET changed_version = $1 FROM unnest($2::text[], $3::text[]) AS s(repo, id) WHERE todos.repo = s.repo AND todos.id = s.id',
+            [v.value, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+          );
+        }
+        committing = true;
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        if (connectionLost(err)) {
+          broken = err;
+          // Before COMMIT the server rolled the transaction back with the
+          // session: nothing was written, so it runs again, on a new connection.
+          if (!committing && attempt < 4) continue;
+          if (committing)
+            throw new UserError(
+              `PostgreSQL state database ${this.location}: the connection was lost while a change was being committed, so it may or may not have been made (${scrubDbUrl((err as Error).message, this.url)}).\nLook at what it was about (ii job show, ii todo list) before doing it again.`,
+              3,
+            );
+          throw this.explain(err);
+        }
+        try {
+          await client.query('ROLLBACK');
+        } catch (e) {
+          broken = e;
+        }
+        const code = (err as { code?: string }).code;
+        if (code && RETRY.has(code) && attempt < 5) continue;
+        throw this.explain(err);
+      } finally {
+        // A connection that could not roll back is dropped, not reused.
+        client.release(broken ? (broken as Error) : undefined);
+      }
+    }
+  }
+
+  /**
+   * Calls `onVersion` with each store version as its transaction commits
+   * (LISTEN/NOTIFY on a connection of its own: no polling). When that
+   * connection is lost it connects again (waiting up to 2 s between tries)
+   * and then calls `onVersion` with the current version: a reader that reads
+   * what changed after the last version it saw (listChangedAfter) so misses
+   * nothing that was written while it was away. The returned function stops it.
+   */
+  async listen(onVersion: (version: number) => void): Promise<() => Promise<void>> {
+    let stopped = false;
+    let client: pg.Client | null = null;
+    let wait = 50;
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({ connectionString: this.url, types, application_name: 'incrementum-listen' });
+      c.on('notification', (n) => {
+        if (n.channel === CHANNEL && n.payload) onVersion(Number(n.payload));
+      });
+      c.on('error', () => {}); // 'end' follows: reconnect there
+      c.once('end', () => {
+        if (!stopped) void again();
+      });
+      try {
+        await c.connect();
+        await c.query(`LISTEN ${CHANNEL}`);
+      } catch (err) {
+        await c.end().catch(() => {});
+        throw err;
+      }
+      client = c;
+    };
+    let reconnecting = false;
+    const again = async (): Promise<void> => {
+      if (reconnecting) return;
+      reconnecting = true;
+      try {
+        await reconnect();
+      } finally {
+        reconnecting = false;
+      }
+    };
+    const reconnect = async (): Promise<void> => {
+      while (!stopped) {
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 2000);
+        try {
+          await connect();
+          wait = 50;
+          if (stopped) break;
+          const v = await this.one<{ value: number }>("SELECT value FROM meta WHERE key = 'version'");
+          if (v) onVersion(v.value);
+          return;
+        } catch {
+          // Still away: try again.
+        }
+      }
+    };
+    try {
+      await connect();
+    } catch (err) {
+      throw this.explain(err);
+    }
+    return async () => {
+      stopped = true;
+      await (client as pg.Client | null)?.end().catch(() => {});
+    };
+  }
+
+  /** Checks the schema version and applies the migrations it lacks (under an advisory lock). */
+  async migrate(): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.explain(err);
+    }
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      try {
+        let version = await schemaVersion(client);
+        if (version > PG_SCHEMA_VERSION)
+          throw new UserError(
+            `PostgreSQL state database ${this.location} has schema version ${version}, newer than this build of incrementum knows (${PG_SCHEMA_VERSION}).\n` +
+              'It was left untouched. Upgrade incrementum on this machine (git pull && npm install) to the version the other machines run.',
+            3,
+          );
+        if (version > 0 && version < PG_BASELINE)
+          throw new UserError(
+            `PostgreSQL state database ${this.location} has schema version ${version}, older than any this build can migrate (${PG_BASELINE}).\nIt was left untouched.`,
+            3,
+          );
+        while (version < PG_SCHEMA_VERSION) {
+          const next = version === 0 ? PG_BASELINE : version + 1;
+          await client.query('BEGIN');
+          try {
+            await client.query(PG_MIGRATIONS[next - PG_BASELINE] as string);
+            await client.query(
+              "INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+              [next],
+            );
+            await client.query('COMMIT');
+          } catch (err) {
+            await client.query('ROLLBACK');
+            throw err;
+          }
+          version = next;
+        }
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      }
+    } catch (err) {
+      throw this.explain(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** The database's schema version: 0 for an empty database; refused when it holds other tables and no incrementum schema. */
+async function schemaVersion(client: pg.PoolClient): Promise<number> {
+  const meta = (await client.query("SELECT to_regclass('meta') IS NOT NULL AS present")).rows[0] as {
+    present: boolean;
+  };
+  if (!meta.present) return 0;
+  const row = (await client.query("SELECT value FROM meta WHERE key = 'schema_version'")).rows[0] as
+    { value: number } | undefined;
+  if (!row)
+    throw new UserError(
+      "the database holds a table named meta that is not incrementum's (no schema_version): point II_DATABASE_URL at a database of its own.",
+      3,
+    );
+  return row.value;
+}
+
+/**
+ * Whether `err` is a lost connection (the server ended the session, the
+ * socket closed) rather than an answer: what was open of a transaction on it
+ * was rolled back by the server.
+ */
+export function connectionLost(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (/^08/.test(code) || ['57P01', '57P02', '57P03', 'ECONNRESET', 'EPIPE'].includes(code)) return true;
+  return /Connection terminated|terminating connection|connection error/i.test(String(e.message ?? ''));
+}
+
+/** `$1, $2, …` from `from` on, for `n` parameters. */
+export const placeholders = (n: number, from = 1): string =>
+  Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ');

@@ -1,0 +1,510 @@
+// Jobs and their history on PostgreSQL: sqlite/jobs.ts's rules, one
+// transaction per mutation. Rows become model objects through the same codec
+// tables (sqlite/job-codec.ts): the schema's types match SQLite's, so a row
+// reads alike from either driver.
+//
+// Where SQLite took its one write lock, rows are locked: a claim locks its
+// todo with FOR UPDATE SKIP LOCKED (a second claimer of the same todo is
+// refused at once, and goes on to another todo, instead of queueing behind
+// the first), a landing or an orphan's cleanup locks its job's row.
+import { ClaimRefused, UserError } from '../../errors.js';
+import type { JobBrief } from '../../model/backlog.js';
+import type {
+  AgentSessionRef,
+  Job,
+  JobChange,
+  JobCommit,
+  JobLanding,
+  JobReview,
+  JobStatus,
+  Usage,
+} from '../../model/job.js';
+import { matchPrefix } from '../../model/prefix.js';
+import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
+import type { CommitUpdate, NewJob } from '../api.js';
+import type { AsyncJobStore } from '../async-api.js';
+import { iterationId, nowIso, shortId } from '../ids.js';
+import type { Row as CodecRow } from '../sqlite/codec.js';
+import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from '../sqlite/job-codec.js';
+import { toTodo, type TodoRow } from '../sqlite/todos.js';
+import type { Param, PgDb, Q, Row, Tx } from './db.js';
+
+const asCodec = (r: Row): CodecRow => r as CodecRow;
+
+const BRIEF_COLS = BRIEF.cols.filter((c) => c !== 'iteration' && c !== 'unlanded' && c !== 'committed');
+/** What the backlog needs of each job of a repo (model/backlog.ts); flags as 0/1, as SQLite gives them. */
+const BRIEFS = `SELECT ${BRIEF_COLS.map((c) => `j.${c}`).join(', ')},
+    (SELECT COUNT(*) FROM commits c WHERE c.job_id = j.id
+       AND c.change_seq = (SELECT MAX(seq) FROM changes WHERE job_id = j.id)) AS iteration,
+    CASE WHEN j.status = 'completed' AND j.landed IS NULL
+       AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id) THEN 1 ELSE 0 END AS unlanded,
+    CASE WHEN EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id) THEN 1 ELSE 0 END AS committed
+  FROM jobs j WHERE j.repo = $1`;
+const briefs = (rows: Row[]): JobBrief[] => rows.map((r) => BRIEF.read(asCodec(r), undefined));
+
+const JOB_COLUMNS = JOB.cols.join(', ');
+const COMMIT_COLUMNS = ['job_id', 'change_seq', 'seq', ...COMMIT.cols].join(', ');
+const INSERT_COMMIT = `INSERT INTO commits (job_id, change_seq, seq, ${COMMIT.writes.map((w) => w.col).join(', ')})
+  VALUES ($1, $2, $3, ${COMMIT.writes.map((_, i) => `$${i + 4}`).join(', ')})`;
+
+type Where = [sql: string, params: Param[]];
+
+export function pgJobStore(db: PgDb): AsyncJobStore {
+  /** Whole jobs for a condition on `jobs` (its parameters $1…), newest first: five queries whatever the count. */
+  async function load(e: Q, [where, params]: Where): Promise<Job[]> {
+    const rows = await e.q(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY started_at DESC, id`,
+      params,
+    );
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id as string);
+    const reads = [
+      () => e.q('SELECT * FROM changes WHERE job_id = ANY($1) ORDER BY job_id, seq', [ids]),
+      () =>
+        e.q(`SELECT ${COMMIT_COLUMNS} FROM commits WHERE job_id = ANY($1) ORDER BY job_id, change_seq, seq`, [
+          ids,
+        ]),
+      () => e.q('SELECT * FROM reviews WHERE job_id = ANY($1)', [ids]),
+      () => e.q('SELECT * FROM agent_sessions WHERE job_id = ANY($1) ORDER BY job_id, seq', [ids]),
+    ];
+    const [changes = [], commits = [], reviews = [], agents = []] = e.parallel
+      ? await Promise.all(reads.map((r) => r()))
+      : await reads.reduce<Promise<Row[][]>>(
+          async (acc, r) => [...(await acc), await r()],
+          Promise.resolve([]),
+        );
+    const reviewByKey = new Map<string, JobReview>();
+    for (const r of reviews)
+      reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, REVIEW.read(asCodec(r), undefined));
+    const changesByJob = new Map<string, Map<number, JobChange>>();
+    for (const c of changes) {
+      let m = changesByJob.get(c.job_id as string);
+      if (!m) changesByJob.set(c.job_id as string, (m = new Map()));
+      m.set(c.seq as number, CHANGE.read(asCodec(c), { commits: [] }));
+    }
+    for (const c of commits) {
+      const change = changesByJob.get(c.job_id as string)?.get(c.change_seq as number);
+      if (!change) continue;
+      const review = reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null;
+      change.commits.push(COMMIT.read(asCodec(c), { review }));
+    }
+    const agentsByJob = new Map<string, AgentSessionRef[]>();
+    for (const a of agents) {
+      const ref = AGENT_SESSION.read(asCodec(a), undefined);
+      const list = agentsByJob.get(a.job_id as string);
+      if (list) list.push(ref);
+      else agentsByJob.set(a.job_id as string, [ref]);
+    }
+    return rows.map((r) =>
+      JOB.read(asCodec(r), {
+        agent_sessions: agentsByJob.get(r.id as string) ?? [],
+        changes: [...(changesByJob.get(r.id as string)?.values() ?? [])],
+      }),
+    );
+  }
+
+  async function mustGet(e: Q, id: string): Promise<Job> {
+    const job = (await load(e, ['id = $1', [id]]))[0];
+    if (!job) throw new UserError(`no job ${id}`);
+    return job;
+  }
+
+  function listWhere(
+    repo: string,
+    opts: { activeOnly?: boolean; status?: JobStatus; toLand?: boolean },
+  ): Where {
+    if (opts.status) return ['repo = $1 AND status = $2', [repo, opts.status]];
+    if (opts.activeOnly && opts.toLand)
+      return [
+        "repo = $1 AND (status = 'active' OR (status = 'completed' AND to_land = 1 AND landed IS NULL))",
+        [repo],
+      ];
+    return opts.activeOnly ? ["repo = $1 AND status = 'active'", [repo]] : ['repo = $1', [repo]];
+  }
+
+  async function insertJob(t: Tx, repo: string, input: NewJob): Promise<Job> {
+    let id = shortId(input.todo_id);
+    while (await t.one('SELECT id FROM jobs WHERE id = $1', [id])) id = shortId(input.todo_id);
+    const now = nowIso();
+    await t.q(
+      `INSERT INTO jobs (id, repo, todo_id, session_id, stage, status, base_rev, workspace_path, auto_commit,
+         pid, host, heartbeat_at, started_at, updated_at, retried_from, to_land)
+       VALUES ($1,$2,$3,$4,'implementing','active',$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
+      [
+        id,
+        repo,
+        input.todo_id,
+        input.session_id ?? null,
+        input.base_rev ?? null,
+        input.workspace_path ?? null,
+        input.auto_commit === false ? 0 : 1,
+        input.pid ?? null,
+        input.host ?? null,
+        input.pid != null ? now : null,
+        now,
+        now,
+        input.retried_from ?? null,
+        input.to_land ? 1 : 0,
+      ],
+    );
+    t.stampJob(id);
+    return mustGet(t, id);
+  }
+
+  /** Every mutation's last write: sets `set` (its parameters $1…) and updated_at, and stamps the job. */
+  async function touch(t: Tx, id: string, set = '', params: Param[] = []): Promise<void> {
+    const n = params.length;
+    const rows = await t.q(
+      `UPDATE jobs SET ${set}${set ? ', ' : ''}updated_at = $${n + 1} WHERE id = $${n + 2} RETURNING id`,
+      [...params, nowIso(), id],
+    );
+    if (rows.length === 0) throw new UserError(`no job ${id}`);
+    t.stampJob(id);
+  }
+
+  async function currentSeqs(t: Tx, id: string): Promise<{ change: number; commit: number }> {
+    const ch = (await t.one<{ s: number | null }>('SELECT MAX(seq) AS s FROM changes WHERE job_id = $1', [
+      id,
+    ]))!;
+    if (ch.s == null) throw new Error(`job ${id} has no change to add a commit to`);
+    const cm = (await t.one<{ s: number | null }>(
+      'SELECT MAX(seq) AS s FROM commits WHERE job_id = $1 AND change_seq = $2',
+      [id, ch.s],
+    ))!;
+    return { change: ch.s, commit: cm.s ?? 0 };
+  }
+
+  async function readCommit(t: Tx, id: string, change: number, seq: number): Promise<JobCommit> {
+    const c = await t.one(
+      `SELECT ${COMMIT_COLUMNS} FROM commits WHERE job_id = $1 AND change_seq = $2 AND seq = $3`,
+      [id, change, seq],
+    );
+    if (!c) throw new Error(`job ${id}: commit ${change}/${seq} vanished`);
+    const r = await t.one('SELECT * FROM reviews WHERE job_id = $1 AND change_seq = $2 AND commit_seq = $3', [
+      id,
+      change,
+      seq,
+    ]);
+    return COMMIT.read(asCodec(c), { review: r ? REVIEW.read(asCodec(r), undefined) : null });
+  }
+
+  async function writeReview(t: Tx, id: string, change: number, commit: number, r: JobReview): Promise<void> {
+    await t.q(
+      `INSERT INTO reviews (job_id, change_seq, commit_seq, outcome, comments, agent_session_id, reviewed_at) VALUES ($1,$2,$3,$4,$5,$6,$7)
+       ON CONFLICT (job_id, change_seq, commit_seq) DO UPDATE SET outcome = excluded.outcome, comments = excluded.comments,
+         agent_session_id = excluded.agent_session_id, reviewed_at = excluded.reviewed_at`,
+      [id, change, commit, r.outcome, r.comments, r.agent_session_id, r.reviewed_at],
+    );
+  }
+
+  async function addToTotal(t: Tx, id: string, n: Usage): Promise<void> {
+    await touch(
+      t,
+      id,
+      'input_tokens = input_tokens + $1, output_tokens = output_tokens + $2, cost_micros = LEAST(cost_micros + $3, $4)',
+      [n.input_tokens, n.output_tokens, toMicros(n.cost), MAX_MICROS],
+    );
+  }
+
+  // Each job's listing text (jobs.list_json), as SQLite keeps it
+  // (sqlite/job-json.ts): written at the end of every transaction that wrote
+  // the job, from the job as load() gives it, so a listing joins stored texts
+  // and is JSON.stringify(list()) by construction.
+  db.beforeCommit = async (t, ids) => {
+    for (const job of await load(t, ['id = ANY($1)', [ids]]))
+      await t.q('UPDATE jobs SET list_json = $1 WHERE id = $2', [JSON.stringify(job), job.id]);
+  };
+
+  /** `ii job list --json`'s text: the kept texts joined; a job with none yet (copied in, say) is loaded. */
+  async function listJson([where, params]: Where): Promise<string> {
+    // Usually every job has its text: the server joins them into one string.
+    const kept = (await db.one<{ missing: number; json: string }>(
+      `SELECT count(*) - count(list_json) AS missing,
+         '[' || COALESCE(string_agg(list_json, ',' ORDER BY started_at DESC, id), '') || ']' AS json
+       FROM jobs WHERE ${where}`,
+      params,
+    ))!;
+    if (kept.missing === 0) return kept.json;
+    const rows = await db.q<{ id: string; list_json: string | null }>(
+      `SELECT id, list_json FROM jobs WHERE ${where} ORDER BY started_at DESC, id`,
+      params,
+    );
+    const missing = rows.filter((r) => r.list_json === null).map((r) => r.id);
+    if (missing.length > 0) {
+      const made = new Map(
+        (await load(db, ['id = ANY($1)', [missing]])).map((j) => [j.id, JSON.stringify(j)]),
+      );
+      for (const r of rows) if (r.list_json === null) r.list_json = made.get(r.id) ?? null;
+    }
+    return `[${rows.map((r) => r.list_json).join(',')}]`;
+  }
+
+  const set = (column: string) => (id: string, value: string | null) =>
+    db.tx(async (t) => {
+      await touch(t, id, `${column} = $1`, [value]);
+    });
+  const json = (v: unknown): string | null => (v == null ? null : JSON.stringify(v));
+
+  // activeRunners: coming to api.ts's JobStore (the speedup branch); here
+  // already, so the driver compiles before and after that merge.
+  const store: AsyncJobStore & {
+    activeRunners(repo: string): Promise<Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>[]>;
+  } = {
+    create: (repo, input) => db.tx((t) => insertJob(t, repo, input)),
+    briefs: async (repo) => briefs(await db.q(BRIEFS, [repo])),
+    claim: (repo, input, check) =>
+      db.tx(async (t) => {
+        // The todo's row, locked: a claimer that finds it locked is refused at
+        // once (SKIP LOCKED) and tries another todo, as a backlog runner does
+        // when a claim is refused.
+        const own = await t.one<TodoRow>(
+          'SELECT * FROM todos WHERE repo = $1 AND id = $2 FOR UPDATE SKIP LOCKED',
+          [repo, input.todo_id],
+        );
+        if (!own && (await t.one('SELECT 1 FROM todos WHERE repo = $1 AND id = $2', [repo, input.todo_id])))
+          throw new ClaimRefused(`todo ${input.todo_id} is being claimed by another runner`);
+        const ids = own ? [own.id, ...(JSON.parse(own.deps) as string[])] : [input.todo_id];
+        const todos = (
+          await t.q<TodoRow>('SELECT * FROM todos WHERE repo = $1 AND id = ANY($2)', [repo, ids])
+        ).map(toTodo);
+        const jobs = briefs(await t.q(`${BRIEFS} AND j.todo_id = ANY($2)`, [repo, ids]));
+        const refusal = check(todos, jobs);
+        if (refusal !== null) throw new ClaimRefused(refusal);
+        const job = await insertJob(t, repo, input);
+        await t.q("UPDATE todos SET status = 'in_progress', updated_at = $1 WHERE repo = $2 AND id = $3", [
+          nowIso(),
+          repo,
+          input.todo_id,
+        ]);
+        t.stampTodo(repo, input.todo_id);
+        // A retry supersedes an older job of the todo still to land (sqlite/jobs.ts).
+        const superseded = await t.q<{ id: string }>(
+          'SELECT id FROM jobs WHERE repo = $1 AND todo_id = $2 AND id != $3 AND to_land = 1 AND landed IS NULL',
+          [repo, input.todo_id, job.id],
+        );
+        for (const old of superseded) await touch(t, old.id, 'to_land = 0');
+        return job;
+      }),
+    get: async (id) => (await load(db, ['id = $1', [id]]))[0] ?? null,
+    resolve: async (repo, prefix) => {
+      const ids = await db.q<{ id: string }>('SELECT id FROM jobs WHERE repo = $1', [repo]);
+      const m = matchPrefix(ids, prefix, (j) => j.id);
+      if (m.kind === 'one') return mustGet(db, m.item.id);
+      if (m.kind === 'none')
+        throw new UserError(
+          `no job matches "${prefix}" in this repository. List them with: ii job list --all`,
+        );
+      throw new UserError(
+        `"${prefix}" matches ${m.items.length} jobs; type more of the id:\n` +
+          m.items.map((j) => `  ${j.id}`).join('\n'),
+      );
+    },
+    list: (repo, opts = {}) => load(db, listWhere(repo, opts)),
+    // Made from the loaded jobs, so it is JSON.stringify(list()) by construction.
+    listJson: (repo, opts = {}) => listJson(listWhere(repo, opts)),
+    listChangedAfter: (after, repo = null) =>
+      repo
+        ? load(db, ['repo = $1 AND changed_version > $2', [repo, after]])
+        : load(db, ['changed_version > $1', [after]]),
+    listAll: (opts = {}) => (opts.activeOnly ? load(db, ["status = 'active'", []]) : load(db, ['TRUE', []])),
+    setStage: set('stage'),
+    setFeedback: set('feedback'),
+    setBaseBranch: set('base_branch'),
+    setLanded: (id, landed) =>
+      db.tx(async (t) => {
+        await touch(t, id, 'landed = $1, land_conflict = NULL, landing = NULL, to_land = 0', [
+          JSON.stringify(landed),
+        ]);
+        return mustGet(t, id);
+      }),
+    toLand: (repo) =>
+      load(db, ["repo = $1 AND to_land = 1 AND status = 'completed' AND landed IS NULL", [repo]]),
+    takeLanding: (id, landing, live) =>
+      db.tx(async (t) => {
+        const row = await t.one<{ landed: string | null; landing: string | null }>(
+          'SELECT landed, landing FROM jobs WHERE id = $1 FOR UPDATE',
+          [id],
+        );
+        if (!row) throw new UserError(`no job ${id}`);
+        if (row.landed !== null) return { ok: false, landed: true, by: null };
+        const by = row.landing ? (JSON.parse(row.landing) as JobLanding) : null;
+        if (by?.state === 'landing' && live(by)) return { ok: false, landed: false, by };
+        await touch(t, id, 'landing = $1', [JSON.stringify(landing)]);
+        return { ok: true };
+      }),
+    setLandConflict: (id, conflict) => set('land_conflict')(id, json(conflict)),
+    setLanding: (id, landing) => set('landing')(id, json(landing)),
+    setSession: (id, session_id, workspace_path, base_rev) =>
+      db.tx(async (t) => {
+        if (base_rev !== undefined)
+          await touch(t, id, 'session_id = $1, workspace_path = $2, base_rev = $3', [
+            session_id,
+            workspace_path,
+            base_rev,
+          ]);
+        else await touch(t, id, 'session_id = $1, workspace_path = $2', [session_id, workspace_path]);
+      }),
+    addAgentSession: (id, ref) =>
+      db.tx(async (t) => {
+        // The job's row first: two sessions added at once queue on it for their seq.
+        await t.q('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+        const s = (await t.one<{ s: number }>(
+          'SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM agent_sessions WHERE job_id = $1',
+          [id],
+        ))!;
+        await t.q(
+          'INSERT INTO agent_sessions (job_id, seq, purpose, id, transcript, started_at, usage) VALUES ($1,$2,$3,$4,$5,$6,$7)',
+          [
+            id,
+            s.s,
+            ref.purpose,
+            ref.id,
+            ref.transcript,
+            ref.started_at ?? nowIso(),
+            ref.usage ? JSON.stringify(normalizeUsage(ref.usage)) : null,
+          ],
+        );
+        await touch(t, id);
+      }),
+    recordAgentUsage: (id, agentSessionId, usage) =>
+      db.tx(async (t) => {
+        const n = normalizeUsage(usage);
+        await t.q('UPDATE agent_sessions SET usage = $1 WHERE job_id = $2 AND id = $3', [
+          JSON.stringify(n),
+          id,
+          agentSessionId,
+        ]);
+        await addToTotal(t, id, n);
+      }),
+    appendChange: (id, change_id) =>
+      db.tx(async (t) => {
+        await t.q('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+        const s = (await t.one<{ s: number }>(
+          'SELECT COALESCE(MAX(seq), 0) + 1 AS s FROM changes WHERE job_id = $1',
+          [id],
+        ))!;
+        const now = nowIso();
+        await t.q('INSERT INTO changes (job_id, seq, change_id, created_at) VALUES ($1,$2,$3,$4)', [
+          id,
+          s.s,
+          change_id,
+          now,
+        ]);
+        await touch(t, id);
+        return { change_id, created_at: now, commits: [] };
+      }),
+    recordedChangeIds: async () =>
+      new Set(
+        (await db.q<{ change_id: string }>('SELECT DISTINCT change_id FROM changes')).map((r) => r.change_id),
+      ),
+    appendCommit: (id, c) =>
+      db.tx(async (t) => {
+        await t.q('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+        const { change, commit } = await currentSeqs(t, id);
+        const given: Partial<JobCommit> = {
+          ...c,
+          id: c.id || iterationId(),
+          created_at: c.created_at ?? nowIso(),
+        };
+        given.usage = normalizeUsage(c.usage ?? ZERO_USAGE);
+        const values = COMMIT.writes.map((w) => w.encode(given[w.key] ?? w.fallback()) as Param);
+        await t.q(INSERT_COMMIT, [id, change, commit + 1, ...values]);
+        if (c.review) await writeReview(t, id, change, commit + 1, c.review);
+        await touch(t, id);
+        return readCommit(t, id, change, commit + 1);
+      }),
+    updateCurrentCommit: (id, u: CommitUpdate) =>
+      db.tx(async (t) => {
+        await t.q('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+        const { change, commit } = await currentSeqs(t, id);
+        if (commit === 0) throw new Error(`job ${id}: the current change has no commit to update`);
+        const sets: string[] = [];
+        const params: Param[] = [];
+        const given: Partial<JobCommit> = { ...u, usage: u.usage && normalizeUsage(u.usage) };
+        for (const w of COMMIT.writes)
+          if (given[w.key] !== undefined) {
+            params.push(w.encode(given[w.key]) as Param);
+            sets.push(`${w.col} = $${params.length}`);
+          }
+        if (sets.length > 0)
+          await t.q(
+            `UPDATE commits SET ${sets.join(', ')} WHERE job_id = $${params.length + 1} AND change_seq = $${params.length + 2} AND seq = $${params.length + 3}`,
+            [...params, id, change, commit],
+          );
+        if (u.review !== undefined) {
+          if (u.review) await writeReview(t, id, change, commit, u.review);
+          else
+            await t.q('DELETE FROM reviews WHERE job_id = $1 AND change_seq = $2 AND commit_seq = $3', [
+              id,
+              change,
+              commit,
+            ]);
+        }
+        await touch(t, id);
+        return readCommit(t, id, change, commit);
+      }),
+    setProjectReview: (id, review) => set('project_review')(id, JSON.stringify(review)),
+    addUsage: (id, u) =>
+      db.tx(async (t) => {
+        await addToTotal(t, id, normalizeUsage(u));
+      }),
+    finish: (id, status, reason = null) =>
+      db.tx(async (t) => {
+        await touch(
+          t,
+          id,
+          `status = $1, completed_at = $2, failure_reason = $3,
+           to_land = CASE WHEN $1 = 'completed' AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = jobs.id)
+             THEN to_land ELSE 0 END`,
+          [status, nowIso(), reason],
+        );
+        return mustGet(t, id);
+      }),
+    finishOrphan: (id, runner, status, reason) =>
+      db.tx(async (t) => {
+        const row = await t.one<{ status: string; pid: number | null; host: string | null }>(
+          'SELECT status, pid, host FROM jobs WHERE id = $1 FOR UPDATE',
+          [id],
+        );
+        if (!row || row.status !== 'active' || row.pid !== runner.pid || row.host !== runner.host)
+          return null;
+        await touch(t, id, 'status = $1, completed_at = $2, failure_reason = $3', [status, nowIso(), reason]);
+        return mustGet(t, id);
+      }),
+    resume: (id, pid, host, sessionId) =>
+      db.tx(async (t) => {
+        const base =
+          "status = 'active', stage = 'implementing', completed_at = NULL, failure_reason = NULL, feedback = NULL, pid = $1, host = $2, heartbeat_at = $3, runner_start = NULL";
+        if (sessionId) await touch(t, id, `${base}, session_id = $4`, [pid, host, nowIso(), sessionId]);
+        else await touch(t, id, base, [pid, host, nowIso()]);
+      }),
+    heartbeat: (id, pid, host, startTicks) =>
+      db.tx(async (t) => {
+        const ident = startTicks != null ? `${pid}:${startTicks}` : null;
+        await t.q('UPDATE jobs SET pid = $1, host = $2, heartbeat_at = $3, runner_start = $4 WHERE id = $5', [
+          pid,
+          host,
+          nowIso(),
+          ident,
+          id,
+        ]);
+        t.stampJob(id);
+      }),
+    runnerStart: async (id) => {
+      const row = await db.one<{ pid: number | null; runner_start: string | null }>(
+        'SELECT pid, runner_start FROM jobs WHERE id = $1',
+        [id],
+      );
+      const m = /^(\d+):(\d+)$/.exec(row?.runner_start ?? '');
+      return m && row && Number(m[1]) === row.pid ? Number(m[2]) : null;
+    },
+    activeRunners: (repo) =>
+      db.q<Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>>(
+        "SELECT id, status, pid, host FROM jobs WHERE repo = $1 AND status = 'active'",
+        [repo],
+      ),
+    version: async () =>
+      (await db.one<{ value: number }>("SELECT value FROM meta WHERE key = 'version'"))!.value,
+  };
+  return store;
+}

@@ -1,0 +1,92 @@
+// A database URL's password never appears in what incrementum shows: the
+// URL's redacted form, and the PostgreSQL driver's errors (a wrong password,
+// an unreachable server, a missing database) against the run's private server.
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
+import { openPgStore } from '../../src/state/pg/index.js';
+import { dbUrlPassword, redactDbUrl, scrubDbUrl } from '../../src/text/db-url.js';
+import { dropDatabase, freshDatabase, passwordUrl, pgServer, pgWhyNot } from '../helpers/pg.js';
+
+describe('redactDbUrl', () => {
+  it.each([
+    [
+      'postgres://ii:s3cr%40t@db.internal:5432/incrementum',
+      'postgres://ii:[REDACTED]@db.internal:5432/incrementum',
+    ],
+    ['postgresql://u:p@h/d?sslmode=require', 'postgresql://u:[REDACTED]@h/d?sslmode=require'],
+    ['postgres://ii@db.internal/incrementum', 'postgres://ii@db.internal/incrementum'],
+    ['postgres://h/d?user=u&password=pw1', 'postgres://h/d?user=u&password=[REDACTED]'],
+    ['postgres://ii@localhost/d?host=%2Ftmp%2Fs', 'postgres://ii@localhost/d?host=%2Ftmp%2Fs'],
+    // Not a URL the parser takes: everything between :// and @ goes.
+    ['postgres://u:p w@h:x/d', 'postgres://[REDACTED]@h:x/d'],
+  ])('%s', (url, shown) => {
+    expect(redactDbUrl(url)).toBe(shown);
+  });
+
+  it('finds the password (decoded) and scrubs it from any text, raw or encoded', () => {
+    const url = 'postgres://ii:p%40ss%2Fw0rd@db/x';
+    expect(dbUrlPassword(url)).toBe('p@ss/w0rd');
+    expect(dbUrlPassword('postgres://ii@db/x')).toBeNull();
+    const text = `cannot connect to ${url}: password "p@ss/w0rd" (p%40ss%2Fw0rd) rejected`;
+    const out = scrubDbUrl(text, url);
+    expect(out).toBe(
+      'cannot connect to postgres://ii:[REDACTED]@db/x: password "[REDACTED]" ([REDACTED]) rejected',
+    );
+  });
+});
+
+const server = pgServer();
+describe.skipIf(!server)(`the PostgreSQL driver's errors${server ? '' : ` (skipped: ${pgWhyNot()})`}`, () => {
+  /** Every form an error can be printed in. */
+  const shown = (err: unknown): string => `${String(err)}\n${(err as Error).stack ?? ''}\n${inspect(err)}`;
+
+  it('connects with the right password over TCP', async () => {
+    const db = await freshDatabase(server!);
+    try {
+      const s = await openPgStore(passwordUrl(server!, db));
+      expect(s.location).toBe(
+        `postgres://${server!.passwordUser}:[REDACTED]@127.0.0.1:${server!.port}/${db}`,
+      );
+      expect(s.location).not.toContain(server!.password);
+      await s.todos.create('r', { title: 'over tcp' });
+      expect(await s.todos.list('r')).toHaveLength(1);
+      await s.close();
+    } finally {
+      await dropDatabase(server!, db);
+    }
+  });
+
+  it('a wrong password: a UserError saying what to check, with neither password in it', async () => {
+    const wrong = `wrong-${server!.password}-x`;
+    const err = await openPgStore(passwordUrl(server!, 'postgres', wrong)).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UserError);
+    const text = shown(err);
+    expect(text).toMatch(/password authentication failed/);
+    expect(text).toMatch(/Check the password in II_DATABASE_URL/);
+    expect(text).toContain(':[REDACTED]@127.0.0.1');
+    expect(text).not.toContain(wrong);
+    expect(text).not.toContain(server!.password);
+  });
+
+  it('an unreachable server and a missing database: clear UserErrors, the password redacted', async () => {
+    const closed = passwordUrl(server!, 'postgres').replace(`:${server!.port}/`, ':1/');
+    const e1 = await openPgStore(closed).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(e1).toBeInstanceOf(UserError);
+    expect(shown(e1)).toMatch(/ECONNREFUSED[\s\S]*Is the server running/);
+    expect(shown(e1)).not.toContain(server!.password);
+    const e2 = await openPgStore(passwordUrl(server!, 'no_such_db')).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(e2).toBeInstanceOf(UserError);
+    expect(shown(e2)).toMatch(/database "no_such_db" does not exist[\s\S]*Create the database/);
+    expect(shown(e2)).not.toContain(server!.password);
+  });
+});

@@ -1,0 +1,166 @@
+// A store copied between the drivers, there and back (what `ii state
+// migrate` will do): every table's rows counted on both sides, the same
+// listing text, todos and requests on each, ids going on after the copied
+// ones; a store that is not empty is refused, untouched. And the opener that
+// picks the driver by II_DATABASE_URL.
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StateStore } from '../../src/state/api.js';
+import { openStateStore } from '../../src/state/index.js';
+import { openAsyncStateStore } from '../../src/state/open-async.js';
+import { copyPgToSqlite, copySqliteToPg } from '../../src/state/pg/copy.js';
+import { openPgStore } from '../../src/state/pg/index.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
+import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const server = pgServer();
+
+/** A store with a row in every table. */
+function fill(s: StateStore): void {
+  const dep = s.todos.create('r', { title: 'dep' });
+  const t = s.todos.create('r', { title: 'T', deps: [dep.id], description: 'd' });
+  s.todos.setStatus('r', dep.id, 'done');
+  const j = s.jobs.claim('r', { todo_id: t.id, pid: 3, host: 'h' }, () => null);
+  s.jobs.addAgentSession(j.id, { purpose: 'implement', id: 'a1', transcript: '/t' });
+  s.jobs.appendChange(j.id, 'ch1');
+  s.jobs.appendCommit(j.id, {
+    commit_id: 'c1',
+    draft_message: 'm',
+    usage: { input_tokens: 3, output_tokens: 4, cost: 0.0117 },
+  });
+  s.jobs.updateCurrentCommit(j.id, {
+    review: {
+      outcome: 'ACCEPT',
+      comments: 'ok',
+      agent_session_id: null,
+      reviewed_at: '2026-11-22T00:00:00.000Z',
+    },
+  });
+  s.jobs.addUsage(j.id, { input_tokens: 1, output_tokens: 1, cost: 0.0117 });
+  s.jobs.finish(j.id, 'completed');
+  s.control.request(j.id, 'abandon', 'x');
+  s.sessions.create('r', { todo_id: t.id, workspace_path: '/ws/1' });
+  s.workspaces.acquire(
+    'r',
+    'sess',
+    (n) => `/ws/${n}`,
+    (n) => `b${n}`,
+  );
+  s.processGroups.record({
+    job_id: j.id,
+    workspace_path: '/ws/1',
+    pgid: 9,
+    start_ticks: 1,
+    host: 'h',
+    label: 'x',
+  });
+  s.runners.register({ repo: 'r', pid: 1, host: 'h', slots: 2, watch: false });
+}
+
+describe.skipIf(!server)(
+  `copying a store between the drivers${server ? '' : ` (skipped: ${pgWhyNot()})`}`,
+  () => {
+    let tmp: ReturnType<typeof tempDir>;
+    const dbs: string[] = [];
+    beforeEach(() => {
+      tmp = tempDir();
+    });
+    afterEach(async () => {
+      for (const d of dbs.splice(0)) await dropDatabase(server!, d);
+      tmp.cleanup();
+    });
+
+    it('SQLite → PostgreSQL → SQLite: the same rows, listing, todos and requests; ids go on after the copied ones', async () => {
+      const liteDir = join(tmp.path, 'a');
+      const lite = openStateStore({ dir: liteDir });
+      fill(lite);
+      const listing = lite.jobs.listJson('r');
+      const todos = lite.todos.list('r');
+      const version = lite.jobs.version();
+      lite.close();
+
+      const name = await freshDatabase(server!);
+      dbs.push(name);
+      const url = socketUrl(server!, name);
+      const there = await copySqliteToPg(join(liteDir, 'state.db'), url);
+      for (const t of [
+        'todos',
+        'jobs',
+        'changes',
+        'commits',
+        'reviews',
+        'agent_sessions',
+        'control_requests',
+        'sessions',
+        'workspaces',
+        'process_groups',
+        'runners',
+      ])
+        expect([t, there[t]]).toEqual([t, t === 'todos' ? 2 : 1]);
+      const p = await openPgStore(url);
+      try {
+        expect(await p.jobs.listJson('r')).toBe(listing);
+        expect(await p.todos.list('r')).toEqual(todos);
+        expect(await p.jobs.version()).toBe(version);
+        const [job] = await p.jobs.list('r');
+        const copied = await p.control.pending(job!.id);
+        const next = await p.control.request(job!.id, 'abandon');
+        expect(next.id).toBeGreaterThan(copied[0]!.id);
+        await p.control.markHandled(next.id);
+      } finally {
+        await p.close();
+      }
+
+      const backDir = join(tmp.path, 'b');
+      const back = await copyPgToSqlite(url, join(backDir, 'state.db'));
+      // The request made on PostgreSQL came along; its meta holds the schema's version too.
+      expect(back).toEqual({ ...there, control_requests: 2, meta: 2 });
+      const b = asyncStore(openStateStore({ dir: backDir }));
+      try {
+        expect(await b.jobs.listJson('r')).toBe(listing);
+        expect(await b.todos.list('r')).toEqual(todos);
+        const [job] = await b.jobs.list('r');
+        expect((await b.control.pending(job!.id)).length).toBe(1);
+        expect((await b.control.request(job!.id, 'abandon')).id).toBe(3);
+      } finally {
+        await b.close();
+      }
+    });
+
+    it('refuses a destination that holds todos or jobs, changing nothing', async () => {
+      const liteDir = join(tmp.path, 'a');
+      const lite = openStateStore({ dir: liteDir });
+      fill(lite);
+      lite.close();
+      const name = await freshDatabase(server!);
+      dbs.push(name);
+      const url = socketUrl(server!, name);
+      const p = await openPgStore(url);
+      await p.todos.create('r', { title: 'already here' });
+      await expect(copySqliteToPg(join(liteDir, 'state.db'), url)).rejects.toThrow(
+        /already holds todos or jobs: a copy goes only into an empty store/,
+      );
+      expect((await p.todos.list('r')).map((t) => t.title)).toEqual(['already here']);
+      await p.close();
+      await expect(copyPgToSqlite(url, join(liteDir, 'state.db'))).rejects.toThrow(
+        /already holds todos or jobs/,
+      );
+    });
+
+    it('openAsyncStateStore: PostgreSQL when II_DATABASE_URL is set, SQLite otherwise', async () => {
+      const name = await freshDatabase(server!);
+      dbs.push(name);
+      const pgStore = await openAsyncStateStore({
+        dir: tmp.path,
+        env: { II_DATABASE_URL: socketUrl(server!, name) },
+      });
+      expect(pgStore.driver).toBe('postgres');
+      await pgStore.close();
+      const liteStore = await openAsyncStateStore({ dir: tmp.path, env: { II_DATABASE_URL: ' ' } });
+      expect(liteStore.driver).toBe('sqlite');
+      expect(liteStore.location).toBe(join(tmp.path, 'state.db'));
+      await liteStore.close();
+    });
+  },
+);

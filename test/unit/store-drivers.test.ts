@@ -1,0 +1,356 @@
+// The both-driver store suite: the asynchronous store API (state/async-api.ts)
+// run against SQLite (through the sync adapter) and against PostgreSQL (a
+// fresh database of the run's private server for each test). Each rule a
+// store keeps is asserted the same way on both; the concurrent cases use two
+// or more connections, as two processes or two machines would.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimRefusal } from '../../src/model/backlog.js';
+import type { Job } from '../../src/model/job.js';
+import type { AsyncStateStore } from '../../src/state/async-api.js';
+import { DRIVERS, postgresDriver, sqliteDriver, type DriverFixture } from '../helpers/store-drivers.js';
+
+const readyCheck =
+  (id: string) => (todos: Parameters<typeof claimRefusal>[1], jobs: Parameters<typeof claimRefusal>[2]) =>
+    claimRefusal(id, todos, jobs, { mode: 'ready', maxAttempts: 2 });
+
+const T = '2026-11-22T00:00:00.000Z';
+
+/** One job's whole life through the API; what it gives back, with ids and times made comparable. */
+async function jobLife(s: AsyncStateStore): Promise<unknown> {
+  const dep = await s.todos.create('r', { title: 'dep', type: 'bug', priority: 1 });
+  const todo = await s.todos.create('r', { title: 'Add a flag', description: 'd', deps: [dep.id] });
+  await s.todos.setStatus('r', dep.id, 'done');
+  const job = await s.jobs.claim(
+    'r',
+    { todo_id: todo.id, pid: 7, host: 'h1', to_land: true },
+    readyCheck(todo.id),
+  );
+  await s.jobs.setSession(job.id, 'sess1', '/ws/1', 'base0');
+  await s.jobs.setBaseBranch(job.id, 'main');
+  await s.jobs.addAgentSession(job.id, {
+    purpose: 'implement',
+    id: 'a1',
+    transcript: '/t/a1.jsonl',
+    started_at: T,
+  });
+  await s.jobs.appendChange(job.id, 'ch1');
+  await s.jobs.appendCommit(job.id, {
+    commit_id: 'c1',
+    draft_message: 'first',
+    files: [{ path: 'a.ts', status: 'modified', additions: 1, deletions: 0, abs_path: '/ws/1/a.ts' }],
+    created_at: T,
+  } as never);
+  await s.jobs.updateCurrentCommit(job.id, {
+    tests_passed: true,
+    test_results: [{ command: 'npm test', exit_code: 0, output_excerpt: 'ok', duration_ms: 5 }] as never,
+    review: { outcome: 'ACCEPT', comments: 'fine', agent_session_id: 'r1', reviewed_at: T },
+    diff_summary: '1 file',
+  });
+  await s.jobs.appendCommit(job.id, { commit_id: 'c2', created_at: T });
+  await s.jobs.recordAgentUsage(job.id, 'a1', { input_tokens: 10, output_tokens: 5, cost: 0.0117 });
+  await s.jobs.addUsage(job.id, { input_tokens: 1, output_tokens: 1, cost: 0.0117 });
+  await s.jobs.setStage(job.id, 'reviewing');
+  await s.jobs.setFeedback(job.id, 'more tests');
+  await s.jobs.setProjectReview(job.id, {
+    outcome: 'ACCEPT',
+    comments: 'ok',
+    agent_session_id: null,
+    reviewed_at: T,
+  });
+  await s.jobs.heartbeat(job.id, 7, 'h1', 12345);
+  expect(await s.jobs.runnerStart(job.id)).toBe(12345);
+  const done = await s.jobs.finish(job.id, 'completed');
+  expect(done.to_land).toBe(true);
+  expect(await s.jobs.toLand('r')).toHaveLength(1);
+  const landed = await s.jobs.setLanded(job.id, { branch: 'main', commit: 'abc', landed_at: T } as never);
+  const briefs = await s.jobs.briefs('r');
+  const listJson = await s.jobs.listJson('r');
+  expect(listJson).toBe(JSON.stringify(await s.jobs.list('r')));
+  // Ids and times differ from run to run; the rest must be the same on both drivers.
+  const norm = (v: unknown): unknown =>
+    JSON.parse(
+      JSON.stringify(v)
+        .replaceAll(job.id, 'JOB')
+        .replaceAll(todo.id, 'TODO')
+        .replaceAll(dep.id, 'DEP')
+        .replace(/"(id)":"[0-9a-f]{12}"/g, '"$1":"ITER"')
+        .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'TIME'),
+    );
+  return norm({ landed, briefs, todos: await s.todos.list('r'), jobs: JSON.parse(listJson) as Job[] });
+}
+
+describe('the two drivers', () => {
+  it.skipIf(postgresDriver.skip !== null)(
+    'give the same job, todos, briefs and listing for one job life',
+    async () => {
+      const out: unknown[] = [];
+      for (const d of [sqliteDriver, postgresDriver]) {
+        const f = await d.make();
+        try {
+          out.push(await jobLife(await f.connect()));
+        } finally {
+          await f.cleanup();
+        }
+      }
+      expect(out[1]).toEqual(out[0]);
+      // The cost adds in whole micro-dollars on both: 0.0117 + 0.0117 is 0.0234.
+      expect(JSON.stringify(out[1])).toContain('"cost":0.0234');
+    },
+  );
+});
+
+describe.each(DRIVERS)('store on $name', (driver) => {
+  let f: DriverFixture;
+  let s: AsyncStateStore;
+  beforeEach(async (ctx) => {
+    if (driver.skip) {
+      ctx.skip(driver.skip);
+      return;
+    }
+    f = await driver.make();
+    s = await f.connect();
+  });
+  afterEach(async () => {
+    await f?.cleanup();
+  });
+
+  it('todos: defaults, order, prefixes, edits refusing unknown deps and cycles', async () => {
+    expect(s.driver).toBe(driver.name);
+    const a = await s.todos.create('r', { title: '  A  ' });
+    const b = await s.todos.create('r', { title: 'B', priority: 0, deps: [a.id.slice(0, 6)] });
+    expect(a).toMatchObject({ title: 'A', type: 'task', priority: 2, status: 'open', deps: [] });
+    expect(b.deps).toEqual([a.id]);
+    expect((await s.todos.list('r')).map((t) => t.id)).toEqual([b.id, a.id]);
+    expect(await s.todos.list('other')).toEqual([]);
+    expect((await s.todos.resolve('r', b.id.slice(0, 5))).id).toBe(b.id);
+    await expect(s.todos.resolve('r', 'zzzz')).rejects.toThrow(/no todo matches "zzzz"/);
+    await expect(s.todos.create('r', { title: ' ' })).rejects.toThrow(/needs a title/);
+    await expect(s.todos.update('r', a.id, { deps: [b.id] })).rejects.toThrow(
+      `cannot depend on ${b.id}: that would make a cycle, ${a.id} → ${b.id} → ${a.id}`,
+    );
+    await expect(s.todos.update('r', a.id, { deps: ['zzzz'] })).rejects.toThrow(
+      /dep "zzzz": no todo matches/,
+    );
+    const e = await s.todos.update('r', a.id, { title: 'A2', priority: 4 });
+    expect(e).toMatchObject({ id: a.id, title: 'A2', priority: 4, deps: [] });
+    expect((await s.todos.list('r', { status: 'open' })).length).toBe(2);
+  });
+
+  it('todos: the board reads only what changed after the version it saw', async () => {
+    const a = await s.todos.create('r', { title: 'A' });
+    const stamp = await s.todos.stamp('r');
+    const v = await s.jobs.version();
+    expect(await s.todos.listChangedAfter('r', v)).toEqual([]);
+    const b = await s.todos.create('r', { title: 'B' });
+    await s.todos.setStatus('r', a.id, 'done');
+    expect((await s.todos.listChangedAfter('r', v)).map((t) => t.id).sort()).toEqual([a.id, b.id].sort());
+    expect(await s.todos.stamp('r')).not.toBe(stamp);
+    expect(await s.jobs.version()).toBeGreaterThan(v);
+  });
+
+  it('claim: the job and the todo in progress at once; refused again, and refused to close or reopen while held', async () => {
+    const a = await s.todos.create('r', { title: 'A' });
+    const j = await s.jobs.claim('r', { todo_id: a.id, pid: 1, host: 'h' }, readyCheck(a.id));
+    expect(j).toMatchObject({ todo_id: a.id, status: 'active', stage: 'implementing', pid: 1, host: 'h' });
+    expect((await s.todos.get('r', a.id))?.status).toBe('in_progress');
+    await expect(s.jobs.claim('r', { todo_id: a.id }, readyCheck(a.id))).rejects.toThrow(
+      /already has a job, /,
+    );
+    await expect(s.todos.close('r', a.id)).rejects.toThrow(`job ${j.id} is working on it`);
+    await expect(s.todos.reopen('r', a.id)).rejects.toThrow(/is working on it/);
+    expect((await s.todos.close('r', a.id, { whileHeld: true })).status).toBe('closed');
+    expect(await s.jobs.list('r')).toHaveLength(1);
+    await s.jobs.finish(j.id, 'abandoned', 'stopped');
+    expect((await s.todos.reopen('r', a.id)).status).toBe('open');
+  });
+
+  it('claim: a dep not done refuses; the check sees the todo, its deps and their jobs only', async () => {
+    const dep = await s.todos.create('r', { title: 'dep' });
+    const t = await s.todos.create('r', { title: 'T', deps: [dep.id] });
+    const other = await s.todos.create('r', { title: 'other' });
+    await s.jobs.claim('r', { todo_id: other.id }, readyCheck(other.id));
+    const seen: string[][] = [];
+    const check: typeof readyCheck extends (id: string) => infer C ? C : never = (todos, jobs) => {
+      seen.push([...todos.map((x) => x.id).sort(), ...jobs.map((j) => `job of ${j.todo_id}`)]);
+      return readyCheck(t.id)(todos, jobs);
+    };
+    await expect(s.jobs.claim('r', { todo_id: t.id }, check)).rejects.toThrow(
+      `todo ${t.id} is not ready: waits for ${dep.id} "dep" (open)`,
+    );
+    expect(seen[0]).toEqual([dep.id, t.id].sort());
+    await s.todos.setStatus('r', dep.id, 'done');
+    expect((await s.jobs.claim('r', { todo_id: t.id }, check)).todo_id).toBe(t.id);
+  });
+
+  it('two claimers on two connections, at once, never get the same todo; every todo is claimed once', async () => {
+    const others = [await f.connect(), await f.connect(), await f.connect()];
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) ids.push((await s.todos.create('r', { title: `t${i}` })).id);
+    const won: string[] = [];
+    // Each connection walks the backlog as a runner does: claim the next
+    // todo; when refused (taken, being taken), go on to the next one.
+    await Promise.all(
+      [s, ...others].map(async (c, k) => {
+        const order = k % 2 === 0 ? ids : [...ids].reverse();
+        for (const id of order)
+          try {
+            won.push(
+              (await c.jobs.claim('r', { todo_id: id, pid: 100 + k, host: `m${k}` }, readyCheck(id))).todo_id,
+            );
+          } catch (err) {
+            expect((err as Error).message).toMatch(
+              /not open|already has a job|being claimed by another runner/,
+            );
+          }
+      }),
+    );
+    expect(won.sort()).toEqual([...ids].sort());
+    const jobs = await s.jobs.list('r');
+    expect(jobs).toHaveLength(ids.length);
+    expect(new Set(jobs.map((j) => j.todo_id)).size).toBe(ids.length);
+  });
+
+  it('jobs: listChangedAfter gives the jobs written after a version, heartbeats included', async () => {
+    const a = await s.todos.create('r', { title: 'A' });
+    const b = await s.todos.create('r', { title: 'B' });
+    const ja = await s.jobs.claim('r', { todo_id: a.id }, readyCheck(a.id));
+    const jb = await s.jobs.claim('r', { todo_id: b.id }, readyCheck(b.id));
+    const v = await s.jobs.version();
+    expect(await s.jobs.listChangedAfter(v)).toEqual([]);
+    await s.jobs.heartbeat(ja.id, 9, 'h9');
+    expect((await s.jobs.listChangedAfter(v, 'r')).map((j) => j.id)).toEqual([ja.id]);
+    expect((await s.jobs.listChangedAfter(v, 'elsewhere')).map((j) => j.id)).toEqual([]);
+    await s.jobs.setStage(jb.id, 'testing');
+    expect((await s.jobs.listChangedAfter(v)).map((j) => j.id).sort()).toEqual([ja.id, jb.id].sort());
+    expect((await s.jobs.resolve('r', ja.id.slice(0, 6))).id).toBe(ja.id);
+    expect((await s.jobs.list('r', { activeOnly: true })).length).toBe(2);
+    expect((await s.jobs.listAll({ activeOnly: true })).length).toBe(2);
+    expect((await s.jobs.get(ja.id))?.host).toBe('h9');
+    // JobStore.activeRunners comes with another branch; each driver that has it is checked.
+    const runners = (s.jobs as { activeRunners?: (repo: string) => Promise<unknown[]> }).activeRunners;
+    if (runners) {
+      await s.jobs.finish(jb.id, 'failed', 'x');
+      expect(await runners('r')).toEqual([{ id: ja.id, status: 'active', pid: 9, host: 'h9' }]);
+    }
+  });
+
+  it('jobs: one landing at a time; an orphan is finished only as it was judged', async () => {
+    const a = await s.todos.create('r', { title: 'A' });
+    const j = await s.jobs.claim('r', { todo_id: a.id, pid: 5, host: 'h' }, readyCheck(a.id));
+    const other = await f.connect();
+    const landing = { state: 'landing', pid: 1, host: 'h', started_at: T } as never;
+    const [x, y] = await Promise.all([
+      s.jobs.takeLanding(j.id, landing, () => true),
+      other.jobs.takeLanding(j.id, landing, () => true),
+    ]);
+    expect([x.ok, y.ok].sort()).toEqual([false, true]);
+    expect(await s.jobs.finishOrphan(j.id, { pid: 6, host: 'h' }, 'failed', 'gone')).toBeNull();
+    const [p, q] = await Promise.all([
+      s.jobs.finishOrphan(j.id, { pid: 5, host: 'h' }, 'failed', 'runner gone'),
+      other.jobs.finishOrphan(j.id, { pid: 5, host: 'h' }, 'failed', 'runner gone'),
+    ]);
+    expect([p, q].filter((r) => r !== null)).toHaveLength(1);
+    expect((await s.jobs.get(j.id))?.failure_reason).toBe('runner gone');
+    await s.jobs.resume(j.id, 8, 'h2', 'sess2');
+    expect(await s.jobs.get(j.id)).toMatchObject({
+      status: 'active',
+      pid: 8,
+      host: 'h2',
+      session_id: 'sess2',
+    });
+  });
+
+  it('control requests: pending oldest first until handled, seen from another connection', async () => {
+    const other = await f.connect();
+    const r1 = await s.control.request('j1', 'abandon', 'stop it');
+    const r2 = await s.control.request('j1', 'abandon');
+    expect(r1).toMatchObject({ job_id: 'j1', kind: 'abandon', reason: 'stop it', handled_at: null });
+    expect(typeof r1.id).toBe('number');
+    expect((await other.control.pending('j1')).map((r) => r.id)).toEqual([r1.id, r2.id]);
+    await other.control.markHandled(r1.id);
+    expect((await s.control.pending('j1')).map((r) => r.id)).toEqual([r2.id]);
+    expect(await s.control.pending('j2')).toEqual([]);
+  });
+
+  it('backlog runners: a todo another runner is starting is refused to the next, at once from two connections', async () => {
+    const other = await f.connect();
+    const a = await s.runners.register({
+      repo: 'r',
+      pid: 101,
+      host: 'h',
+      slots: 0,
+      watch: true,
+      lands: true,
+    });
+    const b = await other.runners.register({ repo: 'r', pid: 102, host: 'h', slots: 2, watch: false });
+    expect(a).toMatchObject({ slots: 1, watch: true, lands: true, starting: [] });
+    const takenBy = (id: string) => (others: { starting: string[] }[]) =>
+      others.some((r) => r.starting.includes(id));
+    const got = await Promise.all([
+      s.runners.takeStart(a.id, 't1', takenBy('t1')),
+      other.runners.takeStart(b.id, 't1', takenBy('t1')),
+    ]);
+    expect(got.filter(Boolean)).toHaveLength(1);
+    await s.runners.setStarting(a.id, []);
+    await other.runners.setStarting(b.id, []);
+    expect(await other.runners.takeStart(b.id, 't2', takenBy('t2'))).toBe(true);
+    expect((await s.runners.get(b.id))?.starting).toEqual(['t2']);
+    expect((await s.runners.setSlots(a.id, 4)).slots).toBe(4);
+    await s.runners.heartbeat(a.id);
+    await s.runners.remove(a.id);
+    await expect(s.runners.setSlots(a.id, 2)).rejects.toThrow(/not running any more/);
+    expect((await s.runners.list('r')).map((r) => r.id)).toEqual([b.id]);
+  });
+
+  it('workspaces: acquirers at once get distinct ones; a free one is reused; a number is never handed out twice', async () => {
+    const conns = [s, await f.connect(), await f.connect()];
+    const path = (n: number) => `/ws/${n}`;
+    const branch = (n: number) => `ii/ws-${n}`;
+    const got = await Promise.all(conns.map((c, i) => c.workspaces.acquire('r', `s${i}`, path, branch)));
+    expect(new Set(got.map((g) => g.workspace.path)).size).toBe(3);
+    expect(got.every((g) => g.created)).toBe(true);
+    await s.workspaces.release('/ws/2', 's-not-holder');
+    expect((await s.workspaces.list('r')).find((w) => w.path === '/ws/2')?.status).toBe('acquired');
+    const holder = got.find((g) => g.workspace.path === '/ws/2')!.workspace.session_id!;
+    await s.workspaces.release('/ws/2', holder);
+    await s.workspaces.setBaseRev('/ws/2', 'abc');
+    const again = await s.workspaces.acquire('r', 'sX', path, branch, (p) => p === '/ws/9');
+    expect(again).toMatchObject({
+      created: false,
+      workspace: { path: '/ws/2', base_rev: 'abc', session_id: 'sX' },
+    });
+    expect(await s.workspaces.remove('/ws/3')).toBe(true);
+    expect(await s.workspaces.removeIfFree('/ws/1')).toBe(false);
+    const next = await s.workspaces.acquire('r', 'sY', path, branch);
+    expect(next.workspace.path).toBe('/ws/4');
+    expect((await s.workspaces.list()).map((w) => w.path)).toEqual(['/ws/1', '/ws/2', '/ws/4']);
+  });
+
+  it('sessions and process groups', async () => {
+    const sess = await s.sessions.create('r', {
+      todo_id: 't',
+      workspace_path: '/ws/1',
+      topic: 'x',
+      id: 'sess-1',
+    });
+    expect(sess).toMatchObject({ id: 'sess-1', status: 'active', topic: 'x' });
+    await expect(
+      s.sessions.create('r', { todo_id: 't', workspace_path: '/w', id: 'sess-1' }),
+    ).rejects.toThrow(/already exists/);
+    expect((await s.sessions.setStatus('sess-1', 'done')).status).toBe('done');
+    expect((await s.sessions.list('r')).map((x) => x.id)).toEqual(['sess-1']);
+    await expect(s.sessions.setStatus('nope', 'done')).rejects.toThrow(/no session nope/);
+    const g = await s.processGroups.record({
+      job_id: 'j',
+      workspace_path: '/ws/1',
+      pgid: 42,
+      start_ticks: 99,
+      host: 'h',
+      label: 'agent',
+    });
+    expect(g).toMatchObject({ pgid: 42, start_ticks: 99, label: 'agent' });
+    expect((await s.processGroups.list({ workspace_path: '/ws/1' })).map((x) => x.id)).toEqual([g.id]);
+    await s.processGroups.forget(g.id);
+    expect(await s.processGroups.list({ job_id: 'j' })).toEqual([]);
+  });
+});
