@@ -57,10 +57,10 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
 
 export async function jobShow(id: string, o: { json?: boolean }): Promise<void> {
   const { slug } = currentRepo();
-  const { job, todo } = await withStore((s) => {
+  const { job, todo, asks } = await withStore((s) => {
     const job = s.jobs.resolve(slug, id);
-    return { job, todo: s.todos.get(slug, job.todo_id) };
+    return { job, todo: s.todos.get(slug, job.todo_id), asks: s.asks.list(job.id) };
   });
   if (o.json) return printJson(redactDeep(job));
-  process.stdout.write(jobDetail(job, todo, style()) + '\n');
+  process.stdout.write(jobDetail(job, todo, style(), Date.now(), asks) + '\n');
 }

@@ -12,12 +12,14 @@ import type {
   Usage,
 } from '../../model/job.js';
 import type { JobBrief } from '../../model/backlog.js';
+import type { PermissionAsk } from '../../model/permission-ask.js';
 import { matchPrefix } from '../../model/prefix.js';
 import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { iterationId, nowIso, shortId } from '../ids.js';
 import type { Row } from './codec.js';
 import { NEXT_VERSION, statements, transaction } from './db.js';
+import { ASK } from './ask-codec.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
 import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
@@ -101,6 +103,13 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       job_id: string;
     })[];
 
+    // Open requests only, oldest first: a later one (the newest) wins.
+    const asks = q(`SELECT * FROM permission_asks WHERE ${sub} AND outcome IS NULL ORDER BY job_id, id`).all(
+      ...params,
+    ) as (Row & { job_id: string })[];
+    const askByJob = new Map<string, PermissionAsk>();
+    for (const a of asks) askByJob.set(a.job_id, ASK.read(a, undefined));
+
     const reviewByKey = new Map<string, JobReview>();
     for (const r of reviews)
       reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, REVIEW.read(r, undefined));
@@ -127,6 +136,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       JOB.read(r, {
         agent_sessions: agentsByJob.get(r.id as string) ?? [],
         changes: [...(changesByJob.get(r.id as string)?.values() ?? [])],
+        asking: askByJob.get(r.id as string) ?? null,
       }),
     );
   }
