@@ -169,4 +169,24 @@ describe('a job in ask mode', () => {
       .sort();
     expect(files).toEqual(['asked.txt', 'copied.txt', 'edited.txt']);
   });
+
+  it('allow-always: later requests of the job with the same kind and first two command words pass unasked', async () => {
+    f.setup(undefined, { agent: agentSection('permissions = "ask"') });
+    const s = f.scenario('always', {
+      implement: [{ actions: [askCommand('cp README.md one.txt'), askCommand('cp README.md two.txt')] }],
+    });
+    const j = f.spawn(['job', 'do', '--title', 'always'], s);
+    const { id } = await waiting(j);
+    expect(f.run(['job', 'answer', id, 'allow-always']).code).toBe(0);
+    expect(await j.exit).toBe(0);
+    // The agent is answered with its once-option both times: "always" is kept by incrementum.
+    expect(permissionMessages(id)).toEqual(['permission: selected allow', 'permission: selected allow']);
+    expect(
+      f
+        .show(id)
+        .changes[0]!.commits[0]!.files.map((x) => x.path)
+        .sort(),
+    ).toEqual(['one.txt', 'two.txt']);
+    expect(f.run(['job', 'show', id]).stdout).toMatch(/over 1 request/);
+  });
 });
