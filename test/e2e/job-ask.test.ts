@@ -86,6 +86,9 @@ describe('a job in ask mode', () => {
     const after = f.run(['job', 'show', id]).stdout;
     expect(after).toMatch(/waited: .* over 1 request/);
     expect(after).toMatch(/allow +after/);
+    // The journal counts the wait apart from the job's own time.
+    const journal = readFileSync(join(f.tmp.path, 'state', 'incrementum', 'jobs', id, 'journal.md'), 'utf8');
+    expect(journal).toMatch(/- Waited for a person: .* · Working time without the waits: /);
     // A job no longer waiting refuses an answer, saying why.
     const again = f.run(['job', 'answer', id, 'reject']);
     expect(again.code).toBe(2);
