@@ -7,6 +7,7 @@ import { style } from '../../src/cli/format.js';
 import { Job, PermissionAsk } from '../../src/model/index.js';
 
 const plain = style(false);
+const noControl = (s: string) => !s.includes('\u001b') && !s.includes('\u0007');
 const T = '2026-11-25T10:00:00.000Z';
 const SECRET = 'sk-ant-api03-' + 'a'.repeat(40);
 const hostile = `npm test \u001b[2J\u001b]0;pwned\u0007 ${SECRET}`;
@@ -38,7 +39,7 @@ describe('a waiting job, shown', () => {
     expect(text).toContain('(4 min)');
     expect(text).toContain('ii job answer j1abcdef allow|allow-always|reject');
     expect(text).toContain('diff:');
-    expect(text).not.toMatch(/[\u001b\u0007]/);
+    expect(noControl(text)).toBe(true);
     expect(text).not.toContain(SECRET);
   });
 
@@ -53,7 +54,7 @@ describe('a waiting job, shown', () => {
     const lines = askHistoryLines({ ...job, asking: null, waited_ms: 65_000 }, [closed]).join('\n');
     expect(lines).toMatch(/waited: +1 min for a person over 1 request/);
     expect(lines).toMatch(/reject +after 1 min/);
-    expect(lines).not.toMatch(/[\u001b\u0007]/);
+    expect(noControl(lines)).toBe(true);
     expect(lines).not.toContain(SECRET);
   });
 });
