@@ -24,8 +24,27 @@ interface Listed {
 }
 
 let f: JobFixture;
-beforeEach(() => (f = new JobFixture('ii-ask-')));
-afterEach(() => f.cleanup());
+/** Jobs a test started: a failed assertion must not leave one waiting for its 30-minute ask-timeout. */
+let started: RunningJob[] = [];
+beforeEach(() => {
+  f = new JobFixture('ii-ask-');
+  started = [];
+});
+afterEach(async () => {
+  for (const j of started)
+    if (j.child.exitCode === null && j.child.signalCode === null) {
+      j.child.kill('SIGTERM');
+      await j.exit;
+    }
+  f.cleanup();
+});
+
+/** `ii job do` in the background, ended after the test whatever happens. */
+function spawnJob(args: string[], scenario: string): RunningJob {
+  const j = f.spawn(args, scenario);
+  started.push(j);
+  return j;
+}
 
 const agentSection = (extra: string) => `preset = "scripted"\n${extra}\n`;
 const askCommand = (command: string) => ({ type: 'permission', command });
@@ -62,7 +81,7 @@ describe('a job in ask mode', () => {
     const s = f.scenario('ask', {
       implement: [{ actions: [askCommand('touch ran-it.txt'), write('a.txt', 'a\n')] }],
     });
-    const j = f.spawn(['job', 'do', '--title', 'ask me'], s);
+    const j = spawnJob(['job', 'do', '--title', 'ask me'], s);
     const { id, ask } = await waiting(j);
     expect(ask).toMatchObject({ tool_kind: 'execute', command: 'touch ran-it.txt', outcome: null });
     // The table says waiting; show has the question and how to answer it.
@@ -106,7 +125,7 @@ describe('a job in ask mode', () => {
     const s = f.scenario('reject', {
       implement: [{ actions: [askCommand('touch ran-it.txt'), write('a.txt', 'a\n')] }],
     });
-    const j = f.spawn(['job', 'do', '--title', 'reject me'], s);
+    const j = spawnJob(['job', 'do', '--title', 'reject me'], s);
     const { id } = await waiting(j);
     expect(f.run(['job', 'answer', id, 'reject', '--note', 'use make instead']).code).toBe(0);
     expect(await j.exit).toBe(0);
@@ -134,7 +153,7 @@ describe('a job in ask mode', () => {
   it('abandoned while waiting: the request is cancelled and the job ends cleanly, no process left', async () => {
     f.setup(undefined, { agent: agentSection('permissions = "ask"') });
     const s = f.scenario('abandon', { implement: [{ actions: [askCommand('touch ran-it.txt')] }] });
-    const j = f.spawn(['job', 'do', '--title', 'abandon me'], s);
+    const j = spawnJob(['job', 'do', '--title', 'abandon me'], s);
     const { id, ask } = await waiting(j);
     expect(f.run(['job', 'abandon', id, '--wait']).code).toBe(0);
     expect(await j.exit).toBe(1);
@@ -161,7 +180,7 @@ describe('a job in ask mode', () => {
         },
       ],
     });
-    const j = f.spawn(['job', 'do', '--title', 'commands'], s);
+    const j = spawnJob(['job', 'do', '--title', 'commands'], s);
     const { id, ask } = await waiting(j);
     // The edit and the allowed prefix went through without asking: the one question is the last command.
     expect(ask.command).toBe('touch asked.txt');
@@ -184,7 +203,7 @@ describe('a job in ask mode', () => {
     const s = f.scenario('always', {
       implement: [{ actions: [askCommand('cp README.md one.txt'), askCommand('cp README.md two.txt')] }],
     });
-    const j = f.spawn(['job', 'do', '--title', 'always'], s);
+    const j = spawnJob(['job', 'do', '--title', 'always'], s);
     const { id } = await waiting(j);
     expect(f.run(['job', 'answer', id, 'allow-always']).code).toBe(0);
     expect(await j.exit).toBe(0);
