@@ -99,6 +99,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       JOB.read(asCodec(r), {
         agent_sessions: agentsByJob.get(r.id as string) ?? [],
         changes: [...(changesByJob.get(r.id as string)?.values() ?? [])],
+        asking: null, // (until the PostgreSQL driver has permission_asks: pgasks)
       }),
     );
   }
