@@ -17,6 +17,7 @@ import {
   type DashFixture,
 } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let fx: DashFixture | null = null;
 let app: ReturnType<typeof render> | null = null;
@@ -162,7 +163,7 @@ describe('todo keys', () => {
     const waits = f.state.todos.create(REPO, { title: 'second', deps: [dep.id] });
     app = await renderDashboard(f, { columns: 140, rows: 30 });
     const { lastFrame, stdin } = app;
-    await frameWith(lastFrame, 'Backlog (2)', `live: ${job.id.slice(0, 7)}`);
+    await frameWith(lastFrame, 'Backlog (2)', `live: ${shortJobId(job.id)}`);
     // The cursor is on the job: s says what it is for.
     stdin.write('s');
     await frameWith(lastFrame, 's starts a todo: select one in the Backlog column');

@@ -9,6 +9,7 @@ import {
   renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let fx: DashFixture | null = null;
 let app: ReturnType<typeof render> | null = null;
@@ -53,7 +54,7 @@ describe('jobs board', () => {
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'Implementing (2)');
     const [top, second] = fx.dash.getState().jobs.filter((j) => j.stage === 'implementing');
-    const at = (id: string) => frameWith(lastFrame, `live: ${id.slice(0, 7)}`);
+    const at = (id: string) => frameWith(lastFrame, `live: ${shortJobId(id)}`);
     await at(top!.id);
     stdin.write('j');
     await at(second!.id);
@@ -109,17 +110,17 @@ describe('jobs board', () => {
     fx = dashFixture();
     const seen = makeJob(fx.state, { title: 'the one I look at' });
     const { lastFrame } = await open(fx);
-    await frameWith(lastFrame, `live: ${seen.id.slice(0, 7)}`);
+    await frameWith(lastFrame, `live: ${shortJobId(seen.id)}`);
     // Newest first: the newcomer takes the top row of the same column.
     const newcomer = makeJob(fx.state, { title: 'newcomer' });
     fx.sync.refreshJobs();
-    await frameWith(lastFrame, 'Implementing (2)', 'newcomer', newcomer.id.slice(0, 7));
-    expect(lastFrame()).toContain(`live: ${seen.id.slice(0, 7)}`);
+    await frameWith(lastFrame, 'Implementing (2)', 'newcomer', shortJobId(newcomer.id));
+    expect(lastFrame()).toContain(`live: ${shortJobId(seen.id)}`);
     // And it moves on with the card when that job changes column.
     fx.state.jobs.setStage(seen.id, 'testing');
     fx.sync.refreshJobs();
     await frameWith(lastFrame, 'Testing (1)', 'Implementing (1)');
-    expect(lastFrame()).toContain(`live: ${seen.id.slice(0, 7)}`);
+    expect(lastFrame()).toContain(`live: ${shortJobId(seen.id)}`);
   });
 
   it('q quits', async () => {

@@ -13,6 +13,7 @@ import {
   renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let fx: DashFixture | null = null;
 let app: ReturnType<typeof render> | null = null;
@@ -155,7 +156,7 @@ it('at 160×45 the live pane takes the rows the board does not need, and long ti
     Array.from({ length: 60 }, (_, i) => `agent line ${i + 1}`),
   );
   const { lastFrame } = app;
-  const f = await frameWith(lastFrame, `live: ${job.id.slice(0, 7)}`, 'agent line 60');
+  const f = await frameWith(lastFrame, `live: ${shortJobId(job.id)}`, 'agent line 60');
   const lines = f.split('\n');
   expect(lines.length).toBeLessThanOrEqual(45);
   // The board keeps what its cards need, the pane gets the rest: 20 lines and more, not 7.
@@ -175,12 +176,12 @@ it('at 80×24 long titles wrap to two lines when the board has room, the pane ke
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'short one');
   // The long job is the newest; select it whatever the order.
-  if (!(lastFrame() ?? '').includes(`live: ${job.id.slice(0, 7)}`)) stdin.write(KEY.left);
+  if (!(lastFrame() ?? '').includes(`live: ${shortJobId(job.id)}`)) stdin.write(KEY.left);
   fx.dash.getState().setLive(
     job.id,
     Array.from({ length: 30 }, (_, i) => `agent line ${i + 1}`),
   );
-  const f = await frameWith(lastFrame, `live: ${job.id.slice(0, 7)}`, 'agent line 30');
+  const f = await frameWith(lastFrame, `live: ${shortJobId(job.id)}`, 'agent line 30');
   const lines = f.split('\n');
   expect(lines.length).toBeLessThanOrEqual(24);
   expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);

@@ -13,6 +13,7 @@ import {
   renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let fx: DashFixture | null = null;
 let app: ReturnType<typeof render> | null = null;
@@ -52,7 +53,7 @@ describe('the header banner', () => {
     expect(top).not.toContain('END');
     expect(top.length).toBeLessThanOrEqual(80);
     stdin.write(KEY.enter);
-    top = firstLine(await frameWith(lastFrame, `job ${job.id.slice(0, 7)}`));
+    top = firstLine(await frameWith(lastFrame, `job ${shortJobId(job.id)}`));
     expect(top).toContain('· demo: a very');
     expect(top.length).toBeLessThanOrEqual(80);
     stdin.write(KEY.enter);
@@ -61,7 +62,7 @@ describe('the header banner', () => {
     stdin.write(KEY.enter);
     top = firstLine(await frameWith(lastFrame, 'draft message:'));
     // The deepest breadcrumb is whole; the banner still says something.
-    expect(top).toMatch(/^incrementum · Jobs › job [0-9a-f]{7} › change 1 › iteration \d · demo:/);
+    expect(top).toMatch(/^incrementum · Jobs › job [0-9a-f]{8} › change 1 › iteration \d · demo:/);
     expect(top.length).toBeLessThanOrEqual(80);
   });
 

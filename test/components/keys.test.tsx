@@ -15,6 +15,7 @@ import {
   type DashFixture,
 } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let fx: DashFixture | null = null;
 let app: ReturnType<typeof render> | null = null;
@@ -37,7 +38,7 @@ describe('keys', () => {
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'to abandon');
     stdin.write('a');
-    await frameWith(lastFrame, `Abandon job ${job.id.slice(0, 7)}?`, 'y/n');
+    await frameWith(lastFrame, `Abandon job ${shortJobId(job.id)}?`, 'y/n');
     stdin.write('n');
     await frameWith(lastFrame, 'nothing abandoned');
     expect(fx.state.control.pending(job.id)).toHaveLength(0);
@@ -105,14 +106,14 @@ describe('keys', () => {
       5,
     );
     stdin.write('r');
-    await frameWith(lastFrame, `Retry job ${failed.id.slice(0, 7)} as a new job?`);
+    await frameWith(lastFrame, `Retry job ${shortJobId(failed.id)} as a new job?`);
     stdin.write('n');
     await frameWith(lastFrame, 'nothing retried');
     expect(fx.retries).toEqual([]);
     stdin.write('r');
-    await frameWith(lastFrame, `Retry job ${failed.id.slice(0, 7)} as a new job?`);
+    await frameWith(lastFrame, `Retry job ${shortJobId(failed.id)} as a new job?`);
     stdin.write('y');
-    await frameWith(lastFrame, `retrying ${failed.id.slice(0, 7)} in the background`);
+    await frameWith(lastFrame, `retrying ${shortJobId(failed.id)} in the background`);
     expect(fx.retries).toEqual([failed.id]);
   });
 
@@ -146,7 +147,7 @@ describe('keys', () => {
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'I will edit the parser', '[edit] Edit src/parse.ts', '$ npm test');
     stdin.write('l');
-    await frameWith(lastFrame, `Log of job ${job.id.slice(0, 7)}`, 'I will edit the parser');
+    await frameWith(lastFrame, `Log of job ${shortJobId(job.id)}`, 'I will edit the parser');
     stdin.write('k');
     stdin.write('j');
     stdin.write('f');
@@ -334,9 +335,9 @@ describe('keys that arrive in one read', () => {
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'Implementing (3)');
     const [top, , third] = fx.dash.getState().jobs;
-    await frameWith(lastFrame, `live: ${top!.id.slice(0, 7)}`);
+    await frameWith(lastFrame, `live: ${shortJobId(top!.id)}`);
     stdin.write('jj');
-    await frameWith(lastFrame, `live: ${third!.id.slice(0, 7)}`);
+    await frameWith(lastFrame, `live: ${shortJobId(third!.id)}`);
   });
 
   it('ay asks and answers: the abandon is requested', async () => {

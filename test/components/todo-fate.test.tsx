@@ -14,6 +14,7 @@ import {
   type DashFixture,
 } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let fx: DashFixture | null = null;
 let app: ReturnType<typeof render> | null = null;
@@ -58,7 +59,7 @@ it('a while a runner runs: the todo goes back and the runner starts it again; x 
   stdin.write('a');
   await says(
     lastFrame,
-    `Abandon job ${job.id.slice(0, 7)}?`,
+    `Abandon job ${shortJobId(job.id)}?`,
     'Its todo “Long one” goes back to the backlog and the runner will start it again.',
     'y/n',
     'x abandon and close the todo',
@@ -112,7 +113,7 @@ it('r on a failed job whose todo is done says the new job reopens it; on a close
   stdin.write('r');
   await says(
     lastFrame,
-    `Retry job ${failed.id.slice(0, 7)} as a new job?`,
+    `Retry job ${shortJobId(failed.id)} as a new job?`,
     `Its todo ${failed.todo_id} is done: the new job reopens it`,
   );
   // x answers only the abandon question: here it does nothing, the question stays.

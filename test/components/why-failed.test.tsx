@@ -18,6 +18,7 @@ import {
   renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let fx: DashFixture | null = null;
 let app: ReturnType<typeof render> | null = null;
@@ -143,7 +144,7 @@ it('l on a finished job is its whole log; f lists its files from the record', as
   app.stdin.write('l');
   const f = await frameWith(
     app.lastFrame,
-    `Log of job ${job.id.slice(0, 7)}`,
+    `Log of job ${shortJobId(job.id)}`,
     '=== 1. implement',
     'FAIL sum',
     'reason: agent crashed',
