@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { changeWord } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
 import { shortJobId } from '../src/model/job-id.js';
+import { formatCost } from '../src/model/usage.js';
 import { count } from '../src/dashboard/view/count.js';
 import { visibleLine } from '../src/text/sanitize.js';
 
@@ -30,7 +31,7 @@ export function ChangeHistory({ job, change, width }: ChangeHistoryProps) {
         job {shortJobId(job.id)} › change {change + 1} ({visibleLine(ch.change_id)})
       </Text>
       <Text wrap="truncate-end">
-        {changeWord(ch, job)} · {count(ch.commits.length, 'iteration')} · ${cost.toFixed(4)} · started{' '}
+        {changeWord(ch, job)} · {count(ch.commits.length, 'iteration')} · {formatCost(cost)} · started{' '}
         {ch.created_at}
       </Text>
     </Box>

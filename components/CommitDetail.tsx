@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { useMemo } from 'react';
 import type { Job } from '../src/model/job.js';
 import { shortJobId } from '../src/model/job-id.js';
+import { formatCost } from '../src/model/usage.js';
 import type { TestRun } from '../src/job/job-log.js';
 import type { CodeDiff } from '../src/dashboard/view/state.js';
 import { visibleLine } from '../src/text/sanitize.js';
@@ -109,7 +110,7 @@ export function commitDetailLines(
     );
   out.push(
     '',
-    `usage: ${commit.usage.input_tokens} in / ${commit.usage.output_tokens} out tokens, $${commit.usage.cost.toFixed(4)}`,
+    `usage: ${commit.usage.input_tokens} in / ${commit.usage.output_tokens} out tokens, ${formatCost(commit.usage.cost)}`,
   );
   if (commit.feedback)
     out.push('started by feedback:', ...wrap(shownLines(commit.feedback).map((l) => `  ${l}`)));

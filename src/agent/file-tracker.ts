@@ -7,8 +7,7 @@
 import type { FileChange } from '../model/index.js';
 import type { WorkspaceRoot } from './workspace-path.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from '../model/obj.js';
 
 /** Kinds that never change a file (execute does, but tells us nothing about which). */
 const IGNORED_KINDS = new Set(['read', 'search', 'think', 'fetch', 'switch_mode', 'execute']);

@@ -5,8 +5,7 @@
 import { gitPathRefusal } from './git-paths.js';
 import type { WorkspaceRoot } from './workspace-path.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj } from '../model/obj.js';
 
 export interface PermissionOptionLike {
   optionId: string;

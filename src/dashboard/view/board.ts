@@ -17,6 +17,7 @@ import type { Blocker } from '../../model/backlog.js';
 import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
 import { shortJobId } from '../../model/job-id.js';
+import { formatCost } from '../../model/usage.js';
 import type { Todo } from '../../model/todo.js';
 import type { BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
@@ -42,7 +43,8 @@ export interface ColumnData {
 
 const FINISHED = new Set(['Completed', 'Landed', 'Failed', 'Abandoned']);
 
-const money = (c: number) => (c > 0 ? ` $${c.toFixed(2)}` : '');
+/** A card's cost, after its place; none before anything is spent. */
+const money = (c: number) => (c > 0 ? ` ${formatCost(c)}` : '');
 
 /**
  * A failed job's reason on one line: its first line (the rest, such as what
