@@ -526,10 +526,6 @@ export class AcpSession implements AgentSession {
     return this.tracker.files();
   }
 
-  resetFiles(): void {
-    this.tracker.reset();
-  }
-
   usage(): Usage {
     return usageOf(this.total);
   }

@@ -98,10 +98,6 @@ export function iterationLabel(
   return last ? String(iterationCount(last)) : '-';
 }
 
-export function isJobFinished(job: Pick<Job, 'status'>): boolean {
-  return job.status !== 'active';
-}
-
 // ─── Kanban columns ────────────────────────────────────────────────────────
 
 export const JOB_COLUMNS = [

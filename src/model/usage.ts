@@ -52,8 +52,6 @@ export function subtractUsage(a: Usage, b: Usage): Usage {
   };
 }
 
-export const hasUsage = (u: Usage): boolean => u.input_tokens > 0 || u.output_tokens > 0 || u.cost > 0;
-
 /**
  * A cost in dollars, as every view shows one: four decimals under a dollar,
  * where an iteration's cost lives (two would show most of them as $0.00 or

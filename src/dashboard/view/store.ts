@@ -34,7 +34,6 @@ export interface DashboardActions {
   setBacklog(backlog: BacklogState): void;
   setRunner(runner: RunnerState | null): void;
   setLive(jobId: string, lines: string[]): void;
-  setFiles(jobId: string, files: FileChange[]): void;
   /** One tracker report: replaces the file's previous entry, in the job's files and its iteration's. */
   trackFile(jobId: string, file: FileChange): void;
   /** A job's next iteration started (an implement pass): its iteration's files start empty. */
@@ -152,9 +151,6 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       },
       setLive(jobId, lines) {
         set({ live: { ...get().live, [jobId]: redactLines(lines.slice(-LIVE_LINES)) } });
-      },
-      setFiles(jobId, files) {
-        set({ files: { ...get().files, [jobId]: files } });
       },
       trackFile(jobId, file) {
         const put = (list: FileChange[] | undefined) =>
