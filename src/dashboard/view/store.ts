@@ -1,5 +1,5 @@
-// The dashboard's one store (zustand vanilla): usable from the watcher, an
-// in-process runner and the components alike. Actions live here, next to the
+// The dashboard's one store (zustand vanilla): usable from the watcher, the
+// key handlers and the components alike. Actions live here, next to the
 // state they change; components bind with useStore(store, selector).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { FileChange, Job } from '../../model/job.js';
