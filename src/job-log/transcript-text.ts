@@ -4,8 +4,7 @@
 // are read by the live session's parser (src/agent/session-update.ts).
 import { contentText, SessionUpdateParser } from '../agent/session-update.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from '../model/obj.js';
 
 /** The JSON-RPC message inside a transcript entry, whatever envelope the recorder used. */
 export function rpcOf(entry: unknown): Obj | null {

@@ -6,24 +6,15 @@
 // one abandoned job. Every job is a real detached runner on the scripted agent.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { II } from '../helpers/cli.js';
-import { JobFixture } from '../helpers/job.js';
 import { runningIn } from '../helpers/procs.js';
-import { hasTmux, Tmux } from '../helpers/tmux.js';
+import { hasTmux } from '../helpers/tmux.js';
+import { tmuxJobs } from '../helpers/tmux-job.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let f: JobFixture;
-let t: Tmux | null = null;
-afterEach(() => {
-  t?.kill();
-  t = null;
-  for (const pid of runningIn(f.tmp.path))
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  f.cleanup();
-});
+const tmuxed = tmuxJobs();
 
 /** The screen with the question box's borders and line breaks gone, so a wrapped sentence reads whole. */
 const flat = (screen: string) =>
@@ -36,7 +27,7 @@ const flat = (screen: string) =>
 it.skipIf(!hasTmux)(
   'at 80×24, a says the runner starts the todo again; x abandons the job and closes the todo, which no runner takes',
   async () => {
-    f = new JobFixture('ii-dash-abandon-');
+    const f = tmuxed.fixture('ii-dash-abandon-');
     f.setup();
     const scenarios = join(f.tmp.path, 'scenarios');
     mkdirSync(scenarios);
@@ -57,7 +48,7 @@ it.skipIf(!hasTmux)(
       JSON.stringify({ implement: [{ actions: [{ type: 'delay', ms: 300_000 }] }] }),
     );
 
-    t = new Tmux(f.tmp.path);
+    const t = tmuxed.tmux(f.tmp.path);
     t.start([process.execPath, II, 'dashboard'], { cwd: f.repo, env, columns: 80, rows: 24 });
     await t.screenWith('incrementum · Jobs');
     t.send('R');
@@ -68,20 +59,20 @@ it.skipIf(!hasTmux)(
       30_000,
       100,
     );
-    await t.screenWith(job.id.slice(0, 7), 'implementing');
+    await t.screenWith(shortJobId(job.id), 'implementing');
 
     // ── a: the question says the runner would start the todo again ──────
     t.send('a');
     const asked = await waitFor(
       () => {
-        const s = flat(t!.capture());
+        const s = flat(t.capture());
         return s.includes('x abandon and close the todo') ? s : null;
       },
       'the abandon question',
       20_000,
       50,
     );
-    expect(asked).toContain(`Abandon job ${job.id.slice(0, 7)}?`);
+    expect(asked).toContain(`Abandon job ${shortJobId(job.id)}?`);
     expect(asked).toContain(
       'Its todo “Stuck in a long turn” goes back to the backlog and the runner will start it again. y/n',
     );
@@ -117,7 +108,7 @@ it.skipIf(!hasTmux)(
     t.send('R');
     await t.screenWith('Stop the backlog runner');
     t.send('y');
-    await waitFor(() => (t!.capture().includes('slots') ? null : true), 'the runner to end', 30_000, 100);
+    await waitFor(() => (t.capture().includes('slots') ? null : true), 'the runner to end', 30_000, 100);
     t.send('q');
     expect(await t.exitStatus()).toBe(0);
     await waitFor(

@@ -7,29 +7,19 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { II } from '../helpers/cli.js';
-import { JobFixture } from '../helpers/job.js';
 import { runningIn } from '../helpers/procs.js';
-import { hasTmux, Tmux } from '../helpers/tmux.js';
+import { hasTmux } from '../helpers/tmux.js';
+import { tmuxJobs } from '../helpers/tmux-job.js';
 import { waitFor } from '../helpers/tmp.js';
 
-let f: JobFixture;
-let t: Tmux | null = null;
-afterEach(() => {
-  t?.kill();
-  t = null;
-  for (const pid of runningIn(f.tmp.path))
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  f.cleanup();
-});
+const tmuxed = tmuxJobs();
 
 it.skipIf(!hasTmux)(
   'n writes a todo, s starts it, R runs the rest of the backlog while the cards move, + adds a slot, R stops it',
   async () => {
-    f = new JobFixture('ii-dash-backlog-');
+    const f = tmuxed.fixture('ii-dash-backlog-');
     f.setup();
     // Every todo plays its own copy of one short script: a file, a pause to
     // be seen running, then nothing more to change.
@@ -53,7 +43,7 @@ it.skipIf(!hasTmux)(
     const todos = (status: string) =>
       JSON.parse(f.run(['todo', 'list', '--json', '--status', status]).stdout) as { id: string }[];
 
-    t = new Tmux(f.tmp.path);
+    const t = tmuxed.tmux(f.tmp.path);
     t.start([process.execPath, II, 'dashboard'], { cwd: f.repo, env, columns: 140, rows: 32 });
     await t.screenWith('incrementum · Jobs');
 
@@ -98,7 +88,7 @@ it.skipIf(!hasTmux)(
     t.send('y');
     await t.screenWith('backlog runner stopping');
     // Gone from the header: no runner, and nothing left in the backlog to say.
-    await waitFor(() => (t!.capture().includes('slots') ? null : true), 'the runner to end');
+    await waitFor(() => (t.capture().includes('slots') ? null : true), 'the runner to end');
     expect(
       JSON.parse(f.run(['job', 'list', '--all', '--json']).stdout).every(
         (j: { status: string }) => j.status === 'completed',

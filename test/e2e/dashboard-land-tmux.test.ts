@@ -6,26 +6,17 @@
 // card, and the checkout keeps every byte.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { II } from '../helpers/cli.js';
 import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
-import { runningIn } from '../helpers/procs.js';
-import { hasTmux, Tmux } from '../helpers/tmux.js';
+import { hasTmux } from '../helpers/tmux.js';
+import { tmuxJobs } from '../helpers/tmux-job.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let f: JobFixture;
-let t: Tmux | null = null;
-afterEach(() => {
-  t?.kill();
-  t = null;
-  for (const pid of runningIn(f.tmp.path))
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  f.cleanup();
-});
+const tmuxed = tmuxJobs();
 
 /** Runs a job that writes `files` to its end and returns its id. */
-function runJob(name: string, files: Record<string, string>): string {
+function runJob(f: JobFixture, name: string, files: Record<string, string>): string {
   const s = f.scenario(name, {
     implement: [{ actions: Object.entries(files).map(([p, c]) => write(p, c)) }],
     'commit-message': [{ actions: [{ type: 'commit_message', text: `${name}: work` }] }],
@@ -38,16 +29,16 @@ function runJob(name: string, files: Record<string, string>): string {
 it.skipIf(!hasTmux)(
   'm lands a completed job from the board: asks, lands in the background, the card moves to Landed; a refusal shows on the card',
   async () => {
-    f = new JobFixture('ii-dash-land-');
+    const f = tmuxed.fixture('ii-dash-land-');
     f.setup();
-    const id = runJob('first', { 'hello.txt': 'hi\n' });
+    const id = runJob(f, 'first', { 'hello.txt': 'hi\n' });
     // The trunk moves after the job began: the landing rebases onto it.
     writeFileSync(join(f.repo, 'other.txt'), 'other\n');
     f.git('add', 'other.txt');
     f.git('commit', '-qm', 'someone else');
     const trunk = f.git('rev-parse', 'main').trim();
 
-    t = new Tmux(f.tmp.path);
+    const t = tmuxed.tmux(f.tmp.path);
     t.start([process.execPath, II, 'dashboard'], {
       cwd: f.repo,
       env: { ...(f.env as Record<string, string>), NO_COLOR: '1' },
@@ -56,13 +47,13 @@ it.skipIf(!hasTmux)(
     });
     await t.screenWith('Done (1)', 'first');
     t.send('m');
-    await t.screenWith(`Land job ${id.slice(0, 7)} on main: 1 commit`, 'first: work', 'tested there');
+    await t.screenWith(`Land job ${shortJobId(id)} on main: 1 commit`, 'first: work', 'tested there');
     t.send('n');
     await t.screenWith('nothing landed');
     expect(f.git('rev-parse', 'main').trim()).toBe(trunk);
 
     t.send('m');
-    await t.screenWith(`Land job ${id.slice(0, 7)} on main`);
+    await t.screenWith(`Land job ${shortJobId(id)} on main`);
     t.send('y');
     await t.screenWith('Land (1)', 'landed on main');
     const landed = f.show(id) as unknown as { landed: { commit: string; tested: boolean } | null };
@@ -72,14 +63,14 @@ it.skipIf(!hasTmux)(
     expect(readFileSync(join(f.repo, 'hello.txt'), 'utf8')).toBe('hi\n');
 
     // A second job edits README.md, which the user is editing too: refused.
-    const second = runJob('second', { 'README.md': '# r, by the job\n' });
+    const second = runJob(f, 'second', { 'README.md': '# r, by the job\n' });
     writeFileSync(join(f.repo, 'README.md'), '# my unsaved edit\n');
     const before = f.git('rev-parse', 'main').trim();
     await t.screenWith('Done (1)', 'second');
     // The cursor stayed on the landed card; the second one is a column left.
     t.send('Left');
     t.send('m');
-    await t.screenWith(`Land job ${second.slice(0, 7)} on main`);
+    await t.screenWith(`Land job ${shortJobId(second)} on main`);
     t.send('y');
     await t.screenWith('not landed: main is checked out in');
     expect(f.git('rev-parse', 'main').trim()).toBe(before);

@@ -6,24 +6,14 @@
 // with wrapped long lines, blank lines, multi-line entries, a tab and wide
 // characters; j, k, g, G and the page keys move like a pager's; and at 160×45
 // j at the end overlaps nothing.
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { II } from '../helpers/cli.js';
-import { JobFixture } from '../helpers/job.js';
-import { runningIn } from '../helpers/procs.js';
-import { hasTmux, Tmux } from '../helpers/tmux.js';
+import { hasTmux } from '../helpers/tmux.js';
+import { tmuxJobs } from '../helpers/tmux-job.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let f: JobFixture;
-let t: Tmux | null = null;
-afterEach(() => {
-  t?.kill();
-  t = null;
-  for (const pid of runningIn(f.tmp.path))
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  f.cleanup();
-});
+const tmuxed = tmuxJobs();
 
 /** Cells a character of this test's text takes: its CJK and emoji two, the rest one. */
 const cells = (c: string) => (/[\u3000-\u9fff\uff00-\uffef]|\p{Extended_Pictographic}/u.test(c) ? 2 : 1);
@@ -65,7 +55,7 @@ const AGENT_TEXT = [
 it.skipIf(!hasTmux)(
   "at 80×24 the failed job's whole reason is on screen and the log shows what ii job logs prints, scrolled like a pager; at 160×45 nothing overlaps",
   async () => {
-    f = new JobFixture('ii-dash-narrow-');
+    const f = tmuxed.fixture('ii-dash-narrow-');
     f.setup();
     const scenario = f.scenario('fails', {
       implement: [
@@ -91,7 +81,7 @@ it.skipIf(!hasTmux)(
     for (const text of ['and one after a blank line.', 'columns\tsplit', '日本語のテキスト 🎉'])
       expect(logs.stdout).toContain(text);
 
-    t = new Tmux(f.tmp.path);
+    const t = tmuxed.tmux(f.tmp.path);
     const env = {
       ...(f.env as Record<string, string>),
       NO_COLOR: '1',
@@ -113,8 +103,8 @@ it.skipIf(!hasTmux)(
     // The card cuts it; the pane under the board has it whole, word-wrapped.
     const reason = await waitFor(
       () => {
-        const s = t!.capture();
-        return s.includes(`job ${id.slice(0, 7)} failed`) ? s : null;
+        const s = t.capture();
+        return s.includes(`job ${shortJobId(id)} failed`) ? s : null;
       },
       `the reason pane; screen:\n${board}`,
       20_000,
@@ -153,8 +143,8 @@ it.skipIf(!hasTmux)(
     };
     const atEnd = await waitFor(
       () => {
-        const s = t!.capture();
-        return s.includes(`Log of job ${id.slice(0, 7)}`) && s.includes('(end)') && whole(s, 80) ? s : null;
+        const s = t.capture();
+        return s.includes(`Log of job ${shortJobId(id)}`) && s.includes('(end)') && whole(s, 80) ? s : null;
       },
       `the log at its end; screen:\n${t.capture()}`,
       20_000,
@@ -169,13 +159,13 @@ it.skipIf(!hasTmux)(
     const screenAt = async (first: number, width = 80) =>
       waitFor(
         () => {
-          const s = t!.capture();
+          const s = t.capture();
           if (position(s)?.first !== first) return null;
           // A capture can land mid-redraw (the title drawn, the rows not yet):
           // wait for a whole frame of the right rows, not only the right title.
           return whole(s, width) ? s : null;
         },
-        `the log from row ${first}; screen:\n${t!.capture()}`,
+        `the log from row ${first}; screen:\n${t.capture()}`,
         20_000,
         50,
       );
@@ -218,7 +208,7 @@ it.skipIf(!hasTmux)(
     t.send('G');
     const wide = await waitFor(
       () => {
-        const s = t!.capture();
+        const s = t.capture();
         const p = position(s);
         return s.split('\n').length >= 45 &&
           p &&

@@ -4,12 +4,12 @@
 // commit message in .incrementum-commit-message. Skipped like
 // opencode.test.ts only when the npm registry cannot be reached.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { JobFixture, jobIdFrom, promptsSent } from '../helpers/job.js';
-import { jobModel, type ModelServer, type Step } from '../helpers/model-server.js';
+import { describe, expect, it } from 'vitest';
+import { jobIdFrom, promptsSent } from '../helpers/job.js';
+import type { Step } from '../helpers/model-server.js';
 import { runningIn } from '../helpers/procs.js';
-import { agentToml, ensureAgent, OPENCODE, opencodeHome, titleFor } from '../helpers/real-agents.js';
+import { realAgentJobs } from '../helpers/real-agent-job.js';
+import { ensureAgent, OPENCODE, opencodeHome, titleFor } from '../helpers/real-agents.js';
 import { waitFor } from '../helpers/tmp.js';
 
 const oc = ensureAgent(OPENCODE);
@@ -24,38 +24,22 @@ const commitMessage = (text: string): Step[] => [
   { text: 'Written.' },
 ];
 
-let f: JobFixture | null = null;
-let model: ModelServer | null = null;
-afterEach(async () => {
-  await model?.close();
-  f?.cleanup();
-  f = model = null;
-});
-
-/** A repo whose agent is opencode pointed at `m`. */
-function setup(fx: JobFixture, m: ModelServer, tests: string[]): void {
-  const env = opencodeHome(join(fx.tmp.path, 'oc-home'), m.url);
-  // The test commands check the agent's work, so they fail on the untouched base.
-  fx.setup(tests, {
-    job: 'baseline-tests = false\n',
-    agent: agentToml('opencode', (oc as { bin: string }).bin, env),
-  });
-}
+const jobs = realAgentJobs({ preset: 'opencode', installed: oc, home: opencodeHome }, 'openai', 'ii-ocjob-');
 
 describe.skipIf('skip' in oc)(titleFor('ii job do with the real opencode acp (scripted model)', oc), () => {
   it(
     'accepted the first time: the change, the review verdict and the commit message all come through opencode',
     { timeout: 300_000 },
     async () => {
-      const fx = (f = new JobFixture('ii-ocjob-'));
-      const m = await jobModel('openai', {
-        implement: [[writeFile('hello.txt', 'hi\n'), { text: 'Created hello.txt.' }]],
-        review: [feedback('ACCEPT\n\nLooks right.\n')],
-        'commit-message': [commitMessage('feat: say hello\n\nThe todo asks for a greeting file.\n')],
-        'project-review': [feedback('ACCEPT\n\nAll done.\n')],
-      });
-      model = m;
-      setup(fx, m, ['grep -q hi hello.txt']);
+      const { fx, model: m } = await jobs.start(
+        {
+          implement: [[writeFile('hello.txt', 'hi\n'), { text: 'Created hello.txt.' }]],
+          review: [feedback('ACCEPT\n\nLooks right.\n')],
+          'commit-message': [commitMessage('feat: say hello\n\nThe todo asks for a greeting file.\n')],
+          'project-review': [feedback('ACCEPT\n\nAll done.\n')],
+        },
+        ['grep -q hi hello.txt'],
+      );
       const r = await fx.runAsync(['job', 'do', '--title', 'say hello']);
       expect(r.stderr).toContain('completed');
       expect(r.code).toBe(0);
@@ -91,24 +75,24 @@ describe.skipIf('skip' in oc)(titleFor('ii job do with the real opencode acp (sc
     'changes requested: opencode edits the file in a second iteration with the review comments',
     { timeout: 300_000 },
     async () => {
-      const fx = (f = new JobFixture('ii-ocjob-'));
-      const m = await jobModel('openai', {
-        implement: [
-          [writeFile('a.txt', 'one\n'), { text: 'Wrote a.txt.' }],
-          [
-            { tool: 'edit', args: { filePath: '$WS/a.txt', oldString: 'one', newString: 'one\ntwo' } },
-            { text: 'Added the second line.' },
+      const { fx } = await jobs.start(
+        {
+          implement: [
+            [writeFile('a.txt', 'one\n'), { text: 'Wrote a.txt.' }],
+            [
+              { tool: 'edit', args: { filePath: '$WS/a.txt', oldString: 'one', newString: 'one\ntwo' } },
+              { text: 'Added the second line.' },
+            ],
           ],
-        ],
-        review: [
-          feedback('REQUEST_CHANGES\n\nNeeds a second line.\n\nAdd "two" to a.txt.\n'),
-          feedback('ACCEPT\n\nGood now.\n'),
-        ],
-        'commit-message': [commitMessage('feat: two lines in a.txt\n')],
-        'project-review': [feedback('ACCEPT\n\nAll done.\n')],
-      });
-      model = m;
-      setup(fx, m, ['test -f a.txt']);
+          review: [
+            feedback('REQUEST_CHANGES\n\nNeeds a second line.\n\nAdd "two" to a.txt.\n'),
+            feedback('ACCEPT\n\nGood now.\n'),
+          ],
+          'commit-message': [commitMessage('feat: two lines in a.txt\n')],
+          'project-review': [feedback('ACCEPT\n\nAll done.\n')],
+        },
+        ['test -f a.txt'],
+      );
       const r = await fx.runAsync(['job', 'do', '--title', 'two lines']);
       expect(r.code).toBe(0);
       const job = fx.show(jobIdFrom(r.stderr));

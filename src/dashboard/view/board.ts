@@ -16,6 +16,8 @@ import {
 import type { Blocker } from '../../model/backlog.js';
 import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
+import { shortJobId } from '../../model/job-id.js';
+import { formatCost } from '../../model/usage.js';
 import type { Todo } from '../../model/todo.js';
 import type { BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
@@ -41,7 +43,8 @@ export interface ColumnData {
 
 const FINISHED = new Set(['Completed', 'Landed', 'Failed', 'Abandoned']);
 
-const money = (c: number) => (c > 0 ? ` $${c.toFixed(2)}` : '');
+/** A card's cost, after its place; none before anything is spent. */
+const money = (c: number) => (c > 0 ? ` ${formatCost(c)}` : '');
 
 /**
  * A failed job's reason on one line: its first line (the rest, such as what
@@ -119,7 +122,7 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
     // The title leads: at 80 columns a card is a dozen characters wide, and
     // the todo's title is what tells jobs apart; the id comes last.
     title: `${stale ? '⚠ STALE ' : ''}${shownLine(title)}`,
-    detail: `${where}${money(job.usage.cost)} · ${job.id.slice(0, 7)}`,
+    detail: `${where}${money(job.usage.cost)} · ${shortJobId(job.id)}`,
     tone,
     stale,
     version: `${job.updated_at}|${stale}|${title}`,
@@ -140,7 +143,7 @@ export function blockerWords(b: Blocker): string {
         ? `waits for ${b.dep_id} to land`
         : `waits for ${b.dep_id} (${b.state === 'in_progress' ? 'in progress' : b.state})`;
     case 'job':
-      return b.stale ? `held by stale job ${b.job_id.slice(0, 7)}` : `held by job ${b.job_id.slice(0, 7)}`;
+      return b.stale ? `held by stale job ${shortJobId(b.job_id)}` : `held by job ${shortJobId(b.job_id)}`;
     case 'attempts':
       // Each kind as it was: an abandoned job did not fail.
       return `${[...(b.failed ? [`failed ${b.failed}×`] : []), ...(b.abandoned ? [`abandoned ${b.abandoned}×`] : [])].join(', ')}: ii todo reopen`;
