@@ -30,6 +30,9 @@ import { GitVcs } from '../../vcs/git.js';
 import type { Vcs } from '../../vcs/vcs.js';
 import type { Actions } from '../view/actions-api.js';
 import { selectedJob } from '../view/board.js';
+import { alwaysCovers, openAsk, waitingJobs } from '../view/needs-you.js';
+import type { AskAnswer, PermissionAsk } from '../../model/permission-ask.js';
+import { answerAsk } from '../../job/answer.js';
 import { diffRequest, diffTarget } from '../view/diff-request.js';
 import type { LogMove } from '../view/log-view.js';
 import { readJobRecord } from './record.js';
@@ -64,6 +67,8 @@ export interface ActionDeps {
   suspend?: (fn: () => void) => void;
   /** [run] max-attempts as the board knows it (what the abandon question counts); 2 until read. */
   maxAttempts?: () => number;
+  /** Records a person's answer for the waiting job's runner; answerAsk (src/job/answer.ts) by default. */
+  answerAsk?: (o: { store: StateStore; jobId: string; answer: AskAnswer; note?: string }) => PermissionAsk;
   /** Called after something the sync should pick up at once (the store changed in this process). */
   onChanged?: () => void;
   quit: () => void;
@@ -112,6 +117,14 @@ const NOTHING_DONE: Record<Confirm['kind'], string> = {
   start: 'nothing started',
   closeTodo: 'nothing closed',
   stopRunner: 'the runner goes on',
+  allowAlways: 'nothing answered: the job still waits',
+};
+
+/** What each answer did, for the status bar. */
+const ANSWERED: Record<AskAnswer, string> = {
+  allow: 'allowed once',
+  'allow-always': 'allowed always (for this job)',
+  reject: 'rejected',
 };
 
 /** The default session release of a stale job: session failed, workspace freed, todo reopened. */
@@ -152,6 +165,12 @@ export function createActions(d: ActionDeps): Actions {
     return null;
   };
   const changed = () => d.onChanged?.();
+  /** Requests answered from this board, until the sync shows them answered: the inbox skips them. */
+  const answered = new Set<string>();
+  const stillOpen = (j: Job) => {
+    const a = openAsk(j);
+    return !!a && !answered.has(`${j.id}:${a.id}`);
+  };
 
   const actions: Actions = {
     async abandon(jobId, o = {}) {
@@ -353,6 +372,36 @@ export function createActions(d: ActionDeps): Actions {
       const job = d.state.jobs.get(jobId);
       if (job) dash.getState().setRecord(jobId, readJobRecord(d.state.dir, job));
     },
+    answer(jobId, askId, answer, note) {
+      const order = waitingJobs(dash.getState().jobs).filter(stillOpen);
+      const at = order.findIndex((j) => j.id === jobId);
+      let said: string;
+      try {
+        // The request as the store has it now: it may have timed out, or been answered elsewhere.
+        const job = d.state.jobs.get(jobId);
+        const ask = job ? openAsk(job) : null;
+        if (!ask || ask.id !== askId)
+          said = `job ${jobId.slice(0, 7)} no longer waits for this answer (answered elsewhere, timed out or ended): nothing sent`;
+        else {
+          (d.answerAsk ?? answerAsk)({ store: d.state, jobId, answer, ...(note ? { note } : {}) });
+          answered.add(`${jobId}:${askId}`);
+          said = `${ANSWERED[answer]}: job ${jobId.slice(0, 7)} goes on`;
+        }
+      } catch (err) {
+        said = errText(err).split('\n')[0] ?? 'the answer failed';
+      }
+      // The inbox: the next job that waits (after this one, else from the top).
+      const rest = order.filter((j) => j.id !== jobId && stillOpen(j));
+      const next = rest.find((j) => order.indexOf(j) > at) ?? rest[0];
+      if (next) {
+        dash.getState().dispatch({ type: 'selectJob', jobId: next.id });
+        say(`${said} · next: job ${next.id.slice(0, 7)} (${count(rest.length, 'job')} waiting)`);
+      } else {
+        dash.getState().dispatch({ type: 'closeOverlay' });
+        say(`${said} · no other job waits for you`);
+      }
+      changed();
+    },
     key(input, key) {
       // Keys that arrive in one read (typed fast, held down, or on a busy
       // machine) reach us as one string, which no binding matches: they were
@@ -371,6 +420,8 @@ export function createActions(d: ActionDeps): Actions {
           s.dispatch({ type: 'filterInput', text: input });
         if (mode === 'form' && input && !key.ctrl && !key.meta)
           s.dispatch({ type: 'formInput', text: input });
+        if (mode === 'note' && input && !key.ctrl && !key.meta)
+          s.dispatch({ type: 'noteInput', text: input });
         return;
       }
       perform(b.action);
@@ -430,8 +481,44 @@ export function createActions(d: ActionDeps): Actions {
         if (c?.kind === 'start') actions.startTodo(c.id);
         if (c?.kind === 'closeTodo') actions.closeTodo(c.id);
         if (c?.kind === 'stopRunner') actions.stopRunner();
+        if (c?.kind === 'allowAlways' && c.askId != null) actions.answer(c.id, c.askId, 'allow-always');
         return;
       }
+      case 'allowOnce':
+      case 'allowAlways':
+      case 'rejectAsk': {
+        const job = selectedJob(s);
+        const ask = job ? openAsk(job) : null;
+        if (!job || !ask) return s.setMessage('this job does not wait for you now (esc closes)');
+        if (a === 'allowOnce') return actions.answer(job.id, ask.id, 'allow');
+        if (a === 'rejectAsk') {
+          s.dispatch({ type: 'noteStart', jobId: job.id, askId: ask.id });
+          return s.setMessage(
+            'a note for the agent: why, or what to do instead (enter sends, esc goes back)',
+          );
+        }
+        // What "always" covers is said before it is given.
+        return s.dispatch({
+          type: 'confirm',
+          confirm: {
+            kind: 'allowAlways',
+            id: job.id,
+            askId: ask.id,
+            prompt: `${alwaysCovers(ask)} Allow always?`,
+          },
+        });
+      }
+      case 'noteAccept': {
+        const n = s.nav.note;
+        s.dispatch({ type: 'noteCancel' });
+        if (n) actions.answer(n.jobId, n.askId, 'reject', n.text.trim() || undefined);
+        return;
+      }
+      case 'noteCancel':
+        s.dispatch({ type: 'noteCancel' });
+        return s.setMessage('nothing sent: the job still waits');
+      case 'noteBackspace':
+        return s.dispatch({ type: 'noteBackspace' });
       case 'no': {
         const kind = s.nav.confirm?.kind;
         s.dispatch({ type: 'closeConfirm' });
