@@ -400,7 +400,10 @@ export function createActions(d: ActionDeps): Actions {
         dash.getState().dispatch({ type: 'closeOverlay' });
         say(`${said} · no other job waits for you`);
       }
-      changed();
+      // The reload after the frame that shows the next question, not before
+      // it: it reads the changed jobs' logs too, which a person answering one
+      // job after another should not wait for.
+      setImmediate(changed);
     },
     key(input, key) {
       // Keys that arrive in one read (typed fast, held down, or on a busy
