@@ -19,10 +19,13 @@ export function askQuestionLines(job: Job, st: Style, now = Date.now()): string[
   const out = [
     `  ${st.yellow('waiting:')}   for a person since ${a.asked_at} (${waitText(now - Date.parse(a.asked_at))}): ${what(a)}`,
   ];
-  if (a.command !== null && a.title && a.title !== a.command) out.push(`             title: ${shownLine(a.title)}`);
+  if (a.command !== null && a.title && a.title !== a.command)
+    out.push(`             title: ${shownLine(a.title)}`);
   if (a.paths.length) out.push(`             paths: ${a.paths.map(shownLine).join(', ')}`);
   if (a.options.length)
-    out.push(`             agent offers: ${a.options.map((o) => `${shownLine(o.name)} (${o.kind})`).join(', ')}`);
+    out.push(
+      `             agent offers: ${a.options.map((o) => `${shownLine(o.name)} (${o.kind})`).join(', ')}`,
+    );
   if (a.diff_preview) {
     const lines = shownText(a.diff_preview).split('\n');
     out.push('             diff:', ...lines.slice(0, DIFF_LINES).map((l) => `               ${l}`));

@@ -146,11 +146,14 @@ export function registerJobRunCommands(program: Command): void {
       'answer the permission request a job is waiting on ([agent] permissions = "ask" or "ask-commands"; ii job list shows it as waiting, ii job show shows the question): ' +
         'allow runs it once; allow-always runs it and, for the rest of this job, lets through without asking every request of the same tool kind ' +
         '(for a command: every command starting with the same first word, e.g. all "npm …" commands); reject refuses it and the job goes on. ' +
-        'The job\'s runner replies to the agent within a second',
+        "The job's runner replies to the agent within a second",
     )
     .argument('<job>', 'job id or any unique prefix')
     .addArgument(new Argument('<answer>', 'the answer').choices(ASK_ANSWERS))
-    .option('--note <text>', 'a note sent back to the agent with the answer (why you rejected it, what to do instead)')
+    .option(
+      '--note <text>',
+      'a note sent back to the agent with the answer (why you rejected it, what to do instead)',
+    )
     .action(async (id: string, answer: AskAnswer, o: AnswerOptions) =>
       (await import('./answer.js')).jobAnswer(id, answer, o),
     );

@@ -42,16 +42,16 @@ export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, n
       : isWaiting(j)
         ? st.yellow('waiting')
         : j.status === 'failed'
-        ? st.red(j.status)
-        : j.landed
-          ? st.green('LANDED')
-          : j.land_conflict
-            ? st.yellow('conflict')
-            : awaitsLanding(j)
-              ? j.landing?.state === 'refused'
-                ? st.yellow('to land (refused)')
-                : st.cyan('to land')
-              : j.status;
+          ? st.red(j.status)
+          : j.landed
+            ? st.green('LANDED')
+            : j.land_conflict
+              ? st.yellow('conflict')
+              : awaitsLanding(j)
+                ? j.landing?.state === 'refused'
+                  ? st.yellow('to land (refused)')
+                  : st.cyan('to land')
+                : j.status;
     return [
       highlight(st, j.id, jobIds),
       highlight(st, j.todo_id, todoIds),
