@@ -131,7 +131,13 @@ describe('Needs you', () => {
     stdin.write(KEY.enter);
     await frameWith(lastFrame, 'Tool: execute');
     stdin.write('A');
-    await frameWith(lastFrame, 'Allow always', 'for the rest of this job only', 'Always allow', 'y/n');
+    await frameWith(
+      lastFrame,
+      'Allow always (the agent',
+      'every execute command',
+      'other jobs still ask',
+      'y/n',
+    );
     stdin.write('n');
     await frameWith(lastFrame, 'nothing answered');
     expect(fx.state.asks.get(w.ask.id)!.outcome).toBeNull();

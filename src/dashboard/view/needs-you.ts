@@ -4,6 +4,7 @@
 // shown escaped and redacted (the agent wrote it: it may carry escapes or a secret).
 import type { Job } from '../../model/job.js';
 import { waitText, type PermissionAsk } from '../../model/permission-ask.js';
+import { alwaysRuleFor, describeAlways } from '../../agent/permission-policy.js';
 import { shownLine, shownLines } from '../../text/shown.js';
 
 /** The Needs you column's title (the jobs board, first when some job waits). */
@@ -50,20 +51,13 @@ export function waitedNote(job: Job, now: number): string | null {
 }
 
 /**
- * What "allow always" covers, said before it is confirmed: the agent's own
- * option for it (ACP's allow_always), which lets this job's agent do this
- * kind of thing again without asking, for the rest of the job only.
+ * What "allow always" covers, said before it is confirmed: the rule the
+ * runner adds (agent/permission-policy.ts), for the rest of this job only.
  */
 export function alwaysCovers(ask: PermissionAsk): string {
   const opt = ask.options.find((o) => o.kind === 'allow_always');
-  const kind = ask.tool_kind ? shownLine(ask.tool_kind) : 'this tool';
-  const what = ask.command
-    ? `the command “${askWhat(ask)}” and what the agent counts as the same`
-    : `${kind} requests like this one`;
-  const named = opt
-    ? ` (the agent's option “${shownLine(opt.name)}”)`
-    : ' (the agent offered no "always" option: it is allowed once)';
-  return `Allow always${named}: ${what}, for the rest of this job only; other jobs still ask.`;
+  const named = opt ? ` (the agent's option “${shownLine(opt.name)}”)` : '';
+  return `Allow always${named}: ${shownLine(describeAlways(alwaysRuleFor(ask)))}, from now on; other jobs still ask.`;
 }
 
 /** The request in full, as lines (the ask view): each agent-made field escaped and redacted. */
