@@ -67,6 +67,11 @@ describe('a job in ask mode', () => {
     expect(ask).toMatchObject({ tool_kind: 'execute', command: 'touch ran-it.txt', outcome: null });
     // The table says waiting; show has the question and how to answer it.
     expect(f.run(['job', 'list']).stdout).toMatch(new RegExp(`${id.slice(0, 4)}.*waiting`));
+    expect(
+      (JSON.parse(f.run(['job', 'list', '--status', 'waiting', '--json']).stdout) as Listed[]).map(
+        (x) => x.id,
+      ),
+    ).toEqual([id]);
     const shown = f.run(['job', 'show', id]).stdout;
     expect(shown).toContain('waiting:');
     expect(shown).toContain('touch ran-it.txt');
@@ -86,6 +91,10 @@ describe('a job in ask mode', () => {
     const after = f.run(['job', 'show', id]).stdout;
     expect(after).toMatch(/waited: .* over 1 request/);
     expect(after).toMatch(/allow +after/);
+    // The journal counts the wait apart from the job's own time.
+    const journal = readFileSync(join(f.tmp.path, 'state', 'incrementum', 'jobs', id, 'journal.md'), 'utf8');
+    expect(journal).toMatch(/- Waited for a person: .* · Working time without the waits: /);
+    expect(f.run(['job', 'list', '--status', 'waiting']).stdout).toContain('No waiting jobs');
     // A job no longer waiting refuses an answer, saying why.
     const again = f.run(['job', 'answer', id, 'reject']);
     expect(again.code).toBe(2);

@@ -68,4 +68,16 @@ describe('permission requests', () => {
     expect(() => answerAsk({ store, jobId: job.id, answer: 'allow' })).toThrow(/is failed/);
     expect(() => answerAsk({ store, jobId: 'nope', answer: 'allow' })).toThrow(/no job nope/);
   });
+
+  it("a job's end cancels a request left open (a runner that died while it waited), adding its wait", () => {
+    const job = store.jobs.create('r', { todo_id: 't' });
+    const ask = store.asks.open(job.id, ASK);
+    const t0 = Date.now();
+    while (Date.now() < t0 + 2); // a wait of at least a millisecond
+    const ended = store.jobs.finish(job.id, 'failed', 'its runner was gone');
+    expect(ended.asking).toBeNull();
+    expect(store.asks.get(ask.id)).toMatchObject({ outcome: 'cancelled' });
+    expect(ended.waited_ms).toBe(store.asks.get(ask.id)!.waited_ms);
+    expect(ended.waited_ms).toBeGreaterThan(0);
+  });
 });

@@ -36,7 +36,10 @@ export function registerJobCommands(program: Command): void {
     .description(
       'list jobs of this repository: active ones, and completed ones an ii run --land has yet to land (all jobs with --all, or by --status)',
     )
-    .option('--status <status>', `only jobs with this status (${JOB_STATUSES.join(', ')}; any case)`)
+    .option(
+      '--status <status>',
+      `only jobs with this status (${JOB_STATUSES.join(', ')}; any case), or waiting: active jobs waiting for your answer (ii job answer)`,
+    )
     .option('--all', 'include finished jobs')
     .option('--json', 'print JSON')
     .action(async (o: ListOptions) => (await actions()).jobList(o));
@@ -145,7 +148,8 @@ export function registerJobRunCommands(program: Command): void {
     .description(
       'answer the permission request a job is waiting on ([agent] permissions = "ask" or "ask-commands"; ii job list shows it as waiting, ii job show shows the question): ' +
         'allow runs it once; allow-always runs it and, for the rest of this job, lets through without asking every request of the same tool kind ' +
-        '(for a command: every command starting with the same first word, e.g. all "npm …" commands); reject refuses it and the job goes on. ' +
+        '(for a command: every command starting with the same first two words, e.g. "npm test …", and running nothing more through the shell); ' +
+        'outside the workspace stays refused. reject refuses it (the note tells the agent why) and the job goes on. ' +
         "The job's runner replies to the agent within a second",
     )
     .argument('<job>', 'job id or any unique prefix')

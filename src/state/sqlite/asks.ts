@@ -11,6 +11,30 @@ import type { Row } from './codec.js';
 import { NEXT_VERSION, statements, transaction } from './db.js';
 import { refreshJobJson } from './job-json.js';
 
+/**
+ * Ends the job's open requests as `cancelled` when the job ends (a runner
+ * that died while it waited leaves one open), inside the caller's
+ * transaction; the time they waited, for the caller to add to the job.
+ */
+export function cancelOpenAsks(db: DatabaseSync, jobId: string, now: Date): number {
+  const q = statements(db);
+  const open = q('SELECT id, asked_at FROM permission_asks WHERE job_id = ? AND outcome IS NULL').all(
+    jobId,
+  ) as {
+    id: number;
+    asked_at: string;
+  }[];
+  let total = 0;
+  for (const a of open) {
+    const waited = Math.max(0, now.getTime() - Date.parse(a.asked_at)) || 0;
+    total += waited;
+    q(
+      "UPDATE permission_asks SET outcome = 'cancelled', note = ?, answered_at = ?, waited_ms = ? WHERE id = ?",
+    ).run('the job ended while it waited', now.toISOString(), waited, a.id);
+  }
+  return total;
+}
+
 export function sqliteAskStore(db: DatabaseSync): PermissionAskStore {
   const q = statements(db);
   const read = (r: unknown): PermissionAsk | null => (r ? ASK.read(r as Row, undefined) : null);

@@ -20,6 +20,7 @@ import { iterationId, nowIso, shortId } from '../ids.js';
 import type { Row } from './codec.js';
 import { NEXT_VERSION, statements, transaction } from './db.js';
 import { ASK } from './ask-codec.js';
+import { cancelOpenAsks } from './asks.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
 import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
@@ -443,14 +444,15 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     finish: (id, status, reason = null) =>
       transaction(db, () => {
         const now = nowIso();
+        const waited = cancelOpenAsks(db, id, new Date(now));
         // Only a completed job with commits has anything to land: the intent
         // goes with any other end, so no landing runner waits on it.
         touch(
           id,
-          `status = ?, completed_at = ?, failure_reason = ?,
+          `status = ?, completed_at = ?, failure_reason = ?, waited_ms = waited_ms + ?,
            to_land = CASE WHEN ? = 'completed' AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = jobs.id)
              THEN to_land ELSE 0 END`,
-          [status, now, reason, status],
+          [status, now, reason, waited, status],
         );
         return mustGet(id);
       }),
@@ -463,7 +465,14 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           { status: string; pid: number | null; host: string | null } | undefined;
         if (!row || row.status !== 'active' || row.pid !== runner.pid || row.host !== runner.host)
           return null;
-        touch(id, 'status = ?, completed_at = ?, failure_reason = ?', [status, nowIso(), reason]);
+        const now = nowIso();
+        const waited = cancelOpenAsks(db, id, new Date(now));
+        touch(id, 'status = ?, completed_at = ?, failure_reason = ?, waited_ms = waited_ms + ?', [
+          status,
+          now,
+          reason,
+          waited,
+        ]);
         return mustGet(id);
       }),
     resume: (id, pid, host, sessionId) =>
