@@ -1,6 +1,8 @@
 import { Box, Text } from 'ink';
 import { changeWord } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
+import { shortJobId } from '../src/model/job-id.js';
+import { formatCost } from '../src/model/usage.js';
 import { count } from '../src/dashboard/view/count.js';
 import { visibleLine } from '../src/text/sanitize.js';
 
@@ -26,10 +28,10 @@ export function ChangeHistory({ job, change, width }: ChangeHistoryProps) {
   return (
     <Box flexDirection="column" width={width} height={CHANGE_HISTORY_HEIGHT}>
       <Text bold wrap="truncate-end">
-        job {job.id.slice(0, 7)} › change {change + 1} ({visibleLine(ch.change_id)})
+        job {shortJobId(job.id)} › change {change + 1} ({visibleLine(ch.change_id)})
       </Text>
       <Text wrap="truncate-end">
-        {changeWord(ch, job)} · {count(ch.commits.length, 'iteration')} · ${cost.toFixed(4)} · started{' '}
+        {changeWord(ch, job)} · {count(ch.commits.length, 'iteration')} · {formatCost(cost)} · started{' '}
         {ch.created_at}
       </Text>
     </Box>

@@ -1,6 +1,8 @@
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
 import type { Job } from '../src/model/job.js';
+import { shortJobId } from '../src/model/job-id.js';
+import { formatCost } from '../src/model/usage.js';
 import type { TestRun } from '../src/job/job-log.js';
 import type { CodeDiff } from '../src/dashboard/view/state.js';
 import { visibleLine } from '../src/text/sanitize.js';
@@ -108,7 +110,7 @@ export function commitDetailLines(
     );
   out.push(
     '',
-    `usage: ${commit.usage.input_tokens} in / ${commit.usage.output_tokens} out tokens, $${commit.usage.cost.toFixed(4)}`,
+    `usage: ${commit.usage.input_tokens} in / ${commit.usage.output_tokens} out tokens, ${formatCost(commit.usage.cost)}`,
   );
   if (commit.feedback)
     out.push('started by feedback:', ...wrap(shownLines(commit.feedback).map((l) => `  ${l}`)));
@@ -138,7 +140,7 @@ export function CommitDetail({
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Text bold wrap="truncate-end">
-        job {job.id.slice(0, 7)} › change {change + 1} › iteration {iteration + 1}{' '}
+        job {shortJobId(job.id)} › change {change + 1} › iteration {iteration + 1}{' '}
         {commit?.commit_id.slice(0, 10) ?? ''}
         {/* The iteration's stable id: what ii job diff --from/--to take besides change.iteration. */}
         {commit?.id ? ` · id ${visibleLine(commit.id)}` : ''}

@@ -3,6 +3,7 @@ import { useEffect, useMemo } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Actions } from '../src/dashboard/view/actions-api.js';
+import { shortJobId } from '../src/model/job-id.js';
 import { diffRequest, pairLabel } from '../src/dashboard/view/diff-request.js';
 import {
   boardColumns,
@@ -106,7 +107,7 @@ function TopLine({ store, width }: { store: DashboardStore; width: number }) {
     store,
     useShallow((s) => {
       const out = ['Jobs'];
-      if (s.nav.jobId) out.push(`job ${s.nav.jobId.slice(0, 7)}`);
+      if (s.nav.jobId) out.push(`job ${shortJobId(s.nav.jobId)}`);
       if (s.nav.change != null) out.push(`change ${s.nav.change + 1}`);
       if (s.nav.iteration != null) out.push(`iteration ${s.nav.iteration + 1}`);
       if (s.nav.overlay) out.push(s.nav.overlay);
@@ -209,7 +210,7 @@ function LevelBody({ store, width, height }: { store: DashboardStore; width: num
       {reasonH && reason ? <ReasonPane text={reason} width={width} height={reasonH} /> : null}
       {pane && job ? (
         <LogPane
-          title={`── live: ${job.id.slice(0, 7)} ${shownLine(title)} (l for the full log)`}
+          title={`── live: ${shortJobId(job.id)} ${shownLine(title)} (l for the full log)`}
           lines={live ?? []}
           width={width}
           height={pane}
@@ -296,7 +297,7 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   if (overlay === 'logs' && job)
     return (
       <LogPane
-        title={`Log of job ${job.id.slice(0, 7)} (${job.status})`}
+        title={`Log of job ${shortJobId(job.id)} (${job.status})`}
         hints="j/k g/G PgUp/PgDn · esc closes"
         lines={log}
         width={width}
@@ -310,8 +311,8 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
       <Box flexDirection="column">
         <Text bold wrap="truncate-end">
           {from
-            ? `Diff of iterations ${pairLabel(from, target)} · job ${target.job.id.slice(0, 7)} · esc closes`
-            : `Iteration diff · ${iterationLabel(target)} against the one before · job ${target.job.id.slice(0, 7)} · esc closes`}
+            ? `Diff of iterations ${pairLabel(from, target)} · job ${shortJobId(target.job.id)} · esc closes`
+            : `Iteration diff · ${iterationLabel(target)} against the one before · job ${shortJobId(target.job.id)} · esc closes`}
         </Text>
         <Lines
           lines={diffLines}

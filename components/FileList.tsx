@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import type { FileChange } from '../src/model/job.js';
+import { shortJobId } from '../src/model/job-id.js';
 import { visibleLine } from '../src/text/sanitize.js';
 import { Lines } from './Lines.js';
 
@@ -20,7 +21,7 @@ export function FileList({ jobId, files, width, height, scroll }: FileListProps)
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Text bold wrap="truncate-end">
-        Modified files of job {jobId.slice(0, 7)} ({files.length}) · esc closes
+        Modified files of job {shortJobId(jobId)} ({files.length}) · esc closes
       </Text>
       {lines.length ? (
         <Lines lines={lines} width={width} height={height - 1} scroll={scroll} />

@@ -1,4 +1,5 @@
 import type { CodeDiff } from '../src/dashboard/view/state.js';
+import { formatCost } from '../src/model/usage.js';
 import { visibleLine } from '../src/text/sanitize.js';
 import { shownLine, shownLines } from '../src/text/shown.js';
 
@@ -19,7 +20,7 @@ export function iterationDiffLines(code: CodeDiff | undefined): string[] {
     ...d.files_added.map((f) => `  A ${visibleLine(f)}`),
     ...d.files_modified.map((f) => `  M ${visibleLine(f)}`),
     ...d.files_removed.map((f) => `  D ${visibleLine(f)}`),
-    `tokens: +${d.usage_delta.input_tokens} in, +${d.usage_delta.output_tokens} out · cost +$${d.usage_delta.cost.toFixed(4)}`,
+    `tokens: +${d.usage_delta.input_tokens} in, +${d.usage_delta.output_tokens} out · cost +${formatCost(d.usage_delta.cost)}`,
     `summary: ${shownLine(d.summary)}`,
     '',
   ];

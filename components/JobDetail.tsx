@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { changesMade, NA } from '../src/model/derive.js';
 import type { Job } from '../src/model/job.js';
+import { formatCost } from '../src/model/usage.js';
 import { count } from '../src/dashboard/view/count.js';
 import { visibleLine } from '../src/text/sanitize.js';
 import { shownLine } from '../src/text/shown.js';
@@ -28,8 +29,8 @@ export function JobDetail({ job, title, stale, width }: JobDetailProps) {
         job {job.id} · {shownLine(title)}
       </Text>
       <Text wrap="truncate-end">
-        {status} · {count(changesMade(job), 'change')} · base {job.base_rev?.slice(0, 10) ?? NA} · $
-        {job.usage.cost.toFixed(4)} · {job.usage.input_tokens}/{job.usage.output_tokens} tokens · auto-commit{' '}
+        {status} · {count(changesMade(job), 'change')} · base {job.base_rev?.slice(0, 10) ?? NA} ·{' '}
+        {formatCost(job.usage.cost)} · {job.usage.input_tokens}/{job.usage.output_tokens} tokens · auto-commit{' '}
         {job.auto_commit ? 'on' : 'off'}
       </Text>
       <Text wrap="truncate-end" dimColor>

@@ -1,3 +1,4 @@
+import { shortJobId } from '../src/model/job-id.js';
 import { Box, Text } from 'ink';
 import type { RejectNote } from '../src/dashboard/view/state.js';
 import { visibleLine } from '../src/text/sanitize.js';
@@ -21,7 +22,7 @@ export function NoteInput({ note, width, color }: NoteInputProps) {
   return (
     <Box borderStyle="round" borderColor={paint(color, 'red')} width={w} paddingX={1} flexDirection="column">
       <Text wrap="truncate-end" dimColor>
-        reject job {note.jobId.slice(0, 7)}&apos;s request · enter sends (with this note) · esc goes back
+        reject job {shortJobId(note.jobId)}&apos;s request · enter sends (with this note) · esc goes back
       </Text>
       <Text wrap="truncate-end">
         <Text bold>{label}</Text>

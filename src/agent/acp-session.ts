@@ -26,8 +26,7 @@ import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, St
 import { quotedOutput } from './quoted-output.js';
 import { WorkspaceRoot } from './workspace-path.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from '../model/obj.js';
 
 /**
  * A JSON-RPC error with the details its data holds: an agent whose prompt
@@ -576,10 +575,6 @@ export class AcpSession implements AgentSession {
 
   files(): FileChange[] {
     return this.tracker.files();
-  }
-
-  resetFiles(): void {
-    this.tracker.reset();
   }
 
   usage(): Usage {

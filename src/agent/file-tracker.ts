@@ -7,8 +7,7 @@
 import type { FileChange } from '../model/index.js';
 import type { WorkspaceRoot } from './workspace-path.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from '../model/obj.js';
 
 /** Kinds that never change a file (execute does, but tells us nothing about which). */
 const IGNORED_KINDS = new Set(['read', 'search', 'think', 'fetch', 'switch_mode', 'execute']);
@@ -135,13 +134,6 @@ export class FileTracker {
     return this.calls.size + this.ended.size;
   }
 
-  /** A new iteration: forget the files (and calls) seen so far. */
-  reset(): void {
-    this.changes.clear();
-    this.calls.clear();
-    this.ended.clear();
-  }
-
   private complete(st: CallState): void {
     const kind = st.kind;
     if (kind && IGNORED_KINDS.has(kind)) return;
@@ -219,23 +211,4 @@ export class FileTracker {
     this.changes.set(f.path, next);
     this.onChange?.({ ...next });
   }
-}
-
-/**
- * The iteration's files with the version-control diff as ground truth: its
- * paths and counts win, files only the diff knows (shell edits) are added,
- * and tracked files the diff does not show (changed back) are dropped.
- */
-export function mergeWithVcs(tracked: FileChange[], vcs: FileChange[]): FileChange[] {
-  const byPath = new Map(vcs.map((f) => [f.path, f]));
-  const out: FileChange[] = [];
-  for (const t of tracked) {
-    const v = byPath.get(t.path);
-    if (v) {
-      out.push({ ...v });
-      byPath.delete(t.path);
-    }
-  }
-  for (const v of byPath.values()) out.push({ ...v });
-  return out;
 }

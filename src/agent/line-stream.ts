@@ -11,7 +11,7 @@ import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { TranscriptRecorder } from './transcript-recorder.js';
 import { quotedOutput } from './quoted-output.js';
 
-type Obj = Record<string, unknown>;
+import { isObj, type Obj } from '../model/obj.js';
 
 export interface LineStreamHooks {
   /** A session/update notification's params; not passed on to the SDK. */
@@ -25,8 +25,7 @@ export interface LineStreamHooks {
   onNotAcp(output: string): void;
 }
 
-const isRpc = (m: unknown) =>
-  typeof m === 'object' && m !== null && !Array.isArray(m) && (m as Obj).jsonrpc === '2.0';
+const isRpc = (m: unknown) => isObj(m) && m.jsonrpc === '2.0';
 
 export function lineStream(
   stdout: Readable,

@@ -15,8 +15,7 @@ import type { NewPermissionAsk } from '../model/permission-ask.js';
 import { gitPathRefusal } from './git-paths.js';
 import type { WorkspaceRoot } from './workspace-path.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj } from '../model/obj.js';
 
 export interface PermissionOptionLike {
   optionId: string;

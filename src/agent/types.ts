@@ -93,9 +93,8 @@ export interface AgentSession {
   readonly id: string;
   /** Rejects with an Error whose message says what went wrong (crash, garbage, timeout, hang). */
   prompt(text: string): Promise<PromptResult>;
-  /** Files modified since the last resetFiles(), from the tracker. */
+  /** Files the session modified, from the tracker (a session is one turn: the iteration's). */
   files(): FileChange[];
-  resetFiles(): void;
   /** Total usage of the session so far. */
   usage(): Usage;
   /** session/cancel, answer pending permission requests `cancelled`, end the turn. */

@@ -12,7 +12,7 @@ import {
   type JobStatus,
   type Usage,
 } from '../model/job.js';
-import { ZERO_USAGE } from '../model/usage.js';
+import { formatCost, ZERO_USAGE } from '../model/usage.js';
 import type { FileStat, Vcs } from '../vcs/vcs.js';
 
 export interface IterationRef {
@@ -229,7 +229,7 @@ export function iterationDiff(
       ? `Change ${ref.from.change}, iteration ${ref.from.iteration} → change ${ref.change}, iteration ${ref.iteration}`
       : `Change ${ref.change}, iteration ${ref.iteration}`,
     `${plural(added.length, 'file')} added, ${modified.length} modified, ${removed.length} removed`,
-    `+${usage.input_tokens} input / +${usage.output_tokens} output tokens, +$${usage.cost.toFixed(4)}`,
+    `+${usage.input_tokens} input / +${usage.output_tokens} output tokens, +${formatCost(usage.cost)}`,
     ref.from
       ? `${outcome(commit)} (iteration ${ref.from.change}.${ref.from.iteration}: ${outcome(previous)})`
       : `${outcome(commit)} (previous iteration: ${previous ? outcome(previous) : 'none, first of the change'})`,

@@ -7,13 +7,6 @@ import type { FileStat } from '../vcs/vcs.js';
 /** The change's files so far, as a Vcs file list or the model's FileChange list. */
 export type SnapshotFiles = Pick<FileStat, 'path' | 'status'>[];
 
-export function fileChangesToStats(files: FileChange[]): SnapshotFiles {
-  return files.map((f) => ({
-    path: f.path,
-    status: f.is_deleted ? 'removed' : f.is_new ? 'added' : 'modified',
-  }));
-}
-
 /** A Vcs file list as the model's, each path also absolute under `root` (the workspace). */
 export function statsToFileChanges(files: FileStat[], root: string): FileChange[] {
   const dir = root.replace(/\/+$/, '');

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { UserError } from '../errors.js';
 import { Config } from '../model/config.js';
+// A TOML table is checked as any parsed object is.
+import { isObj as isTable, type Obj as Table } from '../model/obj.js';
 
 /** The config files that apply to a repo, most specific first; only those that exist. */
 export function configFiles(repoRoot: string, env: NodeJS.ProcessEnv = process.env): string[] {
@@ -20,9 +22,6 @@ export function configFiles(repoRoot: string, env: NodeJS.ProcessEnv = process.e
   const userFile = join(xdg, 'incrementum', 'config.toml');
   return [repoFile, existsSync(userFile) ? userFile : undefined].filter((p): p is string => p !== undefined);
 }
-
-type Table = Record<string, unknown>;
-const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Section-wise merge: a key in `over` replaces the same key in `base`. */
 function merge(base: Table, over: Table): Table {

@@ -2,8 +2,7 @@
 // ways) for `ii job logs`: the prompt, the agent's message text, tool calls
 // and their outcome, plans, usage and the turn's end. Pure.
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from '../model/obj.js';
 
 /** The JSON-RPC message inside a transcript entry, whatever envelope the recorder used. */
 export function rpcOf(entry: unknown): Obj | null {

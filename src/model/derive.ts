@@ -98,10 +98,6 @@ export function iterationLabel(
   return last ? String(iterationCount(last)) : '-';
 }
 
-export function isJobFinished(job: Pick<Job, 'status'>): boolean {
-  return job.status !== 'active';
-}
-
 // ─── Kanban columns ────────────────────────────────────────────────────────
 
 export const JOB_COLUMNS = [
@@ -166,7 +162,7 @@ export type ChangeColumn = (typeof CHANGE_COLUMNS)[number];
  * is the answer.
  *
  * The old rules put a commit with no review in both Implementing and Testing;
- * rule 5 settles it: a commit exists only after the agent finished its pass,
+ * rule 7 settles it: a commit exists only after the agent finished its pass,
  * so an untested commit is waiting on tests, not on the agent.
  */
 export function changeColumn(change: JobChange, job: Pick<Job, 'status'>): ChangeColumn {

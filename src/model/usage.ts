@@ -52,10 +52,13 @@ export function subtractUsage(a: Usage, b: Usage): Usage {
   };
 }
 
-export const hasUsage = (u: Usage): boolean => u.input_tokens > 0 || u.output_tokens > 0 || u.cost > 0;
-
-/** "$0.0234": four decimals, as every view shows a cost. */
-export const formatCost = (usd: number): string => `$${usd.toFixed(4)}`;
+/**
+ * A cost in dollars, as every view shows one: four decimals under a dollar,
+ * where an iteration's cost lives (two would show most of them as $0.00 or
+ * $0.01), two from a dollar up, where the cents are all that still tells.
+ * "$0.0234", "$12.50".
+ */
+export const formatCost = (usd: number): string => `$${usd.toFixed(Math.abs(usd) < 1 ? 4 : 2)}`;
 
 export type StageUsage = Usage & { sessions: number };
 

@@ -190,8 +190,11 @@ export interface JobStore {
     status: 'failed' | 'abandoned',
     reason: string,
   ): Job | null;
-  /** A completed job goes on (its landing conflicted: the agent resolves it), run by this process. */
-  /** Back to implementing; `sessionId`, when given, is the session it is about to make (named before its workspace, as a claim does). */
+  /**
+   * Back to implementing, run by this process: a completed job goes on when
+   * its landing conflicted (the agent resolves it). `sessionId`, when given,
+   * is the session it is about to make (named before its workspace, as a claim does).
+   */
   resume(id: string, pid: number, host: string, sessionId?: string): void;
   /**
    * The runner's sign of life: its pid and host, and (when given) its start

@@ -16,7 +16,7 @@ import {
 import { sqliteTodoStore } from './sqlite/todos.js';
 
 export type { StateStore } from './api.js';
-export { dbFile, eventsFile, jobDir, repoSlug, stateDir, transcriptFile, workspacesDir } from './paths.js';
+export { dbFile, repoSlug, stateDir, transcriptFile } from './paths.js';
 export { checkHeader as checkStoreHeader } from './sqlite/db.js';
 export { damageAdvice, inspectStoreFile, type StoreInspection } from './sqlite/damage.js';
 

@@ -3,29 +3,21 @@
 // todo, and the runner's state in the header with R, + and -. On a real store
 // in a temp state dir; processes the keys would start are recorded instead
 // (the tmux test starts real ones).
-import { render } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runLine } from '../../src/dashboard/view/run-line.js';
 import {
-  dashFixture,
   frameWith,
   frameWithout,
   KEY,
   makeJob,
   REPO,
-  renderDashboard,
+  dashboards,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
 interface Spawned {
   jobs: string[];
@@ -36,7 +28,7 @@ interface Spawned {
 
 function fixture(): { f: DashFixture; spawned: Spawned } {
   const spawned: Spawned = { jobs: [], runners: [], stopped: [], edited: [] };
-  const f = dashFixture({
+  const f = board.fixture({
     deps: {
       spawnJob: (id) => (spawned.jobs.push(id), { pid: 11, log: 'job.log' }),
       spawnRunner: (slots) => (spawned.runners.push(slots), { pid: 12, log: 'run.log' }),
@@ -54,13 +46,13 @@ const type = (stdin: { write(s: string): void }, text: string) => {
 
 describe('the Backlog column', () => {
   it('lists ready todos in run order, then the blocked ones with what blocks them, with a count', async () => {
-    ({ f: fx } = fixture());
+    const { f: fx } = fixture();
     const s = fx.state;
     const later = s.todos.create(REPO, { title: 'later work', priority: 3 });
     const first = s.todos.create(REPO, { title: 'urgent fix', priority: 0, type: 'bug' });
     s.todos.create(REPO, { title: 'after the fix', deps: [first.id] });
     s.todos.create(REPO, { title: 'evil \x1b[2J\x1b]0;owned\x07 title' });
-    app = await renderDashboard(fx, { columns: 140, rows: 30 });
+    const app = await board.render(fx, { columns: 140, rows: 30 });
     const frame = await frameWith(app.lastFrame, 'Backlog (4)', 'urgent fix', `waits for ${first.id} (open)`);
     const order = ['urgent fix', 'evil', 'later work', 'after the fix'].map((t) => frame.indexOf(t));
     expect(order).toEqual([...order].sort((a, b) => a - b));
@@ -76,9 +68,9 @@ describe('the Backlog column', () => {
   });
 
   it('shows a todo another process creates without a key press', async () => {
-    ({ f: fx } = fixture());
+    const { f: fx } = fixture();
     makeJob(fx.state, { title: 'a job' });
-    app = await renderDashboard(fx);
+    const app = await board.render(fx);
     await frameWith(app.lastFrame, 'a job');
     fx.sync.start();
     await fx.sync.ready();
@@ -89,9 +81,9 @@ describe('the Backlog column', () => {
 
 describe('todo keys', () => {
   it('n asks for a title, then type, priority and description; the todo is created and shown', async () => {
-    ({ f: fx } = fixture());
+    const { f: fx } = fixture();
     makeJob(fx.state, { title: 'a job' });
-    app = await renderDashboard(fx, { columns: 120, rows: 30 });
+    const app = await board.render(fx, { columns: 120, rows: 30 });
     const { lastFrame, stdin } = app;
     await frameWith(lastFrame, 'a job');
     stdin.write('n');
@@ -120,8 +112,8 @@ describe('todo keys', () => {
   });
 
   it('esc in the form writes nothing, and q there is text, not quit', async () => {
-    ({ f: fx } = fixture());
-    app = await renderDashboard(fx);
+    const { f: fx } = fixture();
+    const app = await board.render(fx);
     const { lastFrame, stdin } = app;
     await frameWith(lastFrame, 'Jobs');
     const before = fx.state.todos.list(REPO).length;
@@ -136,9 +128,9 @@ describe('todo keys', () => {
   });
 
   it('x asks, then closes the todo; n keeps it', async () => {
-    ({ f: fx } = fixture());
+    const { f: fx } = fixture();
     const t = fx.state.todos.create(REPO, { title: 'not needed' });
-    app = await renderDashboard(fx, { columns: 120, rows: 30 });
+    const app = await board.render(fx, { columns: 120, rows: 30 });
     const { lastFrame, stdin } = app;
     await frameWith(lastFrame, 'not needed');
     stdin.write('x');
@@ -156,13 +148,12 @@ describe('todo keys', () => {
 
   it('s starts a ready todo at once, asks first for a blocked one, and says where todos are', async () => {
     const { f, spawned } = fixture();
-    fx = f;
     const job = makeJob(f.state, { title: 'a job' });
     const dep = f.state.todos.create(REPO, { title: 'first' });
     const waits = f.state.todos.create(REPO, { title: 'second', deps: [dep.id] });
-    app = await renderDashboard(f, { columns: 140, rows: 30 });
+    const app = await board.render(f, { columns: 140, rows: 30 });
     const { lastFrame, stdin } = app;
-    await frameWith(lastFrame, 'Backlog (2)', `live: ${job.id.slice(0, 7)}`);
+    await frameWith(lastFrame, 'Backlog (2)', `live: ${shortJobId(job.id)}`);
     // The cursor is on the job: s says what it is for.
     stdin.write('s');
     await frameWith(lastFrame, 's starts a todo: select one in the Backlog column');
@@ -181,9 +172,8 @@ describe('todo keys', () => {
 
   it('e gives the terminal to the editor and saves the todo it gives back', async () => {
     const { f, spawned } = fixture();
-    fx = f;
     const t = f.state.todos.create(REPO, { title: 'rough idea' });
-    app = await renderDashboard(f, { columns: 120, rows: 30 });
+    const app = await board.render(f, { columns: 120, rows: 30 });
     const { lastFrame, stdin } = app;
     await frameWith(lastFrame, 'rough idea');
     const editor = `${f.dir}/editor.sh`;
@@ -209,12 +199,11 @@ describe('todo keys', () => {
 describe('the backlog runner on the board', () => {
   it('the header says off, then the running slots; + and - change them in the store; R asks before stopping', async () => {
     const { f, spawned } = fixture();
-    fx = f;
     f.state.todos.create(REPO, { title: 'ready one' });
     const blocker = f.state.todos.create(REPO, { title: 'blocker' });
     f.state.todos.create(REPO, { title: 'blocked one', deps: [blocker.id] });
     makeJob(f.state, { title: 'running' });
-    app = await renderDashboard(f, { columns: 120, rows: 30 });
+    const app = await board.render(f, { columns: 120, rows: 30 });
     const { lastFrame, stdin } = app;
     await frameWith(lastFrame, 'run: off · 2 ready · 1 blocked');
     stdin.write('+');

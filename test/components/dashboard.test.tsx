@@ -1,32 +1,14 @@
-import { render } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  dashFixture,
-  frameWith,
-  frameWithout,
-  KEY,
-  makeJob,
-  renderDashboard,
-  type DashFixture,
-} from '../helpers/dash-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { frameWith, frameWithout, KEY, makeJob, dashboards } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
-async function open(f: DashFixture, size?: { columns: number; rows: number }) {
-  app = await renderDashboard(f, size);
-  return app;
-}
+const open = board.render;
 
 describe('jobs board', () => {
   it('puts jobs in columns by stage and status, and marks a stale job', async () => {
-    fx = dashFixture({ dead: [999] });
+    const fx = board.fixture({ dead: [999] });
     makeJob(fx.state, { title: 'implementing one' });
     makeJob(fx.state, { title: 'in review', stage: 'reviewing', changes: 1, tested: true });
     makeJob(fx.state, { title: 'done one', changes: 1, review: 'ACCEPT', finish: 'completed' });
@@ -46,14 +28,14 @@ describe('jobs board', () => {
   });
 
   it('moves with arrows and hjkl, following the selection', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'alpha' });
     makeJob(fx.state, { title: 'beta' });
     const c = makeJob(fx.state, { title: 'gamma', stage: 'testing' });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'Implementing (2)');
     const [top, second] = fx.dash.getState().jobs.filter((j) => j.stage === 'implementing');
-    const at = (id: string) => frameWith(lastFrame, `live: ${id.slice(0, 7)}`);
+    const at = (id: string) => frameWith(lastFrame, `live: ${shortJobId(id)}`);
     await at(top!.id);
     stdin.write('j');
     await at(second!.id);
@@ -74,7 +56,7 @@ describe('jobs board', () => {
   });
 
   it('drills job → changes → iterations → detail with enter, and back with esc', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const job = makeJob(fx.state, {
       title: 'drill me',
       changes: 2,
@@ -106,28 +88,28 @@ describe('jobs board', () => {
   });
 
   it('keeps the selection on its card when a new job appears above it', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const seen = makeJob(fx.state, { title: 'the one I look at' });
     const { lastFrame } = await open(fx);
-    await frameWith(lastFrame, `live: ${seen.id.slice(0, 7)}`);
+    await frameWith(lastFrame, `live: ${shortJobId(seen.id)}`);
     // Newest first: the newcomer takes the top row of the same column.
     const newcomer = makeJob(fx.state, { title: 'newcomer' });
     fx.sync.refreshJobs();
-    await frameWith(lastFrame, 'Implementing (2)', 'newcomer', newcomer.id.slice(0, 7));
-    expect(lastFrame()).toContain(`live: ${seen.id.slice(0, 7)}`);
+    await frameWith(lastFrame, 'Implementing (2)', 'newcomer', shortJobId(newcomer.id));
+    expect(lastFrame()).toContain(`live: ${shortJobId(seen.id)}`);
     // And it moves on with the card when that job changes column.
     fx.state.jobs.setStage(seen.id, 'testing');
     fx.sync.refreshJobs();
     await frameWith(lastFrame, 'Testing (1)', 'Implementing (1)');
-    expect(lastFrame()).toContain(`live: ${seen.id.slice(0, 7)}`);
+    expect(lastFrame()).toContain(`live: ${shortJobId(seen.id)}`);
   });
 
   it('q quits', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'Jobs');
     stdin.write('q');
-    await waitUntil(() => fx!.quits === 1);
+    await waitUntil(() => fx.quits === 1);
   });
 });
 

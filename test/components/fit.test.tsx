@@ -1,34 +1,20 @@
 // The dashboard at the sizes people use, 80×24 and 160×45: the way out and
 // the help stay on screen, column names hold still while jobs move, and the
 // room goes to what is read.
-import { render } from 'ink-testing-library';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { selectedJob } from '../../src/dashboard/view/board.js';
 import { fitHints, helpSections, keyHints } from '../../src/dashboard/view/keymap.js';
-import {
-  dashFixture,
-  frameWith,
-  KEY,
-  makeJob,
-  renderDashboard,
-  type DashFixture,
-} from '../helpers/dash-fixture.js';
+import { frameWith, KEY, makeJob, dashboards } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
 const lastLine = (f: string) => f.split('\n').at(-1) ?? '';
 
 it('q quit and ? help are on the hints line at 80×24, at every level, with a filter or a mark', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   makeJob(fx.state, { title: 'parser bug', changes: 1, iterations: 2, tested: true });
-  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  const app = await board.render(fx, { columns: 80, rows: 24 });
   const { lastFrame, stdin } = app;
   const hintsEnd = async () => {
     const f = await frameWith(lastFrame, 'q quit');
@@ -83,10 +69,10 @@ function names(f: string): string[] {
 }
 
 it('column names are chosen for the width and stay in order as jobs move between columns', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const a = makeJob(fx.state, { title: 'alpha' });
   makeJob(fx.state, { title: 'beta' });
-  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  let app = await board.render(fx, { columns: 80, rows: 24 });
   const { lastFrame } = app;
   const before = await frameWith(lastFrame, 'Impl (2)');
   expect(names(before)).toEqual(['Impl', 'Test', 'Rev', 'Commit', 'Done', 'Land', 'Fail', 'Aband']);
@@ -98,7 +84,7 @@ it('column names are chosen for the width and stay in order as jobs move between
   fx.sync.refreshJobs();
   expect(names(await frameWith(lastFrame, 'Fail (1)'))).toEqual(names(before));
   app.unmount();
-  app = await renderDashboard(fx, { columns: 160, rows: 45 });
+  app = await board.render(fx, { columns: 160, rows: 45 });
   const wide = await frameWith(app.lastFrame, 'Implementing (1)');
   expect(names(wide)).toEqual([
     'Implementing',
@@ -127,8 +113,8 @@ it('? help is grouped by what keys do, each key once per group', async () => {
     const keys = s.rows.map(([k]) => k);
     expect(new Set(keys).size, s.title).toBe(keys.length);
   }
-  fx = dashFixture();
-  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  const fx = board.fixture();
+  const app = await board.render(fx, { columns: 80, rows: 24 });
   await frameWith(app.lastFrame, 'Jobs');
   app.stdin.write('?');
   const f = await frameWith(app.lastFrame, 'Keys (esc closes)', 'Move', 'move up · scroll up (in a view)');
@@ -143,11 +129,11 @@ it('? help is grouped by what keys do, each key once per group', async () => {
 const LONG = 'Make the tokenizer keep quoted strings whole when they span several lines of input';
 
 it('at 160×45 the live pane takes the rows the board does not need, and long titles wrap', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   for (let i = 0; i < 3; i++) makeJob(fx.state, { title: `job ${i}` });
   makeJob(fx.state, { title: LONG });
   const other = makeJob(fx.state, { title: `${LONG} (testing)`, stage: 'testing' });
-  app = await renderDashboard(fx, { columns: 160, rows: 45 });
+  const app = await board.render(fx, { columns: 160, rows: 45 });
   // The live pane follows the selected job: jobs made in one millisecond
   // order by id, so which is the newest is not known beforehand.
   const job = selectedJob(fx.dash.getState())!;
@@ -156,7 +142,7 @@ it('at 160×45 the live pane takes the rows the board does not need, and long ti
     Array.from({ length: 60 }, (_, i) => `agent line ${i + 1}`),
   );
   const { lastFrame } = app;
-  const f = await frameWith(lastFrame, `live: ${job.id.slice(0, 7)}`, 'agent line 60');
+  const f = await frameWith(lastFrame, `live: ${shortJobId(job.id)}`, 'agent line 60');
   const lines = f.split('\n');
   expect(lines.length).toBeLessThanOrEqual(45);
   // The board keeps what its cards need, the pane gets the rest: 20 lines and more, not 7.
@@ -169,19 +155,19 @@ it('at 160×45 the live pane takes the rows the board does not need, and long ti
 });
 
 it('at 80×24 long titles wrap to two lines when the board has room, the pane keeps its lines, q quit shows', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const job = makeJob(fx.state, { title: LONG });
   makeJob(fx.state, { title: 'short one', stage: 'reviewing' });
-  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  const app = await board.render(fx, { columns: 80, rows: 24 });
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'short one');
   // The long job is the newest; select it whatever the order.
-  if (!(lastFrame() ?? '').includes(`live: ${job.id.slice(0, 7)}`)) stdin.write(KEY.left);
+  if (!(lastFrame() ?? '').includes(`live: ${shortJobId(job.id)}`)) stdin.write(KEY.left);
   fx.dash.getState().setLive(
     job.id,
     Array.from({ length: 30 }, (_, i) => `agent line ${i + 1}`),
   );
-  const f = await frameWith(lastFrame, `live: ${job.id.slice(0, 7)}`, 'agent line 30');
+  const f = await frameWith(lastFrame, `live: ${shortJobId(job.id)}`, 'agent line 30');
   const lines = f.split('\n');
   expect(lines.length).toBeLessThanOrEqual(24);
   expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);

@@ -1,39 +1,24 @@
 // The header line: where the user is, a launcher's banner (ii demo says its
 // agent is scripted), and the help hint, fitted to the terminal's width.
-import { render } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fitHeader } from '../../components/Header.js';
 import { DEMO_BANNER } from '../../src/cli/demo/run.js';
 import { BANNER_ENV, readBanner } from '../../src/cli/dashboard/banner.js';
-import {
-  dashFixture,
-  frameWith,
-  KEY,
-  makeJob,
-  renderDashboard,
-  type DashFixture,
-} from '../helpers/dash-fixture.js';
+import { frameWith, KEY, makeJob, dashboards, type DashFixture } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
 async function open(f: DashFixture, banner: string | null, size = { columns: 80, rows: 24 }) {
   f.dash.setState({ banner });
-  app = await renderDashboard(f, size);
-  return app;
+  return board.render(f, size);
 }
 
 const firstLine = (frame: string) => frame.split('\n')[0]!;
 
 describe('the header banner', () => {
   it("shows the demo's banner whole at 80 columns, beside the breadcrumb and the help hint", async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'some job' });
     const { lastFrame } = await open(fx, DEMO_BANNER);
     const top = firstLine(await frameWith(lastFrame, 'some job'));
@@ -43,7 +28,7 @@ describe('the header banner', () => {
   });
 
   it('cuts a long banner with an ellipsis, keeping the breadcrumb, at every level', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const job = makeJob(fx.state, { title: 'deep job', changes: 1, iterations: 2, review: 'ACCEPT' });
     const long = `demo: ${'a very long label '.repeat(8)}END`;
     const { lastFrame, stdin } = await open(fx, long);
@@ -52,7 +37,7 @@ describe('the header banner', () => {
     expect(top).not.toContain('END');
     expect(top.length).toBeLessThanOrEqual(80);
     stdin.write(KEY.enter);
-    top = firstLine(await frameWith(lastFrame, `job ${job.id.slice(0, 7)}`));
+    top = firstLine(await frameWith(lastFrame, `job ${shortJobId(job.id)}`));
     expect(top).toContain('· demo: a very');
     expect(top.length).toBeLessThanOrEqual(80);
     stdin.write(KEY.enter);
@@ -61,12 +46,12 @@ describe('the header banner', () => {
     stdin.write(KEY.enter);
     top = firstLine(await frameWith(lastFrame, 'draft message:'));
     // The deepest breadcrumb is whole; the banner still says something.
-    expect(top).toMatch(/^incrementum · Jobs › job [0-9a-f]{7} › change 1 › iteration \d · demo:/);
+    expect(top).toMatch(/^incrementum · Jobs › job [0-9a-f]{8} › change 1 › iteration \d · demo:/);
     expect(top.length).toBeLessThanOrEqual(80);
   });
 
   it('is the plain header with no banner', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'plain' });
     const { lastFrame } = await open(fx, null);
     const top = firstLine(await frameWith(lastFrame, 'plain'));

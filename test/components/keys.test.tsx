@@ -1,43 +1,24 @@
 // Every key of the keymap, each on a real store in a temp state dir, each
 // waiting for the frame that shows its effect.
-import { render } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendEvent } from '../../src/state/events.js';
 import { KEYMAP } from '../../src/dashboard/view/keymap.js';
-import {
-  dashFixture,
-  frameWith,
-  frameWithout,
-  KEY,
-  makeJob,
-  REPO,
-  renderDashboard,
-  type DashFixture,
-} from '../helpers/dash-fixture.js';
+import { frameWith, frameWithout, KEY, makeJob, REPO, dashboards } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
-async function open(f: DashFixture, size?: { columns: number; rows: number }) {
-  app = await renderDashboard(f, size);
-  return app;
-}
+const open = board.render;
 
 describe('keys', () => {
   it('a asks y/n; n keeps the job, y asks its runner to abandon it', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const job = makeJob(fx.state, { title: 'to abandon' });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'to abandon');
     stdin.write('a');
-    await frameWith(lastFrame, `Abandon job ${job.id.slice(0, 7)}?`, 'y/n');
+    await frameWith(lastFrame, `Abandon job ${shortJobId(job.id)}?`, 'y/n');
     stdin.write('n');
     await frameWith(lastFrame, 'nothing abandoned');
     expect(fx.state.control.pending(job.id)).toHaveLength(0);
@@ -51,7 +32,7 @@ describe('keys', () => {
   });
 
   it('esc also answers no to the abandon question', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'keep me' });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'keep me');
@@ -62,7 +43,7 @@ describe('keys', () => {
   });
 
   it('a on a stale job cleans it up here: abandoned, todo reopened', async () => {
-    fx = dashFixture({ dead: [777] });
+    const fx = board.fixture({ dead: [777] });
     const job = makeJob(fx.state, { title: 'runner died', pid: 777 });
     fx.state.todos.setStatus(job.repo, job.todo_id, 'in_progress');
     const { lastFrame, stdin } = await open(fx);
@@ -76,7 +57,7 @@ describe('keys', () => {
   });
 
   it('a on a finished job says so and asks nothing', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'finished', finish: 'completed' });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'finished');
@@ -86,7 +67,7 @@ describe('keys', () => {
   });
 
   it('r asks y/n, then retries a finished job in the background; it refuses a running one', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const failed = makeJob(fx.state, { title: 'failed one', finish: 'failed' });
     // Done by a later job (makeJob closes a failed job's todo, which r refuses: a closed todo takes no job).
     fx.state.todos.setStatus(REPO, failed.todo_id, 'done');
@@ -99,25 +80,25 @@ describe('keys', () => {
     // Past the empty columns straight to Failed.
     stdin.write(KEY.right);
     await waitFor(
-      () => fx!.dash.getState().nav.sel.jobs.key === failed.id,
+      () => fx.dash.getState().nav.sel.jobs.key === failed.id,
       'the failed job selected',
       5000,
       5,
     );
     stdin.write('r');
-    await frameWith(lastFrame, `Retry job ${failed.id.slice(0, 7)} as a new job?`);
+    await frameWith(lastFrame, `Retry job ${shortJobId(failed.id)} as a new job?`);
     stdin.write('n');
     await frameWith(lastFrame, 'nothing retried');
     expect(fx.retries).toEqual([]);
     stdin.write('r');
-    await frameWith(lastFrame, `Retry job ${failed.id.slice(0, 7)} as a new job?`);
+    await frameWith(lastFrame, `Retry job ${shortJobId(failed.id)} as a new job?`);
     stdin.write('y');
-    await frameWith(lastFrame, `retrying ${failed.id.slice(0, 7)} in the background`);
+    await frameWith(lastFrame, `retrying ${shortJobId(failed.id)} in the background`);
     expect(fx.retries).toEqual([failed.id]);
   });
 
   it('l shows the live log of the job, from its transcript and events; esc closes it', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const job = makeJob(fx.state, { title: 'chatty' });
     const sid = 'sess-1';
     const transcript = `${fx.state.dir}/jobs/${job.id}/transcripts/${sid}.jsonl`;
@@ -146,7 +127,7 @@ describe('keys', () => {
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'I will edit the parser', '[edit] Edit src/parse.ts', '$ npm test');
     stdin.write('l');
-    await frameWith(lastFrame, `Log of job ${job.id.slice(0, 7)}`, 'I will edit the parser');
+    await frameWith(lastFrame, `Log of job ${shortJobId(job.id)}`, 'I will edit the parser');
     stdin.write('k');
     stdin.write('j');
     stdin.write('f');
@@ -158,7 +139,7 @@ describe('keys', () => {
   });
 
   it('f lists the modified files from the tracker, live', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const job = makeJob(fx.state, { title: 'editing' });
     appendEvent(fx.state.dir, job.id, 'file_change', {
       path: 'src/a.ts',
@@ -181,7 +162,7 @@ describe('keys', () => {
   // file-tracking.md, Requirements › Functional › 2 "Modified Files Set" (clear the set at
   // iteration start) and 5 "TUI Display" (modified files count in the status bar during iteration).
   it("the status bar counts the current iteration's files, saying so; f lists the job's", async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const job = makeJob(fx.state, { title: 'iterating' });
     appendEvent(fx.state.dir, job.id, 'agent_start', { purpose: 'implement', agent_session_id: 'a1' });
     for (const path of ['src/a.ts', 'src/b.ts', 'src/c.ts'])
@@ -206,7 +187,7 @@ describe('keys', () => {
   });
 
   it("a finished job's status bar counts its last recorded iteration's files", async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     // Two changes, one file each; the last iteration touched one.
     makeJob(fx.state, { title: 'done job', changes: 2, iterations: 2, finish: 'completed' });
     const { lastFrame } = await open(fx);
@@ -214,7 +195,7 @@ describe('keys', () => {
   });
 
   it('d shows the iteration diff of the selected iteration; q closes it', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'two iterations', changes: 1, iterations: 2, tested: true });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'two iterations');
@@ -231,7 +212,7 @@ describe('keys', () => {
   });
 
   it('d with no iteration yet says so', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'fresh' });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'fresh');
@@ -240,7 +221,7 @@ describe('keys', () => {
   });
 
   it('/ filters by text; backspace edits, enter applies, esc clears', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'parser bug' });
     makeJob(fx.state, { title: 'docs typo' });
     const { lastFrame, stdin } = await open(fx);
@@ -263,7 +244,7 @@ describe('keys', () => {
   });
 
   it('F hides and shows finished jobs', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'still going' });
     makeJob(fx.state, { title: 'all done', finish: 'completed' });
     const { lastFrame, stdin } = await open(fx);
@@ -276,7 +257,7 @@ describe('keys', () => {
   });
 
   it('? shows every binding of the keymap; esc closes', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const { lastFrame, stdin } = await open(fx, { columns: 120, rows: 60 });
     await frameWith(lastFrame, 'Jobs');
     stdin.write('?');
@@ -290,7 +271,7 @@ describe('keys', () => {
   });
 
   it('the commit detail scrolls its code diff with j/k, page keys and space', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'detail', changes: 1, iterations: 1, tested: true, review: 'ACCEPT' });
     const { lastFrame, stdin } = await open(fx, { columns: 100, rows: 12 });
     await frameWith(lastFrame, 'detail');
@@ -315,13 +296,13 @@ describe('keys', () => {
   });
 
   it('ctrl+c quits from a modal too', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'Jobs');
     stdin.write('/');
     await frameWith(lastFrame, 'filter:');
     stdin.write('\u0003');
-    await waitFor(() => fx!.quits === 1, 'quit');
+    await waitFor(() => fx.quits === 1, 'quit');
   });
 });
 
@@ -329,18 +310,18 @@ describe('keys that arrive in one read', () => {
   // Typed fast, held down, or on a busy machine, several keys reach Ink in one
   // chunk, and Ink hands them over as one string: each must still count.
   it('jj moves down twice', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     for (const t of ['one', 'two', 'three']) makeJob(fx.state, { title: t });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'Implementing (3)');
     const [top, , third] = fx.dash.getState().jobs;
-    await frameWith(lastFrame, `live: ${top!.id.slice(0, 7)}`);
+    await frameWith(lastFrame, `live: ${shortJobId(top!.id)}`);
     stdin.write('jj');
-    await frameWith(lastFrame, `live: ${third!.id.slice(0, 7)}`);
+    await frameWith(lastFrame, `live: ${shortJobId(third!.id)}`);
   });
 
   it('ay asks and answers: the abandon is requested', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     const job = makeJob(fx.state, { title: 'quick hands' });
     const { lastFrame, stdin } = await open(fx);
     await frameWith(lastFrame, 'quick hands');
@@ -350,7 +331,7 @@ describe('keys that arrive in one read', () => {
   });
 
   it('a filter typed in one go, enter included, is applied', async () => {
-    fx = dashFixture();
+    const fx = board.fixture();
     makeJob(fx.state, { title: 'parser bug' });
     makeJob(fx.state, { title: 'docs typo' });
     const { lastFrame, stdin } = await open(fx);

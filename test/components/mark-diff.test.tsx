@@ -1,30 +1,14 @@
 // The commit board's mark: `m` on one iteration, `d` on another diffs the
 // pair (as `ii job diff --from C.I --to C.I`), across changes too; esc clears
 // the mark before it goes back.
-import { render } from 'ink-testing-library';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { diffKey } from '../../src/dashboard/view/state.js';
-import {
-  dashFixture,
-  frameWith,
-  frameWithout,
-  KEY,
-  makeJob,
-  renderDashboard,
-  type DashFixture,
-} from '../helpers/dash-fixture.js';
+import { frameWith, frameWithout, KEY, makeJob, dashboards } from '../helpers/dash-fixture.js';
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
 it('m marks 1.1, d on 1.3 diffs the pair: titles, files and summary of 1.1 → 1.3; esc clears the mark', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const job = makeJob(fx.state, {
     title: 'three tries',
     changes: 1,
@@ -32,7 +16,7 @@ it('m marks 1.1, d on 1.3 diffs the pair: titles, files and summary of 1.1 → 1
     tested: true,
     review: 'ACCEPT',
   });
-  app = await renderDashboard(fx, { columns: 120, rows: 30 });
+  const app = await board.render(fx, { columns: 120, rows: 30 });
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'three tries');
   stdin.write(KEY.enter);
@@ -67,9 +51,9 @@ it('m marks 1.1, d on 1.3 diffs the pair: titles, files and summary of 1.1 → 1
 });
 
 it('a mark reaches another change: ] steps to change 2, d diffs 1.2 → 2.2', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const job = makeJob(fx.state, { title: 'two changes', changes: 2, iterations: 2, tested: true });
-  app = await renderDashboard(fx, { columns: 120, rows: 30 });
+  const app = await board.render(fx, { columns: 120, rows: 30 });
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'two changes');
   stdin.write(KEY.enter);
@@ -98,9 +82,9 @@ it('a mark reaches another change: ] steps to change 2, d diffs 1.2 → 2.2', as
 });
 
 it('m on the jobs board lands a job: a running one is refused, saying why', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   makeJob(fx.state, { title: 'a job', changes: 1 });
-  app = await renderDashboard(fx);
+  const app = await board.render(fx);
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'a job');
   stdin.write('m');

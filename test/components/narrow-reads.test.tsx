@@ -2,15 +2,8 @@
 // re-renders the overlay, not the status bar (which shows the filter, the
 // counts and the hints). Each subscription to the whole nav object re-drew
 // the frame, the board and the status bar on every key.
-import { render } from 'ink-testing-library';
-import { afterEach, expect, it, vi } from 'vitest';
-import {
-  dashFixture,
-  frameWith,
-  makeJob,
-  renderDashboard,
-  type DashFixture,
-} from '../helpers/dash-fixture.js';
+import { expect, it, vi } from 'vitest';
+import { frameWith, makeJob, dashboards } from '../helpers/dash-fixture.js';
 
 const counts = vi.hoisted(() => ({ status: 0 }));
 vi.mock('../../components/StatusBar.js', async (importOriginal) => {
@@ -24,19 +17,12 @@ vi.mock('../../components/StatusBar.js', async (importOriginal) => {
   };
 });
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
 it('scrolling the help overlay does not re-render the status bar', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   makeJob(fx.state, { title: 'parser bug' });
-  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  const app = await board.render(fx, { columns: 80, rows: 24 });
   const { lastFrame } = app;
   await frameWith(lastFrame, 'parser bug');
   fx.dash.getState().dispatch({ type: 'overlay', overlay: 'help' });

@@ -2,27 +2,12 @@
 // it (a runner starts an abandoned job's todo again; a retry reopens a done
 // one), and `x` in the abandon question closes the todo as the job is
 // abandoned, so no runner takes it.
-import { render } from 'ink-testing-library';
-import { afterEach, expect, it } from 'vitest';
-import {
-  dashFixture,
-  frameWith,
-  KEY,
-  makeJob,
-  REPO,
-  renderDashboard,
-  type DashFixture,
-} from '../helpers/dash-fixture.js';
+import { expect, it } from 'vitest';
+import { frameWith, KEY, makeJob, REPO, dashboards } from '../helpers/dash-fixture.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
 const SIZE = { columns: 80, rows: 24 };
 /** The frame's text with the question box's borders and line breaks gone, so a wrapped sentence reads whole. */
@@ -48,17 +33,17 @@ async function says(lastFrame: () => string | undefined, ...texts: string[]): Pr
 }
 
 it('a while a runner runs: the todo goes back and the runner starts it again; x abandons and closes it', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const job = makeJob(fx.state, { title: 'Long one' });
   // A live ii run of the repository (pid 4242 is alive for the fixture's probe).
   fx.state.runners.register({ repo: REPO, pid: 4242, host: 'here', slots: 1, watch: true });
-  app = await renderDashboard(fx, SIZE);
+  const app = await board.render(fx, SIZE);
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'Long one');
   stdin.write('a');
   await says(
     lastFrame,
-    `Abandon job ${job.id.slice(0, 7)}?`,
+    `Abandon job ${shortJobId(job.id)}?`,
     'Its todo “Long one” goes back to the backlog and the runner will start it again.',
     'y/n',
     'x abandon and close the todo',
@@ -74,9 +59,9 @@ it('a while a runner runs: the todo goes back and the runner starts it again; x 
 });
 
 it('a with no runner, and with the attempts used up, says so', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const job = makeJob(fx.state, { title: 'Alone' });
-  app = await renderDashboard(fx, SIZE);
+  const app = await board.render(fx, SIZE);
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'Alone');
   stdin.write('a');
@@ -102,17 +87,17 @@ it('a with no runner, and with the attempts used up, says so', async () => {
 });
 
 it('r on a failed job whose todo is done says the new job reopens it; on a closed todo it says to reopen it first', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const failed = makeJob(fx.state, { title: 'Done elsewhere', finish: 'failed' });
   fx.state.todos.setStatus(REPO, failed.todo_id, 'done');
-  app = await renderDashboard(fx, SIZE);
+  const app = await board.render(fx, SIZE);
   const { lastFrame, stdin } = app;
   await frameWith(lastFrame, 'Done elsewhere');
   // Its card is the only one: the cursor is on it.
   stdin.write('r');
   await says(
     lastFrame,
-    `Retry job ${failed.id.slice(0, 7)} as a new job?`,
+    `Retry job ${shortJobId(failed.id)} as a new job?`,
     `Its todo ${failed.todo_id} is done: the new job reopens it`,
   );
   // x answers only the abandon question: here it does nothing, the question stays.

@@ -14,6 +14,7 @@ import {
   renderDashboard,
   type DashFixture,
 } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let fx: DashFixture | null = null;
 let app: ReturnType<typeof render> | null = null;
@@ -38,7 +39,7 @@ it('fits 80×24 with 1,000 jobs: only the visible cards, and a count of the rest
   for (let i = 0; i < 30; i++) app.stdin.write(KEY.down);
   const sel = await frameWith(app.lastFrame, '↑');
   const key = fx.dash.getState().nav.sel.jobs.key!;
-  expect(sel).toContain(key.slice(0, 7));
+  expect(sel).toContain(shortJobId(key));
 });
 
 it('windows a column around the selected card', () => {
@@ -72,7 +73,7 @@ it('renders a board and a card alone', async () => {
   const job = makeJob(fx.state, { title: 'lonely card', changes: 1 });
   const card = jobCard(job, 'lonely card', true);
   app = render(<Card card={card} selected width={40} color={false} />);
-  await frameWith(app.lastFrame, 'STALE', 'lonely card', job.id.slice(0, 7));
+  await frameWith(app.lastFrame, 'STALE', 'lonely card', shortJobId(job.id));
   app.unmount();
   // A card a dozen columns wide (80 columns, seven columns) still shows the title's start.
   app = render(<Card card={jobCard(job, 'lonely card', false)} selected={false} width={12} color={false} />);

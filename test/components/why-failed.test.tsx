@@ -4,29 +4,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { render } from 'ink-testing-library';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CommitDetail } from '../../components/CommitDetail.js';
 import { testRuns } from '../../src/job/job-log.js';
 import type { StateStore } from '../../src/state/index.js';
 import { waitFor } from '../helpers/tmp.js';
-import {
-  dashFixture,
-  frameWith,
-  frameWithout,
-  KEY,
-  makeJob,
-  renderDashboard,
-  type DashFixture,
-} from '../helpers/dash-fixture.js';
+import { frameWith, frameWithout, KEY, makeJob, dashboards } from '../helpers/dash-fixture.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
-let fx: DashFixture | null = null;
-let app: ReturnType<typeof render> | null = null;
-afterEach(async () => {
-  app?.unmount();
-  app = null;
-  await fx?.cleanup();
-  fx = null;
-});
+const board = dashboards();
 
 const OUTPUT = [
   ...Array.from({ length: 40 }, (_, i) => `ok ${i + 1} passes`),
@@ -80,14 +66,14 @@ function failedJob(state: StateStore) {
 }
 
 it('the iteration detail shows the failing command output at 80×24: its end, and all of it with o', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   failedJob(fx.state);
-  app = await renderDashboard(fx, { columns: 80, rows: 24 });
+  const app = await board.render(fx, { columns: 80, rows: 24 });
   await frameWith(app.lastFrame, 'sum');
   app.stdin.write(KEY.enter);
   await frameWith(app.lastFrame, 'Fail (1)');
   app.stdin.write('j');
-  await waitFor(() => fx!.dash.getState().nav.sel.changes.key != null, 'the cursor on the change');
+  await waitFor(() => fx.dash.getState().nav.sel.changes.key != null, 'the cursor on the change');
   app.stdin.write(KEY.enter);
   await frameWith(app.lastFrame, 'iteration');
   app.stdin.write(KEY.enter);
@@ -106,7 +92,7 @@ it('the iteration detail shows the failing command output at 80×24: its end, an
 });
 
 it('the iteration detail wraps the whole review and the job’s reason at 80 columns', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const job = makeJob(fx.state, { title: 'r', changes: 1, iterations: 1, tested: true });
   const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
   fx.state.jobs.updateCurrentCommit(job.id, {
@@ -118,7 +104,7 @@ it('the iteration detail wraps the whole review and the job’s reason at 80 col
     },
   });
   fx.state.jobs.finish(job.id, 'failed', `${words} END-OF-REASON`);
-  app = render(
+  const app = render(
     <CommitDetail
       job={fx.state.jobs.get(job.id)!}
       change={0}
@@ -132,18 +118,19 @@ it('the iteration detail wraps the whole review and the job’s reason at 80 col
     />,
   );
   const f = await frameWith(app.lastFrame, 'END-OF-REVIEW', 'END-OF-REASON', 'word59');
+  app.unmount();
   expect(Math.max(...f.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80);
 });
 
 it('l on a finished job is its whole log; f lists its files from the record', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const job = failedJob(fx.state);
-  app = await renderDashboard(fx, { columns: 100, rows: 40 });
+  const app = await board.render(fx, { columns: 100, rows: 40 });
   await frameWith(app.lastFrame, 'sum');
   app.stdin.write('l');
   const f = await frameWith(
     app.lastFrame,
-    `Log of job ${job.id.slice(0, 7)}`,
+    `Log of job ${shortJobId(job.id)}`,
     '=== 1. implement',
     'FAIL sum',
     'reason: agent crashed',
@@ -158,14 +145,14 @@ it('l on a finished job is its whole log; f lists its files from the record', as
 });
 
 it('a failed job’s change is Failed, not Abandoned, and its last iteration says why it has no review', async () => {
-  fx = dashFixture();
+  const fx = board.fixture();
   const job = makeJob(fx.state, { title: 'crashed', changes: 1, iterations: 2, tested: true });
   fx.state.jobs.finish(
     job.id,
     'failed',
     'the review agent crashed: exit 137\nRun it again with ii job retry.',
   );
-  app = await renderDashboard(fx, { columns: 120, rows: 30 });
+  const app = await board.render(fx, { columns: 120, rows: 30 });
   const { lastFrame, stdin } = app;
   // The jobs board's card shows the reason's first line, not an escaped "\n" run.
   let f = await frameWith(lastFrame, 'the review agent');

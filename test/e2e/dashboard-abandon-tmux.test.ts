@@ -12,6 +12,7 @@ import { JobFixture } from '../helpers/job.js';
 import { runningIn } from '../helpers/procs.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let f: JobFixture;
 let t: Tmux | null = null;
@@ -68,7 +69,7 @@ it.skipIf(!hasTmux)(
       30_000,
       100,
     );
-    await t.screenWith(job.id.slice(0, 7), 'implementing');
+    await t.screenWith(shortJobId(job.id), 'implementing');
 
     // ── a: the question says the runner would start the todo again ──────
     t.send('a');
@@ -81,7 +82,7 @@ it.skipIf(!hasTmux)(
       20_000,
       50,
     );
-    expect(asked).toContain(`Abandon job ${job.id.slice(0, 7)}?`);
+    expect(asked).toContain(`Abandon job ${shortJobId(job.id)}?`);
     expect(asked).toContain(
       'Its todo “Stuck in a long turn” goes back to the backlog and the runner will start it again. y/n',
     );

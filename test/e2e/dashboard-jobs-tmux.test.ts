@@ -19,6 +19,7 @@ import { write, type JobJson } from '../helpers/job.js';
 import { isRunning, runningIn, runningInGroup } from '../helpers/procs.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() =>
@@ -147,7 +148,7 @@ it.skipIf(!hasTmux)(
     // ── The first job moves through the columns ──────────────────────────
     const job1 = jobDo(todo1, first);
     const id1 = await job1.id;
-    await t.screenWith(id1.slice(0, 7), 'Implementing (1)', 'implementing');
+    await t.screenWith(shortJobId(id1), 'Implementing (1)', 'implementing');
     open('implement');
     // Tested, then held in review: the card is in Reviewing with its first iteration.
     await t.screenWith('Reviewing (1)', 'reviewing · c1 i1');
@@ -164,7 +165,7 @@ it.skipIf(!hasTmux)(
     await t.screenWith('Backlog (1)', 'second todo: notes');
     t.send('Right');
     t.send('Enter');
-    await t.screenWith(`job ${id1.slice(0, 7)}`, 'Committed (1)', '2 iter · review ACCEPT');
+    await t.screenWith(`job ${shortJobId(id1)}`, 'Committed (1)', '2 iter · review ACCEPT');
     t.send('Enter');
     await t.screenWith('change 1', 'Rejected (1)', 'Accepted (1)', commits[0]!.commit_id.slice(0, 7));
     // The cursor is on the rejected first iteration: its detail has the review that asked for more.
@@ -180,12 +181,12 @@ it.skipIf(!hasTmux)(
     // ── A second job, stuck in a long turn, abandoned from the board ─────
     const job2 = jobDo(todo2, stuck);
     const id2 = await job2.id;
-    await t.screenWith(id2.slice(0, 7), 'Implementing (1)', '1 active');
+    await t.screenWith(shortJobId(id2), 'Implementing (1)', '1 active');
     // Select its card: the live pane names the selected active job.
     t.send('h');
-    await t.screenWith(`live: ${id2.slice(0, 7)}`);
+    await t.screenWith(`live: ${shortJobId(id2)}`);
     t.send('a');
-    await t.screenWith(`Abandon job ${id2.slice(0, 7)}?`);
+    await t.screenWith(`Abandon job ${shortJobId(id2)}?`);
     t.send('y');
     await t.screenWith('Abandoned (1)', '0 active', '1 abandoned');
     expect(await job2.exit).toBe(1);
@@ -194,9 +195,9 @@ it.skipIf(!hasTmux)(
     // ── Retried from the board: a new job for the same todo runs to the end ─
     // The cursor stayed on the abandoned card.
     t.send('r');
-    await t.screenWith(`Retry job ${id2.slice(0, 7)} as a new job?`);
+    await t.screenWith(`Retry job ${shortJobId(id2)} as a new job?`);
     t.send('y');
-    const retrying = await t.screenWith(`retrying ${id2.slice(0, 7)} in the background`);
+    const retrying = await t.screenWith(`retrying ${shortJobId(id2)} in the background`);
     const retryPid = Number(/\(pid (\d+)\)/.exec(retrying)?.[1]);
     expect(retryPid).toBeGreaterThan(0);
     await t.screenWith('Completed (2)', '2 done', 'Abandoned (1)');
@@ -208,7 +209,7 @@ it.skipIf(!hasTmux)(
     }[];
     const again = all.find((j) => j.retried_from === id2);
     expect(again).toMatchObject({ todo_id: todo2, status: 'completed' });
-    await t.screenWith(again!.id.slice(0, 7));
+    await t.screenWith(shortJobId(again!.id));
     await waitFor(() => !isRunning(retryPid), 'the retry runner to exit');
 
     // ── Quit: exit status 0, nothing left running ─────────────────────────

@@ -11,6 +11,7 @@ import { II } from '../helpers/cli.js';
 import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
 import { runningIn } from '../helpers/procs.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let f: JobFixture;
 let t: Tmux | null = null;
@@ -56,13 +57,13 @@ it.skipIf(!hasTmux)(
     });
     await t.screenWith('Done (1)', 'first');
     t.send('m');
-    await t.screenWith(`Land job ${id.slice(0, 7)} on main: 1 commit`, 'first: work', 'tested there');
+    await t.screenWith(`Land job ${shortJobId(id)} on main: 1 commit`, 'first: work', 'tested there');
     t.send('n');
     await t.screenWith('nothing landed');
     expect(f.git('rev-parse', 'main').trim()).toBe(trunk);
 
     t.send('m');
-    await t.screenWith(`Land job ${id.slice(0, 7)} on main`);
+    await t.screenWith(`Land job ${shortJobId(id)} on main`);
     t.send('y');
     await t.screenWith('Land (1)', 'landed on main');
     const landed = f.show(id) as unknown as { landed: { commit: string; tested: boolean } | null };
@@ -79,7 +80,7 @@ it.skipIf(!hasTmux)(
     // The cursor stayed on the landed card; the second one is a column left.
     t.send('Left');
     t.send('m');
-    await t.screenWith(`Land job ${second.slice(0, 7)} on main`);
+    await t.screenWith(`Land job ${shortJobId(second)} on main`);
     t.send('y');
     await t.screenWith('not landed: main is checked out in');
     expect(f.git('rev-parse', 'main').trim()).toBe(before);

@@ -12,6 +12,7 @@ import { JobFixture } from '../helpers/job.js';
 import { runningIn } from '../helpers/procs.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 let f: JobFixture;
 let t: Tmux | null = null;
@@ -114,7 +115,7 @@ it.skipIf(!hasTmux)(
     const reason = await waitFor(
       () => {
         const s = t!.capture();
-        return s.includes(`job ${id.slice(0, 7)} failed`) ? s : null;
+        return s.includes(`job ${shortJobId(id)} failed`) ? s : null;
       },
       `the reason pane; screen:\n${board}`,
       20_000,
@@ -154,7 +155,7 @@ it.skipIf(!hasTmux)(
     const atEnd = await waitFor(
       () => {
         const s = t!.capture();
-        return s.includes(`Log of job ${id.slice(0, 7)}`) && s.includes('(end)') && whole(s, 80) ? s : null;
+        return s.includes(`Log of job ${shortJobId(id)}`) && s.includes('(end)') && whole(s, 80) ? s : null;
       },
       `the log at its end; screen:\n${t.capture()}`,
       20_000,

@@ -2,6 +2,7 @@
 // component tests: jobs are written with the store's own API.
 import { join } from 'node:path';
 import { render } from 'ink-testing-library';
+import { afterEach } from 'vitest';
 import { createElement } from 'react';
 import { Dashboard } from '../../components/Dashboard.js';
 import { createActions, type ActionDeps } from '../../src/dashboard/io/actions.js';
@@ -187,10 +188,41 @@ export async function inputReady(app: { stdin: { listenerCount(e: string): numbe
 }
 
 /** Loads the fixture's jobs and renders the dashboard at `size`, returned once it listens for keys. */
+/** A rendered board (ink-testing-library's handle). */
+export type RenderedDashboard = ReturnType<typeof render>;
+
+/**
+ * The boards a test file opens, each put away after its test: a fixture
+ * (`fixture`, as dashFixture) is cleaned up and a rendered board (`render`,
+ * as renderDashboard) unmounted, whatever the test did. Call it once at the
+ * top of the file (it registers the afterEach), as gemini-cli's
+ * test-utils/render.tsx keeps its render setup in one place.
+ */
+export function dashboards() {
+  const fixtures: DashFixture[] = [];
+  const apps: RenderedDashboard[] = [];
+  afterEach(async () => {
+    for (const app of apps.splice(0)) app.unmount();
+    for (const f of fixtures.splice(0)) await f.cleanup();
+  });
+  return {
+    fixture(opts?: Parameters<typeof dashFixture>[0]): DashFixture {
+      const f = dashFixture(opts);
+      fixtures.push(f);
+      return f;
+    },
+    async render(f: DashFixture, size?: { columns: number; rows: number }): Promise<RenderedDashboard> {
+      const app = await renderDashboard(f, size);
+      apps.push(app);
+      return app;
+    },
+  };
+}
+
 export async function renderDashboard(
   f: DashFixture,
   size: { columns: number; rows: number } = { columns: 160, rows: 30 },
-): Promise<ReturnType<typeof render>> {
+): Promise<RenderedDashboard> {
   f.sync.loadAll();
   const app = render(createElement(Dashboard, { store: f.dash, actions: f.actions, size }));
   await inputReady(app);

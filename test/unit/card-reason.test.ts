@@ -7,6 +7,7 @@ import { openStateStore } from '../../src/state/index.js';
 import { cellWidth, wordWrap } from '../../src/text/cells.js';
 import { makeJob, REPO } from '../helpers/dash-fixture.js';
 import { tempDir } from '../helpers/tmp.js';
+import { shortJobId } from '../../src/model/job-id.js';
 
 const tmp = tempDir('ii-reason-');
 const state = openStateStore({ dir: tmp.path });
@@ -29,7 +30,7 @@ it("a failed job's reason: every line, the first non-empty one first, escaped", 
   state.jobs.finish(job.id, 'failed', `\n${FIRST}\nscripted agent: \x1b[31mcrashing\x1b[0m (exit 7)\n`);
   const text = cardReason(boardOf(job.id))!;
   const [title, ...lines] = text.split('\n');
-  expect(title).toContain(`job ${job.id.slice(0, 7)} failed`);
+  expect(title).toContain(`job ${shortJobId(job.id)} failed`);
   expect(lines).toEqual([FIRST, 'scripted agent: \\x1b[31mcrashing\\x1b[0m (exit 7)']);
 });
 

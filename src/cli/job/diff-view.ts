@@ -1,6 +1,7 @@
 // The text of `ii job diff` (pure). File names are shown escaped, the diff
 // and the summary redacted and escaped (src/text).
 import type { IterationDiff } from '../../history/iteration-diff.js';
+import { formatCost } from '../../model/usage.js';
 import { visibleLine } from '../../text/sanitize.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import type { Style } from '../format.js';
@@ -55,7 +56,7 @@ export function renderIterationDiff(
   for (const f of d.files_modified) out.push(st.yellow(`  M ${visibleLine(f)}`));
   for (const f of d.files_removed) out.push(st.red(`  D ${visibleLine(f)}`));
   out.push(
-    `tokens:   +${d.usage_delta.input_tokens} input, +${d.usage_delta.output_tokens} output    cost: +$${d.usage_delta.cost.toFixed(4)}`,
+    `tokens:   +${d.usage_delta.input_tokens} input, +${d.usage_delta.output_tokens} output    cost: +${formatCost(d.usage_delta.cost)}`,
   );
   out.push(`tests:    ${d.tests_passed == null ? 'not run' : d.tests_passed ? 'passed' : 'failed'}`);
   out.push(`review:   ${d.review ? d.review.outcome : 'none'}`);

@@ -19,6 +19,7 @@ import { style } from '../format.js';
 import { realDeps } from '../job/deps.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import type { RunOptions } from './options.js';
+import { LiveArea } from './live-area.js';
 import { jobLine, reasonLine, totalLine } from './view.js';
 
 /** How often a run tells the store it is alive (another host's board judges it by this). */
@@ -64,13 +65,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
   /** Jobs an earlier landing runner left to land, landed first by this one. */
   let leftover = new Set<string>();
   const result = await withStore(async (store) => {
-    let drawn = 0;
     let changed = false;
     let lastTotal = '';
-    const clearArea = () => {
-      if (tty && drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
-      drawn = 0;
-    };
     // Recorded so the board shows this run and its +/- change its slots.
     const me = store.runners.register({
       repo: repo.slug,
@@ -138,21 +134,14 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         out.write(`${total}\n`);
       },
     });
-    const draw = () => {
-      if (!tty) return;
-      clearArea();
+    const screen = new LiveArea(out, (width) => {
       const s = runner.snapshot();
-      const width = (out.columns || 80) - 1;
-      const lines = [...s.mine.map((r) => `  ${jobLine(r, Date.now(), width - 2)}`), st.bold(totalLine(s))];
-      out.write(lines.join('\n') + '\n');
-      drawn = lines.length;
-    };
+      return [...s.mine.map((r) => `  ${jobLine(r, Date.now(), width - 2)}`), st.bold(totalLine(s))];
+    });
     const line = (text: string | null) => {
       if (text === null) return;
-      clearArea();
-      out.write(text + '\n');
+      screen.say(text);
       changed = true;
-      draw();
     };
     /** A completed job of a landing run that made no commits (so it is not to land) says so. */
     const nothingToLand = (jobId: string | null): string => {
@@ -245,7 +234,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     };
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     for (const sig of signals) process.on(sig, onSignal);
-    const ticker = tty ? setInterval(draw, 1000) : null;
+    const ticker = tty ? setInterval(() => screen.draw(), 1000) : null;
     line(
       `ii run: ${slots} slot${slots === 1 ? '' : 's'}${o.watch ? ', watching for new todos' : ''}${o.maxJobs ? `, at most ${o.maxJobs} job${o.maxJobs === 1 ? '' : 's'}` : ''}`,
     );
@@ -261,7 +250,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       return r;
     } finally {
       if (ticker) clearInterval(ticker);
-      clearArea();
+      screen.clear();
       for (const sig of signals) process.off(sig, onSignal);
       store.runners.remove(me.id);
     }

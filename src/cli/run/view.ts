@@ -2,9 +2,8 @@
 // snapshot in, lines out), so the terminal view and the plain log agree.
 import type { BacklogSnapshot, RunningJob } from '../../job/backlog-runner.js';
 import { shownLine } from '../../text/shown.js';
+import { formatCost } from '../../model/usage.js';
 import { elapsed } from '../progress.js';
-
-const money = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
 
 /** "a1b2c3d4 Add login · testing · iter 2 · 1m12s · $0.0123" */
 export function jobLine(r: RunningJob, now: number, width = 80): string {
@@ -15,7 +14,7 @@ export function jobLine(r: RunningJob, now: number, width = 80): string {
     j.stage,
     `iter ${Math.max(1, j.iteration)}`,
     elapsed(now - Date.parse(j.started_at)),
-    money(j.cost),
+    formatCost(j.cost),
   ];
   const tail = ` · ${parts.join(' · ')}`;
   const head = `${r.todo.id} `;

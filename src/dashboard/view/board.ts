@@ -16,6 +16,8 @@ import {
 import type { Blocker } from '../../model/backlog.js';
 import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
+import { shortJobId } from '../../model/job-id.js';
+import { formatCost } from '../../model/usage.js';
 import type { Todo } from '../../model/todo.js';
 import type { BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
@@ -43,7 +45,8 @@ export interface ColumnData {
 
 const FINISHED = new Set(['Completed', 'Landed', 'Failed', 'Abandoned']);
 
-const money = (c: number) => (c > 0 ? ` $${c.toFixed(2)}` : '');
+/** A card's cost, after its place; none before anything is spent. */
+const money = (c: number) => (c > 0 ? ` ${formatCost(c)}` : '');
 
 /**
  * A failed job's reason on one line: its first line (the rest, such as what
@@ -127,7 +130,7 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
     // the todo's title is what tells jobs apart; the id comes last.
     title: `${stale ? '⚠ STALE ' : ''}${shownLine(title)}`,
     // A waiting job's card says what it asks before anything else.
-    detail: `${ask ? askMarker(ask) : where}${waited}${money(job.usage.cost)} · ${job.id.slice(0, 7)}`,
+    detail: `${ask ? askMarker(ask) : where}${waited}${money(job.usage.cost)} · ${shortJobId(job.id)}`,
     tone,
     stale,
     version: `${job.updated_at}|${stale}|${title}|${ask?.id ?? ''}|${job.waited_ms}`,
@@ -148,7 +151,7 @@ export function blockerWords(b: Blocker): string {
         ? `waits for ${b.dep_id} to land`
         : `waits for ${b.dep_id} (${b.state === 'in_progress' ? 'in progress' : b.state})`;
     case 'job':
-      return b.stale ? `held by stale job ${b.job_id.slice(0, 7)}` : `held by job ${b.job_id.slice(0, 7)}`;
+      return b.stale ? `held by stale job ${shortJobId(b.job_id)}` : `held by job ${shortJobId(b.job_id)}`;
     case 'attempts':
       // Each kind as it was: an abandoned job did not fail.
       return `${[...(b.failed ? [`failed ${b.failed}×`] : []), ...(b.abandoned ? [`abandoned ${b.abandoned}×`] : [])].join(', ')}: ii todo reopen`;

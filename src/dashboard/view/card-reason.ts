@@ -3,6 +3,7 @@
 // `the imple…` and a refused landing's `not landed: main is check…`. The
 // pane has the reason's first line whole (wrapped), then its other lines.
 import { wordWrap } from '../../text/cells.js';
+import { shortJobId } from '../../model/job-id.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { landingLine, selectedCard, selectedJob, TODO_KEY } from './board.js';
 import type { DashboardState } from './state.js';
@@ -25,7 +26,7 @@ export function cardReason(s: DashboardState): string | null {
   const job = selectedJob(s);
   if (!job) return null;
   const head = (what: string) =>
-    `── job ${job.id.slice(0, 7)} ${what} · ${shownLine(s.todoTitles[job.todo_id] ?? job.todo_id)}`;
+    `── job ${shortJobId(job.id)} ${what} · ${shownLine(s.todoTitles[job.todo_id] ?? job.todo_id)}`;
   if (job.status === 'failed' || (job.status === 'abandoned' && job.failure_reason)) {
     const lines = shownText(job.failure_reason ?? '')
       .split('\n')

@@ -2,6 +2,7 @@
 // the job, `asking`), as the board shows them: which wait, in what order, a
 // card's few words and the request in full. Pure; every agent-made field is
 // shown escaped and redacted (the agent wrote it: it may carry escapes or a secret).
+import { shortJobId } from '../../model/job-id.js';
 import type { Job } from '../../model/job.js';
 import { waitText, type PermissionAsk } from '../../model/permission-ask.js';
 import { alwaysRuleFor, describeAlways } from '../../agent/permission-policy.js';
@@ -63,9 +64,9 @@ export function alwaysCovers(ask: PermissionAsk): string {
 /** The request in full, as lines (the ask view): each agent-made field escaped and redacted. */
 export function askLines(job: Job, title: string, now: number): string[] {
   const a = openAsk(job);
-  if (!a) return [`Job ${job.id.slice(0, 7)} does not wait for you (answered, timed out or ended).`];
+  if (!a) return [`Job ${shortJobId(job.id)} does not wait for you (answered, timed out or ended).`];
   const out = [
-    `Job ${job.id.slice(0, 7)} · ${shownLine(title)}`,
+    `Job ${shortJobId(job.id)} · ${shownLine(title)}`,
     `Waiting for ${waitText(now - Date.parse(a.asked_at))} (asked ${a.asked_at})`,
     '',
     `Tool: ${a.tool_kind ? shownLine(a.tool_kind) : '(kind not given)'}`,

@@ -1,5 +1,5 @@
 // The dashboard's state: what the store holds. Plain data, no React; the
-// watcher, an in-process runner and the key handlers all write it through
+// watcher (io/sync.ts) and the key handlers both write it through
 // the store's actions (view/store.ts).
 import type { LoadedIterationDiff } from '../../history/iteration-diff.js';
 import type { TestRun } from '../../job/job-log.js';

@@ -1,5 +1,5 @@
-// The dashboard's one store (zustand vanilla): usable from the watcher, an
-// in-process runner and the components alike. Actions live here, next to the
+// The dashboard's one store (zustand vanilla): usable from the watcher, the
+// key handlers and the components alike. Actions live here, next to the
 // state they change; components bind with useStore(store, selector).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { FileChange, Job } from '../../model/job.js';
@@ -34,7 +34,6 @@ export interface DashboardActions {
   setBacklog(backlog: BacklogState): void;
   setRunner(runner: RunnerState | null): void;
   setLive(jobId: string, lines: string[]): void;
-  setFiles(jobId: string, files: FileChange[]): void;
   /** One tracker report: replaces the file's previous entry, in the job's files and its iteration's. */
   trackFile(jobId: string, file: FileChange): void;
   /** A job's next iteration started (an implement pass): its iteration's files start empty. */
@@ -152,9 +151,6 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       },
       setLive(jobId, lines) {
         set({ live: { ...get().live, [jobId]: redactLines(lines.slice(-LIVE_LINES)) } });
-      },
-      setFiles(jobId, files) {
-        set({ files: { ...get().files, [jobId]: files } });
       },
       trackFile(jobId, file) {
         const put = (list: FileChange[] | undefined) =>
