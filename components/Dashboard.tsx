@@ -25,6 +25,9 @@ import { ChangeHistory, CHANGE_HISTORY_HEIGHT } from './ChangeHistory.js';
 import { CommitDetail } from './CommitDetail.js';
 import { Confirm, confirmHeight } from './Confirm.js';
 import { TodoForm, TODO_FORM_HEIGHT } from './TodoForm.js';
+import { AskView } from './AskView.js';
+import { NoteInput, NOTE_INPUT_HEIGHT } from './NoteInput.js';
+import { waitingCount } from '../src/dashboard/view/needs-you.js';
 import { runLine } from '../src/dashboard/view/run-line.js';
 import { FileList } from './FileList.js';
 import { Header } from './Header.js';
@@ -61,6 +64,7 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
       overlay: s.nav.overlay != null,
       confirm: s.nav.confirm,
       form: s.nav.form,
+      note: s.nav.note,
     })),
   );
   const color = useStore(store, (s) => s.color);
@@ -70,9 +74,11 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
   const extras = nav.confirm ? extraAnswers(nav.confirm.kind) : [];
   const confirmH = nav.confirm
     ? confirmHeight(nav.confirm.prompt, width, extras.length)
-    : nav.form
-      ? TODO_FORM_HEIGHT
-      : 0;
+    : nav.note
+      ? NOTE_INPUT_HEIGHT
+      : nav.form
+        ? TODO_FORM_HEIGHT
+        : 0;
   const bodyH = Math.max(3, height - 1 - STATUS_HEIGHT - confirmH);
   return (
     <Box flexDirection="column" width={width} height={height}>
@@ -87,7 +93,10 @@ export function Dashboard({ store, actions, size }: DashboardProps) {
       {nav.confirm ? (
         <Confirm prompt={nav.confirm.prompt} extras={extras} width={width} color={color} />
       ) : null}
-      {!nav.confirm && nav.form ? <TodoForm form={nav.form} width={width} color={color} /> : null}
+      {!nav.confirm && nav.note ? <NoteInput note={nav.note} width={width} color={color} /> : null}
+      {!nav.confirm && !nav.note && nav.form ? (
+        <TodoForm form={nav.form} width={width} color={color} />
+      ) : null}
       <Status store={store} width={width} hints={keyHints(mode, nav.level)} />
     </Box>
   );
@@ -107,12 +116,20 @@ function TopLine({ store, width }: { store: DashboardStore; width: number }) {
   );
   const banner = useStore(store, (s) => s.banner);
   const color = useStore(store, (s) => s.color);
+  const needsYou = useStore(store, (s) => waitingCount(s.jobs));
   const run = useStore(
     store,
     useShallow((s) => runLine(s) ?? NO_RUN),
   );
   return (
-    <Header crumbs={crumbs} banner={banner} run={run === NO_RUN ? null : run} width={width} color={color} />
+    <Header
+      crumbs={crumbs}
+      banner={banner}
+      run={run === NO_RUN ? null : run}
+      needsYou={needsYou}
+      width={width}
+      color={color}
+    />
   );
 }
 
@@ -223,6 +240,7 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   const follow = useStore(store, (s) => s.nav.follow);
   const color = useStore(store, (s) => s.color);
   const job = useStore(store, selectedJob);
+  const title = useStore(store, (s) => (job ? (s.todoTitles[job.todo_id] ?? job.todo_id) : ''));
   const files = useStore(store, (s) => (job ? s.files[job.id] : undefined));
   const log = useStore(store, logLines);
   // The keys page the log by the rows it is drawn in: the store learns their size from here.
@@ -253,6 +271,18 @@ function OverlayBody({ store, width, height }: { store: DashboardStore; width: n
   }, [overlay, target.job, target.change, target.iteration, code]);
 
   if (overlay === 'help') return <HelpOverlay width={width} height={height} scroll={scroll} />;
+  if (overlay === 'ask' && job)
+    return (
+      <AskView
+        job={job}
+        title={title}
+        width={width}
+        height={height}
+        scroll={scroll}
+        color={color}
+        now={Date.now()}
+      />
+    );
   if (overlay === 'files' && job)
     return (
       <FileList

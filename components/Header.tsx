@@ -9,6 +9,8 @@ export interface HeaderProps {
   banner: string | null;
   /** The backlog runner's state, in full and short (runLine), or null when there is no backlog. */
   run?: { full: string; short: string } | null;
+  /** Jobs waiting for a person's answer: the count leads the header (after the breadcrumb) while any wait. */
+  needsYou?: number;
   width: number;
   color: boolean;
 }
@@ -30,10 +32,14 @@ export function fitHeader(
   banner: string | null,
   width: number,
   run: { full: string; short: string } | null = null,
-): { title: string; banner: string; run: string; gap: string; help: string } {
+  needsYou = 0,
+): { title: string; needs: string; banner: string; run: string; gap: string; help: string } {
   const full = `incrementum · ${crumbs.join(' › ')}`;
+  // The count of waiting jobs is never cut: the breadcrumb gives way to it.
+  const needs = needsYou > 0 ? ` · ${needsYou} need${needsYou === 1 ? 's' : ''} you` : '';
+  const room = width - 2 - needs.length;
   // On a screen too narrow even for the breadcrumb, it is cut like the banner.
-  const title = full.length <= width - 2 ? full : cut(full, Math.max(1, width - 2));
+  const title = (full.length <= room ? full : cut(full, Math.max(1, room))) + needs;
   const fit = (help: string) => {
     // Two columns stay free at the right edge, as before there were banners.
     const room = width - 2 - title.length - (help ? help.length + 1 : 0);
@@ -64,15 +70,27 @@ export function fitHeader(
   }
   const used = f.title.length + f.banner.length + runText.length + help.length;
   const gap = ' '.repeat(Math.max(help ? 1 : 0, width - 2 - used));
-  return { title: f.title, banner: f.banner, run: runText, gap, help };
+  return {
+    title: f.title.slice(0, f.title.length - needs.length),
+    needs,
+    banner: f.banner,
+    run: runText,
+    gap,
+    help,
+  };
 }
 
 /** The top line: the breadcrumb, the launcher's banner if any, and the help hint. */
-export function Header({ crumbs, banner, run = null, width, color }: HeaderProps) {
-  const h = fitHeader(crumbs, banner === null ? null : visibleLine(banner), width, run);
+export function Header({ crumbs, banner, run = null, needsYou = 0, width, color }: HeaderProps) {
+  const h = fitHeader(crumbs, banner === null ? null : visibleLine(banner), width, run, needsYou);
   return (
     <Text bold wrap="truncate-end">
       {h.title}
+      {h.needs ? (
+        <Text color={paint(color, 'yellow')} inverse={!color}>
+          {h.needs}
+        </Text>
+      ) : null}
       {h.banner ? <Text color={paint(color, 'yellow')}>{h.banner}</Text> : null}
       {h.run ? <Text color={paint(color, 'cyan')}>{h.run}</Text> : null}
       {h.gap}

@@ -188,6 +188,21 @@ export const SandboxSection = z
   .strict();
 export type SandboxSection = z.infer<typeof SandboxSection>;
 
+/** How the dashboard tells a person that a job waits for them (a permission request). */
+export const NotifySection = z
+  .object({
+    /** Ring the terminal's bell once per request that starts waiting. */
+    bell: z.boolean().default(true),
+    /**
+     * argv run once per request that starts waiting (no shell), with
+     * II_JOB_ID, II_TODO_TITLE and II_QUESTION in its environment, e.g.
+     * ["notify-send", "incrementum: a job needs you"]; ended after 10 s.
+     */
+    command: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .strict();
+export type NotifySection = z.infer<typeof NotifySection>;
+
 export const Config = z
   .object({
     agent: AgentSection.default(AgentSection.parse({})),
@@ -196,6 +211,7 @@ export const Config = z
     run: RunSection.default(RunSection.parse({})),
     land: LandSection.default(LandSection.parse({})),
     sandbox: SandboxSection.default(SandboxSection.parse({})),
+    notify: NotifySection.default(NotifySection.parse({})),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

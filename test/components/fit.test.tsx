@@ -104,6 +104,7 @@ it('? help is grouped by what keys do, each key once per group', async () => {
     'Move',
     'Open and close',
     'Act on a job',
+    'Answer a job that needs you',
     'Run the backlog',
     'View',
     'In a question, the filter box or the new-todo form',

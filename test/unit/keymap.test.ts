@@ -67,6 +67,8 @@ it('every binding, in every mode it is live in, reaches a handler that acts', ()
     confirm: () => real({ type: 'confirm', confirm: { kind: 'abandon', id: drillable.id, prompt: '?' } }),
     filter: () => real({ type: 'filterStart' }),
     form: () => real({ type: 'formStart' }),
+    ask: () => real({ type: 'overlay', overlay: 'ask' }),
+    note: () => real({ type: 'noteStart', jobId: drillable.id, askId: 1 }),
   };
   const acted: string[] = [];
   // The side-effecting actions are recorded, not run: no process, no control request.
@@ -81,6 +83,7 @@ it('every binding, in every mode it is live in, reaches a handler that acts', ()
   f.actions.toggleRunner = () => void acted.push('toggleRunner');
   f.actions.changeSlots = (n) => void acted.push(`changeSlots ${n}`);
   f.actions.loadDiff = async () => void acted.push('loadDiff');
+  f.actions.answer = (id, _ask, answer) => void acted.push(`answer ${id} ${answer}`);
   f.dash.setState({
     dispatch: (a: NavAction) => {
       acted.push(a.type);

@@ -10,6 +10,7 @@ import { loadInProduction } from './production-env.js';
 import { tuneHeapForDashboard } from './heap.js';
 import { createDashboardStore } from '../../dashboard/view/store.js';
 import { DashboardSync } from '../../dashboard/io/sync.js';
+import { AskNotifier } from '../../dashboard/io/notify.js';
 import { openStateStore } from '../../state/index.js';
 import { currentRepo, type RepoContext } from '../context.js';
 
@@ -50,6 +51,16 @@ async function sandboxBanner(root: string): Promise<string | null> {
   }
 }
 
+/** [notify] of the config; a config that cannot be read leaves the default (the bell rings). */
+async function notifyConfig(root: string) {
+  try {
+    const { loadConfig } = await import('../../job/config.js');
+    return loadConfig(root).notify;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Leaves the alternate screen and shows the cursor: harmless when already done. */
 const RESTORE = '\x1b[?1049l\x1b[?25h';
 
@@ -87,6 +98,17 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
       if (warning) dash.setState({ banner: banner ? `${banner} · ${warning}` : warning });
     });
   sync.loadAll();
+  // A job that starts waiting for a person rings the bell and runs [notify]
+  // command; the requests open now are on the board being opened.
+  const notifier = new AskNotifier({ onError: (m) => dash.getState().setMessage(m) });
+  notifier.update(dash.getState().jobs, dash.getState().todoTitles);
+  dash.subscribe((s, prev) => {
+    if (s.jobs !== prev.jobs) notifier.update(s.jobs, s.todoTitles);
+  });
+  if (repo)
+    void notifyConfig(repo.root).then((c) => {
+      if (c) notifier.setConfig(c);
+    });
   sync.start();
 
   const [{ render }, { Dashboard }] = await loadInProduction(() =>
@@ -120,6 +142,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   };
   const onSignal = (sig: NodeJS.Signals) => {
     restore();
+    void notifier.close();
     void sync.close();
     state.close();
     process.exit(sig === 'SIGINT' ? 130 : 143);
@@ -157,6 +180,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
     process.stdout.write(RESTORE);
+    await notifier.close();
     await sync.close();
     state.close();
     // Nothing of the dashboard may keep the process alive once it has quit.

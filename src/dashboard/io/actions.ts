@@ -35,6 +35,9 @@ import { keyIntents, keyPresses, NO_BACKLOG, type Intent, type KeyFacts } from '
 import { diffKey, iterationLabel } from '../view/state.js';
 import { shortJobId } from '../../model/job-id.js';
 import type { DashboardStore } from '../view/store.js';
+import { openAsk, waitingJobs } from '../view/needs-you.js';
+import type { AskAnswer, PermissionAsk } from '../../model/permission-ask.js';
+import { answerAsk } from '../../job/answer.js';
 
 export interface ActionDeps {
   state: StateStore;
@@ -65,6 +68,8 @@ export interface ActionDeps {
   suspend?: (fn: () => void) => void;
   /** [run] max-attempts as the board knows it (what the abandon question counts); 2 until read. */
   maxAttempts?: () => number;
+  /** Records a person's answer for the waiting job's runner; answerAsk (src/job/answer.ts) by default. */
+  answerAsk?: (o: { store: StateStore; jobId: string; answer: AskAnswer; note?: string }) => PermissionAsk;
   /** Called after something the sync should pick up at once (the store changed in this process). */
   onChanged?: () => void;
   quit: () => void;
@@ -104,6 +109,13 @@ function spawnRunnerDetached(slots: number, repoRoot: string, stateDir: string) 
   return spawnDetachedIi(['run', '--watch', '--jobs', String(slots)], repoRoot, stateDir, log);
 }
 
+/** What each answer did, for the status bar. */
+const ANSWERED: Record<AskAnswer, string> = {
+  allow: 'allowed once',
+  'allow-always': 'allowed always (for this job)',
+  reject: 'rejected',
+};
+
 export function createActions(deps: ActionDeps): Actions {
   const probe = deps.probe ?? localProbe;
   const dash = deps.dash;
@@ -116,6 +128,12 @@ export function createActions(deps: ActionDeps): Actions {
     return null;
   };
   const changed = () => deps.onChanged?.();
+  /** Requests answered from this board, until the sync shows them answered: the inbox skips them. */
+  const answered = new Set<string>();
+  const stillOpen = (j: Job) => {
+    const a = openAsk(j);
+    return !!a && !answered.has(`${j.id}:${a.id}`);
+  };
 
   const actions: Actions = {
     async abandon(jobId, o = {}) {
@@ -319,6 +337,39 @@ export function createActions(deps: ActionDeps): Actions {
       const job = deps.state.jobs.get(jobId);
       if (job) dash.getState().setRecord(jobId, readJobRecord(deps.state.dir, job));
     },
+    answer(jobId, askId, answer, note) {
+      const order = waitingJobs(dash.getState().jobs).filter(stillOpen);
+      const at = order.findIndex((j) => j.id === jobId);
+      let said: string;
+      try {
+        // The request as the store has it now: it may have timed out, or been answered elsewhere.
+        const job = deps.state.jobs.get(jobId);
+        const ask = job ? openAsk(job) : null;
+        if (!ask || ask.id !== askId)
+          said = `job ${shortJobId(jobId)} no longer waits for this answer (answered elsewhere, timed out or ended): nothing sent`;
+        else {
+          (deps.answerAsk ?? answerAsk)({ store: deps.state, jobId, answer, ...(note ? { note } : {}) });
+          answered.add(`${jobId}:${askId}`);
+          said = `${ANSWERED[answer]}: job ${shortJobId(jobId)} goes on`;
+        }
+      } catch (err) {
+        said = errText(err).split('\n')[0] ?? 'the answer failed';
+      }
+      // The inbox: the next job that waits (after this one, else from the top).
+      const rest = order.filter((j) => j.id !== jobId && stillOpen(j));
+      const next = rest.find((j) => order.indexOf(j) > at) ?? rest[0];
+      if (next) {
+        dash.getState().dispatch({ type: 'selectJob', jobId: next.id });
+        say(`${said} · next: job ${shortJobId(next.id)} (${count(rest.length, 'job')} waiting)`);
+      } else {
+        dash.getState().dispatch({ type: 'closeOverlay' });
+        say(`${said} · no other job waits for you`);
+      }
+      // The reload after the frame that shows the next question, not before
+      // it: it reads the changed jobs' logs too, which a person answering one
+      // job after another should not wait for.
+      setImmediate(changed);
+    },
     key(input, key) {
       for (const [i, k] of keyPresses(input, key))
         for (const intent of keyIntents(dash.getState(), i, k, facts)) carryOut(intent);
@@ -366,6 +417,8 @@ export function createActions(deps: ActionDeps): Actions {
         return void actions.loadDiff(i.jobId, i.change, i.iteration, i.from);
       case 'loadRecord':
         return actions.loadRecord(i.jobId);
+      case 'answer':
+        return actions.answer(i.jobId, i.askId, i.answer, i.note);
       case 'quit':
         return deps.quit();
       default: {

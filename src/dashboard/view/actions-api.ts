@@ -1,5 +1,6 @@
 // What the views may ask of the dashboard beyond moving: the interface the
 // components call. io/actions.ts implements it (git, the store, child processes).
+import type { AskAnswer } from '../../model/permission-ask.js';
 import type { KeyPress } from './keymap.js';
 import type { IterationId } from './state.js';
 
@@ -28,6 +29,12 @@ export interface Actions {
   loadDiff(jobId: string, change: number, iteration: number, from?: IterationId | null): Promise<void>;
   /** Reads the job's whole log and test runs (events.jsonl, transcripts) into the store. */
   loadRecord(jobId: string): void;
+  /**
+   * Answers a waiting job's permission request (the one with `askId`; a
+   * request that changed meanwhile is left alone), then moves the board to
+   * the next job that waits, as an inbox does.
+   */
+  answer(jobId: string, askId: number, answer: AskAnswer, note?: string): void;
   /** Runs what a key press means in the current mode. */
   key(input: string, key: KeyPress): void;
 }

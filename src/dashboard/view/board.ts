@@ -23,6 +23,8 @@ import type { BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
 import { visibleLine } from '../../text/sanitize.js';
 import { shownLine, shownLines } from '../../text/shown.js';
+import { waitText } from '../../model/permission-ask.js';
+import { askMarker, NEEDS_YOU, openAsk, waitingJobs } from './needs-you.js';
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'dim' | 'active' | null;
 
@@ -106,26 +108,32 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
           completedWithoutCommits(job)
           ? `done · ${NO_CHANGES}`
           : (landing ?? count(changesMade(job), 'change'));
+  const ask = openAsk(job);
+  // The time it waited for a person so far (its finished requests): not agent time.
+  const waited = job.waited_ms >= 1000 ? ` · waited ${waitText(job.waited_ms)}` : '';
   const tone: Tone = stale
     ? 'warn'
-    : job.status === 'failed' || job.landing?.state === 'refused'
-      ? 'bad'
-      : job.land_conflict
-        ? 'warn'
-        : job.status === 'completed'
-          ? 'ok'
-          : job.status === 'abandoned'
-            ? 'dim'
-            : 'active';
+    : ask
+      ? 'warn'
+      : job.status === 'failed' || job.landing?.state === 'refused'
+        ? 'bad'
+        : job.land_conflict
+          ? 'warn'
+          : job.status === 'completed'
+            ? 'ok'
+            : job.status === 'abandoned'
+              ? 'dim'
+              : 'active';
   return {
     key: job.id,
     // The title leads: at 80 columns a card is a dozen characters wide, and
     // the todo's title is what tells jobs apart; the id comes last.
     title: `${stale ? '⚠ STALE ' : ''}${shownLine(title)}`,
-    detail: `${where}${money(job.usage.cost)} · ${shortJobId(job.id)}`,
+    // A waiting job's card says what it asks before anything else.
+    detail: `${ask ? askMarker(ask) : where}${waited}${money(job.usage.cost)} · ${shortJobId(job.id)}`,
     tone,
     stale,
-    version: `${job.updated_at}|${stale}|${title}`,
+    version: `${job.updated_at}|${stale}|${title}|${ask?.id ?? ''}|${job.waited_ms}`,
   };
 }
 
@@ -189,7 +197,14 @@ function buildBacklog(s: DashboardState): ColumnData {
 
 function buildJobs(s: DashboardState): ColumnData[] {
   const cols = new Map<string, CardData[]>(JOB_COLUMNS.map((c) => [c, []]));
+  const asking: CardData[] = [];
+  // The longest-waiting first: the order y and n go through them (the inbox).
+  for (const job of waitingJobs(s.jobs)) {
+    const title = s.todoTitles[job.todo_id] ?? job.todo_id;
+    if (jobMatches(job, title, s.nav.filter)) asking.push(jobCard(job, title, s.stale[job.id] === true));
+  }
   for (const job of s.jobs) {
+    if (openAsk(job)) continue;
     const title = s.todoTitles[job.todo_id] ?? job.todo_id;
     if (!jobMatches(job, title, s.nav.filter)) continue;
     const col = jobColumn(job);
@@ -202,7 +217,11 @@ function buildJobs(s: DashboardState): ColumnData[] {
   }));
   // Shown once there is a backlog: an empty one would be noise on a newcomer's first screen.
   const hasBacklog = s.backlog.ready.length + s.backlog.blocked.length > 0;
-  return hasBacklog ? [buildBacklog(s), ...jobs] : jobs;
+  const board = hasBacklog ? [buildBacklog(s), ...jobs] : jobs;
+  // Needs you leads, left of everything, while some job waits: it is what a
+  // person must act on. Absent otherwise, as the Backlog is: an always-empty
+  // column would take a sixth of an 80-column board for nothing.
+  return asking.length ? [{ title: NEEDS_YOU, cards: asking }, ...board] : board;
 }
 
 export function changeCard(job: Job, change: JobChange, index: number): CardData {

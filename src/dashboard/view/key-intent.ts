@@ -8,6 +8,8 @@ import type { Job } from '../../model/job.js';
 import { shortJobId } from '../../model/job-id.js';
 import type { Todo } from '../../model/todo.js';
 import { shownLine } from '../../text/shown.js';
+import type { AskAnswer } from '../../model/permission-ask.js';
+import { alwaysCovers, openAsk } from './needs-you.js';
 import { blockerWords, selectedJob, selectedTodo } from './board.js';
 import { diffRequest, diffTarget } from './diff-request.js';
 import { bindingFor, keyName, modeOf, type ActionName, type KeyPress } from './keymap.js';
@@ -37,6 +39,8 @@ export type Intent =
   | { type: 'changeSlots'; delta: number }
   | { type: 'loadDiff'; jobId: string; change: number; iteration: number; from?: IterationId | null }
   | { type: 'loadRecord'; jobId: string }
+  /** A waiting job's request answered (the one with askId); then the next waiting job, as an inbox. */
+  | { type: 'answer'; jobId: string; askId: number; answer: AskAnswer; note?: string }
   | { type: 'quit' };
 
 /** What a key's meaning reads beyond the board's state: what the caller knows of the store and the terminal. */
@@ -60,6 +64,7 @@ const NOTHING_DONE: Record<Confirm['kind'], string> = {
   start: 'nothing started',
   closeTodo: 'nothing closed',
   stopRunner: 'the runner goes on',
+  allowAlways: 'nothing answered: the job still waits',
 };
 
 /** The pager keys' moves in the log. */
@@ -121,6 +126,7 @@ export function keyIntents(s: DashboardState, input: string, key: KeyPress, fact
   if (input && !key.ctrl && !key.meta) {
     if (mode === 'filter') out.push(nav({ type: 'filterInput', text: input }));
     if (mode === 'form') out.push(nav({ type: 'formInput', text: input }));
+    if (mode === 'note') out.push(nav({ type: 'noteInput', text: input }));
   }
   return out;
 }
@@ -200,6 +206,7 @@ const ANSWER: Pick<Record<ActionName, Handler>, 'yes' | 'no' | 'abandonClose'> =
       start: { type: 'startTodo', todoId: c.id },
       closeTodo: { type: 'closeTodo', todoId: c.id },
       stopRunner: { type: 'stopRunner' },
+      allowAlways: { type: 'answer', jobId: c.id, askId: c.askId ?? -1, answer: 'allow-always' },
     };
     return [...out, act[c.kind]];
   },
@@ -210,6 +217,50 @@ const ANSWER: Pick<Record<ActionName, Handler>, 'yes' | 'no' | 'abandonClose'> =
     return c?.kind === 'abandon' ? [...out, { type: 'abandon', jobId: c.id, closeTodo: true }] : out;
   },
 };
+
+/** The keys of a waiting job's question (the ask view) and of a rejection's note. */
+const NEEDS: Pick<
+  Record<ActionName, Handler>,
+  'allowOnce' | 'allowAlways' | 'rejectAsk' | 'noteAccept' | 'noteCancel' | 'noteBackspace'
+> = {
+  allowOnce: (s) => {
+    const job = selectedJob(s);
+    const a = job ? openAsk(job) : null;
+    return job && a ? [{ type: 'answer', jobId: job.id, askId: a.id, answer: 'allow' }] : [say(NOT_WAITING)];
+  },
+  allowAlways: (s) => {
+    const job = selectedJob(s);
+    const a = job ? openAsk(job) : null;
+    // What "always" covers is said before it is given.
+    return job && a
+      ? ask({ kind: 'allowAlways', id: job.id, askId: a.id, prompt: `${alwaysCovers(a)} Allow always?` })
+      : [say(NOT_WAITING)];
+  },
+  rejectAsk: (s) => {
+    const job = selectedJob(s);
+    const a = job ? openAsk(job) : null;
+    return job && a
+      ? [
+          nav({ type: 'noteStart', jobId: job.id, askId: a.id }),
+          say('a note for the agent: why, or what to do instead (enter sends, esc goes back)'),
+        ]
+      : [say(NOT_WAITING)];
+  },
+  noteAccept: (s) => {
+    const n = s.nav.note;
+    const out = [nav({ type: 'noteCancel' })];
+    if (!n) return out;
+    const note = n.text.trim();
+    return [
+      ...out,
+      { type: 'answer', jobId: n.jobId, askId: n.askId, answer: 'reject', ...(note ? { note } : {}) },
+    ];
+  },
+  noteCancel: () => [nav({ type: 'noteCancel' }), say('nothing sent: the job still waits')],
+  noteBackspace: () => [nav({ type: 'noteBackspace' })],
+};
+
+const NOT_WAITING = 'this job does not wait for you now (esc closes)';
 
 /** The backlog's keys, on the jobs board. */
 const BACKLOG: Pick<
@@ -369,6 +420,7 @@ const HANDLERS: Record<ActionName, Handler> = {
   ...MOVE,
   ...JOB,
   ...ANSWER,
+  ...NEEDS,
   ...BACKLOG,
   ...FORM,
   ...FILTER,

@@ -3,7 +3,7 @@
 import type { Confirm, DashboardState, Level } from './state.js';
 
 /** Who has the keys: a modal above the board takes them while it is open. */
-export type Mode = 'board' | 'detail' | 'overlay' | 'confirm' | 'filter' | 'form';
+export type Mode = 'board' | 'detail' | 'overlay' | 'confirm' | 'filter' | 'form' | 'ask' | 'note';
 
 export type ActionName =
   | 'up'
@@ -48,15 +48,22 @@ export type ActionName =
   | 'slotsDown'
   | 'formNext'
   | 'formCancel'
-  | 'formBackspace';
+  | 'formBackspace'
+  | 'allowOnce'
+  | 'allowAlways'
+  | 'rejectAsk'
+  | 'noteAccept'
+  | 'noteCancel'
+  | 'noteBackspace';
 
 /** What keys do, the `?` help's sections: a person looks for a key by what they want to do. */
-export type Group = 'move' | 'open' | 'job' | 'backlog' | 'view' | 'answer';
+export type Group = 'move' | 'open' | 'job' | 'needs' | 'backlog' | 'view' | 'answer';
 
 export const GROUPS: Record<Group, string> = {
   move: 'Move',
   open: 'Open and close',
   job: 'Act on a job',
+  needs: 'Answer a job that needs you',
   backlog: 'Run the backlog',
   view: 'View',
   answer: 'In a question, the filter box or the new-todo form',
@@ -85,6 +92,10 @@ export interface Binding {
 }
 
 const BOARD: Mode[] = ['board'];
+/** The ask view: a waiting job's request in full. */
+const ASK: Mode[] = ['ask'];
+/** The views that scroll. */
+const SCROLLS: Mode[] = ['detail', 'overlay', 'ask'];
 const VIEWS: Mode[] = ['board', 'detail'];
 /** The keys of the backlog act on the jobs board, where its column is. */
 const JOBS: Level[] = ['jobs'];
@@ -96,7 +107,7 @@ export const KEYMAP: readonly Binding[] = [
   { keys: ['right', 'L'], description: 'next column', action: 'right', group: 'move', when: BOARD },
   {
     keys: ['enter'],
-    description: 'drill in: job → changes → iterations → detail',
+    description: 'drill in: job → changes → iterations → detail; a Needs you card: its question',
     action: 'drill',
     group: 'open',
     hint: 'drill',
@@ -273,35 +284,35 @@ export const KEYMAP: readonly Binding[] = [
     description: 'scroll up (in a view)',
     action: 'scrollUp',
     group: 'move',
-    when: ['detail', 'overlay'],
+    when: SCROLLS,
   },
   {
     keys: ['down', 'j'],
     description: 'scroll down (in a view)',
     action: 'scrollDown',
     group: 'move',
-    when: ['detail', 'overlay'],
+    when: SCROLLS,
   },
   {
     keys: ['pageup', 'b'],
     description: 'page up (in a view)',
     action: 'pageUp',
     group: 'move',
-    when: ['detail', 'overlay'],
+    when: SCROLLS,
   },
   {
     keys: ['pagedown', 'space'],
     description: 'page down (in a view)',
     action: 'pageDown',
     group: 'move',
-    when: ['detail', 'overlay'],
+    when: SCROLLS,
   },
   {
     keys: ['g'],
     description: 'to the top (in a view)',
     action: 'top',
     group: 'move',
-    when: ['detail', 'overlay'],
+    when: SCROLLS,
   },
   {
     keys: ['G'],
@@ -312,10 +323,65 @@ export const KEYMAP: readonly Binding[] = [
   },
   {
     keys: ['esc', 'q'],
-    description: 'close the view (log, diff, files, this help)',
+    description: 'close the view (log, diff, files, this help, a question)',
     action: 'close',
     group: 'open',
     when: ['overlay'],
+  },
+  {
+    // The same key as a hint in the question's view (its row in the help is the one above).
+    keys: ['esc', 'q'],
+    description: 'close the view (log, diff, files, this help, a question)',
+    action: 'close',
+    group: 'open',
+    hint: 'close',
+    keep: true,
+    when: ASK,
+  },
+  {
+    keys: ['y'],
+    description: 'allow it once; then the next job that waits (like an inbox)',
+    action: 'allowOnce',
+    group: 'needs',
+    hint: 'allow',
+    when: ASK,
+  },
+  {
+    keys: ['A'],
+    description: 'allow it always, for this job (says what that covers and asks y/n first)',
+    action: 'allowAlways',
+    group: 'needs',
+    hint: 'always',
+    when: ASK,
+  },
+  {
+    keys: ['n'],
+    description: 'reject it, with a note typed for the agent; then the next job that waits',
+    action: 'rejectAsk',
+    group: 'needs',
+    hint: 'reject',
+    when: ASK,
+  },
+  {
+    keys: ['enter'],
+    description: 'send the rejection and its note (an empty note: none)',
+    action: 'noteAccept',
+    group: 'needs',
+    when: ['note'],
+  },
+  {
+    keys: ['esc'],
+    description: 'back to the question (nothing sent)',
+    action: 'noteCancel',
+    group: 'needs',
+    when: ['note'],
+  },
+  {
+    keys: ['backspace'],
+    description: 'delete a character',
+    action: 'noteBackspace',
+    group: 'needs',
+    when: ['note'],
   },
   { keys: ['y'], description: 'yes', action: 'yes', group: 'answer', when: ['confirm'] },
   { keys: ['n', 'esc'], description: 'no', action: 'no', group: 'answer', when: ['confirm'] },
@@ -384,7 +450,7 @@ export const KEYMAP: readonly Binding[] = [
     description: 'quit',
     action: 'quit',
     group: 'open',
-    when: ['overlay', 'confirm', 'filter', 'form'],
+    when: ['overlay', 'confirm', 'filter', 'form', 'ask', 'note'],
   },
 ];
 
@@ -422,8 +488,10 @@ export function keyName(input: string, key: KeyPress): string {
 
 export function modeOf(s: DashboardState): Mode {
   if (s.nav.confirm) return 'confirm';
+  if (s.nav.note) return 'note';
   if (s.nav.form) return 'form';
   if (s.nav.filtering) return 'filter';
+  if (s.nav.overlay === 'ask') return 'ask';
   if (s.nav.overlay) return 'overlay';
   return s.nav.level === 'detail' ? 'detail' : 'board';
 }
@@ -500,7 +568,7 @@ export function fitHints(lead: string, hints: Hint[], width: number): string {
   return line(shown);
 }
 
-const ALL_MODES: Mode[] = ['board', 'detail', 'overlay', 'confirm', 'filter', 'form'];
+const ALL_MODES: Mode[] = ['board', 'detail', 'overlay', 'confirm', 'filter', 'form', 'ask', 'note'];
 
 /** One section of the help: a group's rows (keys, what they do). */
 export interface HelpSection {

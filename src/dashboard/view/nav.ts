@@ -2,6 +2,7 @@
 // actions, so selection, drilling and scrolling are tested without a screen.
 import { boardColumns, boardLevel, cursor, drilledJob, selectedCard, TODO_KEY } from './board.js';
 import { moveLog, type LogMove } from './log-view.js';
+import { NEEDS_YOU } from './needs-you.js';
 import {
   FORM_FIELDS,
   type Confirm,
@@ -36,7 +37,13 @@ export type NavAction =
   | { type: 'formBackspace' }
   /** The current field's text is its value; the next field (or the end: form null). */
   | { type: 'formNext' }
-  | { type: 'formCancel' };
+  | { type: 'formCancel' }
+  /** The jobs board's cursor onto a job's card (the inbox's next waiting job). */
+  | { type: 'selectJob'; jobId: string }
+  | { type: 'noteStart'; jobId: string; askId: number }
+  | { type: 'noteInput'; text: string }
+  | { type: 'noteBackspace' }
+  | { type: 'noteCancel' };
 
 function moveCursor(s: DashboardState, dir: 'up' | 'down' | 'left' | 'right'): Nav {
   const cols = boardColumns(s);
@@ -68,6 +75,8 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
       if (nav.level === 'jobs') {
         // A todo has no changes to drill into (yet): s starts a job for it.
         if (!card || card.key.startsWith(TODO_KEY)) return nav;
+        // A waiting job's card opens its question, to be answered there.
+        if (boardColumns(s)[cursor(s).col]?.title === NEEDS_YOU) return { ...nav, overlay: 'ask', scroll: 0 };
         return {
           ...nav,
           level: 'changes',
@@ -153,6 +162,25 @@ export function reduceNav(s: DashboardState, a: NavAction): Nav {
     }
     case 'formCancel':
       return { ...nav, form: null };
+    case 'selectJob': {
+      const cols = boardColumns(s);
+      for (let col = 0; col < cols.length; col++) {
+        const row = cols[col]!.cards.findIndex((c) => c.key === a.jobId);
+        if (row >= 0) return { ...nav, sel: { ...nav.sel, jobs: { col, row, key: a.jobId } }, scroll: 0 };
+      }
+      return nav;
+    }
+    case 'noteStart':
+      return { ...nav, note: { jobId: a.jobId, askId: a.askId, text: '' } };
+    case 'noteInput':
+      // One line: a pasted newline would send it half typed.
+      return nav.note
+        ? { ...nav, note: { ...nav.note, text: nav.note.text + a.text.replace(/[\r\n]+/g, ' ') } }
+        : nav;
+    case 'noteBackspace':
+      return nav.note ? { ...nav, note: { ...nav.note, text: nav.note.text.slice(0, -1) } } : nav;
+    case 'noteCancel':
+      return { ...nav, note: null };
     case 'changeStep': {
       // The iterations of the change before or after, keeping the mark: how a
       // mark in one change reaches an iteration of another.

@@ -9,7 +9,8 @@ import type { Todo } from '../../model/todo.js';
 
 export type Level = 'jobs' | 'changes' | 'commits' | 'detail';
 export type BoardLevel = Exclude<Level, 'detail'>;
-export type Overlay = 'help' | 'files' | 'logs' | 'diff' | null;
+/** `ask`: the selected job's permission request in full, answered there (y, A, n). */
+export type Overlay = 'help' | 'files' | 'logs' | 'diff' | 'ask' | null;
 
 /** The cursor on one board: a column, a row, and the key of the card it is on (to follow a card that moves). */
 export interface Selection {
@@ -19,10 +20,12 @@ export interface Selection {
 }
 
 export interface Confirm {
-  kind: 'abandon' | 'retry' | 'land' | 'start' | 'closeTodo' | 'stopRunner';
+  kind: 'abandon' | 'retry' | 'land' | 'start' | 'closeTodo' | 'stopRunner' | 'allowAlways';
   /** The job or todo asked about (the repository, for the runner). */
   id: string;
   prompt: string;
+  /** allowAlways: the permission request it answers (a newer one is not answered by it). */
+  askId?: number;
 }
 
 /** An iteration, 1-based, as `ii job diff --from C.I` names it. */
@@ -59,6 +62,16 @@ export interface Nav {
   mark: Mark | null;
   /** The `n` form while it is open: it takes the keys. */
   form: TodoForm | null;
+  /** The note of a rejection being typed (n in the ask view): it takes the keys. */
+  note: RejectNote | null;
+}
+
+/** A rejection's note as it is typed: sent to the agent with the answer. */
+export interface RejectNote {
+  jobId: string;
+  /** The request it answers: a request that changed meanwhile is not answered by it. */
+  askId: number;
+  text: string;
 }
 
 /** What a job's events.jsonl and transcripts say, read on demand (the `l` log, the detail's test output). */
@@ -165,6 +178,7 @@ export const initialNav = (): Nav => ({
   fullOutput: false,
   mark: null,
   form: null,
+  note: null,
 });
 
 /** The key of an iteration's diff against the one before, or against `from` (a marked iteration). */
