@@ -3,12 +3,7 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  countDiff,
-  FileTracker,
-  MAX_ENDED_CALLS,
-  MAX_OPEN_CALLS,
-} from '../../src/agent/file-tracker.js';
+import { countDiff, FileTracker, MAX_ENDED_CALLS, MAX_OPEN_CALLS } from '../../src/agent/file-tracker.js';
 import { WorkspaceRoot } from '../../src/agent/workspace-path.js';
 import type { FileChange } from '../../src/model/index.js';
 import { tempDir } from '../helpers/tmp.js';
