@@ -27,6 +27,12 @@ import { localProbe } from '../proc/alive.js';
 export interface BacklogRunnerOptions {
   store: StateStore;
   repo: { root: string; slug: string };
+  /**
+   * Ends the session of a job whose runner is gone (failed: its workspace
+   * reset and freed, its todo reopened): the caller's composition brings
+   * the git that does it.
+   */
+  finishSession: (sessionId: string) => Promise<void>;
   /** Jobs of the repository running at once, those started elsewhere included. */
   slots: number;
   /** The slots now, read before each look (the board's +/- change them in the store); else `slots`. */
@@ -214,10 +220,7 @@ export class BacklogRunner {
       reason,
       probe: localProbe,
       // A runner gone already: its session is ended by the cleanup.
-      finishSession: async (sessionId) => {
-        const { finishSession } = await import('../session/session.js');
-        await finishSession(this.o.store, sessionId, 'failed');
-      },
+      finishSession: this.o.finishSession,
     });
     return true;
   }
@@ -387,7 +390,7 @@ export class BacklogRunner {
     if (this.reaping.has(job.id)) return true;
     if (this.unreapable.has(job.id) || !runnerGoneIn(this.o.store, job)) return false;
     this.reaping.add(job.id);
-    void reapDeadRunner(this.o.store, job.id, { by: 'ii run' })
+    void reapDeadRunner(this.o.store, job.id, { by: 'ii run', finishSession: this.o.finishSession })
       .then(
         (c) => c && this.emit({ kind: 'reaped', cleanup: c }),
         () => this.unreapable.add(job.id),

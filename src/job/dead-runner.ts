@@ -150,20 +150,14 @@ export function runnerGoneIn(
 export async function reapDeadRunner(
   store: StateStore,
   jobId: string,
-  o: { by: string; finishSession?: (sessionId: string) => Promise<void>; graceMs?: number },
+  o: { by: string; finishSession: (sessionId: string) => Promise<void>; graceMs?: number },
 ): Promise<DeadRunnerCleanup | null> {
   const job = store.jobs.get(jobId);
   if (!job || !runnerGoneIn(store, job)) return null;
-  const finishSession =
-    o.finishSession ??
-    (async (sessionId: string) => {
-      const { finishSession } = await import('../session/session.js');
-      await finishSession(store, sessionId, 'failed');
-    });
   const c = await cleanUpDeadRunner(store, store.dir, job, {
     status: 'failed',
     reason: `its runner (pid ${job.pid}) was gone; cleaned up by ${o.by}`,
-    finishSession,
+    finishSession: o.finishSession,
     ...(o.graceMs !== undefined ? { graceMs: o.graceMs } : {}),
   });
   return c.endedHere ? c : null;
@@ -212,7 +206,7 @@ export function describeCleanup(c: DeadRunnerCleanup): string {
 export async function reapDeadRunners(
   store: StateStore,
   repo: string,
-  o: { by: string; finishSession?: (sessionId: string) => Promise<void>; graceMs?: number },
+  o: { by: string; finishSession: (sessionId: string) => Promise<void>; graceMs?: number },
 ): Promise<DeadRunnerCleanup[]> {
   const out: DeadRunnerCleanup[] = [];
   for (const j of store.jobs.briefs(repo)) {

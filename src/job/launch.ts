@@ -88,24 +88,24 @@ export interface Launched {
  */
 export async function checkLaunch(
   deps: Pick<JobDeps, 'resolveAgent' | 'vcs'>,
-  i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
+  input: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
 ): Promise<{ agent: AgentSpec; base: Base }> {
-  return checked(deps, i);
+  return checked(deps, input);
 }
 
 /** checkLaunch, and the base commit it resolved (the workspace starts there). */
 async function checked(
   deps: Pick<JobDeps, 'resolveAgent' | 'vcs'>,
-  i: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
+  input: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
 ): Promise<{ agent: AgentSpec; base: Base }> {
-  requireTestCommands(i.config);
-  requireSandbox(i.config);
-  new Prompts(i.repo.root).loadAll();
-  const agent = deps.resolveAgent(i.config, i.agent);
-  const base = await deps.vcs.resolveBase(i.repo.root, i.rev);
+  requireTestCommands(input.config);
+  requireSandbox(input.config);
+  new Prompts(input.repo.root).loadAll();
+  const agent = deps.resolveAgent(input.config, input.agent);
+  const base = await deps.vcs.resolveBase(input.repo.root, input.rev);
   // A setup that cannot work in a workspace fails every job at setup, each
   // spending one of its todo's attempts: refuse before any is made.
-  const setup = await setupInputProblem(deps.vcs, i.repo.root, i.config, base);
+  const setup = await setupInputProblem(deps.vcs, input.repo.root, input.config, base);
   if (setup) throw new UserError(`${setup.detail}\n${setup.fix}`);
   return { agent, base };
 }
@@ -115,11 +115,11 @@ async function checked(
  * (checkLaunch, and a job already running on the todo), then starts the
  * session and creates the job.
  */
-export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched> {
-  const { store, repo, todo } = i;
-  const { agent, base } = await checked(deps, i);
-  const config = i.config;
-  const mode = i.claim ?? 'manual';
+export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Launched> {
+  const { store, repo, todo } = input;
+  const { agent, base } = await checked(deps, input);
+  const config = input.config;
+  const mode = input.claim ?? 'manual';
   const endedStale: DeadRunnerCleanup[] = [];
   if (mode === 'manual') {
     const active = store.jobs.list(repo.slug, { activeOnly: true }).filter((j) => j.todo_id === todo.id);
@@ -133,7 +133,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     // todo under the new job.
     for (const old of active)
       endedStale.push(
-        await cleanUpDeadRunner(store, i.stateDir, old, {
+        await cleanUpDeadRunner(store, input.stateDir, old, {
           status: 'failed',
           reason: `its runner${old.pid ? ` (pid ${old.pid})` : ''} was gone; a new job was started for the todo`,
           finishSession: (sessionId) => deps.finishSession(store, sessionId, 'failed').then(() => {}),
@@ -153,13 +153,13 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     {
       todo_id: todo.id,
       session_id: sessionId,
-      auto_commit: i.autoCommit ?? config.job['auto-commit'],
-      retried_from: i.retriedFrom ?? null,
+      auto_commit: input.autoCommit ?? config.job['auto-commit'],
+      retried_from: input.retriedFrom ?? null,
       pid: process.pid,
       host: hostname(),
       // In the claim's transaction: a landing runner killed at any moment
       // after this leaves the job to land, for the next one to land.
-      ...(i.toLand ? { to_land: true } : {}),
+      ...(input.toLand ? { to_land: true } : {}),
     },
     (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
   );
@@ -170,23 +170,23 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       repoRoot: repo.root,
       slug: repo.slug,
       todoId: todo.id,
-      ...(i.rev ? { rev: i.rev } : {}),
+      ...(input.rev ? { rev: input.rev } : {}),
       base: base.sha,
-      stateDir: i.stateDir,
+      stateDir: input.stateDir,
       copy: config.workspace.copy,
       jobId: job.id,
       sessionId,
     });
   } catch (err) {
     // git worktree add (or the copy of [workspace] copy) met a full disk.
-    const full = asDiskFull(err, workspacesDir(i.stateDir, repo.slug));
+    const full = asDiskFull(err, workspacesDir(input.stateDir, repo.slug));
     recordDespiteFullDisk(store, () =>
       failUnstarted(
         store,
         job,
         full
           ? full.jobReason
-          : `could not start: ${workspaceGoneReason(err, { workspacesDir: workspacesDir(i.stateDir, repo.slug) }) ?? (err as Error).message}`,
+          : `could not start: ${workspaceGoneReason(err, { workspacesDir: workspacesDir(input.stateDir, repo.slug) }) ?? (err as Error).message}`,
       ),
     );
     if (full)
@@ -198,12 +198,12 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
   }
   const { session, workspacePath, baseRev } = started;
   try {
-    const made = appendEvent(i.stateDir, job.id, 'workspace', {
+    const made = appendEvent(input.stateDir, job.id, 'workspace', {
       path: workspacePath,
       created: started.created ?? false,
       duration_ms: Math.round(performance.now() - t0),
     });
-    i.onEvent?.(made);
+    input.onEvent?.(made);
     store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
     // Where `ii job land` goes by default: the branch the base commit was
     // taken from, in the same lookup, so the two always agree.
@@ -215,7 +215,7 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
     const changeId = newChangeId();
     const runner = newJobRunner(deps, {
       store,
-      stateDir: i.stateDir,
+      stateDir: input.stateDir,
       agent,
       config,
       jobId: job.id,
@@ -225,9 +225,9 @@ export async function launchJob(deps: JobDeps, i: LaunchInput): Promise<Launched
       baseRev,
       sessionId: session.id,
       firstChangeId: changeId,
-      ...(i.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
-      ...(i.onEvent ? { onEvent: i.onEvent } : {}),
-      ...(i.onFinished ? { onFinished: i.onFinished } : {}),
+      ...(input.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
+      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+      ...(input.onFinished ? { onFinished: input.onFinished } : {}),
     });
     return {
       job: store.jobs.get(job.id) ?? job,
@@ -270,14 +270,14 @@ export type NewJobRunnerInput = Omit<
  * job and todo it works for, so a wrapper script or hook can key on them and
  * the scripted agent picks its scenario by todo.
  */
-export function newJobRunner(deps: JobDeps, i: NewJobRunnerInput): JobRunner {
-  const { sessionId, agent, store, ...rest } = i;
+export function newJobRunner(deps: JobDeps, input: NewJobRunnerInput): JobRunner {
+  const { sessionId, agent, store, ...rest } = input;
   return new JobRunner({
     ...rest,
     store,
     vcs: deps.vcs,
     startAgent: deps.startAgent,
-    agent: { ...agent, env: { ...agent.env, II_JOB_ID: i.jobId, II_TODO_ID: i.todo.id } },
+    agent: { ...agent, env: { ...agent.env, II_JOB_ID: input.jobId, II_TODO_ID: input.todo.id } },
     finishSession: async (outcome) => {
       await deps.finishSession(store, sessionId, outcome);
     },

@@ -40,21 +40,21 @@ export type { LandInput, LandProgress, LandResult } from './input.js';
  * happens, and a refusal too, so the board shows a landing run by another
  * process (the dashboard's `m` starts one in the background) and why it stopped.
  */
-export function landJob(i: LandInput): Promise<LandResult> {
-  return recordingSteps(i, landJobIn);
+export function landJob(input: LandInput): Promise<LandResult> {
+  return recordingSteps(input, landJobIn);
 }
 
 /** continueLanding, its steps recorded as landJob's are. */
-export function continueLanding(i: LandInput): Promise<LandResult> {
-  return recordingSteps(i, continueLandingIn);
+export function continueLanding(input: LandInput): Promise<LandResult> {
+  return recordingSteps(input, continueLandingIn);
 }
 
 async function recordingSteps(
-  i: LandInput,
-  land: (i: LandInput) => Promise<LandResult>,
+  input: LandInput,
+  land: (input: LandInput) => Promise<LandResult>,
 ): Promise<LandResult> {
-  const { store, job } = i;
-  let onto = i.job.land_conflict?.onto ?? i.onto ?? '';
+  const { store, job } = input;
+  let onto = input.job.land_conflict?.onto ?? input.onto ?? '';
   const me = { pid: process.pid, host: hostname() };
   const at = () => new Date().toISOString();
   // Taken first, in one transaction: a landing runner (ii run --land) and a
@@ -83,10 +83,10 @@ async function recordingSteps(
     if (p.type === 'target') onto = p.onto;
     const step = landingStep(p, onto);
     if (step) record('landing', step);
-    i.onProgress?.(p);
+    input.onProgress?.(p);
   };
   try {
-    return await land({ ...i, onProgress });
+    return await land({ ...input, onProgress });
   } catch (err) {
     // A job that was never landable has no landing to show (the person was
     // told): what was recorded before this one is put back.
@@ -143,30 +143,30 @@ const keptLines = (text: string) =>
     .filter(Boolean)
     .join('\n');
 
-async function landJobIn(i: LandInput): Promise<LandResult> {
-  const { repo, job } = i;
-  const progress = i.onProgress ?? (() => {});
+async function landJobIn(input: LandInput): Promise<LandResult> {
+  const { repo, job } = input;
+  const progress = input.onProgress ?? (() => {});
   const { base, final } = landable(job);
-  if (!(await i.vcs.isAncestor(repo.root, base, final)))
+  if (!(await input.vcs.isAncestor(repo.root, base, final)))
     throw new LandRefused(
       `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(base)} (or is missing from this repository): it cannot be landed.`,
       'not-landable',
     );
-  const { onto, note } = await target(i);
-  const tip = await i.vcs.branchTip(repo.root, onto);
+  const { onto, note } = await target(input);
+  const tip = await input.vcs.branchTip(repo.root, onto);
   if (!tip)
     throw new LandRefused(
       `there is no local branch ${onto} to land on: create it, or pass --onto an existing branch (git branch lists them).`,
       'target',
     );
   // Refused before the rebase and the tests, as well as before the move.
-  await refuseIfBusy(i.vcs, repo.root, job.id, onto);
-  const original = await i.vcs.commitsBetween(repo.root, base, final);
+  await refuseIfBusy(input.vcs, repo.root, job.id, onto);
+  const original = await input.vcs.commitsBetween(repo.root, base, final);
   progress({ type: 'target', onto, tip, commits: original.length, note });
   // Not under workspaces/: that is the pool `ii workspace prune` clears.
-  const ws = landingWorktree(i);
-  await i.vcs.addLandingWorktree(repo.root, ws, tip);
-  return landIn(i, {
+  const ws = landingWorktree(input);
+  await input.vcs.addLandingWorktree(repo.root, ws, tip);
+  return landIn(input, {
     ws,
     onto,
     note,
@@ -174,7 +174,7 @@ async function landJobIn(i: LandInput): Promise<LandResult> {
     base,
     head: final,
     rebased: null,
-    test: i.test !== false,
+    test: input.test !== false,
   });
 }
 
@@ -184,26 +184,26 @@ async function landJobIn(i: LandInput): Promise<LandResult> {
  * conflict stops it again, and a finished one is tested and landed as
  * landJob does.
  */
-async function continueLandingIn(i: LandInput): Promise<LandResult> {
-  const { store, job } = i;
+async function continueLandingIn(input: LandInput): Promise<LandResult> {
+  const { store, job } = input;
   const c = job.land_conflict;
   if (!c)
     throw new LandRefused(
       `job ${job.id} has no landing stopped in a conflict: nothing to continue.`,
       'not-landable',
     );
-  if (!(await i.vcs.rebaseInProgress(c.worktree))) {
+  if (!(await input.vcs.rebaseInProgress(c.worktree))) {
     // Nothing to go on with (the worktree was removed by hand): the job is
     // as it was before the landing began, which is what the record then says.
-    await i.vcs.removeLandingWorktree(i.repo.root, c.worktree).catch(() => {});
-    removeOverlays(i.stateDir, c.worktree);
+    await input.vcs.removeLandingWorktree(input.repo.root, c.worktree).catch(() => {});
+    removeOverlays(input.stateDir, c.worktree);
     store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
       `the stopped landing of job ${job.id} is gone (no rebase in ${c.worktree}): the job is back to completed, not landed. Land it again: ii job land ${job.id}`,
       'not-landable',
     );
   }
-  const r = await i.vcs.continueRebase(c.worktree);
+  const r = await input.vcs.continueRebase(c.worktree);
   if (!r.ok) {
     if (!r.conflicts.length)
       throw new LandRefused(`git rebase --continue failed in ${c.worktree}:\n${r.detail}`, 'conflict');
@@ -218,10 +218,10 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
   // Resolved: from here the landing goes on as any other, and a conflict
   // after the target moves stops for the person again.
   store.jobs.setLandConflict(job.id, null);
-  const test = i.test ?? c.test;
+  const test = input.test ?? c.test;
   try {
     return await landIn(
-      { ...i, onConflict: 'stop' },
+      { ...input, onConflict: 'stop' },
       {
         ws: c.worktree,
         onto: c.onto,
@@ -238,7 +238,7 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
     // Red tests or a checkout in the way: the person's resolution is not
     // thrown away with the landing worktree.
     const ref = `refs/incrementum/resolved/${job.id}`;
-    await i.vcs.keepRef(i.repo.root, ref, r.head);
+    await input.vcs.keepRef(input.repo.root, ref, r.head);
     throw new LandRefused(
       `${err.message}\nYour resolution is kept as ${short(r.head)} (${ref}); the job is completed, not landed.`,
       err.kind,
@@ -248,27 +248,27 @@ async function continueLandingIn(i: LandInput): Promise<LandResult> {
 }
 
 /** Ends a landing stopped in a conflict: the rebase undone, its worktree removed, the job as before. */
-export async function abortLanding(i: LandInput): Promise<Job> {
-  const { store, job } = i;
+export async function abortLanding(input: LandInput): Promise<Job> {
+  const { store, job } = input;
   const c = job.land_conflict;
   if (!c)
     throw new LandRefused(
       `job ${job.id} has no landing stopped in a conflict: nothing to abort.`,
       'not-landable',
     );
-  if (await i.vcs.rebaseInProgress(c.worktree)) await i.vcs.abortRebase(c.worktree);
-  await i.vcs.removeLandingWorktree(i.repo.root, c.worktree);
-  removeOverlays(i.stateDir, c.worktree);
+  if (await input.vcs.rebaseInProgress(c.worktree)) await input.vcs.abortRebase(c.worktree);
+  await input.vcs.removeLandingWorktree(input.repo.root, c.worktree);
+  removeOverlays(input.stateDir, c.worktree);
   store.jobs.setLandConflict(job.id, null);
   store.jobs.setLanding(job.id, null);
-  appendEvent(i.stateDir, job.id, 'info', {
+  appendEvent(input.stateDir, job.id, 'info', {
     message: `landing on ${c.onto} aborted: the job is completed, not landed`,
   });
   return store.jobs.get(job.id) ?? job;
 }
 
-function landingWorktree(i: LandInput): string {
-  return join(i.stateDir, 'landing', i.repo.slug, i.job.id);
+function landingWorktree(input: LandInput): string {
+  return join(input.stateDir, 'landing', input.repo.slug, input.job.id);
 }
 
 interface Landing {
@@ -286,11 +286,11 @@ interface Landing {
 }
 
 /** Rebase, test, compare-and-swap, in rounds while the target moves; the landing worktree is removed unless a conflict stops it for a person. */
-async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
-  const { store, repo, job } = i;
-  const progress = i.onProgress ?? (() => {});
-  const stop = (i.onConflict ?? i.config.land['on-conflict']) === 'stop';
-  const max = i.maxAttempts ?? LAND_ATTEMPTS;
+async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
+  const { store, repo, job } = input;
+  const progress = input.onProgress ?? (() => {});
+  const stop = (input.onConflict ?? input.config.land['on-conflict']) === 'stop';
+  const max = input.maxAttempts ?? LAND_ATTEMPTS;
   const checkouts: string[] = [];
   let { tip, base, head } = l;
   let pending = l.rebased;
@@ -305,7 +305,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         next = pending;
         pending = null;
       } else {
-        const rebased = await i.vcs.rebaseInWorktree(l.ws, tip, base, head, stop);
+        const rebased = await input.vcs.rebaseInWorktree(l.ws, tip, base, head, stop);
         if (!rebased.ok && stop && rebased.conflicts.length) {
           const c: JobLandConflict = {
             onto: l.onto,
@@ -316,7 +316,7 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
             test: l.test,
           };
           store.jobs.setLandConflict(job.id, c);
-          appendEvent(i.stateDir, job.id, 'warning', {
+          appendEvent(input.stateDir, job.id, 'warning', {
             message: `landing on ${l.onto} stopped in a conflict (${rebased.conflicts.length} file${rebased.conflicts.length === 1 ? '' : 's'}): resolve it in ${l.ws}, then ii job land ${job.id} --continue, or --abort`,
           });
           kept = true;
@@ -326,12 +326,12 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
           !rebased.ok &&
           !stop &&
           rebased.conflicts.length &&
-          (i.resolutions ?? 0) < RESOLUTION_ROUNDS &&
+          (input.resolutions ?? 0) < RESOLUTION_ROUNDS &&
           job.status === 'completed'
         ) {
           // on-conflict = "agent": replay the job's commits taking its side of
           // each conflicting hunk, and hand the branch's side to the agent.
-          const replay = await i.vcs.rebaseTakingJobSide(l.ws, tip, base, head);
+          const replay = await input.vcs.rebaseTakingJobSide(l.ws, tip, base, head);
           if (replay.ok) {
             toResolve = { tip, base, head, files: rebased.conflicts, replayed: replay.head };
             break;
@@ -348,15 +348,15 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
         next = rebased.head;
       }
       progress({ type: 'rebased', attempt: attempts, onto_tip: tip, head: next });
-      if (l.test) await testTip(i, l.ws, l.onto);
+      if (l.test) await testTip(input, l.ws, l.onto);
       else progress({ type: 'tests_skipped' });
 
-      const moved = await advance(i, l.onto, next, tip, checkouts, progress);
+      const moved = await advance(input, l.onto, next, tip, checkouts, progress);
       if (moved === 'ok') {
         landedHead = next;
         break;
       }
-      const now = await i.vcs.branchTip(repo.root, l.onto);
+      const now = await input.vcs.branchTip(repo.root, l.onto);
       if (!now)
         throw new LandRefused(`the branch ${l.onto} was deleted while job ${job.id} was landing.`, 'target');
       // What is rebased next is what was just rebased (and perhaps resolved by
@@ -368,11 +368,11 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
     }
   } finally {
     if (!kept) {
-      await i.vcs.removeLandingWorktree(repo.root, l.ws).catch(() => {});
-      removeOverlays(i.stateDir, l.ws);
+      await input.vcs.removeLandingWorktree(repo.root, l.ws).catch(() => {});
+      removeOverlays(input.stateDir, l.ws);
     }
   }
-  if (toResolve) return resolveThenLand(i, l.onto, toResolve, landJob);
+  if (toResolve) return resolveThenLand(input, l.onto, toResolve, landJob);
   if (!landedHead) {
     if (job.land_conflict) store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
@@ -388,18 +388,18 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
     tested: l.test,
   };
   const updated = store.jobs.setLanded(job.id, landed);
-  appendEvent(i.stateDir, job.id, 'info', {
+  appendEvent(input.stateDir, job.id, 'info', {
     message: `landed on ${l.onto} at ${short(landedHead)}${l.test ? ', tested on the rebased tip' : ' (--no-test: not tested)'}`,
   });
   progress({ type: 'landed', landed });
-  await releaseJobWorkspace(i);
+  await releaseJobWorkspace(input);
   // The journal says where the work went; a journal that cannot be written
   // does not undo a landing that happened.
-  await writeJournal(store, i.stateDir, job.id, { repoRoot: repo.root }).catch(() => {});
+  await writeJournal(store, input.stateDir, job.id, { repoRoot: repo.root }).catch(() => {});
   return {
     job: updated,
     landed,
-    commits: await i.vcs.commitsBetween(repo.root, tip, landedHead),
+    commits: await input.vcs.commitsBetween(repo.root, tip, landedHead),
     note: l.note,
     attempts,
     checkouts,
@@ -412,23 +412,23 @@ async function landIn(i: LandInput, l: Landing): Promise<LandResult> {
  * as `git merge --ff-only` does, and a refusal there throws (nothing moved).
  */
 async function advance(
-  i: LandInput,
+  input: LandInput,
   onto: string,
   next: string,
   old: string,
   checkouts: string[],
   progress: (p: LandProgress) => void,
 ): Promise<'ok' | 'moved'> {
-  const reason = `incrementum: land job ${i.job.id}`;
+  const reason = `incrementum: land job ${input.job.id}`;
   // Again just before the move: a rebase or merge may have begun while the
   // tests ran.
-  await refuseIfBusy(i.vcs, i.repo.root, i.job.id, onto);
-  const where = await i.vcs.checkoutsOf(i.repo.root, onto);
+  await refuseIfBusy(input.vcs, input.repo.root, input.job.id, onto);
+  const where = await input.vcs.checkoutsOf(input.repo.root, onto);
   if (where.length === 0)
-    return (await i.vcs.casBranch(i.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
+    return (await input.vcs.casBranch(input.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';
   // A branch is checked out in one worktree at most (git refuses a second).
   const checkout = where[0]!;
-  const ff = await i.vcs.fastForwardCheckout(checkout, next, old);
+  const ff = await input.vcs.fastForwardCheckout(checkout, next, old);
   if (ff.ok) {
     checkouts.push(checkout);
     progress({ type: 'checkout_updated', path: checkout });
@@ -441,7 +441,7 @@ async function advance(
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n') +
-      `\nCommit or stash those changes (git stash), then run ii job land ${i.job.id} again.`,
+      `\nCommit or stash those changes (git stash), then run ii job land ${input.job.id} again.`,
     'checkout',
   );
 }
@@ -450,17 +450,17 @@ async function advance(
  * The job's workspace, now that its work is on the branch: removed with its
  * branch if no other job has taken it since (its iteration refs stay).
  */
-async function releaseJobWorkspace(i: LandInput): Promise<void> {
-  const path = i.job.workspace_path;
+async function releaseJobWorkspace(input: LandInput): Promise<void> {
+  const path = input.job.workspace_path;
   if (!path) return;
-  const w = i.store.workspaces.list(i.repo.slug).find((x) => x.path === path);
+  const w = input.store.workspaces.list(input.repo.slug).find((x) => x.path === path);
   if (!w || w.status !== 'free') return;
-  if (!isInside(workspacesDir(i.stateDir, i.repo.slug), path)) return;
+  if (!isInside(workspacesDir(input.stateDir, input.repo.slug), path)) return;
   // Never from under a process still working in it (a shell cd'd there):
   // it stays, free, for ii workspace prune to take once that has ended.
   if (processesIn(path).length > 0) return;
-  if (!i.store.workspaces.removeIfFree(path)) return;
-  await i.vcs.removeWorkspace(i.repo.root, path).catch(() => {});
-  removeOverlays(i.stateDir, path);
-  if (isWorkspaceBranch(w.branch)) await i.vcs.deleteBranch(i.repo.root, w.branch);
+  if (!input.store.workspaces.removeIfFree(path)) return;
+  await input.vcs.removeWorkspace(input.repo.root, path).catch(() => {});
+  removeOverlays(input.stateDir, path);
+  if (isWorkspaceBranch(w.branch)) await input.vcs.deleteBranch(input.repo.root, w.branch);
 }

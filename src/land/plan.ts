@@ -44,19 +44,19 @@ export function finalCommit(job: Job): string | null {
 }
 
 /** Where the target comes from, and a note when it is a guess. */
-export async function target(i: TargetInput): Promise<{ onto: string; note: string | null }> {
-  if (i.onto) return { onto: i.onto, note: null };
-  if (i.config.land.onto) return { onto: i.config.land.onto, note: null };
-  if (i.job.base_branch) return { onto: i.job.base_branch, note: null };
-  const current = await i.vcs.currentBranch(i.repo.root);
+export async function target(input: TargetInput): Promise<{ onto: string; note: string | null }> {
+  if (input.onto) return { onto: input.onto, note: null };
+  if (input.config.land.onto) return { onto: input.config.land.onto, note: null };
+  if (input.job.base_branch) return { onto: input.job.base_branch, note: null };
+  const current = await input.vcs.currentBranch(input.repo.root);
   if (!current)
     throw new LandRefused(
-      `job ${i.job.id} has no recorded base branch and ${i.repo.root} has no branch checked out: pass --onto BRANCH.`,
+      `job ${input.job.id} has no recorded base branch and ${input.repo.root} has no branch checked out: pass --onto BRANCH.`,
       'target',
     );
   return {
     onto: current,
-    note: `job ${i.job.id} records no base branch (it started from a tag, a commit or a detached HEAD, or predates them): landing onto the checked-out branch, ${current} (--onto chooses another)`,
+    note: `job ${input.job.id} records no base branch (it started from a tag, a commit or a detached HEAD, or predates them): landing onto the checked-out branch, ${current} (--onto chooses another)`,
   };
 }
 
@@ -70,18 +70,18 @@ export interface LandPlan {
 }
 
 /** The plan of landing `job` (nothing is changed); a job that cannot land is refused as landJob would. */
-export async function landPlan(i: TargetInput & { test?: boolean }): Promise<LandPlan> {
-  const { job } = i;
+export async function landPlan(input: TargetInput & { test?: boolean }): Promise<LandPlan> {
+  const { job } = input;
   const { base, final } = landable(job);
-  const { onto, note } = await target(i);
+  const { onto, note } = await target(input);
   // The board asks before it lands: a branch mid-rebase is said now, not
   // after the person said yes.
-  await refuseIfBusy(i.vcs, i.repo.root, job.id, onto);
+  await refuseIfBusy(input.vcs, input.repo.root, job.id, onto);
   return {
     onto,
     note,
-    subjects: await i.vcs.commitSubjects(i.repo.root, base, final),
-    test: i.test !== false,
+    subjects: await input.vcs.commitSubjects(input.repo.root, base, final),
+    test: input.test !== false,
   };
 }
 

@@ -34,21 +34,21 @@ const SIDE_LINES = 200;
  * again, the landing is tried again (at most RESOLUTION_ROUNDS times).
  */
 export async function resolveThenLand(
-  i: LandInput,
+  input: LandInput,
   onto: string,
   r: ToResolve,
   // landJob, passed in: the flow imports this file, so this one does not import it back.
-  landAgain: (i: LandInput) => Promise<LandResult>,
+  landAgain: (input: LandInput) => Promise<LandResult>,
 ): Promise<LandResult> {
-  const { store, repo, job, config } = i;
-  const progress = i.onProgress ?? (() => {});
-  if (!i.deps)
+  const { store, repo, job, config } = input;
+  const progress = input.onProgress ?? (() => {});
+  if (!input.deps)
     throw new LandRefused(
       `job ${job.id} conflicts with ${onto}, and this landing was given no agent to resolve it: nothing was landed.`,
       'conflict',
       r.files,
     );
-  const deps = await i.deps();
+  const deps = await input.deps();
   const todo = store.todos.get(repo.slug, job.todo_id);
   if (!todo)
     throw new LandRefused(
@@ -56,10 +56,10 @@ export async function resolveThenLand(
       'conflict',
       r.files,
     );
-  const conflicts = await describeConflicts(i.vcs, repo.root, onto, r);
+  const conflicts = await describeConflicts(input.vcs, repo.root, onto, r);
   const agent = deps.resolveAgent(config);
   progress({ type: 'resolving', files: r.files, onto });
-  appendEvent(i.stateDir, job.id, 'info', {
+  appendEvent(input.stateDir, job.id, 'info', {
     message: `landing on ${onto}: ${r.files.length} file${r.files.length === 1 ? '' : 's'} conflict (${r.files.join(', ')}); the job goes on with a change that resolves them`,
   });
   // The job names its new session before the workspace is made, as a claim
@@ -76,7 +76,7 @@ export async function resolveThenLand(
       todoId: job.todo_id,
       sessionId,
       rev: r.replayed,
-      stateDir: i.stateDir,
+      stateDir: input.stateDir,
       copy: config.workspace.copy,
       jobId: job.id,
     });
@@ -93,7 +93,7 @@ export async function resolveThenLand(
   store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
   const runner = newJobRunner(deps, {
     store,
-    stateDir: i.stateDir,
+    stateDir: input.stateDir,
     agent,
     config,
     jobId: job.id,
@@ -109,12 +109,12 @@ export async function resolveThenLand(
   });
   const stopRun = () =>
     runner.cancel({ status: 'failed', reason: 'the conflict resolution was interrupted' });
-  i.signal?.addEventListener('abort', stopRun);
+  input.signal?.addEventListener('abort', stopRun);
   let done: Job;
   try {
     done = await runner.run();
   } finally {
-    i.signal?.removeEventListener('abort', stopRun);
+    input.signal?.removeEventListener('abort', stopRun);
   }
   progress({ type: 'resolved', status: done.status, reason: done.failure_reason });
   if (done.status !== 'completed')
@@ -124,7 +124,7 @@ export async function resolveThenLand(
       'conflict',
       r.files,
     );
-  return landAgain({ ...i, job: done, resolutions: (i.resolutions ?? 0) + 1 });
+  return landAgain({ ...input, job: done, resolutions: (input.resolutions ?? 0) + 1 });
 }
 
 /** The resolve-conflicts prompt's Conflicts: each file with what the branch did to it and what the job did. */

@@ -8,25 +8,25 @@ import type { LandInput } from './input.js';
 import { LandRefused } from './plan.js';
 
 /** [workspace] setup if needed, then the test commands on the rebased tip; red throws. */
-export async function testTip(i: LandInput, ws: string, onto: string): Promise<void> {
-  const progress = i.onProgress ?? (() => {});
-  const { config } = i;
-  const recordGroup = groupRecorder(i.store, i.job.id, ws);
+export async function testTip(input: LandInput, ws: string, onto: string): Promise<void> {
+  const progress = input.onProgress ?? (() => {});
+  const { config } = input;
+  const recordGroup = groupRecorder(input.store, input.job.id, ws);
   // The tip's setup and tests run in the job's sandbox as its own did.
   const sandbox = jobSandbox({
     config,
-    repoRoot: i.repo.root,
+    repoRoot: input.repo.root,
     workspace: ws,
-    stateDir: i.stateDir,
+    stateDir: input.stateDir,
     agent: { name: '', command: [] },
   });
   const timeoutMs = config.job['test-timeout-seconds'] * 1000;
   const setup = await setupWorkspace({
     workspace: ws,
-    checkout: i.repo.root,
+    checkout: input.repo.root,
     commands: config.workspace.setup,
     reuse: config.workspace.reuse,
-    ...(i.signal ? { signal: i.signal } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
     timeoutMs,
     recordGroup,
     sandbox,
@@ -43,7 +43,7 @@ export async function testTip(i: LandInput, ws: string, onto: string): Promise<v
   const run = await runTests({
     commands: config.job['test-commands'],
     cwd: ws,
-    ...(i.signal ? { signal: i.signal } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
     timeoutMs,
     recordGroup,
     sandbox,
@@ -62,9 +62,9 @@ export async function testTip(i: LandInput, ws: string, onto: string): Promise<v
   const failed = run.results.find((r) => r.exit_code !== 0)!;
   const tail = tails.get(failed.command)?.lines() ?? '';
   throw new LandRefused(
-    `the tests fail on job ${i.job.id} rebased onto ${onto}: \`${failed.command}\` exited ${failed.exit_code}; ${onto} was not moved.\n` +
+    `the tests fail on job ${input.job.id} rebased onto ${onto}: \`${failed.command}\` exited ${failed.exit_code}; ${onto} was not moved.\n` +
       (tail ? `${tail}\n` : '') +
-      `Fix it on ${onto} or retry the todo (ii job retry ${i.job.id}); --no-test lands without the tests.`,
+      `Fix it on ${onto} or retry the todo (ii job retry ${input.job.id}); --no-test lands without the tests.`,
     'tests',
   );
 }

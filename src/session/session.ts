@@ -8,7 +8,6 @@ import type { Session, Workspace } from '../model/session.js';
 import type { StateStore } from '../state/api.js';
 import { shortId } from '../state/ids.js';
 import { workspacesDir } from '../state/paths.js';
-import { GitVcs } from '../vcs/git.js';
 import type { Vcs } from '../vcs/vcs.js';
 import { processesIn } from '../proc/cwd.js';
 import { endRecordedGroups } from '../proc/recorded.js';
@@ -47,12 +46,10 @@ export interface StartedSession {
   created: boolean;
 }
 
-const defaultVcs = new GitVcs();
-
 export async function startSession(
   store: StateStore,
   o: SessionStartInput,
-  vcs: Vcs = defaultVcs,
+  vcs: Vcs,
 ): Promise<StartedSession> {
   // Everything the user can get wrong is checked before anything is claimed.
   const root = await vcs.root(o.repoRoot);
@@ -138,7 +135,7 @@ export async function finishSession(
   store: StateStore,
   sessionId: string,
   outcome: 'done' | 'failed',
-  vcs: Vcs = defaultVcs,
+  vcs: Vcs,
 ): Promise<Session> {
   const session = store.sessions.get(sessionId);
   if (!session) throw new UserError(`no session ${sessionId}`);

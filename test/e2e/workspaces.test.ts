@@ -13,10 +13,13 @@ import { ii, ROOT } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
 // The session functions are exactly what the job launcher expects.
-const deps: Pick<JobDeps, 'startSession' | 'finishSession'> = { startSession, finishSession };
+const vcs = new GitVcs();
+const deps: Pick<JobDeps, 'startSession' | 'finishSession'> = {
+  startSession: (store, o) => startSession(store, o, vcs),
+  finishSession: (store, id, outcome) => finishSession(store, id, outcome, vcs),
+};
 
 const STARTER = join(ROOT, 'test', 'fixtures', 'session-starter.mjs');
-const vcs = new GitVcs();
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
 let slug: string;

@@ -19,6 +19,7 @@ const backlogCards = (f: DashFixture) =>
 async function runnerLook(f: DashFixture, land: boolean): Promise<BacklogSnapshot> {
   const runner = new BacklogRunner({
     store: f.state,
+    finishSession: async () => {},
     repo: { root: f.dir, slug: REPO },
     slots: 1,
     maxAttempts: 3,

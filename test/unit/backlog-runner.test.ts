@@ -29,6 +29,7 @@ it('a job that ended is out of the view, and counted done, when its end is told'
   const seenAtEnd: BacklogSnapshot[] = [];
   const runner: BacklogRunner = new BacklogRunner({
     store,
+    finishSession: async () => {},
     repo: { root: tmp.path, slug: 'r' },
     slots: 1,
     maxAttempts: 2,

@@ -120,7 +120,7 @@ describe('cleaning up after a dead runner', () => {
     const c = await cleanUpDeadRunner(store, store.dir, job, {
       status: 'failed',
       reason: 'gone',
-      finishSession: (id) => finishSession(store, id, 'failed').then(() => {}),
+      finishSession: (id) => finishSession(store, id, 'failed', new GitVcs()).then(() => {}),
     });
     expect(c.job.status).toBe('failed');
     expect(c.todo).toBe('open');
@@ -178,7 +178,7 @@ describe('cleaning up after a dead runner', () => {
         const c = await cleanUpDeadRunner(s2, dir, job, {
           status: 'failed',
           reason: 'gone',
-          finishSession: (sid) => finishSession(s2, sid, 'failed').then(() => {}),
+          finishSession: (sid) => finishSession(s2, sid, 'failed', new GitVcs()).then(() => {}),
         });
         expect(c.job.status).toBe('failed');
         expect(s2.workspaces.list(slug).filter((w) => w.status === 'acquired')).toEqual([]);
@@ -211,8 +211,8 @@ describe('acquiring a workspace', () => {
     gitRepo(repo);
     const o = (todoId: string) => ({ repoRoot: repo, slug: 'r', todoId, stateDir: store.dir });
     const t = () => store.todos.create('r', { title: 't' }).id;
-    const first = await startSession(store, o(t()));
-    await finishSession(store, first.session.id, 'failed');
+    const first = await startSession(store, o(t()), new GitVcs());
+    await finishSession(store, first.session.id, 'failed', new GitVcs());
     const ws = first.workspacePath;
 
     // A dead job's recorded group in the free workspace: ended, then the workspace is reused.
@@ -225,17 +225,17 @@ describe('acquiring a workspace', () => {
     pgids.push(rec.pid!);
     await waitFor(() => runningInGroup(rec.pid!).length > 0, 'the recorded group');
     groupRecorder(store, 'dead-job', ws)(rec.pid!, 'agent');
-    const second = await startSession(store, o(t()));
+    const second = await startSession(store, o(t()), new GitVcs());
     expect(runningInGroup(rec.pid!)).toEqual([]);
     expect(second.workspacePath).toBe(ws);
-    await finishSession(store, second.session.id, 'failed');
+    await finishSession(store, second.session.id, 'failed', new GitVcs());
 
     // Something unrecorded working there: the workspace is not handed out.
     const stray = spawn('sleep', ['600'], { cwd: ws, detached: true, stdio: 'ignore' });
     stray.unref();
     pgids.push(stray.pid!);
     await waitFor(() => runningInGroup(stray.pid!).length > 0, 'the stray process');
-    const third = await startSession(store, o(t()));
+    const third = await startSession(store, o(t()), new GitVcs());
     expect(third.workspacePath).not.toBe(ws);
     expect(store.workspaces.list('r').find((w) => w.path === ws)?.status).toBe('free');
   });

@@ -38,13 +38,8 @@ const LAYERS: { name: string; holds: string[] }[] = [
   { name: 'cli', holds: ['src/cli/'] },
 ];
 
-/**
- * Where a GitVcs may be made: src/vcs itself and the composition roots.
- * session.ts keeps a default for the dead-runner cleanups that release a
- * session with no Vcs of their own (job/dead-runner.ts, backlog/), until
- * their callers hand one down.
- */
-const COMPOSERS = ['src/vcs/', 'src/cli/', 'src/dashboard/io/', 'src/session/session.ts'];
+/** Where a GitVcs may be made: src/vcs itself and the composition roots. */
+const COMPOSERS = ['src/vcs/', 'src/cli/', 'src/dashboard/io/'];
 
 /** Whether a file has `new <name>(...)` in its code (not in a comment or a string). */
 function constructs(file: string, name: string): boolean {

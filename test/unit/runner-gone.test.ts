@@ -6,12 +6,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { releaseSession } from '../../src/dashboard/io/actions.js';
 import { abandonJob } from '../../src/job/abandon.js';
 import { reapDeadRunner, runnerGone, runnerGoneIn } from '../../src/job/dead-runner.js';
 import { localProbe } from '../../src/proc/alive.js';
 import { startTicks } from '../../src/proc/group.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/tmp.js';
+
+/** The session release the board makes (no workspace here to reset). */
+const release = (id: string) => releaseSession(store)(id);
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -66,12 +70,12 @@ describe('a runner is gone', () => {
     store.jobs.heartbeat(job.id, pid, hostname(), startTicks(pid));
     expect(store.jobs.runnerStart(job.id)).toBe(startTicks(pid));
     expect(runnerGoneIn(store, job)).toBe(false);
-    expect(await reapDeadRunner(store, job.id, { by: 'a test' })).toBeNull();
+    expect(await reapDeadRunner(store, job.id, { by: 'a test', finishSession: release })).toBeNull();
     expect(store.jobs.get(job.id)!.status).toBe('active');
     // The runner that gave these ticks started at another time: what has the pid now is not it.
     store.jobs.heartbeat(job.id, pid, hostname(), startTicks(pid)! - 1);
     expect(runnerGoneIn(store, job)).toBe(true);
-    const c = await reapDeadRunner(store, job.id, { by: 'a test', graceMs: 200 });
+    const c = await reapDeadRunner(store, job.id, { by: 'a test', finishSession: release, graceMs: 200 });
     expect(c?.job.status).toBe('failed');
     expect(c?.job.failure_reason).toBe(`its runner (pid ${pid}) was gone; cleaned up by a test`);
     expect(store.todos.get('r', todo.id)!.status).toBe('open');

@@ -4,6 +4,7 @@
 import type { JobDeps } from '../../job/launch.js';
 import type { LandingVcs } from '../../vcs/landing-vcs.js';
 import type { Vcs } from '../../vcs/vcs.js';
+import type { StateStore } from '../../state/api.js';
 
 /** The real collaborators, loaded only by the commands that run jobs. */
 export async function realDeps(): Promise<JobDeps> {
@@ -15,4 +16,18 @@ export async function realDeps(): Promise<JobDeps> {
 export async function realLandingVcs(): Promise<LandingVcs & Vcs> {
   const { GitVcs } = await import('../../vcs/git.js');
   return new GitVcs();
+}
+
+/**
+ * Ends the session of a job whose runner is gone, failed (its workspace reset
+ * and freed, its todo reopened), with git loaded only when there is one.
+ */
+export function endFailedSession(store: StateStore): (sessionId: string) => Promise<void> {
+  return async (sessionId) => {
+    const [{ finishSession }, { GitVcs }] = await Promise.all([
+      import('../../session/session.js'),
+      import('../../vcs/git.js'),
+    ]);
+    await finishSession(store, sessionId, 'failed', new GitVcs());
+  };
 }

@@ -16,7 +16,7 @@ import { reapedLine } from '../../job/dead-runner.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { style } from '../format.js';
-import { realDeps, realLandingVcs } from '../job/deps.js';
+import { endFailedSession, realDeps, realLandingVcs } from '../job/deps.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import type { RunOptions } from './options.js';
 import { LiveArea } from './live-area.js';
@@ -82,6 +82,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     const runner: BacklogRunner = new BacklogRunner({
       store,
       repo,
+      finishSession: endFailedSession(store),
       slots,
       slotsNow: () => {
         const now = store.runners.get(me.id)?.slots ?? slotsSeen;

@@ -47,20 +47,20 @@ export async function workspacePrune(): Promise<void> {
   const { removed, kept, refs } = await withStore(async (s) => {
     // A job whose runner is gone still claims its workspace: end it (and what
     // it left running) first, so its workspace is pruned like any finished one.
+    const { GitVcs } = await import('../../vcs/git.js');
+    const vcs = new GitVcs();
     const { finishSession } = await import('../../session/index.js');
     for (const job of s.jobs.list(slug, { activeOnly: true })) {
       if (!isStale(job, Date.now(), localProbe) && !runnerGoneIn(s, job)) continue;
       const c = await cleanUpDeadRunner(s, s.dir, job, {
         status: 'failed',
         reason: `its runner${job.pid ? ` (pid ${job.pid})` : ''} was gone; ended by ii workspace prune`,
-        finishSession: (sessionId) => finishSession(s, sessionId, 'failed').then(() => {}),
+        finishSession: (sessionId) => finishSession(s, sessionId, 'failed', vcs).then(() => {}),
       });
       if (c.endedHere)
         process.stdout.write(`job ${job.id} failed (its runner was gone): ${describeCleanup(c)}.
 `);
     }
-    const { GitVcs } = await import('../../vcs/git.js');
-    const vcs = new GitVcs();
     const pruned = await pruneWorkspaces(s, { root, slug, stateDir: s.dir }, vcs);
     return { ...pruned, refs: await pruneChangeRefs(s, root, vcs) };
   });
