@@ -215,7 +215,7 @@ export async function reapDeadRunners(
   o: { by: string; finishSession?: (sessionId: string) => Promise<void>; graceMs?: number },
 ): Promise<DeadRunnerCleanup[]> {
   const out: DeadRunnerCleanup[] = [];
-  for (const j of store.jobs.briefs(repo)) {
+  for (const j of store.jobs.activeRunners(repo)) {
     if (!runnerGoneIn(store, j)) continue;
     const c = await reapDeadRunner(store, j.id, o);
     if (c) out.push(c);

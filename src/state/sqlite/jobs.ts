@@ -481,6 +481,11 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       // Only while it is about the pid the job names now.
       return m && row && Number(m[1]) === row.pid ? Number(m[2]) : null;
     },
+    activeRunners(repo) {
+      return q("SELECT id, status, pid, host FROM jobs WHERE repo = ? AND status = 'active'").all(
+        repo,
+      ) as unknown as ReturnType<JobStore['activeRunners']>;
+    },
     version: () => (q("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
   };
 
