@@ -107,7 +107,9 @@ process.on('exit', () => writeFileSync(${JSON.stringify(out)}, seen.join('\\n'))
     expect(files.filter((u) => u.includes('/dist/src/'))).toEqual([]);
     // The launcher, the entry and the chunks of the job list body and the store.
     expect(files.some((u) => u.endsWith('/dist/cli/main.js'))).toBe(true);
-    expect(files.length).toBeLessThan(40);
+    // Nor the dead-runner cleanup and the zod schemas it brings, with no runner gone.
+    expect(files.filter((u) => /\/dist\/cli\/(schemas|dead-runner|event)-/.test(u))).toEqual([]);
+    expect(files.length).toBeLessThan(30);
   });
 
   it("keeps Node's compile cache in $XDG_CACHE_HOME/incrementum", () => {
