@@ -362,3 +362,24 @@ it("rebuilds the Backlog column from the jobs' briefs read once, and again only 
   await waitFor(() => blocked()?.includes('attempts'), 'the todo blocked on its failed attempt');
   expect(reads).toBeGreaterThan(0);
 });
+
+it('holds a log reader only for jobs whose event log gave a line (and the shown one), and reads a log that starts later', async () => {
+  // 6,667 running jobs with nothing logged held an idle reader each: megabytes of the board's memory.
+  fx = dashFixture({ pollMs: 60_000 });
+  const jobs = Array.from({ length: 5 }, () => makeJob(fx!.state, { pid: process.pid }));
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  const before = fx.sync.readersHeld();
+  expect(before).toBeLessThanOrEqual(1);
+  const shown = selectedJob(fx.dash.getState())?.id;
+  const other = jobs.find((j) => j.id !== shown)!;
+  write(
+    fx,
+    'event',
+    other.id,
+    'agent_start',
+    JSON.stringify({ purpose: 'implement', agent_session_id: 's1' }),
+  );
+  await waitFor(() => fx!.sync.readersHeld() === before + 1, 'a reader for the job that logged');
+});

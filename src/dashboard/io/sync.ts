@@ -62,6 +62,8 @@ interface JobLogs {
   agentStage: boolean;
   /** The quiet agent's line as last drawn (silence.ts), or null. */
   silence: string | null;
+  /** Whether the event log gave a line yet (until then the reader is not kept). */
+  readAny: boolean;
 }
 
 /**
@@ -434,13 +436,26 @@ export class DashboardSync {
         header: [],
         agentStage: false,
         silence: null,
+        readAny: false,
       };
       this.logs.set(job.id, logs);
     }
     logs.agentStage = job.status === 'active' && job.stage !== 'testing';
     let changed = false;
     const s = this.dash.getState();
-    for (const l of logs.events.read()) {
+    const read = logs.events.read();
+    if (read.length) logs.readAny = true;
+    else if (!logs.readAny && !logs.transcript) {
+      // Nothing logged yet (a job just claimed, or one whose log is gone), and
+      // not the shown job's: hold no reader for it. 10,000 jobs' idle readers
+      // were megabytes of the board's memory; the next read starts afresh,
+      // at the start of the log, which is where this one still was.
+      if (shownJobId(s) !== job.id || job.status !== 'active') {
+        this.logs.delete(job.id);
+        return;
+      }
+    }
+    for (const l of read) {
       if (!l.ok) {
         // Another process wrote something that is not an event: say so, trust none of it.
         logs.eventLines.push({
@@ -515,6 +530,11 @@ export class DashboardSync {
     logs.header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
     this.liveBehind.add(job.id);
     if (shownJobId(s) === job.id) this.drawLiveSoon();
+  }
+
+  /** How many jobs' log readers are held: those whose event log gave a line, and the shown one's. */
+  readersHeld(): number {
+    return this.logs.size;
   }
 
   /** How many jobs' transcripts are held (read and kept): at most the shown one's. */
