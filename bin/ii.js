@@ -5,7 +5,8 @@
 // ships an older Node.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -83,8 +84,14 @@ async function run() {
 
   // Cache compiled bytecode between runs (Node's on-disk compile cache): loading
   // the CLI's modules is most of a short command's time, and this halves it.
+  // It lives in the user's cache dir (XDG), not the shared /tmp Node picks by
+  // default; NODE_COMPILE_CACHE still chooses, NODE_DISABLE_COMPILE_CACHE=1
+  // turns it off. A cache that cannot be written only costs the saving: Node
+  // reports it in the status, which is not ours to print.
   const { enableCompileCache } = await import('node:module');
-  enableCompileCache?.();
+  try {
+    enableCompileCache?.(process.env.NODE_COMPILE_CACHE ? undefined : compileCacheDir());
+  } catch {}
 
   // dist/cli is the CLI bundled into a few files (npm run build: tsc, then
   // rolldown); loading ~90 separate modules was a third of a short command's time.
@@ -95,4 +102,10 @@ async function run() {
   }
   const { main } = await import(entry);
   await main(process.argv);
+}
+
+/** $XDG_CACHE_HOME/incrementum/compile-cache (~/.cache when unset or relative, as the XDG spec says). */
+function compileCacheDir() {
+  const xdg = process.env.XDG_CACHE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'incrementum', 'compile-cache');
 }

@@ -8,16 +8,16 @@
 // its environment), then its session ends, which releases the workspace:
 // never the other way round, or the next job would share the workspace with
 // the dead one's processes.
-import { hostname } from 'node:os';
 import type { Job, TodoStatus } from '../model/index.js';
-import type { JobBrief } from '../model/backlog.js';
 import { processesIn } from '../proc/cwd.js';
-import { pidAlive } from '../proc/alive.js';
-import { startTicks } from '../proc/group.js';
 import { endJobProcesses } from '../proc/job-processes.js';
 import { endRecordedGroups, type EndedGroups } from '../proc/recorded.js';
 import type { StateStore } from '../state/api.js';
 import { appendEvent } from '../state/events.js';
+import { runnerGoneIn } from './runner-gone.js';
+
+// Where a runner is judged gone: small, so a command can check before loading the cleanup.
+export { runnerGone, runnerGoneIn } from './runner-gone.js';
 
 export interface DeadRunnerCleanup {
   job: Job;
@@ -112,36 +112,6 @@ export async function cleanUpDeadRunner(
 }
 
 /**
- * Whether an active job's runner is provably gone: it ran on this machine
- * and its pid names no live process, or names one that started at another
- * time than the runner did (`start`, its start ticks as its heartbeat gave
- * them: the pid was reused). Only this is cleaned up by whoever meets the
- * job (a runner on another machine is judged by its heartbeat, which a
- * stalled machine can miss: that is left to ii job abandon, retry and
- * prune, which a person runs).
- */
-export function runnerGone(
-  job: Pick<JobBrief, 'status' | 'pid' | 'host'>,
-  start: number | null = null,
-  probe: { host: string; pidAlive: (pid: number) => boolean } = { host: hostname(), pidAlive },
-): boolean {
-  if (job.status !== 'active' || job.host !== probe.host || job.pid == null) return false;
-  if (!probe.pidAlive(job.pid)) return true;
-  if (start === null) return false;
-  const now = startTicks(job.pid);
-  return now !== null && now !== start;
-}
-
-/** runnerGone, with the runner's start ticks read from the store (a query only for a live pid of this machine). */
-export function runnerGoneIn(
-  store: StateStore,
-  job: Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>,
-): boolean {
-  if (job.status !== 'active' || job.host !== hostname() || job.pid == null) return false;
-  return runnerGone(job, pidAlive(job.pid) ? store.jobs.runnerStart(job.id) : null);
-}
-
-/**
  * Cleans up a job met with its runner gone (runnerGone), as prune does:
  * failed, saying its runner was gone and who found it; its todo reopened
  * (the failure counts as an attempt); its workspace freed. null when the job
@@ -209,7 +179,7 @@ export async function reapDeadRunners(
   o: { by: string; finishSession: (sessionId: string) => Promise<void>; graceMs?: number },
 ): Promise<DeadRunnerCleanup[]> {
   const out: DeadRunnerCleanup[] = [];
-  for (const j of store.jobs.briefs(repo)) {
+  for (const j of store.jobs.activeRunners(repo)) {
     if (!runnerGoneIn(store, j)) continue;
     const c = await reapDeadRunner(store, j.id, o);
     if (c) out.push(c);

@@ -204,6 +204,12 @@ export interface JobStore {
   heartbeat(id: string, pid: number, host: string, startTicks?: number | null): void;
   /** The start ticks the job's runner last gave with its heartbeat, while it is about the pid the job names; null otherwise. */
   runnerStart(id: string): number | null;
+  /**
+   * The active jobs of a repo and their runners (pid, host): what a command
+   * that meets dead runners checks (dead-runner.ts), without briefs()'
+   * per-job commit counts (10 ms of `ii job list` at 1,000 jobs).
+   */
+  activeRunners(repo: string): Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>[];
   /** A monotonically growing number bumped by every mutation (cheap change detection). */
   version(): number;
 }

@@ -330,3 +330,56 @@ it('keeps the Backlog column in step with todos another process creates, edits a
   expect(titles()).toHaveLength(30);
   expect(fullReads).toBe(0);
 });
+
+it("rebuilds the Backlog column from the jobs' briefs read once, and again only after a job is written", async () => {
+  // With 1,300 jobs, reading every job's brief (its commit counts) for each
+  // new todo was a third of the time the todo took to reach the board.
+  fx = dashFixture({ pollMs: 60_000 });
+  fx.state.todos.create(REPO, { title: 'waiting' });
+  fx.sync.loadAll();
+  fx.sync.setMaxAttempts(1);
+  fx.sync.start();
+  await fx.sync.ready();
+  let reads = 0;
+  const briefs = fx.state.jobs.briefs.bind(fx.state.jobs);
+  fx.state.jobs.briefs = (...args) => {
+    reads++;
+    return briefs(...args);
+  };
+  const ready = () => fx!.dash.getState().backlog.ready.map((t) => t.title);
+  write(fx, 'todo', REPO, 'new one');
+  await waitFor(() => ready().includes('new one'), 'the new todo in the Backlog');
+  expect(reads).toBe(0);
+  // A job written: its todo is held while it runs, then blocked on its one failed attempt.
+  const job = write(fx, 'create', REPO, 'tried', String(process.pid));
+  await waitFor(() => jobOf(fx!, job), 'the job on the board');
+  write(fx, 'finish', job, 'failed');
+  const blocked = () =>
+    fx!.dash
+      .getState()
+      .backlog.blocked.find((b) => b.todo.title === 'tried')
+      ?.blockers.map((x) => x.kind);
+  await waitFor(() => blocked()?.includes('attempts'), 'the todo blocked on its failed attempt');
+  expect(reads).toBeGreaterThan(0);
+});
+
+it('holds a log reader only for jobs whose event log gave a line (and the shown one), and reads a log that starts later', async () => {
+  // 6,667 running jobs with nothing logged held an idle reader each: megabytes of the board's memory.
+  fx = dashFixture({ pollMs: 60_000 });
+  const jobs = Array.from({ length: 5 }, () => makeJob(fx!.state, { pid: process.pid }));
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  const before = fx.sync.readersHeld();
+  expect(before).toBeLessThanOrEqual(1);
+  const shown = selectedJob(fx.dash.getState())?.id;
+  const other = jobs.find((j) => j.id !== shown)!;
+  write(
+    fx,
+    'event',
+    other.id,
+    'agent_start',
+    JSON.stringify({ purpose: 'implement', agent_session_id: 's1' }),
+  );
+  await waitFor(() => fx!.sync.readersHeld() === before + 1, 'a reader for the job that logged');
+});

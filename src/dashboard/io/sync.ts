@@ -8,7 +8,7 @@
 import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { backlog } from '../../model/backlog.js';
+import { backlog, type JobBrief } from '../../model/backlog.js';
 import { isStale } from '../../model/derive.js';
 import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import type { Job } from '../../model/job.js';
@@ -63,6 +63,8 @@ interface JobLogs {
   agentStage: boolean;
   /** The quiet agent's line as last drawn (silence.ts), or null. */
   silence: string | null;
+  /** Whether the event log gave a line yet (until then the reader is not kept). */
+  readAny: boolean;
 }
 
 /**
@@ -112,6 +114,13 @@ export class DashboardSync {
   private backlogKey = '';
   /** The repository's todos as last read, and the store version they reflect (only later writes are read again). */
   private todos: { repo: string; version: number; byId: Map<string, Todo> } | null = null;
+  /**
+   * The repository's job briefs the Backlog column was last built from,
+   * until a job is written: a new todo does not change them, and reading
+   * them (commit counts of every job) was a third of the time a todo took to
+   * reach the board with 1,300 jobs.
+   */
+  private briefs: { repo: string; list: JobBrief[] } | null = null;
   private maxAttempts: number;
   /** Jobs whose live lines are behind their logs (drawn when shown). */
   private readonly liveBehind = new Set<string>();
@@ -140,6 +149,7 @@ export class DashboardSync {
     this.version = this.state.jobs.version();
     const { repo } = this.dash.getState();
     const jobs = repo ? this.state.jobs.list(repo) : this.state.jobs.listAll();
+    this.briefs = null;
     this.dash.getState().setJobs(jobs);
     this.loadTitles(jobs);
     this.checkStale();
@@ -274,6 +284,7 @@ export class DashboardSync {
     this.version = v;
     const { repo } = this.dash.getState();
     const changed = this.state.jobs.listChangedAfter(after, repo);
+    if (changed.length) this.briefs = null;
     this.dash.getState().mergeJobs(changed);
     this.loadTitles(changed);
     this.checkStale();
@@ -311,7 +322,8 @@ export class DashboardSync {
       if (j.repo === repo) key += `|${j.id}:${j.status}${j.landed ? 'L' : ''}${stale[j.id] ? '!' : ''}`;
     if (key === this.backlogKey) return;
     this.backlogKey = key;
-    const plan = backlog(this.readTodos(repo, stamp), this.state.jobs.briefs(repo), {
+    if (this.briefs?.repo !== repo) this.briefs = { repo, list: this.state.jobs.briefs(repo) };
+    const plan = backlog(this.readTodos(repo, stamp), this.briefs.list, {
       maxAttempts: this.maxAttempts,
       isStale: (j) => stale[j.id] === true,
       ...(lands ? { depsLanded: true } : {}),
@@ -425,13 +437,26 @@ export class DashboardSync {
         header: [],
         agentStage: false,
         silence: null,
+        readAny: false,
       };
       this.logs.set(job.id, logs);
     }
     logs.agentStage = job.status === 'active' && job.stage !== 'testing';
     let changed = false;
     const s = this.dash.getState();
-    for (const l of logs.events.read()) {
+    const read = logs.events.read();
+    if (read.length) logs.readAny = true;
+    else if (!logs.readAny && !logs.transcript) {
+      // Nothing logged yet (a job just claimed, or one whose log is gone), and
+      // not the shown job's: hold no reader for it. 10,000 jobs' idle readers
+      // were megabytes of the board's memory; the next read starts afresh,
+      // at the start of the log, which is where this one still was.
+      if (shownJobId(s) !== job.id || job.status !== 'active') {
+        this.logs.delete(job.id);
+        return;
+      }
+    }
+    for (const l of read) {
       if (!l.ok) {
         // Another process wrote something that is not an event: say so, trust none of it.
         logs.eventLines.push({
@@ -507,6 +532,11 @@ export class DashboardSync {
     logs.header = latest ? [`● agent: ${latest.purpose} (${latest.id.slice(0, 8)})`] : [];
     this.liveBehind.add(job.id);
     if (shownJobId(s) === job.id) this.drawLiveSoon();
+  }
+
+  /** How many jobs' log readers are held: those whose event log gave a line, and the shown one's. */
+  readersHeld(): number {
+    return this.logs.size;
   }
 
   /** How many jobs' transcripts are held (read and kept): at most the shown one's. */

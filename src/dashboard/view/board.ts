@@ -128,13 +128,31 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
     key: job.id,
     // The title leads: at 80 columns a card is a dozen characters wide, and
     // the todo's title is what tells jobs apart; the id comes last.
-    title: `${stale ? '⚠ STALE ' : ''}${shownLine(title)}`,
+    title: `${stale ? '⚠ STALE ' : ''}${shownTitle(title)}`,
     // A waiting job's card says what it asks before anything else.
     detail: `${ask ? askMarker(ask) : where}${waited}${money(job.usage.cost)} · ${shortJobId(job.id)}`,
     tone,
     stale,
     version: `${job.updated_at}|${stale}|${title}|${ask?.id ?? ''}|${job.waited_ms}`,
   };
+}
+
+/**
+ * shownLine of a card's text, kept: the board builds every card again on a
+ * change (10,000 todos), and redacting each title again was most of the time
+ * another process's new todo took to reach the Backlog column
+ * (bench/scale.bench.js). Mostly the text itself comes back (nothing to
+ * redact or escape), so the cache holds little more than its keys.
+ */
+const shownTitles = new Map<string, string>();
+function shownTitle(s: string): string {
+  let v = shownTitles.get(s);
+  if (v === undefined) {
+    if (shownTitles.size >= 50_000) shownTitles.clear();
+    v = shownLine(s);
+    shownTitles.set(s, v);
+  }
+  return v;
 }
 
 /** The Backlog column's title (a repository's jobs board only). */
@@ -172,9 +190,9 @@ export function todoCard(todo: Todo, blockers: Blocker[] | null, unlanded: reado
   const note = unlanded.length ? ` · ${unlandedWords(unlanded)}` : '';
   return {
     key: `${TODO_KEY}${todo.id}`,
-    title: shownLine(todo.title),
+    title: shownTitle(todo.title),
     detail: blockers
-      ? `blocked: ${blockers.map((b) => shownLine(blockerWords(b))).join('; ')}`
+      ? `blocked: ${blockers.map((b) => shownTitle(blockerWords(b))).join('; ')}`
       : `ready${note} · ${what}`,
     tone: blockers ? 'dim' : null,
     stale: false,

@@ -70,7 +70,8 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
    * job-json.ts writes the same jobs' JSON text from.
    */
   function load(where: string, params: SQLInputValue[]): Job[] {
-    const rows = q(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY started_at DESC, id`).all(
+    const order = 'ORDER BY started_at DESC, id';
+    const rows = q(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ${order} LIMIT ${LOAD_CHUNK + 1}`).all(
       ...params,
     );
     if (rows.length === 0) return [];
@@ -78,12 +79,19 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       return assemble(rows, `job_id IN (SELECT id FROM jobs WHERE ${where})`, params);
     const out: Job[] = [];
     // One statement for every chunk: the last one is padded with NULLs, which match nothing.
-    const sub = `job_id IN (${Array.from({ length: LOAD_CHUNK }, () => '?').join(',')})`;
-    for (let i = 0; i < rows.length; i += LOAD_CHUNK) {
-      const chunk = rows.slice(i, i + LOAD_CHUNK);
-      const ids = chunk.map((r) => r.id as SQLInputValue);
+    const marks = Array.from({ length: LOAD_CHUNK }, () => '?').join(',');
+    const sub = `job_id IN (${marks})`;
+    const chunkRows = q(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id IN (${marks}) ${order}`);
+    // Each chunk's rows are read with it and let go after: holding every
+    // job's row at once while the jobs were made left the dashboard's heap
+    // (10,000 jobs) some 10 MB larger than what it then holds.
+    const all = q(`SELECT id FROM jobs WHERE ${where} ${order}`)
+      .all(...params)
+      .map((r) => r.id as SQLInputValue);
+    for (let i = 0; i < all.length; i += LOAD_CHUNK) {
+      const ids = all.slice(i, i + LOAD_CHUNK);
       while (ids.length < LOAD_CHUNK) ids.push(null);
-      out.push(...assemble(chunk, sub, ids));
+      out.push(...assemble(chunkRows.all(...ids), sub, ids));
     }
     return out;
   }
@@ -499,6 +507,11 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       const m = /^(\d+):(\d+)$/.exec(row?.runner_start ?? '');
       // Only while it is about the pid the job names now.
       return m && row && Number(m[1]) === row.pid ? Number(m[2]) : null;
+    },
+    activeRunners(repo) {
+      return q("SELECT id, status, pid, host FROM jobs WHERE repo = ? AND status = 'active'").all(
+        repo,
+      ) as unknown as ReturnType<JobStore['activeRunners']>;
     },
     version: () => (q("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
   };

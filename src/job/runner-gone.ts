@@ -1,0 +1,38 @@
+// Whether a job's runner is provably gone, in a module of its own: ii job
+// list and ii todo list ask it of every active job, and load the cleanup
+// (dead-runner.ts, with the event schemas and zod) only for a job it names.
+import { hostname } from 'node:os';
+import type { JobBrief } from '../model/backlog.js';
+import { pidAlive } from '../proc/alive.js';
+import { startTicks } from '../proc/group.js';
+import type { StateStore } from '../state/api.js';
+
+/**
+ * Whether an active job's runner is provably gone: it ran on this machine
+ * and its pid names no live process, or names one that started at another
+ * time than the runner did (`start`, its start ticks as its heartbeat gave
+ * them: the pid was reused). Only this is cleaned up by whoever meets the
+ * job (a runner on another machine is judged by its heartbeat, which a
+ * stalled machine can miss: that is left to ii job abandon, retry and
+ * prune, which a person runs).
+ */
+export function runnerGone(
+  job: Pick<JobBrief, 'status' | 'pid' | 'host'>,
+  start: number | null = null,
+  probe: { host: string; pidAlive: (pid: number) => boolean } = { host: hostname(), pidAlive },
+): boolean {
+  if (job.status !== 'active' || job.host !== probe.host || job.pid == null) return false;
+  if (!probe.pidAlive(job.pid)) return true;
+  if (start === null) return false;
+  const now = startTicks(job.pid);
+  return now !== null && now !== start;
+}
+
+/** runnerGone, with the runner's start ticks read from the store (a query only for a live pid of this machine). */
+export function runnerGoneIn(
+  store: StateStore,
+  job: Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>,
+): boolean {
+  if (job.status !== 'active' || job.host !== hostname() || job.pid == null) return false;
+  return runnerGone(job, pidAlive(job.pid) ? store.jobs.runnerStart(job.id) : null);
+}

@@ -1,0 +1,159 @@
+// What `ii`'s fast start rests on (bin/ii.js, rolldown.config.mjs): the CLI
+// runs from its bundle in dist/cli alone, a short command loads no package
+// from node_modules, Node's compile cache lives in the XDG cache dir and a
+// cache that cannot be written costs nothing but the saving, and an older
+// system Node still hands over to the pinned one.
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+import { gitRepo, tempDir } from '../helpers/tmp.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let repo: string;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  tmp = tempDir();
+  mkdirSync(join(tmp.path, 'repo'));
+  repo = gitRepo(join(tmp.path, 'repo'));
+  env = {
+    ...process.env,
+    NO_COLOR: '1',
+    HOME: tmp.path,
+    XDG_STATE_HOME: join(tmp.path, 'state'),
+    XDG_CACHE_HOME: join(tmp.path, 'cache'),
+  };
+  delete env.NODE_COMPILE_CACHE;
+  delete env.NODE_DISABLE_COMPILE_CACHE;
+});
+afterEach(() => tmp.cleanup());
+
+function run(
+  args: string[],
+  o: { node?: string; bin?: string; env?: NodeJS.ProcessEnv; pre?: string[] } = {},
+) {
+  const r = spawnSync(
+    o.node ?? process.execPath,
+    [...(o.pre ?? []), o.bin ?? join(ROOT, 'bin', 'ii.js'), ...args],
+    {
+      cwd: repo,
+      env: { ...env, ...o.env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A todo in the store (the state dir exists from then on). */
+function seed() {
+  const t = run(['todo', 'create', '--title', 'Start fast']);
+  expect(t.code, t.stderr).toBe(0);
+  return t.stdout.trim();
+}
+
+describe('ii start-up', () => {
+  it('runs from bin/ and dist/cli alone (the bundle needs nothing else of dist)', () => {
+    const id = seed();
+    const pkg = join(tmp.path, 'pkg');
+    mkdirSync(join(pkg, 'dist'), { recursive: true });
+    cpSync(join(ROOT, 'bin'), join(pkg, 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'dist', 'cli'), join(pkg, 'dist', 'cli'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
+    const bin = join(pkg, 'bin', 'ii.js');
+    const help = run(['--help'], { bin });
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('job');
+    const todos = run(['todo', 'list', '--json'], { bin });
+    expect(todos.code, todos.stderr).toBe(0);
+    expect((JSON.parse(todos.stdout) as { id: string }[]).map((t) => t.id)).toEqual([id]);
+    const jobs = run(['job', 'list', '--json', '--all'], { bin });
+    expect(jobs.code, jobs.stderr).toBe(0);
+    expect(JSON.parse(jobs.stdout)).toEqual([]);
+    const none = run(['job', 'show', 'ffff'], { bin });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^ii: /);
+  });
+
+  it('ii job list --json loads only its own bundle chunks: no package from node_modules, nothing of dist/src', () => {
+    seed();
+    const hook = join(tmp.path, 'hook.mjs');
+    const out = join(tmp.path, 'loaded.txt');
+    writeFileSync(
+      hook,
+      `import { registerHooks } from 'node:module';
+import { writeFileSync } from 'node:fs';
+const seen = [];
+registerHooks({ load(url, ctx, next) { seen.push(url); return next(url, ctx); } });
+process.on('exit', () => writeFileSync(${JSON.stringify(out)}, seen.join('\\n')));
+`,
+    );
+    const r = run(['job', 'list', '--json'], { pre: ['--import', hook] });
+    expect(r.code, r.stderr).toBe(0);
+    const files = readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((u) => u.startsWith('file:'));
+    expect(files.filter((u) => u.includes('/node_modules/'))).toEqual([]);
+    expect(files.filter((u) => u.includes('/dist/src/'))).toEqual([]);
+    // The launcher, the entry and the chunks of the job list body and the store.
+    expect(files.some((u) => u.endsWith('/dist/cli/main.js'))).toBe(true);
+    // Nor the dead-runner cleanup and the zod schemas it brings, with no runner gone.
+    expect(files.filter((u) => /\/dist\/cli\/(schemas|dead-runner|event)-/.test(u))).toEqual([]);
+    expect(files.length).toBeLessThan(30);
+  });
+
+  it("keeps Node's compile cache in $XDG_CACHE_HOME/incrementum", () => {
+    seed();
+    const r = run(['job', 'list', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const dir = join(tmp.path, 'cache', 'incrementum', 'compile-cache');
+    expect(existsSync(dir)).toBe(true);
+    // One folder per Node version, holding the cached modules.
+    const versions = readdirSync(dir);
+    expect(versions.length).toBeGreaterThan(0);
+    expect(readdirSync(join(dir, versions[0]!)).length).toBeGreaterThan(0);
+  });
+
+  it('runs as usual when the compile cache cannot be written', () => {
+    seed();
+    // A regular file where the cache's parent should be: no one (root either) can make the dir.
+    const file = join(tmp.path, 'not-a-dir');
+    writeFileSync(file, '');
+    const cache = { XDG_CACHE_HOME: join(file, 'cache') };
+    for (const args of [['--help'], ['job', 'list', '--json'], ['todo', 'list']]) {
+      const r = run(args, { env: cache });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+    }
+    const explicit = run(['job', 'list', '--json'], { env: { NODE_COMPILE_CACHE: join(file, 'x') } });
+    expect(explicit.code, explicit.stderr).toBe(0);
+    expect(explicit.stderr).toBe('');
+  });
+
+  // The README's usual case: a system Node older than 24 on PATH, the pinned one in node_modules.
+  const older = ['/usr/bin/node', '/usr/local/bin/node'].find((p) => {
+    if (!existsSync(p)) return false;
+    const v = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout ?? '';
+    return Number(v.split('.')[0]) < 24;
+  });
+  it.skipIf(!older)('started by an older system Node, it re-runs itself on the pinned Node 24', () => {
+    seed();
+    const path = { PATH: '/usr/local/bin:/usr/bin:/bin' };
+    const help = run(['--help'], { node: older!, env: path });
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('job');
+    const jobs = run(['job', 'list', '--json'], { node: older!, env: path });
+    expect(jobs.code, jobs.stderr).toBe(0);
+    expect(JSON.parse(jobs.stdout)).toEqual([]);
+  });
+});
