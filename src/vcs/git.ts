@@ -193,8 +193,8 @@ export class GitVcs implements Vcs, LandingVcs {
     mkdirSync(dirname(path), { recursive: true });
     // --force: a registration left by a worktree whose directory vanished
     // must not block its path; -B: a leftover branch of the same name is reset.
-    await withLockRetry(() =>
-      git(root, ['worktree', 'add', '--quiet', '--force', '-B', branch, path, baseRev]),
+    await withStaleBranchLock(branch, () =>
+      withLockRetry(() => git(root, ['worktree', 'add', '--quiet', '--force', '-B', branch, path, baseRev])),
     );
     // The link git has just written is the one every later command is checked against.
     this.links?.forget(path);
@@ -203,7 +203,9 @@ export class GitVcs implements Vcs, LandingVcs {
 
   async resetWorkspace(path: string, branch: string, baseRev: string): Promise<void> {
     const before = await run(path, ['symbolic-ref', '-q', '--short', 'HEAD'], this.in(path));
-    await git(path, ['checkout', '--quiet', '--force', '-B', branch, baseRev], this.in(path));
+    await withStaleBranchLock(branch, () =>
+      git(path, ['checkout', '--quiet', '--force', '-B', branch, baseRev], this.in(path)),
+    );
     // A workspace made by an earlier version was on a branch of another name
     // (incrementum/ws-<n>): it has moved to today's, and the old one goes.
     const old = before.code === 0 ? before.stdout.trim() : '';
@@ -685,6 +687,38 @@ async function run(cwd: string, args: string[], o?: GitOptions) {
  * branch is checked out ("failed to read .git/worktrees/3/commondir").
  */
 const RETRYABLE = /\.lock\b|lock file|failed to read .*worktrees\//i;
+
+/** How old a workspace branch's ref lock must be to be taken for one a killed git left. */
+export const STALE_REF_LOCK_MS = 5_000;
+
+/**
+ * Runs `fn` (which moves workspace branch `branch`) and, when it fails on
+ * that branch's ref lock and the lock is older than STALE_REF_LOCK_MS,
+ * removes the lock and runs it once more. The caller holds the workspace
+ * (claimed, nothing working in it), so nothing else moves its branch: a
+ * lock there is one a git killed mid-update left (a runner SIGKILLed as it
+ * committed), and git would refuse the branch for good ("Unable to create
+ * '….lock': File exists"), leaving the workspace unusable. A live git holds
+ * a ref lock for milliseconds; a younger lock is left, and the error stands.
+ */
+async function withStaleBranchLock<T>(branch: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isWorkspaceBranch(branch) || !(err instanceof GitError)) throw err;
+    const lock = /Unable to create '([^']+\.lock)': File exists/.exec(err.result.stderr)?.[1];
+    if (!lock || !lock.endsWith(`/refs/heads/${branch}.lock`)) throw err;
+    let age: number;
+    try {
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      return fn(); // gone meanwhile: the git that held it has finished
+    }
+    if (age < STALE_REF_LOCK_MS) throw err;
+    rmSync(lock, { force: true });
+    return fn();
+  }
+}
 
 /** Retries a git command that lost such a race. */
 async function withLockRetry<T>(fn: () => Promise<T>, tries = 5): Promise<T> {

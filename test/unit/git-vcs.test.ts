@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
@@ -415,6 +415,38 @@ describe('workspaces', () => {
     expect(await vcs.currentChangeId(ws)).toBeNull();
     expect(git(ws, 'status', '--porcelain', '--ignored')).toBe('');
     expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+  });
+
+  it("a workspace branch's ref lock a killed git left is cleared when the workspace is made or reset; a fresh one is not", async () => {
+    const base = (await vcs.resolveBase(repo)).sha;
+    const branch = 'incrementum/workspace-1/work';
+    const lock = join(repo, '.git', 'refs', 'heads', 'incrementum', 'workspace-1', 'work.lock');
+    const leave = (ageMs: number) => {
+      mkdirSync(join(lock, '..'), { recursive: true });
+      writeFileSync(lock, '');
+      const t = (Date.now() - ageMs) / 1000;
+      utimesSync(lock, t, t);
+    };
+    const ws = join(tmp.path, 'state', 'workspaces', 'repo', '1');
+    // A lock younger than a live git could hold one: the error stands, naming it.
+    leave(0);
+    const err = await rejection(vcs.addWorkspace(repo, ws, branch, base));
+    expect(err.message).toContain('work.lock');
+    // One a killed git left (a runner SIGKILLed while it committed): cleared, and the workspace made.
+    leave(60_000);
+    await vcs.addWorkspace(repo, ws, branch, base);
+    expect(git(ws, 'symbolic-ref', '--short', 'HEAD')).toBe(branch);
+    expect(existsSync(lock)).toBe(false);
+    leave(60_000);
+    await vcs.resetWorkspace(ws, branch, base);
+    expect(existsSync(lock)).toBe(false);
+    // Never a lock of a branch that is not a workspace's.
+    git(repo, 'branch', 'feature/x');
+    const userLock = join(repo, '.git', 'refs', 'heads', 'feature', 'x.lock');
+    writeFileSync(userLock, '');
+    utimesSync(userLock, (Date.now() - 60_000) / 1000, (Date.now() - 60_000) / 1000);
+    await rejection(vcs.resetWorkspace(ws, 'feature/x', base));
+    expect(existsSync(userLock)).toBe(true);
   });
 
   it("reset moves a workspace of an earlier version's naming to today's branch and deletes the old one", async () => {
