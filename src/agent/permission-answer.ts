@@ -2,7 +2,7 @@
 // (permission-policy.ts), or a person through the runner (askPerson). Kept
 // apart from acp-session.ts, which calls it with what it needs.
 import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
-import { waitText } from '../model/permission-ask.js';
+import { waitText } from '../model/waiting.js';
 import {
   alwaysRuleFor,
   askOf,

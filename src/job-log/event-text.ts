@@ -6,7 +6,8 @@
 // output, warnings) is redacted and escaped here (src/text), once for all.
 import type { EventOf, IterationOutcome, JobEvent, RunnerStage } from '../model/event.js';
 import type { TestResult } from '../model/job.js';
-import { type AskOutcome, waitText } from '../model/permission-ask.js';
+import type { AskOutcome } from '../model/permission-ask.js';
+import { waitText } from '../model/waiting.js';
 import { visibleLine } from '../text/sanitize.js';
 import { shownLine, shownText } from '../text/shown.js';
 

@@ -7,7 +7,7 @@
 import type { AskReply } from '../agent/types.js';
 import type { NewJobEvent } from '../model/event.js';
 import type { AskOutcome, NewPermissionAsk, PermissionAsk } from '../model/permission-ask.js';
-import { waitText } from '../model/permission-ask.js';
+import { waitText } from '../model/waiting.js';
 import type { StateStore } from '../state/api.js';
 
 /** How often the store is read for an answer: the job carries on well within a second of one. */

@@ -5,18 +5,16 @@
 // the answer up and replies to the agent. Every text here came from the
 // agent: hostile, shown only through src/text.
 import { z } from 'zod';
+import { ASK_ANSWERS, ASK_OUTCOMES } from './enums.js';
 
-/** What a person can answer. */
-export const ASK_ANSWERS = ['allow', 'allow-always', 'reject'] as const;
+export { ASK_ANSWERS, ASK_OUTCOMES } from './enums.js';
+export { isWaiting, waitText } from './waiting.js';
+
+/** What a person can answer (ASK_ANSWERS). */
 export const AskAnswer = z.enum(ASK_ANSWERS);
 export type AskAnswer = z.infer<typeof AskAnswer>;
 
-/**
- * How a request ended: a person's answer, `timeout` ([agent] ask-timeout
- * passed: rejected) or `cancelled` (the job was abandoned or its turn ended
- * while it waited). null while it is open.
- */
-export const ASK_OUTCOMES = [...ASK_ANSWERS, 'timeout', 'cancelled'] as const;
+/** How a request ended (ASK_OUTCOMES); null while it is open. */
 export const AskOutcome = z.enum(ASK_OUTCOMES);
 export type AskOutcome = z.infer<typeof AskOutcome>;
 
@@ -58,16 +56,3 @@ export type NewPermissionAsk = Pick<
   PermissionAsk,
   'tool_kind' | 'title' | 'command' | 'paths' | 'diff_preview' | 'options'
 >;
-
-/** An active job with an open request waits for a person (`waiting` in ii job list, Needs you on the board). */
-export const isWaiting = (job: { status: string; asking: unknown }): boolean =>
-  job.status === 'active' && job.asking != null;
-
-/** A wait for people: "12s", "4 min", "1 h 05 min". */
-export function waitText(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min`;
-  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
-}

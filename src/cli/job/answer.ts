@@ -2,7 +2,7 @@
 // request a job waits on; its runner, in another process, replies to the agent.
 import { answerAsk } from '../../job/answer.js';
 import type { AskAnswer } from '../../model/permission-ask.js';
-import { waitText } from '../../model/permission-ask.js';
+import { waitText } from '../../model/waiting.js';
 import { shownLine } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import type { AnswerOptions } from './options.js';

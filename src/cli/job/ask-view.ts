@@ -2,7 +2,8 @@
 // in full (it is the question a person must answer) and the answered ones a
 // line each. Every text came from the agent: shown through src/text.
 import type { Job } from '../../model/job.js';
-import { type PermissionAsk, waitText } from '../../model/permission-ask.js';
+import type { PermissionAsk } from '../../model/permission-ask.js';
+import { waitText } from '../../model/waiting.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import type { Style } from '../format.js';
 

@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { Argument, Option } from 'commander';
 import { JOB_STATUSES, TODO_TYPES } from '../../model/enums.js';
-import { ASK_ANSWERS, type AskAnswer } from '../../model/permission-ask.js';
+import type { AskAnswer } from '../../model/permission-ask.js';
+import { ASK_ANSWERS } from '../../model/enums.js';
 import { parseList, parsePriority } from '../todo/options.js';
 import type {
   AbandonOptions,

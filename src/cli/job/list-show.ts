@@ -3,7 +3,7 @@ import { UserError } from '../../errors.js';
 import { JOB_STATUSES } from '../../model/enums.js';
 import { awaitsLanding } from '../../model/derive.js';
 import type { Job, JobStatus } from '../../model/job.js';
-import { isWaiting } from '../../model/permission-ask.js';
+import { isWaiting } from '../../model/waiting.js';
 import { escapeJsonText, redactJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
 import { currentRepo, withStore } from '../context.js';

@@ -16,7 +16,8 @@ import {
   tracksChanges,
 } from '../../model/derive.js';
 import type { Job, JobCommit, Usage } from '../../model/job.js';
-import { isWaiting, type PermissionAsk } from '../../model/permission-ask.js';
+import type { PermissionAsk } from '../../model/permission-ask.js';
+import { isWaiting } from '../../model/waiting.js';
 import { formatCost, USAGE_STAGES, usageByStage } from '../../model/usage.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
 import type { Todo } from '../../model/todo.js';

@@ -23,7 +23,7 @@ import type { BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
 import { visibleLine } from '../../text/sanitize.js';
 import { shownLine, shownLines } from '../../text/shown.js';
-import { waitText } from '../../model/permission-ask.js';
+import { waitText } from '../../model/waiting.js';
 import { askMarker, NEEDS_YOU, openAsk, waitingJobs } from './needs-you.js';
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'dim' | 'active' | null;

@@ -4,7 +4,8 @@
 // shown escaped and redacted (the agent wrote it: it may carry escapes or a secret).
 import { shortJobId } from '../../model/job-id.js';
 import type { Job } from '../../model/job.js';
-import { waitText, type PermissionAsk } from '../../model/permission-ask.js';
+import type { PermissionAsk } from '../../model/permission-ask.js';
+import { waitText } from '../../model/waiting.js';
 import { alwaysRuleFor, describeAlways } from '../../agent/permission-policy.js';
 import { shownLine, shownLines } from '../../text/shown.js';
 
