@@ -17,7 +17,7 @@ import { GitPathRefused, PathChanged, readConfined, writeConfined } from './conf
 import { FileTracker } from './file-tracker.js';
 import { lineStream } from './line-stream.js';
 import { missingFileAnswer } from './missing-file.js';
-import { decidePermission } from './permission-policy.js';
+import { answerPermission, type PermissionContext } from './permission-answer.js';
 import { spawnInGroup, type GroupChild } from '../proc/recorded.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
@@ -96,6 +96,9 @@ interface Turn {
   /** Rejects the turn from outside (crash, timeout, close). */
   fail: (err: Error) => void;
   settled: Promise<unknown>;
+  /** Stop and restart the turn's timeout: time spent waiting for a person does not count. */
+  pause: () => void;
+  resume: () => void;
 }
 
 export class AcpSession implements AgentSession {
@@ -131,6 +134,9 @@ export class AcpSession implements AgentSession {
   private titled = false;
   /** A prompt has been sent: the first one carries the title where set_title could not. */
   private prompted = false;
+  /** Requests waiting for a person: aborted by cancel() and close(). */
+  private readonly asking = new Set<AbortController>();
+  private readonly permissionContext: PermissionContext;
 
   constructor(
     private readonly o: AgentSessionOptions,
@@ -142,6 +148,32 @@ export class AcpSession implements AgentSession {
     );
     this.tracker = new FileTracker(this.ws, (f) => o.onFileChange?.(f));
     this.grace = { eofMs: t.stopGrace?.eofMs ?? 2000, termMs: t.stopGrace?.termMs ?? 3000 };
+    this.permissionContext = {
+      ws: this.ws,
+      policy: o.permissions,
+      askPerson: o.askPerson,
+      note: (m) => this.recorder.warning(m),
+      warn: (m) => this.warn(m),
+      cancelled: () => this.cancelled || this.closing !== null,
+      waiting: () => {
+        const ctl = new AbortController();
+        this.asking.add(ctl);
+        const turn = this.turn;
+        turn?.pause();
+        return {
+          signal: ctl.signal,
+          done: () => {
+            this.asking.delete(ctl);
+            turn?.resume();
+          },
+        };
+      },
+    };
+  }
+
+  /** Ends every wait for a person: their requests are answered `cancelled`. */
+  private abortAsks(): void {
+    for (const ctl of this.asking) ctl.abort();
   }
 
   private activity(a: AgentActivity): void {
@@ -256,14 +288,10 @@ export class AcpSession implements AgentSession {
     );
 
     const app = client({ name: 'incrementum' })
-      .onRequest(methods.client.session.requestPermission, ({ params }) => {
+      .onRequest(methods.client.session.requestPermission, ({ params }) =>
         // After session/cancel every request is answered `cancelled` (ACP asks so).
-        if (this.cancelled) return { outcome: { outcome: 'cancelled' as const } };
-        const d = decidePermission(this.ws, params.toolCall, params.options);
-        this.recorder.warning(`permission ${d.allowed ? 'allowed' : 'rejected'}: ${d.reason}`);
-        if (!d.allowed) this.warn(`refused the agent a permission: ${d.reason}`);
-        return { outcome: d.answer };
-      })
+        answerPermission(this.permissionContext, params.toolCall, params.options),
+      )
       .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
         const p = this.confined(params.path);
         let content: string;
@@ -436,22 +464,45 @@ export class AcpSession implements AgentSession {
     if (this.turn) throw new Error('a prompt is already running in this agent session');
     let fail!: (e: Error) => void;
     const failed = new Promise<never>((_, reject) => (fail = reject));
-    const turn: Turn = { cancelled: false, text: '', costAtStart: this.costMicros, fail, settled: failed };
+    const limit = this.o.turnTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    /** Time of the turn left when the timer is stopped; the timer's deadline while it runs. */
+    let left = limit;
+    let deadline = 0;
+    let paused = 0;
+    const arm = () => {
+      deadline = Date.now() + left;
+      timer = setTimeout(() => {
+        // Ask the agent to stop (answering what it still asks `cancelled`), but
+        // the turn fails now: a turn past its limit is an error either way.
+        void this.cancel();
+        fail(
+          new Error(
+            `the agent's turn took longer than ${seconds(limit)} ([agent] turn-timeout-seconds) and was cancelled`,
+          ),
+        );
+      }, left);
+    };
+    const turn: Turn = {
+      cancelled: false,
+      text: '',
+      costAtStart: this.costMicros,
+      fail,
+      settled: failed,
+      pause: () => {
+        if (paused++ > 0) return;
+        clearTimeout(timer);
+        left = Math.max(0, deadline - Date.now());
+      },
+      resume: () => {
+        if (--paused === 0 && this.turn === turn) arm();
+      },
+    };
     this.turn = turn;
     this.cancelled = false;
     this.recorder.beginTurn();
     this.lastTurnTokens = null;
-    const limit = this.o.turnTimeoutMs;
-    const timer = setTimeout(() => {
-      // Ask the agent to stop (answering what it still asks `cancelled`), but
-      // the turn fails now: a turn past its limit is an error either way.
-      void this.cancel();
-      fail(
-        new Error(
-          `the agent's turn took longer than ${seconds(limit)} ([agent] turn-timeout-seconds) and was cancelled`,
-        ),
-      );
-    }, limit);
+    arm();
     const { title } = this.o;
     const first = !this.prompted;
     this.prompted = true;
@@ -504,6 +555,7 @@ export class AcpSession implements AgentSession {
     if (!turn || turn.cancelled) return;
     turn.cancelled = true;
     this.cancelled = true;
+    this.abortAsks();
     await this.conn.agent.notify(methods.agent.session.cancel, { sessionId: this.id }).catch(() => {});
     const grace = this.t.cancelGraceMs ?? 5000;
     let timer: NodeJS.Timeout | undefined;
@@ -539,6 +591,7 @@ export class AcpSession implements AgentSession {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.abortAsks();
       this.turn?.fail(new Error('the agent session was closed during the turn'));
       await this.group?.stop(this.grace.termMs, this.grace.eofMs);
       try {

@@ -2,6 +2,8 @@
 // and process handling stay behind it (src/agent/*), so the runner never sees
 // JSON-RPC and a test can drive a real agent through the same calls.
 import type { FileChange, Todo, Usage } from '../model/index.js';
+import type { AskOutcome, NewPermissionAsk } from '../model/permission-ask.js';
+import type { PermissionPolicy } from './permission-policy.js';
 import type { GroupRecorder } from '../proc/recorded.js';
 import type { Sandbox } from '../proc/sandbox/sandbox.js';
 import type { SessionUpdate } from './session-update.js';
@@ -67,7 +69,24 @@ export interface AgentSessionOptions {
   title?: string;
   /** The job's sandbox: the agent, and all it starts, runs inside it (src/proc/sandbox). */
   sandbox?: Sandbox | null;
+  /** [agent] permissions and the job's allow-always rules; absent: "workspace" (permission-policy.ts). */
+  permissions?: PermissionPolicy;
+  /**
+   * A request the policy sends to a person: resolves with how it ended (the
+   * runner stores it and waits for an answer from any process, or its
+   * timeout). `signal` aborts when the turn is cancelled or the session
+   * closes; it must then resolve `cancelled` soon. Absent: such a request
+   * is allowed (inside the workspace), as under "workspace".
+   */
+  askPerson?: AskPerson;
 }
+
+/** How a request a person was asked ended, and their note (for the agent). */
+export interface AskReply {
+  outcome: AskOutcome;
+  note: string | null;
+}
+export type AskPerson = (ask: NewPermissionAsk, signal: AbortSignal) => Promise<AskReply>;
 
 /**
  * One agent process with one ACP session (initialize → session/new). Several

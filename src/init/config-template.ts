@@ -45,6 +45,13 @@ turn-timeout-seconds = 1800
 # agent that floods keeps its turn's first half and its last part, and a line
 # saying what was dropped between them:
 transcript-max-mb = 32
+# Who answers the agent's permission requests: "workspace" allows what stays in
+# the workspace; "ask" sends each to you (ii job answer, the board's Needs you);
+# "ask-commands" sends you the shell commands. Unanswered ones are rejected:
+# permissions = "workspace"
+# ask-timeout = "30m"
+# What never asks (command prefixes, ACP tool kinds):
+# allow = { commands = ["npm test", "git status"], kinds = ["read", "search"] }
 
 [job]
 # Run in order through a shell in the job's workspace; a non-zero exit fails the iteration.

@@ -6,6 +6,7 @@
 // output, warnings) is redacted and escaped here (src/text), once for all.
 import type { EventOf, IterationOutcome, JobEvent, RunnerStage } from '../model/event.js';
 import type { TestResult } from '../model/job.js';
+import { type AskOutcome, waitText } from '../model/permission-ask.js';
 import { visibleLine } from '../text/sanitize.js';
 import { shownLine, shownText } from '../text/shown.js';
 
@@ -41,6 +42,14 @@ const OUTCOME_TEXT: Record<IterationOutcome, string> = {
   changes_requested: 'ends: changes requested',
   committed: 'ends: committed',
   job_ended: 'ends with the job',
+};
+
+const ASK_OUTCOME_TEXT: Record<AskOutcome, string> = {
+  allow: 'allowed',
+  'allow-always': 'allowed always (for this job)',
+  reject: 'rejected',
+  timeout: 'rejected: no answer',
+  cancelled: 'request cancelled',
 };
 
 /** Lines of a failing test's output tail shown under its exit line. */
@@ -134,6 +143,20 @@ export function eventLines(e: JobEvent): EventLine[] {
       ];
     case 'agent_start':
       return [line('detail', `● agent: ${e.purpose}`)];
+    case 'permission_asked':
+      return [
+        line('fact', {
+          text: `  waiting for you: the agent asks to ${e.tool_kind === 'execute' || e.command ? 'run' : (e.tool_kind ?? 'do')} ${shownLine(e.command ?? e.title)}${e.paths.length ? ` (${e.paths.map(shownLine).join(', ')})` : ''}`,
+          tone: 'warn',
+        }),
+      ];
+    case 'permission_answered':
+      return [
+        line(
+          'fact',
+          `  ${ASK_OUTCOME_TEXT[e.outcome]} after ${waitText(e.waited_ms)}${e.note ? `: ${shownLine(e.note)}` : ''}`,
+        ),
+      ];
     case 'workspace':
       return [
         line(

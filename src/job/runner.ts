@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import type { PermissionPolicy } from '../agent/permission-policy.js';
 import type { AgentSession, PromptResult } from '../agent/types.js';
 import { asDiskFull, DiskFullError, StoreDamagedError, UserError } from '../errors.js';
 import { computeIterationSummary, locateIteration } from '../history/iteration-diff.js';
@@ -40,6 +41,7 @@ import { jobSandbox, type Sandbox } from '../proc/sandbox/sandbox.js';
 import { TAIL_LINES } from '../job-log/event-text.js';
 import type { FinalStatus, JobRunnerOptions, RunnerStage } from './runner-types.js';
 import { recordDespiteFullDisk } from './full-disk.js';
+import { waitForPerson } from './ask-wait.js';
 import { agentSessionTitle } from './session-title.js';
 import { runTests, testFailureTable } from './test-runner.js';
 import { workspaceGoneReason } from './workspace-gone.js';
@@ -117,6 +119,8 @@ export class JobRunner {
   private readonly childEnv: NodeJS.ProcessEnv;
   /** Every process the job starts (agent, setup, tests) runs inside it; null: unsandboxed. */
   private readonly sandbox: Sandbox | null;
+  /** [agent] permissions, and what a person allowed always: for every agent session of the job. */
+  private readonly permissions: PermissionPolicy;
 
   constructor(opts: JobRunnerOptions) {
     this.o = opts;
@@ -124,6 +128,13 @@ export class JobRunner {
     this.childEnv = { ...(opts.testEnv ?? process.env), [JOB_ENV]: opts.jobId, II_TODO_ID: opts.todo.id };
     this.testCommands = requireTestCommands(opts.config);
     this.firstChangeId = opts.firstChangeId ?? null;
+    const agentConfig = opts.config.agent;
+    this.permissions = {
+      mode: agentConfig.permissions,
+      allowCommands: agentConfig.allow.commands,
+      allowKinds: agentConfig.allow.kinds,
+      always: [],
+    };
     this.sandbox =
       opts.sandbox !== undefined
         ? opts.sandbox
@@ -688,6 +699,17 @@ export class JobRunner {
       recordGroup: this.recordGroup,
       title: agentSessionTitle(jobId, purpose, this.o.todo.title),
       sandbox: this.sandbox,
+      permissions: this.permissions,
+      askPerson: (ask, signal) =>
+        waitForPerson({
+          store,
+          jobId,
+          ask,
+          timeoutMs: config.agent['ask-timeout'],
+          signal,
+          stopped: this.abort.signal,
+          event: (e) => this.event(e),
+        }),
       onFileChange: (file) => this.event({ type: 'file_change', ...file }),
       onActivity: (a) => {
         const e = activityEvent(a, id);

@@ -67,6 +67,10 @@ export function renderJournalMd(j: Journal): string {
     `- Stop reason: ${st.stop_reason === null ? 'none' : cell(st.stop_reason)}`,
     `- Started: ${st.timestamps.started_at ?? NA} · Ended: ${st.timestamps.ended_at ?? NA} · Duration: ${humanDuration(st.duration_seconds)}`,
   );
+  if (st.waited_seconds > 0)
+    p(
+      `- Waited for a person: ${humanDuration(st.waited_seconds)} · Working time without the waits: ${humanDuration(st.working_seconds)}`,
+    );
   if (st.landed)
     p(
       `- Landed: on ${cell(st.landed.onto)} at ${st.landed.commit} (${st.landed.at}; ${st.landed.tested ? 'tested on the rebased tip' : 'not tested: --no-test'})`,

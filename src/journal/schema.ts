@@ -61,6 +61,10 @@ export const Status = z.object({
   job_status: JobStatus,
   /** Addition: where `ii job land` put the job's commits; null until landed. */
   landed: JobLanded.nullable().default(null),
+  /** Addition: time the job's permission requests waited for a person ([agent] permissions), whole seconds. */
+  waited_seconds: z.number().default(0),
+  /** Addition: duration_seconds without waited_seconds, the job's own (agent and tests) time; null with no duration. */
+  working_seconds: z.number().nullable().default(null),
 });
 export type Status = z.infer<typeof Status>;
 

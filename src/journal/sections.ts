@@ -127,6 +127,9 @@ export function status(i: JournalInputs): Section<Status> {
       timestamps: { started_at: job.started_at, ended_at: ended },
       job_status: job.status,
       landed: job.landed,
+      waited_seconds: Math.round(job.waited_ms / 1000),
+      working_seconds:
+        Number.isFinite(ms) && ms >= 0 ? Math.max(0, Math.round((ms - job.waited_ms) / 1000)) : null,
     },
     stop?.reason && reason === stop.reason ? 'job record + stop file' : 'job record',
     warnings,

@@ -4,6 +4,27 @@
 import { z } from 'zod';
 import { ALLOW_ENTRY_HELP, parseAllowEntry } from './net-allow.js';
 
+/** [agent] permissions (README, "When an agent asks"). */
+export const PERMISSION_MODES = ['workspace', 'ask', 'ask-commands'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+/** "90s", "30m", "1h30m", "500ms" (or a bare number of seconds) in ms; null when it is none of these. */
+export function parseDuration(text: string): number | null {
+  const t = text.trim().toLowerCase();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
+  const re = /(\d+(?:\.\d+)?)\s*(ms|min|s|m|h)/gy;
+  let ms = 0;
+  let at = 0;
+  for (let m = re.exec(t); m; m = re.exec(t)) {
+    const unit = { ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000 }[m[2] as 'ms'];
+    ms += Number(m[1]) * unit;
+    at = re.lastIndex;
+    while (t[at] === ' ') at++;
+    re.lastIndex = at;
+  }
+  return at === t.length && at > 0 ? Math.round(ms) : null;
+}
+
 const AgentSection = z
   .object({
     /** A preset name: opencode, claude, gemini, codex, scripted. */
@@ -23,6 +44,38 @@ const AgentSection = z
       .min(0.1, { error: 'must be at least 0.1 (MB): the first half keeps the prompt' })
       .max(1024 * 1024, { error: 'must be at most 1048576 (MB, a terabyte)' })
       .default(32),
+    /**
+     * Who answers the agent's permission requests: "workspace" allows what
+     * stays inside the workspace; "ask" sends each of those to a person;
+     * "ask-commands" sends shell commands (execute) to a person and allows
+     * the rest inside the workspace. Outside the workspace is always refused.
+     */
+    permissions: z.enum(PERMISSION_MODES).default('workspace'),
+    /** What never goes to a person (agent/permission-policy.ts). */
+    allow: z
+      .object({
+        /** Command prefixes, whole words: "npm test" lets "npm test -- -t x" through, not "npm tests". */
+        commands: z.array(z.string().trim().min(1)).default([]),
+        /** ACP tool kinds: read, edit, delete, move, search, execute, think, fetch, switch_mode, other. */
+        kinds: z.array(z.string().trim().min(1)).default([]),
+      })
+      .strict()
+      .default({ commands: [], kinds: [] }),
+    /** How long a request waits for a person before it is rejected, in ms ("30m", "90s", or seconds as a number). */
+    'ask-timeout': z
+      .union([z.number().positive(), z.string()])
+      .transform((v, ctx) => {
+        const ms = typeof v === 'number' ? v * 1000 : parseDuration(v);
+        if (ms === null || ms <= 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be a duration such as "30m", "90s", "1h" or a number of seconds',
+          });
+          return z.NEVER;
+        }
+        return ms;
+      })
+      .default(30 * 60 * 1000),
   })
   .strict();
 

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { JOB_STAGES } from './enums.js';
 import { AgentPurpose, FileChange, JobReview, TestResult } from './job.js';
+import { AskOutcome } from './permission-ask.js';
 
 /** The stage shown to people: the job's stage, or the project review (stored as reviewing). */
 export const RUNNER_STAGES = [...JOB_STAGES, 'project-review'] as const;
@@ -55,6 +56,21 @@ export const EVENT_SCHEMAS = [
     outcome: z.enum(ITERATION_OUTCOMES),
   }),
   event('agent_start', { purpose: AgentPurpose, agent_session_id: z.string() }),
+  /** A permission request went to a person ([agent] permissions): the job waits (model/permission-ask.ts). */
+  event('permission_asked', {
+    ask_id: z.number().int(),
+    tool_kind: z.string().nullable().default(null),
+    title: z.string().default(''),
+    command: z.string().nullable().default(null),
+    paths: z.array(z.string()).default([]),
+  }),
+  /** It was answered, timed out or cancelled, after waiting `waited_ms`. */
+  event('permission_answered', {
+    ask_id: z.number().int(),
+    outcome: AskOutcome,
+    note: z.string().nullable().default(null),
+    waited_ms: z.number().nonnegative().default(0),
+  }),
   /** The job's workspace, ready at its base: made (git worktree add) or a free one reset. */
   event('workspace', { path: z.string(), created: z.boolean(), duration_ms: z.number() }),
   /** From the file tracker, live, as the agent edits. */

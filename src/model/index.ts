@@ -5,3 +5,4 @@ export * from './derive.js';
 export * from './usage.js';
 export * from './enums.js';
 export * from './event.js';
+export * from './permission-ask.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_STAGES, JOB_STATUSES } from './enums.js';
+import { PermissionAsk } from './permission-ask.js';
 import { ZERO_USAGE } from './zero-usage.js';
 
 /** Where an active job is in its loop (README, "Running a job"; src/job/runner.ts). */
@@ -224,6 +225,13 @@ export const Job = z.object({
    * landing keeps it (with `landing` saying why), for a person to settle.
    */
   to_land: z.boolean().default(false),
+  /**
+   * The permission request waiting for a person's answer ([agent] permissions
+   * = "ask"), null when none: an active job with one is shown as `waiting`.
+   */
+  asking: PermissionAsk.nullable().default(null),
+  /** Total time the job's requests waited for a person (kept out of its agent time). */
+  waited_ms: z.number().int().nonnegative().default(0),
 });
 export type Job = z.infer<typeof Job>;
 

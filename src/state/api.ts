@@ -27,6 +27,7 @@ import type {
   ProcessGroup,
 } from '../model/index.js';
 import type { JobBrief } from '../model/backlog.js';
+import type { AskOutcome, NewPermissionAsk, PermissionAsk } from '../model/permission-ask.js';
 
 export interface NewTodo {
   title: string;
@@ -211,6 +212,28 @@ export interface ControlStore {
   markHandled(id: number): void;
 }
 
+/**
+ * Permission requests that went to a person (model/permission-ask.ts). The
+ * runner opens one and waits; an answer from another process closes it, and
+ * the runner, polling get(), replies to the agent. Opening and closing one
+ * writes its job (listChangedAfter and the listing text see `asking`).
+ */
+export interface PermissionAskStore {
+  open(job_id: string, ask: NewPermissionAsk): PermissionAsk;
+  get(id: number): PermissionAsk | null;
+  /** The job's open request (the newest, should there be more), or null. */
+  openFor(job_id: string): PermissionAsk | null;
+  /** Every request of a job, oldest first. */
+  list(job_id: string): PermissionAsk[];
+  /**
+   * Ends an open request with `outcome`, in one transaction: its wait
+   * (now − asked_at) is recorded and added to the job's waited_ms. null, and
+   * nothing changed, when it was no longer open: the first ending wins (an
+   * answer racing the timeout or an abandon).
+   */
+  close(id: number, outcome: AskOutcome, note?: string | null): PermissionAsk | null;
+}
+
 export interface SessionStore {
   /** `id` lets a caller claim a workspace for the session before creating it; generated when absent. */
   create(
@@ -288,6 +311,7 @@ export interface StateStore {
   todos: TodoStore;
   jobs: JobStore;
   control: ControlStore;
+  asks: PermissionAskStore;
   sessions: SessionStore;
   workspaces: WorkspaceStore;
   processGroups: ProcessGroupStore;

@@ -4,6 +4,7 @@ import { dbFile, stateDir } from './paths.js';
 import { freeReserve, keepReserve } from './reserve.js';
 import { openDatabase, type OpenOptions } from './sqlite/db.js';
 import { GuardedConnection } from './sqlite/guard.js';
+import { sqliteAskStore } from './sqlite/asks.js';
 import { sqliteJobStore } from './sqlite/jobs.js';
 import {
   sqliteControlStore,
@@ -41,6 +42,7 @@ export function openStateStore(
     todos: sqliteTodoStore(db),
     jobs: sqliteJobStore(db),
     control: sqliteControlStore(db),
+    asks: sqliteAskStore(db),
     sessions: sqliteSessionStore(db),
     workspaces: sqliteWorkspaceStore(db),
     processGroups: sqliteProcessGroupStore(db),
@@ -52,6 +54,7 @@ export function openStateStore(
     todos: guard.wrap(stores.todos),
     jobs: guard.wrap(stores.jobs),
     control: guard.wrap(stores.control),
+    asks: guard.wrap(stores.asks),
     sessions: guard.wrap(stores.sessions),
     workspaces: guard.wrap(stores.workspaces),
     processGroups: guard.wrap(stores.processGroups),

@@ -506,6 +506,60 @@ describe('ACP session with the scripted agent', () => {
     await closedCleanly(s);
   });
 
+  it('a request for a person: their wait does not count against the turn timeout; outside is rejected unasked', async () => {
+    const env = setup({
+      implement: [
+        {
+          actions: [
+            { type: 'permission', command: 'true' },
+            { type: 'message', text: '|' },
+            { type: 'permission' },
+          ],
+        },
+      ],
+    });
+    const asked: string[] = [];
+    const s = await env.start({
+      turnTimeoutMs: 1000,
+      permissions: { mode: 'ask', allowCommands: [], allowKinds: [], always: [] },
+      // A person slower than the whole turn may take.
+      askPerson: async (ask) => {
+        asked.push(ask.command ?? ask.title);
+        await new Promise((r) => setTimeout(r, 1600));
+        return { outcome: 'reject', note: 'not now' };
+      },
+    });
+    const r = await s.prompt(IMPLEMENT);
+    expect(r.text).toBe('permission: selected reject note: not now|permission: selected reject');
+    // The second request named a file outside the workspace: nobody was asked.
+    expect(asked).toEqual(['true']);
+    await closedCleanly(s);
+  });
+
+  it('a cancel while a person is asked answers the request cancelled and aborts the wait', async () => {
+    const env = setup({ implement: [{ actions: [{ type: 'permission', command: 'true' }] }] });
+    let aborted = false;
+    let asking = false;
+    const s = await env.start({
+      permissions: { mode: 'ask-commands', allowCommands: [], allowKinds: [], always: [] },
+      askPerson: (_ask, signal) =>
+        new Promise((resolve) => {
+          asking = true;
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve({ outcome: 'cancelled', note: null });
+          });
+        }),
+    });
+    const turn = s.prompt(IMPLEMENT);
+    await waitFor(() => asking, 'the request to reach the person');
+    await s.cancel();
+    const r = await turn.catch((e: Error) => ({ text: e.message, stopReason: 'error' }));
+    expect(aborted).toBe(true);
+    expect(r.text).toContain('permission: cancelled');
+    await closedCleanly(s);
+  });
+
   it("the workspace's .git: fs writes and reads refused with the reason, edit permissions rejected", async () => {
     const link = 'gitdir: /somewhere/.git/worktrees/ws-1\n';
     const env = setup({

@@ -131,6 +131,28 @@ function seed(repo: string): void {
   s.appendChange(toLand.id, 'Iland');
   s.appendCommit(toLand.id, { commit_id: 'l1' });
   s.finish(toLand.id, 'completed');
+  // Waiting for a person: an open permission request after a closed one (waited_ms > 0 or 0).
+  const asking = s.create(repo, { todo_id: 'asking' });
+  const first = store.asks.open(asking.id, {
+    tool_kind: null,
+    title: NASTY,
+    command: null,
+    paths: [],
+    diff_preview: null,
+    options: [],
+  });
+  // A wait of at least a millisecond (waited_ms 0 would be the default).
+  const t0 = Date.now();
+  while (Date.now() < t0 + 2);
+  store.asks.close(first.id, 'reject', NASTY);
+  store.asks.open(asking.id, {
+    tool_kind: 'execute',
+    title: NASTY,
+    command: `rm -rf ${NASTY}`,
+    paths: [NASTY, '/b'],
+    diff_preview: NASTY,
+    options: [{ id: 'o1', name: NASTY, kind: 'allow_once' }],
+  });
 
   // Costs SQLite would print differently from JavaScript.
   for (const [i, cost] of [1 / 3, 1e21, 5e-324, 123456.789, 2].entries()) {

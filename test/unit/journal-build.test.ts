@@ -56,6 +56,8 @@ describe('journal sections of a finished job', () => {
       timestamps: { started_at: '2026-01-02T10:00:00.000Z', ended_at: '2026-01-02T10:12:30.000Z' },
       duration_seconds: 750,
       landed: null,
+      waited_seconds: 0,
+      working_seconds: 750,
     });
   });
 

@@ -13,6 +13,7 @@ import {
   PROTOCOL_VERSION,
   RequestError,
   type AgentContext,
+  type RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
 import {
   estimatedUsage,
@@ -352,35 +353,46 @@ async function perform(
       return update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
     }
     case 'permission': {
-      const path = raw(a.path ?? join(dirname(s.cwd), 'outside-the-workspace.txt'));
+      const path = a.command ? null : raw(a.path ?? join(dirname(s.cwd), 'outside-the-workspace.txt'));
       const tc = id();
-      await update({
-        sessionUpdate: 'tool_call',
-        toolCallId: tc,
-        title: `edit ${path}`,
-        kind: 'edit',
-        status: 'pending',
-        locations: [{ path }],
-      });
-      const r = await cx.request(methods.client.session.requestPermission, {
+      const call: {
+        title: string;
+        kind: 'execute' | 'edit';
+        locations?: { path: string }[];
+        rawInput: Record<string, unknown>;
+      } = a.command
+        ? { title: a.command, kind: 'execute', rawInput: { command: a.command } }
+        : { title: `edit ${path}`, kind: 'edit', locations: [{ path: path! }], rawInput: { filePath: path } };
+      await update({ sessionUpdate: 'tool_call', toolCallId: tc, status: 'pending', ...call });
+      const r: RequestPermissionResponse = await cx.request(methods.client.session.requestPermission, {
         sessionId,
-        toolCall: {
-          toolCallId: tc,
-          title: `edit ${path}`,
-          kind: 'edit',
-          locations: [{ path }],
-          rawInput: { filePath: path },
-        },
+        toolCall: { toolCallId: tc, ...call },
         options: [
           { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
           { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
         ],
       });
       const answer = r.outcome.outcome === 'selected' ? `selected ${r.outcome.optionId}` : r.outcome.outcome;
-      await update({ sessionUpdate: 'tool_call_update', toolCallId: tc, status: 'failed' });
+      const allowed = r.outcome.outcome === 'selected' && r.outcome.optionId !== 'reject';
+      // What a person wrote back (the client sends it in _meta: ACP has no field for it).
+      const meta = r._meta as { incrementum?: { note?: unknown } } | null | undefined;
+      const note = typeof meta?.incrementum?.note === 'string' ? ` note: ${meta.incrementum.note}` : '';
+      let ok = false;
+      if (allowed && a.command)
+        ok = spawnSync('sh', ['-c', a.command], { cwd: s.cwd, stdio: 'ignore' }).status === 0;
+      else if (allowed && path && a.content !== undefined) {
+        writeFileSync(abs(a.path!), a.content);
+        ok = true;
+      }
+      await update({
+        sessionUpdate: 'tool_call_update',
+        toolCallId: tc,
+        status: ok ? 'completed' : 'failed',
+      });
       return update({
         sessionUpdate: 'agent_message_chunk',
-        content: { type: 'text', text: `permission: ${answer}` },
+        content: { type: 'text', text: `permission: ${answer}${note}` },
       });
     }
     case 'unknown_update':

@@ -62,9 +62,13 @@
 //   {"type":"read","path"}                       fs/read_text_file through the client; the
 //                                                result (or error, with its JSON-RPC code)
 //                                                comes back as a message
-//   {"type":"permission","path"?}                session/request_permission for an edit of
+//   {"type":"permission","path"?,"content"?}     session/request_permission for an edit of
 //                                                `path` (default: a file outside the cwd); the
-//                                                answer comes back as a message
+//                                                answer comes back as a message ("permission:
+//                                                selected allow", "… note: <the client's note>");
+//                                                allowed, with `content`, it writes the file
+//   {"type":"permission","command"}              the same for an execute of `command` (sh -c in
+//                                                the cwd), which it runs when allowed
 //   {"type":"unknown_update"}                    a session/update of a kind no one knows
 //   {"type":"flood","count","update"?}           `count` session/update notifications at once,
 //                                                written as fast as the client reads them:
@@ -112,7 +116,12 @@ export const Action = z.discriminatedUnion('type', [
   z.object({ type: z.literal('delay'), ms: z.number().int().nonnegative() }),
   z.object({ type: z.literal('stderr'), text: z.string() }),
   z.object({ type: z.literal('read'), path: z.string().min(1) }),
-  z.object({ type: z.literal('permission'), path: z.string().optional() }),
+  z.object({
+    type: z.literal('permission'),
+    path: z.string().optional(),
+    command: z.string().min(1).optional(),
+    content: z.string().optional(),
+  }),
   z.object({ type: z.literal('unknown_update') }),
   z.object({
     type: z.literal('flood'),

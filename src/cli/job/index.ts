@@ -1,14 +1,16 @@
-// ii job list | show | logs | do | retry | abandon | diff: definitions only.
+// ii job list | show | logs | do | retry | abandon | answer | diff: definitions only.
 // Each body lives in its own file beside this one (list-show.ts, logs.ts,
-// do.ts, retry.ts, abandon.ts, diff.ts) and loads when its command runs, so
+// do.ts, retry.ts, abandon.ts, answer.ts, diff.ts) and loads when its command runs, so
 // `ii job list` never loads the agent, git or template code `ii job do` needs.
 // `ii job journal | note` join this group from src/cli/journal.
 import type { Command } from 'commander';
-import { Option } from 'commander';
+import { Argument, Option } from 'commander';
 import { JOB_STATUSES, TODO_TYPES } from '../../model/enums.js';
+import { ASK_ANSWERS, type AskAnswer } from '../../model/permission-ask.js';
 import { parseList, parsePriority } from '../todo/options.js';
 import type {
   AbandonOptions,
+  AnswerOptions,
   DiffOptions,
   DoOptions,
   LandOptions,
@@ -34,7 +36,10 @@ export function registerJobCommands(program: Command): void {
     .description(
       'list jobs of this repository: active ones, and completed ones an ii run --land has yet to land (all jobs with --all, or by --status)',
     )
-    .option('--status <status>', `only jobs with this status (${JOB_STATUSES.join(', ')}; any case)`)
+    .option(
+      '--status <status>',
+      `only jobs with this status (${JOB_STATUSES.join(', ')}; any case), or waiting: active jobs waiting for your answer (ii job answer)`,
+    )
     .option('--all', 'include finished jobs')
     .option('--json', 'print JSON')
     .action(async (o: ListOptions) => (await actions()).jobList(o));
@@ -137,6 +142,25 @@ export function registerJobRunCommands(program: Command): void {
     .option('--reason <text>', 'why (recorded on the job)')
     .option('--wait', 'wait until the runner has stopped the job')
     .action(async (id: string, o: AbandonOptions) => (await import('./abandon.js')).jobAbandon(id, o));
+
+  job
+    .command('answer')
+    .description(
+      'answer the permission request a job is waiting on ([agent] permissions = "ask" or "ask-commands"; ii job list shows it as waiting, ii job show shows the question): ' +
+        'allow runs it once; allow-always runs it and, for the rest of this job, lets through without asking every request of the same tool kind ' +
+        '(for a command: every command starting with the same first two words, e.g. "npm test …", and running nothing more through the shell); ' +
+        'outside the workspace stays refused. reject refuses it (the note tells the agent why) and the job goes on. ' +
+        "The job's runner replies to the agent within a second",
+    )
+    .argument('<job>', 'job id or any unique prefix')
+    .addArgument(new Argument('<answer>', 'the answer').choices(ASK_ANSWERS))
+    .option(
+      '--note <text>',
+      'a note sent back to the agent with the answer (why you rejected it, what to do instead)',
+    )
+    .action(async (id: string, answer: AskAnswer, o: AnswerOptions) =>
+      (await import('./answer.js')).jobAnswer(id, answer, o),
+    );
 
   job
     .command('land')

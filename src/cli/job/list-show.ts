@@ -2,7 +2,8 @@
 import { UserError } from '../../errors.js';
 import { JOB_STATUSES } from '../../model/enums.js';
 import { awaitsLanding } from '../../model/derive.js';
-import type { JobStatus } from '../../model/job.js';
+import type { Job, JobStatus } from '../../model/job.js';
+import { isWaiting } from '../../model/permission-ask.js';
 import { escapeJsonText, redactJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
 import { currentRepo, withStore } from '../context.js';
@@ -12,11 +13,15 @@ import { jobDetail, jobListTable } from './view.js';
 
 export async function jobList(o: { status?: string; all?: boolean; json?: boolean }): Promise<void> {
   let status: JobStatus | undefined;
-  if (o.status) {
+  // `waiting`: the active jobs with a permission request open for a person.
+  const waitingOnly = o.status?.toLowerCase() === 'waiting';
+  if (o.status && !waitingOnly) {
     const s = o.status.toLowerCase();
     status = JOB_STATUSES.find((v) => v === s);
-    if (!status) throw new UserError(`unknown status "${o.status}": use one of ${JOB_STATUSES.join(', ')}`);
+    if (!status)
+      throw new UserError(`unknown status "${o.status}": use one of ${JOB_STATUSES.join(', ')}, waiting`);
   }
+  if (waitingOnly) status = 'active';
   const { slug } = currentRepo();
   // By default what is still to happen: the active jobs, and the completed
   // ones still to land (a killed ii run --land left them; the next one lands them).
@@ -28,7 +33,8 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     const text = redactJsonText(
       await withStore(async (s) => {
         await reapDeadRunnersSaying(s, slug, 'ii job list');
-        return s.jobs.listJson(slug, filter);
+        const json = s.jobs.listJson(slug, filter);
+        return waitingOnly ? JSON.stringify((JSON.parse(json) as Job[]).filter(isWaiting)) : json;
       }),
     );
     if (process.stdout.isTTY) return printJson(JSON.parse(text));
@@ -40,7 +46,7 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     await reapDeadRunnersSaying(s, slug, 'ii job list');
     const all = s.jobs.list(slug);
     const jobs = status
-      ? all.filter((j) => j.status === status)
+      ? all.filter((j) => j.status === status && (!waitingOnly || isWaiting(j)))
       : o.all
         ? all
         : all.filter((j) => j.status === 'active' || awaitsLanding(j));
@@ -49,7 +55,7 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
   if (jobs.length === 0) {
     const hint =
       total > 0 && !o.all ? ` (${total} finished job${total === 1 ? '' : 's'}: ii job list --all)` : '';
-    process.stdout.write(`No ${status ?? 'active'} jobs${hint}.\n`);
+    process.stdout.write(`No ${waitingOnly ? 'waiting' : (status ?? 'active')} jobs${hint}.\n`);
     return;
   }
   process.stdout.write(jobListTable(jobs, todos, style()) + '\n');
@@ -57,10 +63,10 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
 
 export async function jobShow(id: string, o: { json?: boolean }): Promise<void> {
   const { slug } = currentRepo();
-  const { job, todo } = await withStore((s) => {
+  const { job, todo, asks } = await withStore((s) => {
     const job = s.jobs.resolve(slug, id);
-    return { job, todo: s.todos.get(slug, job.todo_id) };
+    return { job, todo: s.todos.get(slug, job.todo_id), asks: s.asks.list(job.id) };
   });
   if (o.json) return printJson(redactDeep(job));
-  process.stdout.write(jobDetail(job, todo, style()) + '\n');
+  process.stdout.write(jobDetail(job, todo, style(), Date.now(), asks) + '\n');
 }

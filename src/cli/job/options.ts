@@ -64,6 +64,10 @@ export interface AbandonOptions {
   wait?: boolean;
 }
 
+export interface AnswerOptions {
+  note?: string;
+}
+
 export interface DiffOptions {
   change?: number;
   iteration?: number;

@@ -16,6 +16,7 @@ import {
   tracksChanges,
 } from '../../model/derive.js';
 import type { Job, JobCommit, Usage } from '../../model/job.js';
+import { isWaiting, type PermissionAsk } from '../../model/permission-ask.js';
 import { formatCost, USAGE_STAGES, usageByStage } from '../../model/usage.js';
 import { shortestUniquePrefix } from '../../model/prefix.js';
 import type { Todo } from '../../model/todo.js';
@@ -23,6 +24,7 @@ import { localProbe } from '../../proc/alive.js';
 import { visibleLine } from '../../text/sanitize.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { age, type Style, table } from '../format.js';
+import { askHistoryLines, askQuestionLines } from './ask-view.js';
 
 const highlight = (st: Style, id: string, all: string[]) => {
   const n = shortestUniquePrefix(id, all);
@@ -37,17 +39,19 @@ export function jobListTable(jobs: Job[], todos: Map<string, Todo>, st: Style, n
     const stale = isStale(j, now, localProbe);
     const status = stale
       ? st.yellow('stale')
-      : j.status === 'failed'
-        ? st.red(j.status)
-        : j.landed
-          ? st.green('LANDED')
-          : j.land_conflict
-            ? st.yellow('conflict')
-            : awaitsLanding(j)
-              ? j.landing?.state === 'refused'
-                ? st.yellow('to land (refused)')
-                : st.cyan('to land')
-              : j.status;
+      : isWaiting(j)
+        ? st.yellow('waiting')
+        : j.status === 'failed'
+          ? st.red(j.status)
+          : j.landed
+            ? st.green('LANDED')
+            : j.land_conflict
+              ? st.yellow('conflict')
+              : awaitsLanding(j)
+                ? j.landing?.state === 'refused'
+                  ? st.yellow('to land (refused)')
+                  : st.cyan('to land')
+                : j.status;
     return [
       highlight(st, j.id, jobIds),
       highlight(st, j.todo_id, todoIds),
@@ -68,7 +72,13 @@ const tests = (c: JobCommit, st: Style) =>
 
 const usageLine = (u: Usage) => `${u.input_tokens} in / ${u.output_tokens} out tokens, ${formatCost(u.cost)}`;
 
-export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now()): string {
+export function jobDetail(
+  job: Job,
+  todo: Todo | null,
+  st: Style,
+  now = Date.now(),
+  asks: PermissionAsk[] = [],
+): string {
   const out: string[] = [];
   const stale = isStale(job, now, localProbe);
   out.push(
@@ -82,6 +92,7 @@ export function jobDetail(job: Job, todo: Todo | null, st: Style, now = Date.now
     `  base rev:  ${job.base_rev ?? NA}${job.base_branch ? ` (from ${shownLine(job.base_branch)})` : ''}`,
   );
   out.push(`  started:   ${job.started_at} (${age(job.started_at, now)} ago)`);
+  out.push(...askQuestionLines(job, st, now), ...askHistoryLines(job, asks));
   if (job.completed_at) out.push(`  ended:     ${job.completed_at}`);
   // A reason holds lines (the end of a failing command's output): each on its own, under the first.
   if (job.failure_reason)

@@ -19,7 +19,9 @@ import type {
   JobReview,
   Usage,
 } from '../../model/job.js';
+import type { PermissionAsk } from '../../model/permission-ask.js';
 import { ZERO_USAGE } from '../../model/usage.js';
+import { ASK } from './ask-codec.js';
 import { dollars, flag, given, jsonArray, nested, optional, plain, stored, table, text } from './codec.js';
 
 export const REVIEW = table<JobReview>({
@@ -78,7 +80,10 @@ export const AGENT_SESSION = table<AgentSessionRef>({
 });
 
 /** Its agent sessions and changes come from their tables. */
-export const JOB = table<Job, { agent_sessions: AgentSessionRef[]; changes: JobChange[] }>({
+export const JOB = table<
+  Job,
+  { agent_sessions: AgentSessionRef[]; changes: JobChange[]; asking: PermissionAsk | null }
+>({
   id: plain(),
   repo: plain(),
   todo_id: plain(),
@@ -112,6 +117,12 @@ export const JOB = table<Job, { agent_sessions: AgentSessionRef[]; changes: JobC
   land_conflict: stored((): JobLandConflict | null => null),
   landing: stored((): JobLanding | null => null),
   to_land: flag(),
+  // The newest request still open (the runner keeps at most one open per job).
+  asking: given(
+    (j) =>
+      `COALESCE((SELECT ${ASK.json('p')} FROM permission_asks p WHERE p.job_id = ${j}.id AND p.outcome IS NULL ORDER BY p.id DESC LIMIT 1), 'null')`,
+  ),
+  waited_ms: plain<number>(undefined, 0),
 });
 
 /** A job's brief for the backlog: its iteration is counted by the query that reads it (jobs.ts). */

@@ -12,12 +12,15 @@ import type {
   Usage,
 } from '../../model/job.js';
 import type { JobBrief } from '../../model/backlog.js';
+import type { PermissionAsk } from '../../model/permission-ask.js';
 import { matchPrefix } from '../../model/prefix.js';
 import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
 import type { CommitUpdate, JobStore, NewJob } from '../api.js';
 import { iterationId, nowIso, shortId } from '../ids.js';
 import type { Row } from './codec.js';
 import { NEXT_VERSION, statements, transaction } from './db.js';
+import { ASK } from './ask-codec.js';
+import { cancelOpenAsks } from './asks.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
 import { jobsJson, refreshCommitJson, refreshJobJson } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
@@ -101,6 +104,13 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       job_id: string;
     })[];
 
+    // Open requests only, oldest first: a later one (the newest) wins.
+    const asks = q(`SELECT * FROM permission_asks WHERE ${sub} AND outcome IS NULL ORDER BY job_id, id`).all(
+      ...params,
+    ) as (Row & { job_id: string })[];
+    const askByJob = new Map<string, PermissionAsk>();
+    for (const a of asks) askByJob.set(a.job_id, ASK.read(a, undefined));
+
     const reviewByKey = new Map<string, JobReview>();
     for (const r of reviews)
       reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, REVIEW.read(r, undefined));
@@ -127,6 +137,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       JOB.read(r, {
         agent_sessions: agentsByJob.get(r.id as string) ?? [],
         changes: [...(changesByJob.get(r.id as string)?.values() ?? [])],
+        asking: askByJob.get(r.id as string) ?? null,
       }),
     );
   }
@@ -433,14 +444,15 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     finish: (id, status, reason = null) =>
       transaction(db, () => {
         const now = nowIso();
+        const waited = cancelOpenAsks(db, id, new Date(now));
         // Only a completed job with commits has anything to land: the intent
         // goes with any other end, so no landing runner waits on it.
         touch(
           id,
-          `status = ?, completed_at = ?, failure_reason = ?,
+          `status = ?, completed_at = ?, failure_reason = ?, waited_ms = waited_ms + ?,
            to_land = CASE WHEN ? = 'completed' AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = jobs.id)
              THEN to_land ELSE 0 END`,
-          [status, now, reason, status],
+          [status, now, reason, waited, status],
         );
         return mustGet(id);
       }),
@@ -453,7 +465,14 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
           { status: string; pid: number | null; host: string | null } | undefined;
         if (!row || row.status !== 'active' || row.pid !== runner.pid || row.host !== runner.host)
           return null;
-        touch(id, 'status = ?, completed_at = ?, failure_reason = ?', [status, nowIso(), reason]);
+        const now = nowIso();
+        const waited = cancelOpenAsks(db, id, new Date(now));
+        touch(id, 'status = ?, completed_at = ?, failure_reason = ?, waited_ms = waited_ms + ?', [
+          status,
+          now,
+          reason,
+          waited,
+        ]);
         return mustGet(id);
       }),
     resume: (id, pid, host, sessionId) =>

@@ -212,6 +212,21 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runners ADD COLUMN lands INTEGER NOT NULL DEFAULT 0;
   `,
+  // 19: permission requests an agent made that went to a person ([agent]
+  // permissions = "ask"), open (outcome NULL) until answered, timed out or
+  // cancelled (model/permission-ask.ts), and each job's total time spent
+  // waiting for a person. A job's listing text gains `asking` (its open
+  // request) and `waited_ms`.
+  `
+  CREATE TABLE permission_asks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT NOT NULL, tool_kind TEXT, title TEXT NOT NULL DEFAULT '',
+    command TEXT, paths TEXT NOT NULL DEFAULT '[]', diff_preview TEXT, options TEXT NOT NULL DEFAULT '[]',
+    asked_at TEXT NOT NULL, answered_at TEXT, outcome TEXT, note TEXT, waited_ms INTEGER
+  );
+  CREATE INDEX permission_asks_job ON permission_asks(job_id, outcome);
+  ALTER TABLE jobs ADD COLUMN waited_ms INTEGER NOT NULL DEFAULT 0;
+  UPDATE jobs SET list_json = NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

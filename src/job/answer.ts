@@ -1,0 +1,43 @@
+// Answering a permission request a job is waiting on, from any process
+// (`ii job answer`, the board). The answer goes through the store, as abandon
+// goes through a control request: the job's runner polls its open request
+// and replies to the agent once it is closed (job/ask-wait.ts).
+import { UserError } from '../errors.js';
+import type { AskAnswer, PermissionAsk } from '../model/permission-ask.js';
+import type { StateStore } from '../state/api.js';
+
+/** Longest note kept: it goes back to the agent in its transcript, not as a document. */
+export const MAX_NOTE_CHARS = 2000;
+
+/**
+ * Records `answer` (and a note for the agent) on the open request of job
+ * `jobId` (an exact id: resolve a prefix first) and returns the closed
+ * request. Throws a UserError when the job is unknown, not active, has no
+ * open request, or the request was closed meanwhile (timed out, answered).
+ */
+export function answerAsk(o: {
+  store: StateStore;
+  jobId: string;
+  answer: AskAnswer;
+  note?: string | null;
+}): PermissionAsk {
+  const { store, jobId, answer } = o;
+  const job = store.jobs.get(jobId);
+  if (!job) throw new UserError(`no job ${jobId}: see ii job list.`);
+  if (job.status !== 'active')
+    throw new UserError(`job ${job.id} is ${job.status}: only an active job waits for an answer.`);
+  const ask = store.asks.openFor(job.id);
+  if (!ask)
+    throw new UserError(
+      `job ${job.id} is not waiting for an answer (no open permission request): ii job list shows waiting jobs.`,
+    );
+  const note = o.note?.trim() ? o.note.trim().slice(0, MAX_NOTE_CHARS) : null;
+  const closed = store.asks.close(ask.id, answer, note);
+  if (!closed) {
+    const now = store.asks.get(ask.id);
+    throw new UserError(
+      `job ${job.id}'s request was ${now?.outcome ?? 'closed'} before this answer reached it; see ii job show ${job.id}.`,
+    );
+  }
+  return closed;
+}
