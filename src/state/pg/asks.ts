@@ -1,10 +1,12 @@
 // Permission requests waiting for a person on PostgreSQL: sqlite/asks.ts's
 // rules. Each write stamps the job (its store version and listing text), so
 // readers see it start and stop waiting. Where SQLite's one write lock made
-// the first ending win, a closer locks the request's row (FOR UPDATE) and
-// looks again at whether it is still open: a second closer waits for the
-// first to commit, then finds it ended and changes nothing, so a wait is
-// added to its job once.
+// the first ending win, a writer locks the job's row and then the request's
+// (FOR UPDATE; always in that order, so a close and the job's end never
+// deadlock) and looks again at whether it is still open: a second closer
+// waits for the first to commit, then finds it ended and changes nothing, so
+// a wait is added to its job once; a request opened as its job ends is
+// either cancelled by the end or opened after it, as on SQLite.
 import { UserError } from '../../errors.js';
 import type { AskOutcome, PermissionAsk } from '../../model/permission-ask.js';
 import type { AsyncPermissionAskStore } from '../async-api.js';
@@ -14,6 +16,10 @@ import type { Row as CodecRow } from '../sqlite/codec.js';
 import type { PgDb, Q, Row, Tx } from './db.js';
 
 const read = (r: Row | undefined): PermissionAsk | null => (r ? ASK.read(r as CodecRow, undefined) : null);
+
+/** Locks the job's row for the transaction (the first lock a request's writer takes); false when there is no such job. */
+const lockJob = async (t: Tx, jobId: string): Promise<boolean> =>
+  (await t.q('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [jobId])).length > 0;
 
 const waitedSince = (askedAt: string, now: Date): number =>
   Math.max(0, now.getTime() - Date.parse(askedAt)) || 0;
@@ -25,6 +31,7 @@ const waitedSince = (askedAt: string, now: Date): number =>
  * to the job.
  */
 export async function cancelOpenAsks(t: Tx, jobId: string, now: Date): Promise<number> {
+  await lockJob(t, jobId);
   const open = await t.q<{ id: number; asked_at: string }>(
     'SELECT id, asked_at FROM permission_asks WHERE job_id = $1 AND outcome IS NULL ORDER BY id FOR UPDATE',
     [jobId],
@@ -57,6 +64,7 @@ export function pgPermissionAskStore(db: PgDb): AsyncPermissionAskStore {
   return {
     open: (job_id, ask) =>
       db.tx(async (t) => {
+        if (!(await lockJob(t, job_id))) throw new UserError(`no job ${job_id}`);
         const row = await t.one(
           `INSERT INTO permission_asks (job_id, tool_kind, title, command, paths, diff_preview, options, asked_at)
            VALUES ($1,$2,$3,$4,$5,$6,$7,$8) RETURNING *`,
@@ -88,6 +96,11 @@ export function pgPermissionAskStore(db: PgDb): AsyncPermissionAskStore {
       ),
     close: (id, outcome: AskOutcome, note = null) =>
       db.tx(async (t) => {
+        const jobId = (
+          await t.one<{ job_id: string }>('SELECT job_id FROM permission_asks WHERE id = $1', [id])
+        )?.job_id;
+        if (!jobId) return null;
+        await lockJob(t, jobId);
         // Locked, then read: a closer that waited on another reads it ended.
         const ask = read(await t.one('SELECT * FROM permission_asks WHERE id = $1 FOR UPDATE', [id]));
         if (!ask || ask.outcome !== null) return null;
