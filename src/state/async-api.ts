@@ -8,6 +8,7 @@
 import type {
   ControlStore,
   JobStore,
+  PermissionAskStore,
   ProcessGroupStore,
   RunnerStore,
   SessionStore,
@@ -23,6 +24,7 @@ export type Promised<T> = {
 export type AsyncTodoStore = Promised<TodoStore>;
 export type AsyncJobStore = Promised<JobStore>;
 export type AsyncControlStore = Promised<ControlStore>;
+export type AsyncPermissionAskStore = Promised<PermissionAskStore>;
 export type AsyncSessionStore = Promised<SessionStore>;
 export type AsyncWorkspaceStore = Promised<WorkspaceStore>;
 export type AsyncProcessGroupStore = Promised<ProcessGroupStore>;
@@ -37,6 +39,7 @@ export interface AsyncStateStore {
   todos: AsyncTodoStore;
   jobs: AsyncJobStore;
   control: AsyncControlStore;
+  asks: AsyncPermissionAskStore;
   sessions: AsyncSessionStore;
   workspaces: AsyncWorkspaceStore;
   processGroups: AsyncProcessGroupStore;

@@ -31,6 +31,7 @@ export function asyncStore(store: StateStore): AsyncStateStore {
     todos: promised(store.todos),
     jobs: promised(store.jobs),
     control: promised(store.control),
+    asks: promised(store.asks),
     sessions: promised(store.sessions),
     workspaces: promised(store.workspaces),
     processGroups: promised(store.processGroups),

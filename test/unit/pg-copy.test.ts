@@ -5,6 +5,7 @@
 // picks the driver by II_DATABASE_URL.
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewPermissionAsk } from '../../src/model/permission-ask.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { openAsyncStateStore } from '../../src/state/open-async.js';
@@ -15,6 +16,15 @@ import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../h
 import { tempDir } from '../helpers/tmp.js';
 
 const server = pgServer();
+
+const ASK: NewPermissionAsk = {
+  tool_kind: 'execute',
+  title: 'Run npm test',
+  command: 'npm test',
+  paths: ['a.ts'],
+  diff_preview: null,
+  options: [{ id: 'a1', name: 'Allow', kind: 'allow_once' }],
+};
 
 /** A store with a row in every table. */
 function fill(s: StateStore): void {
@@ -38,6 +48,8 @@ function fill(s: StateStore): void {
     },
   });
   s.jobs.addUsage(j.id, { input_tokens: 1, output_tokens: 1, cost: 0.0117 });
+  const ask = s.asks.open(j.id, ASK);
+  s.asks.close(ask.id, 'reject', 'not that');
   s.jobs.finish(j.id, 'completed');
   s.control.request(j.id, 'abandon', 'x');
   s.sessions.create('r', { todo_id: t.id, workspace_path: '/ws/1' });
@@ -75,7 +87,7 @@ describe.skipIf(!server)(
       const liteDir = join(tmp.path, 'a');
       const lite = openStateStore({ dir: liteDir });
       fill(lite);
-      const listing = lite.jobs.listJson('r');
+      let listing = lite.jobs.listJson('r');
       const todos = lite.todos.list('r');
       const version = lite.jobs.version();
       lite.close();
@@ -92,6 +104,7 @@ describe.skipIf(!server)(
         'reviews',
         'agent_sessions',
         'control_requests',
+        'permission_asks',
         'sessions',
         'workspaces',
         'process_groups',
@@ -108,6 +121,15 @@ describe.skipIf(!server)(
         const next = await p.control.request(job!.id, 'abandon');
         expect(next.id).toBeGreaterThan(copied[0]!.id);
         await p.control.markHandled(next.id);
+        // A request opened on PostgreSQL goes on after the copied one; the job's listing then changes.
+        const asks = await p.asks.list(job!.id);
+        expect(asks).toEqual([
+          expect.objectContaining({ outcome: 'reject', note: 'not that', paths: ['a.ts'] }),
+        ]);
+        const again = await p.asks.open(job!.id, ASK);
+        expect(again.id).toBeGreaterThan(asks[0]!.id);
+        expect((await p.jobs.get(job!.id))?.asking).toEqual(again);
+        listing = await p.jobs.listJson('r');
       } finally {
         await p.close();
       }
@@ -115,7 +137,7 @@ describe.skipIf(!server)(
       const backDir = join(tmp.path, 'b');
       const back = await copyPgToSqlite(url, join(backDir, 'state.db'));
       // The request made on PostgreSQL came along; its meta holds the schema's version too.
-      expect(back).toEqual({ ...there, control_requests: 2, meta: 2 });
+      expect(back).toEqual({ ...there, control_requests: 2, permission_asks: 2, meta: 2 });
       const b = asyncStore(openStateStore({ dir: backDir }));
       try {
         expect(await b.jobs.listJson('r')).toBe(listing);
@@ -123,6 +145,8 @@ describe.skipIf(!server)(
         const [job] = await b.jobs.list('r');
         expect((await b.control.pending(job!.id)).length).toBe(1);
         expect((await b.control.request(job!.id, 'abandon')).id).toBe(3);
+        expect(job!.asking?.id).toBe(2);
+        expect((await b.asks.open(job!.id, ASK)).id).toBe(3);
       } finally {
         await b.close();
       }

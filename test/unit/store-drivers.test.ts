@@ -6,14 +6,28 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimRefusal } from '../../src/model/backlog.js';
 import type { Job } from '../../src/model/job.js';
+import type { NewPermissionAsk } from '../../src/model/permission-ask.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
 import { DRIVERS, postgresDriver, sqliteDriver, type DriverFixture } from '../helpers/store-drivers.js';
+import { waitFor } from '../helpers/tmp.js';
 
 const readyCheck =
   (id: string) => (todos: Parameters<typeof claimRefusal>[1], jobs: Parameters<typeof claimRefusal>[2]) =>
     claimRefusal(id, todos, jobs, { mode: 'ready', maxAttempts: 2 });
 
 const T = '2026-11-22T00:00:00.000Z';
+
+const ASK: NewPermissionAsk = {
+  tool_kind: 'execute',
+  title: 'Run npm test',
+  command: 'npm test',
+  paths: [],
+  diff_preview: null,
+  options: [
+    { id: 'a1', name: 'Allow', kind: 'allow_once' },
+    { id: 'r1', name: 'Reject', kind: 'reject_once' },
+  ],
+};
 
 /** One job's whole life through the API; what it gives back, with ids and times made comparable. */
 async function jobLife(s: AsyncStateStore): Promise<unknown> {
@@ -270,6 +284,79 @@ describe.each(DRIVERS)('store on $name', (driver) => {
     await other.control.markHandled(r1.id);
     expect((await s.control.pending('j1')).map((r) => r.id)).toEqual([r2.id]);
     expect(await s.control.pending('j2')).toEqual([]);
+  });
+
+  it('permission requests: an open one is its job asking, in the listing too; an answer closes it once and adds its wait; the job ending cancels one left open', async () => {
+    const other = await f.connect();
+    const a = await s.todos.create('r', { title: 'A' });
+    const j = await s.jobs.claim('r', { todo_id: a.id, pid: 5, host: 'h' }, readyCheck(a.id));
+    await expect(s.asks.open('nojob', ASK)).rejects.toThrow(/no job nojob/);
+    expect(await s.asks.list('nojob')).toEqual([]);
+    const v = await s.jobs.version();
+    const ask = await s.asks.open(j.id, ASK);
+    expect(ask).toMatchObject({ ...ASK, job_id: j.id, outcome: null, answered_at: null, waited_ms: null });
+    expect(typeof ask.id).toBe('number');
+    expect((await other.jobs.listChangedAfter(v)).map((x) => x.asking)).toEqual([ask]);
+    expect(await other.asks.openFor(j.id)).toEqual(ask);
+    expect((await other.jobs.get(j.id))?.asking).toEqual(ask);
+    expect(await s.jobs.listJson('r')).toBe(JSON.stringify(await s.jobs.list('r')));
+    expect(await s.jobs.listJson('r')).toContain('"title":"Run npm test"');
+    await waitFor(() => Date.now() - Date.parse(ask.asked_at) >= 5, 'the request to have waited 5 ms');
+    const closed = await other.asks.close(ask.id, 'reject', 'not now');
+    expect(closed).toMatchObject({ id: ask.id, outcome: 'reject', note: 'not now' });
+    expect(closed!.waited_ms).toBeGreaterThanOrEqual(5);
+    expect(await s.asks.close(ask.id, 'timeout')).toBeNull();
+    expect(await s.asks.get(ask.id)).toEqual(closed);
+    expect(await s.asks.openFor(j.id)).toBeNull();
+    const after = (await s.jobs.get(j.id))!;
+    expect(after.asking).toBeNull();
+    expect(after.waited_ms).toBe(closed!.waited_ms);
+    expect(await s.jobs.listJson('r')).toBe(JSON.stringify(await s.jobs.list('r')));
+
+    const left = await s.asks.open(j.id, { ...ASK, command: null, tool_kind: 'edit', paths: ['a.ts'] });
+    await waitFor(() => Date.now() - Date.parse(left.asked_at) >= 5, 'the request to have waited 5 ms');
+    const ended = await s.jobs.finishOrphan(j.id, { pid: 5, host: 'h' }, 'failed', 'runner gone');
+    const cancelled = (await s.asks.get(left.id))!;
+    expect(cancelled).toMatchObject({ outcome: 'cancelled', paths: ['a.ts'] });
+    expect(cancelled.waited_ms).toBeGreaterThanOrEqual(5);
+    expect(ended?.asking).toBeNull();
+    expect(ended?.waited_ms).toBe(closed!.waited_ms! + cancelled.waited_ms!);
+    expect((await s.asks.list(j.id)).map((x) => x.id)).toEqual([ask.id, left.id]);
+  });
+
+  it('permission requests: two closers at once on two connections, or a closer and the job ending: the first ending wins, its wait added once', async () => {
+    const other = await f.connect();
+    const a = await s.todos.create('r', { title: 'A' });
+    const j = await s.jobs.claim('r', { todo_id: a.id }, readyCheck(a.id));
+    let total = 0;
+    for (let round = 0; round < 5; round++) {
+      const ask = await s.asks.open(j.id, ASK);
+      expect((await s.jobs.get(j.id))?.asking?.id).toBe(ask.id);
+      await waitFor(() => Date.now() - Date.parse(ask.asked_at) >= 5, 'the request to have waited 5 ms');
+      const ends = await Promise.all([
+        s.asks.close(ask.id, 'allow'),
+        other.asks.close(ask.id, 'timeout', 'too slow'),
+      ]);
+      const won = ends.filter((e) => e !== null);
+      expect(won).toHaveLength(1);
+      expect(await s.asks.get(ask.id)).toEqual(won[0]);
+      total += won[0]!.waited_ms!;
+      const job = (await other.jobs.get(j.id))!;
+      expect(job.asking).toBeNull();
+      expect(job.waited_ms).toBe(total);
+    }
+    const last = await s.asks.open(j.id, ASK);
+    await waitFor(() => Date.now() - Date.parse(last.asked_at) >= 5, 'the request to have waited 5 ms');
+    const [answer, done] = await Promise.all([
+      other.asks.close(last.id, 'allow'),
+      s.jobs.finish(j.id, 'abandoned', 'stop'),
+    ]);
+    const kept = (await s.asks.get(last.id))!;
+    expect(kept.outcome).toBe(answer ? 'allow' : 'cancelled');
+    if (answer) expect(kept).toEqual(answer);
+    expect(kept.waited_ms).toBeGreaterThanOrEqual(5);
+    expect(done.asking).toBeNull();
+    expect((await s.jobs.get(j.id))?.waited_ms).toBe(total + kept.waited_ms!);
   });
 
   it('backlog runners: a todo another runner is starting is refused to the next, at once from two connections', async () => {

@@ -26,7 +26,7 @@ function tablesOf(lite: DatabaseSync): string[] {
 }
 
 /** Tables whose id PostgreSQL numbers itself (an identity): its counter follows the copied ids. */
-const IDENTITY = ['control_requests', 'process_groups', 'runners'];
+const IDENTITY = ['control_requests', 'permission_asks', 'process_groups', 'runners'];
 
 /** Rows per INSERT: PostgreSQL takes at most 65,535 parameters in one statement. */
 const batchOf = (cols: number): number => Math.max(1, Math.floor(30_000 / cols));

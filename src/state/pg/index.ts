@@ -5,6 +5,7 @@
 // through state/index.ts); the both-driver suite runs it.
 import type { AsyncStateStore } from '../async-api.js';
 import { stateDir } from '../paths.js';
+import { pgPermissionAskStore } from './asks.js';
 import { PgDb } from './db.js';
 import { pgJobStore } from './jobs.js';
 import {
@@ -32,6 +33,7 @@ export async function openPgStore(url: string, opts: { dir?: string } = {}): Pro
     todos: pgTodoStore(db),
     jobs: pgJobStore(db),
     control: pgControlStore(db),
+    asks: pgPermissionAskStore(db),
     sessions: pgSessionStore(db),
     workspaces: pgWorkspaceStore(db),
     processGroups: pgProcessGroupStore(db),

@@ -19,14 +19,17 @@ import type {
   JobStatus,
   Usage,
 } from '../../model/job.js';
+import type { PermissionAsk } from '../../model/permission-ask.js';
 import { matchPrefix } from '../../model/prefix.js';
 import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
 import type { CommitUpdate, NewJob } from '../api.js';
 import type { AsyncJobStore } from '../async-api.js';
 import { iterationId, nowIso, shortId } from '../ids.js';
 import type { Row as CodecRow } from '../sqlite/codec.js';
+import { ASK } from '../sqlite/ask-codec.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from '../sqlite/job-codec.js';
 import { toTodo, type TodoRow } from '../sqlite/todos.js';
+import { cancelOpenAsks } from './asks.js';
 import type { Param, PgDb, Q, Row, Tx } from './db.js';
 
 const asCodec = (r: Row): CodecRow => r as CodecRow;
@@ -66,8 +69,13 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
         ]),
       () => e.q('SELECT * FROM reviews WHERE job_id = ANY($1)', [ids]),
       () => e.q('SELECT * FROM agent_sessions WHERE job_id = ANY($1) ORDER BY job_id, seq', [ids]),
+      // Open requests only, oldest first: a later one (the newest) wins.
+      () =>
+        e.q('SELECT * FROM permission_asks WHERE job_id = ANY($1) AND outcome IS NULL ORDER BY job_id, id', [
+          ids,
+        ]),
     ];
-    const [changes = [], commits = [], reviews = [], agents = []] = e.parallel
+    const [changes = [], commits = [], reviews = [], agents = [], asks = []] = e.parallel
       ? await Promise.all(reads.map((r) => r()))
       : await reads.reduce<Promise<Row[][]>>(
           async (acc, r) => [...(await acc), await r()],
@@ -88,6 +96,8 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       const review = reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null;
       change.commits.push(COMMIT.read(asCodec(c), { review }));
     }
+    const askByJob = new Map<string, PermissionAsk>();
+    for (const a of asks) askByJob.set(a.job_id as string, ASK.read(asCodec(a), undefined));
     const agentsByJob = new Map<string, AgentSessionRef[]>();
     for (const a of agents) {
       const ref = AGENT_SESSION.read(asCodec(a), undefined);
@@ -99,7 +109,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       JOB.read(asCodec(r), {
         agent_sessions: agentsByJob.get(r.id as string) ?? [],
         changes: [...(changesByJob.get(r.id as string)?.values() ?? [])],
-        asking: null, // (until the PostgreSQL driver has permission_asks: pgasks)
+        asking: askByJob.get(r.id as string) ?? null,
       }),
     );
   }
@@ -451,13 +461,15 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       }),
     finish: (id, status, reason = null) =>
       db.tx(async (t) => {
+        const now = nowIso();
+        const waited = await cancelOpenAsks(t, id, new Date(now));
         await touch(
           t,
           id,
-          `status = $1, completed_at = $2, failure_reason = $3,
+          `status = $1, completed_at = $2, failure_reason = $3, waited_ms = waited_ms + $4,
            to_land = CASE WHEN $1 = 'completed' AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = jobs.id)
              THEN to_land ELSE 0 END`,
-          [status, nowIso(), reason],
+          [status, now, reason, waited],
         );
         return mustGet(t, id);
       }),
@@ -469,7 +481,14 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
         );
         if (!row || row.status !== 'active' || row.pid !== runner.pid || row.host !== runner.host)
           return null;
-        await touch(t, id, 'status = $1, completed_at = $2, failure_reason = $3', [status, nowIso(), reason]);
+        const now = nowIso();
+        const waited = await cancelOpenAsks(t, id, new Date(now));
+        await touch(
+          t,
+          id,
+          'status = $1, completed_at = $2, failure_reason = $3, waited_ms = waited_ms + $4',
+          [status, now, reason, waited],
+        );
         return mustGet(t, id);
       }),
     resume: (id, pid, host, sessionId) =>
