@@ -132,6 +132,25 @@ const RULES: Rule[] = [
 
 /** `text` with every secret shape above replaced by [REDACTED]. */
 export function redact(text: string): string {
+  const out = redactRules(text);
+  if (!out.includes('\x1b')) return out;
+  // A terminal escape sequence glued to a secret hides it from the rules'
+  // word boundaries (`\x1b[31msk-ant-…`: the m of the colour runs into the
+  // key): the text between sequences is redacted again on its own. The whole
+  // text went first, so what spans a sequence (a PEM block in colour) is
+  // redacted as before.
+  return out
+    .split(ESCAPE_SEQUENCE)
+    .map((part, i) => (i % 2 === 1 ? part : redactRules(part)))
+    .join('');
+}
+
+/** A terminal escape sequence: CSI (colours, cursor), OSC (titles, links), or a two-byte one; captured, so split keeps it. */
+const ESCAPE_SEQUENCE = new RegExp(
+  String.raw`(\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[^[\]])`,
+);
+
+function redactRules(text: string): string {
   let out = text;
   // Three rules share KEY_WORD: on a text no rule changed its answer stands
   // (each scan of a 5 MB job listing costs milliseconds).

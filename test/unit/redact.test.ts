@@ -90,6 +90,23 @@ describe('redact: each secret shape', () => {
       expect(out).toContain(REDACTED);
     });
 
+  it('a secret glued to a terminal escape sequence (colour, title, cursor), whatever ends the sequence', () => {
+    const key = `sk-ant-${'a'.repeat(30)}`;
+    for (const text of [
+      `\x1b[31m${key}\x1b[0m`,
+      `\x1b]0;${key}\x07`,
+      `\x1b[2K${key}`,
+      `token:\x1b[1m${key}`,
+    ]) {
+      const out = redact(text);
+      expect(out, JSON.stringify(text)).not.toContain('aaaaaaaaaa');
+      expect(out).toContain(REDACTED);
+    }
+    // What the rules saw whole is redacted as before: a PEM block in colour.
+    const pem = `\x1b[33m-----BEGIN PRIVATE KEY-----\nMIIE\x1b[0mxyz\n-----END PRIVATE KEY-----`;
+    expect(redact(pem)).not.toContain('MIIE');
+  });
+
   it('a private key block, whole', () => {
     const body =
       'MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\naFDrBz9vFqU4yQIDAQABAoIBAQC6\n';
