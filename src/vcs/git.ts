@@ -65,6 +65,8 @@ export class GitVcs implements Vcs, LandingVcs {
    * must not exist yet); on a mismatch they are listed afresh.
    */
   private readonly changes = new Map<string, KnownChange>();
+  /** The branch this instance put each workspace on (addWorkspace, resetWorkspace). */
+  private readonly branches = new Map<string, string>();
   private readonly links: WorktreeLinks | null;
 
   constructor(o: GitVcsOptions = {}) {
@@ -199,9 +201,15 @@ export class GitVcs implements Vcs, LandingVcs {
     // The link git has just written is the one every later command is checked against.
     this.links?.forget(path);
     this.links?.check(path);
+    this.branches.set(path, branch);
   }
 
   async resetWorkspace(path: string, branch: string, baseRev: string): Promise<void> {
+    // A symbolic ref written in the branch's own file (the agent could, its
+    // folder is writable inside the sandbox) would carry `checkout -B` to the
+    // branch it names: it is the workspace's own ref, dropped as it is.
+    if (headFiles(path)?.branchFile(branch)?.startsWith('ref:'))
+      await git(path, ['update-ref', '--no-deref', '-d', `refs/heads/${branch}`], this.in(path));
     const before = await run(path, ['symbolic-ref', '-q', '--short', 'HEAD'], this.in(path));
     await withStaleBranchLock(branch, () =>
       git(path, ['checkout', '--quiet', '--force', '-B', branch, baseRev], this.in(path)),
@@ -210,6 +218,7 @@ export class GitVcs implements Vcs, LandingVcs {
     // (incrementum/ws-<n>): it has moved to today's, and the old one goes.
     const old = before.code === 0 ? before.stdout.trim() : '';
     if (old !== branch && isWorkspaceBranch(old)) await run(path, ['branch', '-q', '-D', old], this.in(path));
+    this.branches.set(path, branch);
     await git(path, ['reset', '--quiet', '--hard', baseRev], this.in(path));
     await git(path, ['clean', '-ffdxq'], this.in(path));
     rmSync(await this.changeFile(path), { force: true });
@@ -335,6 +344,7 @@ export class GitVcs implements Vcs, LandingVcs {
       await this.unstageProtocolFiles(ws);
       ({ commit, lists } = await this.commitTree(ws, id, message, previous, base));
     }
+    this.checkOwnHead(ws);
     // The iteration's refs and the branch move together, in one process:
     // moving HEAD's branch is what `reset --soft` did, and the index already
     // holds the tree, so the working copy stays exactly as the agent left it.
@@ -352,6 +362,25 @@ export class GitVcs implements Vcs, LandingVcs {
     );
     this.changes.set(ws, { id, base, last: { n, sha: commit } });
     return { commit_id: commit, change_id: id, files: lists.fromPrevious.map((f) => ({ ...f })) };
+  }
+
+  /**
+   * Refuses to move HEAD unless it is the workspace's own branch and that
+   * branch is a plain ref: the agent can rewrite both (headFiles), and git
+   * would then move the branch they name, the user's main included.
+   */
+  private checkOwnHead(ws: string): void {
+    const files = headFiles(ws);
+    if (!files) return; // a repository of its own: nothing of the user's to reach
+    const branch = /^ref: refs\/heads\/(\S+)$/.exec(files.head ?? '')?.[1];
+    const own = this.branches.get(ws);
+    const ok = branch !== undefined && (own ? branch === own : isWorkspaceBranch(branch));
+    if (!ok || files.branchFile(branch)?.startsWith('ref:'))
+      throw new UserError(
+        `the workspace ${ws} is no longer on its own branch${own ? ` (${own})` : ''}: its HEAD reads "${(files.head ?? '').slice(0, 80)}"${
+          branch && files.branchFile(branch)?.startsWith('ref:') ? ` and ${branch} points at another ref` : ''
+        }. Something in the workspace (the agent) rewrote it; nothing was committed, so no branch it names was moved.`,
+      );
   }
 
   private async unstageProtocolFiles(ws: string): Promise<void> {
@@ -394,6 +423,7 @@ export class GitVcs implements Vcs, LandingVcs {
       (await this.currentChangeId(ws)) ??
       readChangeId(await git(ws, ['log', '-1', '--format=%B', 'HEAD'], this.in(ws)));
     if (!id) throw new Error(`no change to describe in ${ws}: start one first`);
+    this.checkOwnHead(ws);
     // --only without paths: amend the message, never what happens to be staged.
     await git(
       ws,
@@ -687,6 +717,32 @@ async function run(cwd: string, args: string[], o?: GitOptions) {
  * branch is checked out ("failed to read .git/worktrees/3/commondir").
  */
 const RETRYABLE = /\.lock\b|lock file|failed to read .*worktrees\//i;
+
+/**
+ * The workspace's HEAD file and its branch's ref file, read without git
+ * (null when the workspace is not a linked worktree). A worktree's HEAD and
+ * its branch's folder are writable inside the sandbox: an agent can make
+ * either a symbolic ref to another branch (`ref: refs/heads/main`), and git
+ * outside, moving HEAD for the runner, would move that branch.
+ */
+function headFiles(
+  ws: string,
+): { head: string | null; branchFile: (branch: string) => string | null } | null {
+  const read = (p: string): string | null => {
+    try {
+      return readFileSync(p, 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const link = /^gitdir: (.+)$/m.exec(read(join(ws, '.git')) ?? '')?.[1];
+  if (!link) return null;
+  const admin = resolve(ws, link);
+  const common = read(join(admin, 'commondir'));
+  if (!common) return null;
+  const commonDir = resolve(admin, common);
+  return { head: read(join(admin, 'HEAD')), branchFile: (b) => read(join(commonDir, 'refs', 'heads', b)) };
+}
 
 /** How old a workspace branch's ref lock must be to be taken for one a killed git left. */
 export const STALE_REF_LOCK_MS = 5_000;

@@ -417,6 +417,34 @@ describe('workspaces', () => {
     expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 
+  it("never moves the branch an agent pointed the workspace's HEAD or its branch at (the user's main)", async () => {
+    const main = git(repo, 'rev-parse', 'main');
+    for (const how of ['head', 'branch-file'] as const) {
+      const base = (await vcs.resolveBase(repo)).sha;
+      const ws = join(tmp.path, 'state', 'workspaces', 'repo', how === 'head' ? '3' : '4');
+      const branch = `incrementum/workspace-${how === 'head' ? 3 : 4}/work`;
+      await vcs.addWorkspace(repo, ws, branch, base);
+      await vcs.startChange(ws);
+      writeFileSync(join(ws, 'x.txt'), 'x\n');
+      // What an agent can write inside the sandbox: the worktree's HEAD, or its branch's own file.
+      const target =
+        how === 'head'
+          ? join(git(ws, 'rev-parse', '--absolute-git-dir'), 'HEAD')
+          : join(repo, '.git', 'refs', 'heads', ...branch.split('/'));
+      writeFileSync(target, 'ref: refs/heads/main\n');
+      const err = await rejection(vcs.commitIteration(ws, 'evil'));
+      expect(err.message, how).toContain('no longer on its own branch');
+      expect(git(repo, 'rev-parse', 'main'), how).toBe(main);
+      const described = await rejection(vcs.describe(ws, 'evil'));
+      expect(described.message, how).toContain('no longer on its own branch');
+      expect(git(repo, 'rev-parse', 'main'), how).toBe(main);
+      // Reset puts the workspace back on its own branch, main untouched.
+      await vcs.resetWorkspace(ws, branch, base);
+      expect(git(ws, 'symbolic-ref', 'HEAD'), how).toBe(`refs/heads/${branch}`);
+      expect(git(repo, 'rev-parse', 'main'), how).toBe(main);
+    }
+  });
+
   it("a workspace branch's ref lock a killed git left is cleared when the workspace is made or reset; a fresh one is not", async () => {
     const base = (await vcs.resolveBase(repo)).sha;
     const branch = 'incrementum/workspace-1/work';
