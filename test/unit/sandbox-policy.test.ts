@@ -89,6 +89,12 @@ describe('sandbox policy', () => {
     expect(access(p.mounts, '/home/u/.npmrc')).toBeUndefined();
     expect(effective(p.mounts, '/home/u/.local/state/incrementum/state.db')).toBe('hidden');
     expect(effective(p.mounts, '/home/u/.local/state/incrementum/jobs/x/events.jsonl')).toBe('hidden');
+    // The compile cache ii runs its code from, under the otherwise writable ~/.cache.
+    expect(effective(p.mounts, '/home/u/.cache/incrementum/compile-cache/x')).toBe('hidden');
+    expect(effective(p.mounts, '/home/u/.cache/other-tool/x')).toBe('rw');
+    const moved = buildPolicy(input({ env: { HOME, XDG_CACHE_HOME: '/c', NODE_COMPILE_CACHE: '/ncc' } }));
+    expect(effective(moved.mounts, '/c/incrementum/compile-cache/x')).toBe('hidden');
+    expect(effective(moved.mounts, '/ncc/x')).toBe('hidden');
   });
 
   it('a branch straight under refs/heads gets no writable folder: that would be every branch', () => {

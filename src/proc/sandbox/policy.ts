@@ -269,6 +269,18 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
   for (const p of [...defaults, ...i.config.hidden.map(abs)])
     if (!unhidden.has(p)) add(p, 'hidden', 'hidden: credentials, or [sandbox] hidden');
   add(i.stateDir, 'hidden', "hidden: incrementum's own state (the agent could forge its review)");
+  // incrementum's compiled code (bin/ii.js keeps Node's compile cache there,
+  // under the writable ~/.cache): an entry forged inside would run, outside
+  // the sandbox, at the user's next ii.
+  for (const h of homes)
+    add(
+      join(xdg(i.env, 'XDG_CACHE_HOME', join(h, '.cache')), 'incrementum'),
+      'hidden',
+      "hidden: incrementum's compile cache (code ii runs)",
+    );
+  const nodeCache = i.env.NODE_COMPILE_CACHE;
+  if (nodeCache && isAbsolute(nodeCache))
+    add(nodeCache, 'hidden', 'hidden: the compile cache NODE_COMPILE_CACHE names (code ii runs)');
 
   // The user's checkout stays read-only even under a writable folder.
   add(i.repoRoot, 'ro', "read-only: the user's checkout");
