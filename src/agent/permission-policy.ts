@@ -158,12 +158,26 @@ export function commandMatches(command: string | null, prefix: string): boolean 
   return p.length > 0 && p.length <= c.length && p.every((w, i) => c[i] === w);
 }
 
-/** The rule an allow-always answer to `ask` adds. */
+/** Commands that run whatever their arguments say (`bash -c …`, `env X=1 …`, `sudo …`). */
+const RUNS_ITS_ARGUMENTS = new Set(
+  'bash sh zsh dash ksh fish env xargs sudo doas nice nohup timeout time exec eval command builtin watch'.split(
+    ' ',
+  ),
+);
+/** Interpreters whose options take code (`node -e`, `python -c`). */
+const INTERPRETERS = new Set('node python python3 perl ruby deno bun php lua tclsh'.split(' '));
+
+/**
+ * The rule an allow-always answer to `ask` adds: its first two words, or
+ * the whole command when the first word runs whatever its arguments say
+ * (`bash -c "npm run lint"` must not let `bash -c "rm -rf src"` through).
+ */
 export function alwaysRuleFor(ask: Pick<NewPermissionAsk, 'tool_kind' | 'command'>): AlwaysRule {
-  return {
-    kind: ask.tool_kind,
-    prefix: ask.command === null ? null : words(ask.command).slice(0, 2).join(' '),
-  };
+  if (ask.command === null) return { kind: ask.tool_kind, prefix: null };
+  const w = words(ask.command);
+  const first = w[0]?.split('/').pop() ?? '';
+  const whole = RUNS_ITS_ARGUMENTS.has(first) || (INTERPRETERS.has(first) && (w[1] ?? '').startsWith('-'));
+  return { kind: ask.tool_kind, prefix: (whole ? w : w.slice(0, 2)).join(' ') };
 }
 
 /** What an allow-always rule covers, in words (shown before a person confirms it, and in --help). */

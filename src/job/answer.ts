@@ -12,21 +12,36 @@ export const MAX_NOTE_CHARS = 2000;
 /**
  * Records `answer` (and a note for the agent) on the open request of job
  * `jobId` (an exact id: resolve a prefix first) and returns the closed
- * request. Throws a UserError when the job is unknown, not active, has no
- * open request, or the request was closed meanwhile (timed out, answered).
+ * request. `askId`: that request only, the one the person saw; without it,
+ * the job's open request. Throws a UserError when the job is unknown, not
+ * active, has no open request, or the request was closed meanwhile (timed
+ * out, answered): a request asked again after a timeout is never answered
+ * with what was meant for the earlier one.
  */
 export function answerAsk(o: {
   store: StateStore;
   jobId: string;
   answer: AskAnswer;
   note?: string | null;
+  askId?: number;
 }): PermissionAsk {
   const { store, jobId, answer } = o;
   const job = store.jobs.get(jobId);
   if (!job) throw new UserError(`no job ${jobId}: see ii job list.`);
   if (job.status !== 'active')
     throw new UserError(`job ${job.id} is ${job.status}: only an active job waits for an answer.`);
-  const ask = store.asks.openFor(job.id);
+  if (o.askId !== undefined) {
+    const seen = store.asks.get(o.askId);
+    if (!seen || seen.job_id !== job.id)
+      throw new UserError(
+        `job ${job.id} has no request ${o.askId}: ii job show ${job.id} shows its question.`,
+      );
+    if (seen.outcome !== null)
+      throw new UserError(
+        `request ${o.askId} of job ${job.id} was ${seen.outcome} already: nothing sent. ii job show ${job.id} shows what it waits on now.`,
+      );
+  }
+  const ask = o.askId !== undefined ? store.asks.get(o.askId) : store.asks.openFor(job.id);
   if (!ask)
     throw new UserError(
       `job ${job.id} is not waiting for an answer (no open permission request): ii job list shows waiting jobs.`,

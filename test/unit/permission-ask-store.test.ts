@@ -59,6 +59,21 @@ describe('permission requests', () => {
     expect(store.asks.list(job.id)).toHaveLength(1);
   });
 
+  it('answerAsk with the request the person saw answers that one only: one asked again after a timeout is left open', () => {
+    const job = store.jobs.create('r', { todo_id: 't' });
+    const seen = store.asks.open(job.id, ASK);
+    store.asks.close(seen.id, 'timeout', null);
+    const again = store.asks.open(job.id, { ...ASK, command: 'git reset --hard HEAD~3', title: 'reset' });
+    expect(() => answerAsk({ store, jobId: job.id, answer: 'allow-always', askId: seen.id })).toThrow(
+      /was timeout already: nothing sent/,
+    );
+    expect(store.asks.get(again.id)!.outcome).toBeNull();
+    expect(() => answerAsk({ store, jobId: job.id, answer: 'allow', askId: 999 })).toThrow(
+      /has no request 999/,
+    );
+    expect(answerAsk({ store, jobId: job.id, answer: 'reject', askId: again.id }).outcome).toBe('reject');
+  });
+
   it('answerAsk says what to do when there is nothing to answer', () => {
     const job = store.jobs.create('r', { todo_id: 't' });
     expect(() => answerAsk({ store, jobId: job.id, answer: 'allow' })).toThrow(/not waiting for an answer/);

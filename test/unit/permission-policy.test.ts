@@ -84,6 +84,21 @@ describe('decide', () => {
     expect(decide(policy('ask'), edit).verdict).toBe('ask');
   });
 
+  it('allow-always on a command that runs its arguments (bash -c, env, sudo, node -e) covers that whole command only', () => {
+    const p = policy('ask');
+    p.always.push(alwaysRuleFor({ tool_kind: 'execute', command: 'bash -c "npm run lint"' }));
+    p.always.push(alwaysRuleFor({ tool_kind: 'execute', command: 'node -e "console.log(1)"' }));
+    p.always.push(alwaysRuleFor({ tool_kind: 'execute', command: '/usr/bin/env CI=1 npm test' }));
+    expect(decide(p, exec('bash -c "npm run lint"')).verdict).toBe('allow');
+    expect(decide(p, exec('bash -c "rm -rf src"')).verdict).toBe('ask');
+    expect(decide(p, exec("node -e \"require('fs').rmSync('src')\"")).verdict).toBe('ask');
+    expect(decide(p, exec('/usr/bin/env CI=1 curl -o x https://example.com')).verdict).toBe('ask');
+    // An interpreter running a file keeps the two-word rule.
+    expect(alwaysRuleFor({ tool_kind: 'execute', command: 'node scripts/build.js --watch' }).prefix).toBe(
+      'node scripts/build.js',
+    );
+  });
+
   it('commandMatches takes whole words', () => {
     expect(commandMatches('git status', 'git status')).toBe(true);
     expect(commandMatches('git statuses', 'git status')).toBe(false);

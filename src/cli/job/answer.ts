@@ -11,9 +11,15 @@ export async function jobAnswer(id: string, answer: AskAnswer, o: AnswerOptions)
   const repo = currentRepo();
   await withStore((store) => {
     const job = store.jobs.resolve(repo.slug, id);
-    const ask = answerAsk({ store, jobId: job.id, answer, note: o.note ?? null });
+    const ask = answerAsk({
+      store,
+      jobId: job.id,
+      answer,
+      note: o.note ?? null,
+      ...(o.ask !== undefined ? { askId: o.ask } : {}),
+    });
     process.stdout.write(
-      `job ${job.id}: ${answer} ${ask.tool_kind ?? 'request'} "${shownLine(ask.command ?? ask.title)}" (it waited ${waitText(ask.waited_ms ?? 0)}); its runner replies to the agent.\n`,
+      `job ${job.id}: ${answer} request ${ask.id}, ${ask.tool_kind ?? 'request'} "${shownLine(ask.command ?? ask.title)}" (it waited ${waitText(ask.waited_ms ?? 0)}); its runner replies to the agent.\n`,
     );
   });
 }

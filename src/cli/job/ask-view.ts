@@ -32,7 +32,9 @@ export function askQuestionLines(job: Job, st: Style, now = Date.now()): string[
     out.push('             diff:', ...lines.slice(0, DIFF_LINES).map((l) => `               ${l}`));
     if (lines.length > DIFF_LINES) out.push(`               … ${lines.length - DIFF_LINES} more lines`);
   }
-  out.push(`             answer: ii job answer ${job.id} allow|allow-always|reject [--note TEXT]`);
+  out.push(
+    `             answer: ii job answer ${job.id} allow|allow-always|reject --ask ${a.id} [--note TEXT]`,
+  );
   return out;
 }
 

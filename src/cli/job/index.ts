@@ -4,7 +4,7 @@
 // `ii job list` never loads the agent, git or template code `ii job do` needs.
 // `ii job journal | note` join this group from src/cli/journal.
 import type { Command } from 'commander';
-import { Argument, Option } from 'commander';
+import { Argument, InvalidArgumentError, Option } from 'commander';
 import { JOB_STATUSES, TODO_TYPES } from '../../model/enums.js';
 import type { AskAnswer } from '../../model/permission-ask.js';
 import { ASK_ANSWERS } from '../../model/enums.js';
@@ -149,7 +149,7 @@ export function registerJobRunCommands(program: Command): void {
     .description(
       'answer the permission request a job is waiting on ([agent] permissions = "ask" or "ask-commands"; ii job list shows it as waiting, ii job show shows the question): ' +
         'allow runs it once; allow-always runs it and, for the rest of this job, lets through without asking every request of the same tool kind ' +
-        '(for a command: every command starting with the same first two words, e.g. "npm test …", and running nothing more through the shell); ' +
+        '(for a command: every command starting with the same first two words, e.g. "npm test …", and running nothing more through the shell; a command that runs its arguments, such as bash -c, env, sudo or node -e, only as a whole); ' +
         'outside the workspace stays refused. reject refuses it (the note tells the agent why) and the job goes on. ' +
         "The job's runner replies to the agent within a second",
     )
@@ -158,6 +158,15 @@ export function registerJobRunCommands(program: Command): void {
     .option(
       '--note <text>',
       'a note sent back to the agent with the answer (why you rejected it, what to do instead)',
+    )
+    .option(
+      '--ask <n>',
+      'answer request n only (ii job show gives its number): refused if it is no longer open, so a request that timed out and was asked again is never answered with what was meant for the earlier one',
+      (v: string) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a request number, e.g. --ask 3');
+        return n;
+      },
     )
     .action(async (id: string, answer: AskAnswer, o: AnswerOptions) =>
       (await import('./answer.js')).jobAnswer(id, answer, o),

@@ -66,6 +66,7 @@ export interface AbandonOptions {
 
 export interface AnswerOptions {
   note?: string;
+  ask?: number;
 }
 
 export interface DiffOptions {

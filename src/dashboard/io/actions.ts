@@ -69,7 +69,13 @@ export interface ActionDeps {
   /** [run] max-attempts as the board knows it (what the abandon question counts); 2 until read. */
   maxAttempts?: () => number;
   /** Records a person's answer for the waiting job's runner; answerAsk (src/job/answer.ts) by default. */
-  answerAsk?: (o: { store: StateStore; jobId: string; answer: AskAnswer; note?: string }) => PermissionAsk;
+  answerAsk?: (o: {
+    store: StateStore;
+    jobId: string;
+    answer: AskAnswer;
+    note?: string;
+    askId?: number;
+  }) => PermissionAsk;
   /** Called after something the sync should pick up at once (the store changed in this process). */
   onChanged?: () => void;
   quit: () => void;
@@ -348,7 +354,13 @@ export function createActions(deps: ActionDeps): Actions {
         if (!ask || ask.id !== askId)
           said = `job ${shortJobId(jobId)} no longer waits for this answer (answered elsewhere, timed out or ended): nothing sent`;
         else {
-          (deps.answerAsk ?? answerAsk)({ store: deps.state, jobId, answer, ...(note ? { note } : {}) });
+          (deps.answerAsk ?? answerAsk)({
+            store: deps.state,
+            jobId,
+            askId,
+            answer,
+            ...(note ? { note } : {}),
+          });
           answered.add(`${jobId}:${askId}`);
           said = `${ANSWERED[answer]}: job ${shortJobId(jobId)} goes on`;
         }
