@@ -128,6 +128,12 @@ export class PgDb {
       } catch (err) {
         throw this.explain(err);
       }
+      // A checked-out client's errors are ours to take (the pool listens only
+      // to idle ones): the server ending its session mid-transaction (a
+      // restart, pg_terminate_backend) also fails the query in flight, which
+      // is handled below; unheard, the event itself ended the process (EPIPE).
+      const ignore = () => {};
+      client.on('error', ignore);
       const jobs = new Set<string>();
       const todos = new Map<string, [string, string]>();
       const t: Tx = {
@@ -188,6 +194,7 @@ export class PgDb {
         throw this.explain(err);
       } finally {
         // A connection that could not roll back is dropped, not reused.
+        client.off('error', ignore);
         client.release(broken ? (broken as Error) : undefined);
       }
     }
