@@ -83,6 +83,7 @@
 //   {"type":"hang"}                              never answers; ignores cancel, EOF and SIGTERM
 //   {"type":"stubborn"}                          from now on ignores cancel, EOF and SIGTERM
 //                                                (the turn itself still ends)
+import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 
@@ -209,7 +210,10 @@ export function nextTurn(scenario: Scenario, kind: PromptKind, statePath: string
   const state = readState(statePath);
   const i = state[kind] ?? 0;
   state[kind] = i + 1;
-  const tmp = `${statePath}.${process.pid}.tmp`;
+  // Not the pid alone: in a job's sandbox every agent has the same few pids
+  // (a PID namespace each), and two agents of one scenario renamed each
+  // other's file away (ENOENT).
+  const tmp = `${statePath}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(tmp, JSON.stringify(state));
   renameSync(tmp, statePath);
   return scenario[kind][i] ?? null;
