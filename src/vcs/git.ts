@@ -376,10 +376,9 @@ export class GitVcs implements Vcs, LandingVcs {
     const own = this.branches.get(ws);
     const ok = branch !== undefined && (own ? branch === own : isWorkspaceBranch(branch));
     if (!ok || files.branchFile(branch)?.startsWith('ref:'))
+      // Nothing the agent wrote is quoted: HEAD and the ref file are its text.
       throw new UserError(
-        `the workspace ${ws} is no longer on its own branch${own ? ` (${own})` : ''}: its HEAD reads "${(files.head ?? '').slice(0, 80)}"${
-          branch && files.branchFile(branch)?.startsWith('ref:') ? ` and ${branch} points at another ref` : ''
-        }. Something in the workspace (the agent) rewrote it; nothing was committed, so no branch it names was moved.`,
+        `the workspace ${ws} is no longer on its own branch${own ? ` (${own})` : ''}: its HEAD, or the branch it names, was rewritten to point elsewhere by something in the workspace (the agent). Nothing was committed, so no branch it points at was moved.`,
       );
   }
 
