@@ -40,6 +40,28 @@ const ids = {
   GIT_COMMITTER_EMAIL: 't@example.com',
 };
 
+/** A repository with workspace 2 on its own branch, and that workspace's sandbox (the scripted agent's policy). */
+async function workspaceSandbox() {
+  const repo = join(tmp.path, 'repo');
+  mkdirSync(repo);
+  gitRepo(repo);
+  const stateDir = join(tmp.path, 'state', 'incrementum');
+  const ws = join(stateDir, 'workspaces', 'r', '2');
+  const base = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+  await new GitVcs().addWorkspace(repo, ws, workspaceBranch(2), base);
+  const env = { ...process.env, ...ids, HOME: tmp.path };
+  const sandbox = jobSandbox({
+    config: Config.parse({}),
+    repoRoot: repo,
+    workspace: ws,
+    stateDir,
+    agent: { name: 'scripted', command: ['/bin/sh'] },
+    env,
+  });
+  if (!sandbox) throw new Error('no sandbox although bwrap runs here');
+  return { repo, ws, base, env, sandbox };
+}
+
 /** Runs `command args` to its end: its exit code and what it printed. */
 function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -55,23 +77,7 @@ describe.skipIf(!bwrap)(
   `sandboxes started while other workspaces' branches come and go${bwrap ? '' : ` — skipped: ${why}`}`,
   () => {
     it('every sandbox starts and commits on its own branch; the others stay out of its reach', async () => {
-      const repo = join(tmp.path, 'repo');
-      mkdirSync(repo);
-      gitRepo(repo);
-      const stateDir = join(tmp.path, 'state', 'incrementum');
-      const ws = join(stateDir, 'workspaces', 'r', '2');
-      const base = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
-      await new GitVcs().addWorkspace(repo, ws, workspaceBranch(2), base);
-      const env = { ...process.env, ...ids, HOME: tmp.path };
-      const sandbox = jobSandbox({
-        config: Config.parse({}),
-        repoRoot: repo,
-        workspace: ws,
-        stateDir,
-        agent: { name: 'scripted', command: ['/bin/sh'] },
-        env,
-      })!;
-      expect(sandbox).not.toBeNull();
+      const { repo, ws, base, env, sandbox } = await workspaceSandbox();
 
       // Other workspaces' branches, made and deleted without pause, until told to stop.
       const others = [3, 4, 5, 6, 7, 8].map(workspaceBranch);
@@ -122,23 +128,8 @@ describe.skipIf(!bwrap)(
     }, 180_000);
 
     it("an agent that points its workspace's HEAD at the user's branch gets no write to it at its next start", async () => {
-      const repo = join(tmp.path, 'repo');
-      mkdirSync(repo);
-      gitRepo(repo);
-      const stateDir = join(tmp.path, 'state', 'incrementum');
-      const ws = join(stateDir, 'workspaces', 'r', '2');
-      const base = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+      const { repo, ws, base, env, sandbox } = await workspaceSandbox();
       execFileSync('git', ['branch', 'feature/x', base], { cwd: repo });
-      await new GitVcs().addWorkspace(repo, ws, workspaceBranch(2), base);
-      const env = { ...process.env, ...ids, HOME: tmp.path };
-      const sandbox = jobSandbox({
-        config: Config.parse({}),
-        repoRoot: repo,
-        workspace: ws,
-        stateDir,
-        agent: { name: 'scripted', command: ['/bin/sh'] },
-        env,
-      })!;
       const inside = async (script: string) => {
         const w = sandbox.wrap('/bin/sh', ['-c', script], env);
         return run(w.command, w.args, w.env, ws);
