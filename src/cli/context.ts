@@ -2,7 +2,9 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
-import { openStateStore, repoSlug, type StateStore } from '../state/index.js';
+import type { AsyncStateStore } from '../state/async-api.js';
+import { repoSlug } from '../state/index.js';
+import { openAsyncStateStore } from '../state/open-async.js';
 import { repoRootSync } from '../vcs/git-run.js';
 
 export interface RepoContext {
@@ -78,15 +80,18 @@ export function currentRepo(cwd = workingDir()): RepoContext {
   return { root, slug: repoSlug(root) };
 }
 
-/** Opens the store, runs `fn`, and always closes the store. */
+/**
+ * Opens the store of record (PostgreSQL with II_DATABASE_URL, else the local
+ * SQLite file: state/open-async.ts), runs `fn`, and always closes the store.
+ */
 export async function withStore<T>(
-  fn: (store: StateStore) => T | Promise<T>,
+  fn: (store: AsyncStateStore) => T | Promise<T>,
   opts: { integrityCheck?: boolean; reserve?: boolean } = {},
 ): Promise<T> {
-  const store = openStateStore(opts);
+  const store = await openAsyncStateStore(opts);
   try {
     return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -52,5 +52,11 @@ export interface AsyncStateStore {
    * the last version seen. Resolves to the function that stops it.
    */
   watch?(onVersion: (version: number) => void): Promise<() => Promise<void>>;
+  /**
+   * SQLite only (state/reserve.ts): frees the space kept beside the database
+   * so the end of a job can be recorded on a full disk; true when there was
+   * some to free. A server's disk is the server's: PostgreSQL has none.
+   */
+  freeReserve?(): boolean;
   close(): Promise<void>;
 }

@@ -13,6 +13,8 @@ export interface OpenAsyncOptions {
   url?: string | null;
   env?: NodeJS.ProcessEnv;
   reserve?: boolean;
+  /** SQLite: check the whole file when opening it (sqlite/db.ts). */
+  integrityCheck?: boolean;
 }
 
 /** The URL the store is to use, or null for SQLite. */
@@ -23,7 +25,10 @@ export function databaseUrl(opts: OpenAsyncOptions = {}): string | null {
 
 export async function openAsyncStateStore(opts: OpenAsyncOptions = {}): Promise<AsyncStateStore> {
   const url = databaseUrl(opts);
-  if (url === null) return asyncStore(openStateStore({ dir: opts.dir, reserve: opts.reserve }));
+  if (url === null)
+    return asyncStore(
+      openStateStore({ dir: opts.dir, reserve: opts.reserve, integrityCheck: opts.integrityCheck }),
+    );
   const { openPgStore } = await import('./pg/index.js');
   return openPgStore(url, { dir: opts.dir });
 }

@@ -571,7 +571,10 @@ export class GitVcs implements Vcs, LandingVcs {
       });
   }
 
-  async pruneChangeRefs(root: string, recorded: () => ReadonlySet<string>): Promise<string[]> {
+  async pruneChangeRefs(
+    root: string,
+    recorded: () => ReadonlySet<string> | Promise<ReadonlySet<string>>,
+  ): Promise<string[]> {
     const out = await git(root, ['for-each-ref', '--format=%(refname)', `${CHANGE_REFS}/`]);
     const byChange = new Map<string, string[]>();
     for (const ref of out.split('\n').filter(Boolean)) {
@@ -581,7 +584,7 @@ export class GitVcs implements Vcs, LandingVcs {
     if (byChange.size === 0) return [];
     // Read only now that the refs are listed: a change is recorded before its
     // refs are made, so every ref listed above whose change a job holds is in this.
-    const keep = recorded();
+    const keep = await recorded();
     const gone = [...byChange.keys()].filter((id) => !keep.has(id));
     if (gone.length === 0) return [];
     await git(root, ['update-ref', '-m', 'incrementum: prune changes no job records', '--stdin'], {

@@ -107,5 +107,8 @@ export interface Vcs {
    * repository at `root` whose id `recorded()` lacks, and returns those ids.
    * `recorded` is called after the refs are listed.
    */
-  pruneChangeRefs(root: string, recorded: () => ReadonlySet<string>): Promise<string[]>;
+  pruneChangeRefs(
+    root: string,
+    recorded: () => ReadonlySet<string> | Promise<ReadonlySet<string>>,
+  ): Promise<string[]>;
 }
