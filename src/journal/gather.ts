@@ -9,7 +9,7 @@ import { isStale } from '../model/derive.js';
 import { localProbe } from '../proc/alive.js';
 import type { Job } from '../model/job.js';
 import { packageRoot } from '../package-root.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import type { JobEvent } from '../model/event.js';
 import { parseEvents } from '../state/events.js';
 import type { Skipped } from '../state/jsonl.js';
@@ -73,17 +73,17 @@ const NO_FACTS: GitFacts = {
 
 /** Reads everything the journal of `job` needs. Throws only for a job that is not in the store. */
 export async function gatherInputs(
-  store: StateStore,
+  store: AsyncStateStore,
   stateDir: string,
   jobId: string,
   opts: GatherOptions = {},
 ): Promise<JournalInputs> {
-  const job = store.jobs.get(jobId);
-  if (!job) throw new UserError(`no job ${jobId} in ${store.dbPath}; list jobs with ii job list --all`);
+  const job = await store.jobs.get(jobId);
+  if (!job) throw new UserError(`no job ${jobId} in ${store.location}; list jobs with ii job list --all`);
   const now = opts.now ?? new Date();
   // Before reading anything: a line appended meanwhile then rebuilds the journal next time.
   const inputs = fingerprint(stateDir, job, now);
-  const todo = store.todos.get(job.repo, job.todo_id);
+  const todo = await store.todos.get(job.repo, job.todo_id);
   // A line that is not an event (torn by a killed writer, garbled) is skipped and reported.
   let eventsSkipped: Skipped[] = [];
   const events = load(readText(eventsFile(stateDir, job.id)), (text): JobEvent[] => {

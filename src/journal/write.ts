@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { UserError } from '../errors.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { buildJournal } from './build.js';
 import { journalJsonFile, journalMdFile } from './files.js';
 import { fingerprint, gatherInputs, generator, type GatherOptions } from './gather.js';
@@ -52,15 +52,15 @@ function readExisting(jsonPath: string, mdPath: string): { journal: Journal; mar
  * journal); throws a UserError for a job that is not in the store.
  */
 export async function writeJournal(
-  store: StateStore,
+  store: AsyncStateStore,
   stateDir: string,
   jobId: string,
   opts: WriteJournalOptions = {},
 ): Promise<WrittenJournal> {
   const jsonPath = journalJsonFile(stateDir, jobId);
   const mdPath = journalMdFile(stateDir, jobId);
-  const job = store.jobs.get(jobId);
-  if (!job) throw new UserError(`no job ${jobId} in ${store.dbPath}; list jobs with ii job list --all`);
+  const job = await store.jobs.get(jobId);
+  if (!job) throw new UserError(`no job ${jobId} in ${store.location}; list jobs with ii job list --all`);
   if (!opts.force && existsSync(jsonPath)) {
     const old = readExisting(jsonPath, mdPath);
     const now = fingerprint(stateDir, job, opts.now ?? new Date());

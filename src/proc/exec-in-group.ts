@@ -74,7 +74,7 @@ export async function execInGroup(
     (ended ??= pid === undefined ? Promise.resolve(true) : endGroup(pid, leaderStart, o.graceMs));
   sub.nodeChildProcess.once('exit', () => void endRest());
   const r = await sub;
-  if (await endRest()) group?.forget(); // one that outlived even SIGKILL keeps its record: a later cleanup retries
+  if (await endRest()) await group?.forget(); // one that outlived even SIGKILL keeps its record: a later cleanup retries
   if (pid === undefined || (r.exitCode === undefined && !r.signal))
     return { code: null, timedOut: false, canceled: false, startError: r.shortMessage };
   const code = r.exitCode ?? 128 + (r.signal ? (constants.signals[r.signal] ?? 0) : 0);

@@ -6,39 +6,49 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { hostname } from 'node:os';
 import type { ProcessGroup } from '../model/session.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { endGroup, isOurGroup, startTicks } from './group.js';
 
 /** A recorded group; forget() drops the record once nothing of the group runs. */
 export interface RecordedGroup {
   readonly pgid: number;
-  forget(): void;
+  /** Never rejects. */
+  forget(): Promise<void>;
 }
 
 /** Records a group just started (led by `pgid`, which started at `leaderStart` ticks) for a job. Never throws. */
 export type GroupRecorder = (pgid: number, label: string, leaderStart?: number | null) => RecordedGroup;
 
-/** The recorder of one job's groups, working in `workspacePath`. */
-export function groupRecorder(store: StateStore, jobId: string, workspacePath: string): GroupRecorder {
+/**
+ * The recorder of one job's groups, working in `workspacePath`. The record is
+ * written as the group starts, without holding up the spawn (a store on a
+ * server answers in a round trip); forget() waits for it, so a group that
+ * ends at once never leaves its record behind.
+ */
+export function groupRecorder(store: AsyncStateStore, jobId: string, workspacePath: string): GroupRecorder {
   return (pgid, label, leaderStart = startTicks(pgid)) => {
-    let id: number | null = null;
-    try {
-      id = store.processGroups.record({
+    const recorded: Promise<number | null> = store.processGroups
+      .record({
         job_id: jobId,
         workspace_path: workspacePath,
         pgid,
         start_ticks: leaderStart,
         host: hostname(),
         label,
-      }).id;
-    } catch {} // the store refused (busy, read-only): the cwd check at acquire still guards the workspace
+      })
+      .then(
+        (g) => g.id,
+        () => null, // the store refused (busy, read-only): the cwd check at acquire still guards the workspace
+      );
+    let forgotten = false;
     return {
       pgid,
-      forget() {
-        if (id === null) return;
+      async forget() {
+        const id = await recorded;
+        if (id === null || forgotten) return;
         try {
-          store.processGroups.forget(id);
-          id = null;
+          await store.processGroups.forget(id);
+          forgotten = true;
         } catch {} // a record left behind is checked and dropped by the next cleanup
       },
     };
@@ -82,7 +92,7 @@ export function spawnInGroup(
         if (pid === undefined) return;
         const eof = eofMs ? { close: () => child.stdin?.end(), ms: eofMs } : undefined;
         // A group that outlived even SIGKILL's wait keeps its record: a later cleanup retries.
-        if (await endGroup(pid, leaderStart, graceMs, eof)) group?.forget();
+        if (await endGroup(pid, leaderStart, graceMs, eof)) await group?.forget();
       })();
       return stopping;
     },
@@ -114,19 +124,19 @@ export interface EndedGroups {
  * without a signal.
  */
 export async function endRecordedGroups(
-  store: StateStore,
+  store: AsyncStateStore,
   filter: { job_id: string } | { workspace_path: string },
   graceMs = 3000,
 ): Promise<EndedGroups> {
   const host = hostname();
   const out: EndedGroups = { ended: [], left: [] };
-  const groups = store.processGroups.list(filter).filter((g) => g.host === host);
+  const groups = (await store.processGroups.list(filter)).filter((g) => g.host === host);
   await Promise.all(
     groups.map(async (g) => {
-      if (!sameGroup(g)) return store.processGroups.forget(g.id);
+      if (!sameGroup(g)) return await store.processGroups.forget(g.id);
       if (!(await endGroup(g.pgid, g.start_ticks, graceMs))) return out.left.push(g);
       out.ended.push(g);
-      store.processGroups.forget(g.id);
+      await store.processGroups.forget(g.id);
     }),
   );
   return out;

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import type { Session, Workspace } from '../model/session.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { shortId } from '../state/ids.js';
 import { workspacesDir } from '../state/paths.js';
 import type { Vcs } from '../vcs/vcs.js';
@@ -47,7 +47,7 @@ export interface StartedSession {
 }
 
 export async function startSession(
-  store: StateStore,
+  store: AsyncStateStore,
   o: SessionStartInput,
   vcs: Vcs,
 ): Promise<StartedSession> {
@@ -55,17 +55,17 @@ export async function startSession(
   const root = await vcs.root(o.repoRoot);
   const baseRev = o.base ?? (await vcs.resolveBase(root, o.rev)).sha;
   const copies = await checkCopies(root, o.copy ?? []);
-  const todo = store.todos.get(o.slug, o.todoId);
+  const todo = await store.todos.get(o.slug, o.todoId);
   if (!todo) throw new UserError(`no todo ${o.todoId} in this repository: ii todo list shows them.`);
 
   // A free workspace may still hold processes of a job whose runner died
   // (recorded, so they are ended here), or anything else working in it (a
   // shell cd'd there, a process started before its group was recorded): such
   // a workspace is passed over, never handed out.
-  for (const w of store.workspaces.list(o.slug))
+  for (const w of await store.workspaces.list(o.slug))
     if (w.status === 'free') await endRecordedGroups(store, { workspace_path: w.path });
   const sessionId = o.sessionId ?? shortId(o.todoId);
-  const { workspace, created } = store.workspaces.acquire(
+  const { workspace, created } = await store.workspaces.acquire(
     o.slug,
     sessionId,
     (n) => workspacePathFor(o.stateDir, o.slug, n),
@@ -104,23 +104,23 @@ export async function startSession(
     // Nor is what the last job wrote in its dependency overlays any of this one's.
     removeOverlays(o.stateDir, path);
     copyInto(root, path, copies);
-    store.workspaces.setBaseRev(path, baseRev);
-    const session = store.sessions.create(o.slug, {
+    await store.workspaces.setBaseRev(path, baseRev);
+    const session = await store.sessions.create(o.slug, {
       id: sessionId,
       todo_id: todo.id,
       workspace_path: path,
       topic: o.jobId ? `job ${o.jobId}: ${todo.title}` : todo.title,
     });
-    store.todos.setStatus(o.slug, todo.id, 'in_progress');
+    await store.todos.setStatus(o.slug, todo.id, 'in_progress');
     return {
       session,
       workspacePath: path,
       baseRev,
-      workspace: store.workspaces.list(o.slug).find((w) => w.path === path) ?? workspace,
+      workspace: (await store.workspaces.list(o.slug)).find((w) => w.path === path) ?? workspace,
       created,
     };
   } catch (err) {
-    store.workspaces.release(path, sessionId);
+    await store.workspaces.release(path, sessionId);
     throw err;
   }
 }
@@ -132,22 +132,22 @@ export async function startSession(
  * claimed since is never touched.
  */
 export async function finishSession(
-  store: StateStore,
+  store: AsyncStateStore,
   sessionId: string,
   outcome: 'done' | 'failed',
   vcs: Vcs,
 ): Promise<Session> {
-  const session = store.sessions.get(sessionId);
+  const session = await store.sessions.get(sessionId);
   if (!session) throw new UserError(`no session ${sessionId}`);
-  const finished = store.sessions.setStatus(sessionId, outcome);
+  const finished = await store.sessions.setStatus(sessionId, outcome);
   // A failed session reopens its todo only while it is still in progress: a
   // todo another job has finished (or someone closed) meanwhile stays so.
-  const todo = store.todos.get(session.repo, session.todo_id);
+  const todo = await store.todos.get(session.repo, session.todo_id);
   if (todo && (outcome === 'done' || todo.status === 'in_progress'))
-    store.todos.setStatus(session.repo, session.todo_id, outcome === 'done' ? 'done' : 'open');
-  const ws = store.workspaces
-    .list(session.repo)
-    .find((w) => w.path === session.workspace_path && w.session_id === sessionId);
+    await store.todos.setStatus(session.repo, session.todo_id, outcome === 'done' ? 'done' : 'open');
+  const ws = (await store.workspaces.list(session.repo)).find(
+    (w) => w.path === session.workspace_path && w.session_id === sessionId,
+  );
   if (ws) {
     try {
       if (ws.base_rev && existsSync(ws.path)) await vcs.resetWorkspace(ws.path, ws.branch, ws.base_rev);
@@ -157,7 +157,7 @@ export async function finishSession(
     // Only while this session still holds it: a second finishSession of the
     // same session running at once (an abandon and a prune) may have
     // released it during the reset, and a new job claimed it.
-    store.workspaces.release(ws.path, sessionId);
+    await store.workspaces.release(ws.path, sessionId);
   }
   return finished;
 }

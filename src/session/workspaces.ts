@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SessionStatus, Workspace } from '../model/session.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { workspacesDir } from '../state/paths.js';
 import { git } from '../vcs/git-run.js';
 import type { Vcs } from '../vcs/vcs.js';
@@ -23,31 +23,36 @@ export interface WorkspaceInfo extends Workspace {
   session_status: SessionStatus | null;
 }
 
-export function listWorkspaces(store: StateStore, slug: string): WorkspaceInfo[] {
-  return store.workspaces.list(slug).map((w) => {
-    const s = w.session_id ? store.sessions.get(w.session_id) : null;
-    return {
+export async function listWorkspaces(store: AsyncStateStore, slug: string): Promise<WorkspaceInfo[]> {
+  const out: WorkspaceInfo[] = [];
+  for (const w of await store.workspaces.list(slug)) {
+    const s = w.session_id ? await store.sessions.get(w.session_id) : null;
+    out.push({
       ...w,
       exists: existsSync(w.path),
       todo_id: s?.todo_id ?? null,
       session_status: s?.status ?? null,
-    };
-  });
+    });
+  }
+  return out;
 }
 
 /**
  * The workspaces jobs of the repository used that are gone now: how many, and
  * how many of them went as their job landed (the rest ii workspace prune took).
  */
-export function removedWorkspaces(store: StateStore, slug: string): { removed: number; landed: number } {
-  const now = new Set(store.workspaces.list(slug).map((w) => w.path));
+export async function removedWorkspaces(
+  store: AsyncStateStore,
+  slug: string,
+): Promise<{ removed: number; landed: number }> {
+  const now = new Set((await store.workspaces.list(slug)).map((w) => w.path));
   const gone = new Set(
-    store.sessions.list(slug).flatMap((s) => (now.has(s.workspace_path) ? [] : [s.workspace_path])),
+    (await store.sessions.list(slug)).flatMap((s) => (now.has(s.workspace_path) ? [] : [s.workspace_path])),
   );
   const landed = new Set(
-    store.jobs
-      .list(slug)
-      .flatMap((j) => (j.landed && j.workspace_path && gone.has(j.workspace_path) ? [j.workspace_path] : [])),
+    (await store.jobs.list(slug)).flatMap((j) =>
+      j.landed && j.workspace_path && gone.has(j.workspace_path) ? [j.workspace_path] : [],
+    ),
   );
   return { removed: gone.size, landed: landed.size };
 }
@@ -85,7 +90,11 @@ export interface PruneResult {
  * live process leaves it running in a deleted directory, out of every
  * check's sight; the workspace goes once it has ended.
  */
-export async function pruneWorkspaces(store: StateStore, t: PruneTarget, vcs: Vcs): Promise<PruneResult> {
+export async function pruneWorkspaces(
+  store: AsyncStateStore,
+  t: PruneTarget,
+  vcs: Vcs,
+): Promise<PruneResult> {
   const dir = workspacesDir(t.stateDir, t.slug);
   const mine = (path: string) => isInside(dir, path) && resolve(path) !== resolve(t.root);
   const pruned: Pruned[] = [];
@@ -102,13 +111,13 @@ export async function pruneWorkspaces(store: StateStore, t: PruneTarget, vcs: Vc
     return pids.length > 0;
   };
   const known = new Set<string>();
-  for (const listed of store.workspaces.list(t.slug)) {
+  for (const listed of await store.workspaces.list(t.slug)) {
     known.add(resolve(listed.path));
     // Read again: removing the ones before it took a while, and a session
     // may have claimed it meanwhile.
-    const w = store.workspaces.list(t.slug).find((x) => x.path === listed.path);
+    const w = (await store.workspaces.list(t.slug)).find((x) => x.path === listed.path);
     if (!w) continue;
-    const session = w.session_id ? store.sessions.get(w.session_id) : null;
+    const session = w.session_id ? await store.sessions.get(w.session_id) : null;
     if (w.status !== 'free' && !(session && session.status !== 'active')) continue;
     // What a dead runner left running there goes before its directory does
     // (as a session's start does for free workspaces); anything else
@@ -120,12 +129,12 @@ export async function pruneWorkspaces(store: StateStore, t: PruneTarget, vcs: Vc
     if (w.status === 'free') {
       // Delete the record first, and only while it is still free: a session
       // starting right now either got it before (we skip it) or cannot get it.
-      if (!store.workspaces.removeIfFree(w.path)) continue;
+      if (!(await store.workspaces.removeIfFree(w.path))) continue;
       reason = existsSync(w.path) ? 'free' : 'missing directory';
     } else {
       // Only while that session still holds it: since the list was read, it
       // may have been released and claimed by a job starting now.
-      if (!session || !store.workspaces.remove(w.path, session.id)) continue;
+      if (!session || !(await store.workspaces.remove(w.path, session.id))) continue;
       reason = 'finished session';
     }
     let bytes = 0;
@@ -161,7 +170,7 @@ export async function pruneWorkspaces(store: StateStore, t: PruneTarget, vcs: Vc
  * last commit, and a job could fail before it recorded its first. The refs
  * of every recorded change stay, with all their iterations.
  */
-export function pruneChangeRefs(store: StateStore, root: string, vcs: Vcs): Promise<string[]> {
+export function pruneChangeRefs(store: AsyncStateStore, root: string, vcs: Vcs): Promise<string[]> {
   return vcs.pruneChangeRefs(root, () => store.jobs.recordedChangeIds());
 }
 
