@@ -4,7 +4,7 @@
 import { UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
 import type { ControlRequest, Job } from '../model/job.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
 
 export interface StaleProbe {
@@ -21,7 +21,7 @@ export type AbandonResult =
  * releases its session (workspace freed, todo reopened) through `finishSession`.
  */
 export async function abandonJob(
-  store: StateStore,
+  store: AsyncStateStore,
   stateDir: string,
   job: Job,
   opts: {
@@ -39,11 +39,11 @@ export async function abandonJob(
 ): Promise<AbandonResult> {
   if (job.status !== 'active')
     throw new UserError(`job ${job.id} is already ${job.status}: nothing to abandon.`);
-  if (opts.closeTodo) store.todos.close(job.repo, job.todo_id, { whileHeld: true });
+  if (opts.closeTodo) await store.todos.close(job.repo, job.todo_id, { whileHeld: true });
   const reason = opts.reason ?? 'abandoned on request';
   // Stale, or its pid now names another process (reused): its runner is gone.
-  if (!isStale(job, opts.now ?? Date.now(), opts.probe) && !runnerGoneIn(store, job))
-    return { kind: 'requested', request: store.control.request(job.id, 'abandon', reason) };
+  if (!isStale(job, opts.now ?? Date.now(), opts.probe) && !(await runnerGoneIn(store, job)))
+    return { kind: 'requested', request: await store.control.request(job.id, 'abandon', reason) };
   const cleanup = await cleanUpDeadRunner(store, stateDir, job, {
     status: 'abandoned',
     reason: `${reason} (its runner was gone)`,

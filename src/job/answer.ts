@@ -4,7 +4,7 @@
 // and replies to the agent once it is closed (job/ask-wait.ts).
 import { UserError } from '../errors.js';
 import type { AskAnswer, PermissionAsk } from '../model/permission-ask.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 
 /** Longest note kept: it goes back to the agent in its transcript, not as a document. */
 export const MAX_NOTE_CHARS = 2000;
@@ -18,20 +18,20 @@ export const MAX_NOTE_CHARS = 2000;
  * out, answered): a request asked again after a timeout is never answered
  * with what was meant for the earlier one.
  */
-export function answerAsk(o: {
-  store: StateStore;
+export async function answerAsk(o: {
+  store: AsyncStateStore;
   jobId: string;
   answer: AskAnswer;
   note?: string | null;
   askId?: number;
-}): PermissionAsk {
+}): Promise<PermissionAsk> {
   const { store, jobId, answer } = o;
-  const job = store.jobs.get(jobId);
+  const job = await store.jobs.get(jobId);
   if (!job) throw new UserError(`no job ${jobId}: see ii job list.`);
   if (job.status !== 'active')
     throw new UserError(`job ${job.id} is ${job.status}: only an active job waits for an answer.`);
   if (o.askId !== undefined) {
-    const seen = store.asks.get(o.askId);
+    const seen = await store.asks.get(o.askId);
     if (!seen || seen.job_id !== job.id)
       throw new UserError(
         `job ${job.id} has no request ${o.askId}: ii job show ${job.id} shows its question.`,
@@ -41,15 +41,15 @@ export function answerAsk(o: {
         `request ${o.askId} of job ${job.id} was ${seen.outcome} already: nothing sent. ii job show ${job.id} shows what it waits on now.`,
       );
   }
-  const ask = o.askId !== undefined ? store.asks.get(o.askId) : store.asks.openFor(job.id);
+  const ask = o.askId !== undefined ? await store.asks.get(o.askId) : await store.asks.openFor(job.id);
   if (!ask)
     throw new UserError(
       `job ${job.id} is not waiting for an answer (no open permission request): ii job list shows waiting jobs.`,
     );
   const note = o.note?.trim() ? o.note.trim().slice(0, MAX_NOTE_CHARS) : null;
-  const closed = store.asks.close(ask.id, answer, note);
+  const closed = await store.asks.close(ask.id, answer, note);
   if (!closed) {
-    const now = store.asks.get(ask.id);
+    const now = await store.asks.get(ask.id);
     throw new UserError(
       `job ${job.id}'s request was ${now?.outcome ?? 'closed'} before this answer reached it; see ii job show ${job.id}.`,
     );

@@ -8,13 +8,13 @@ import type { AskReply } from '../agent/types.js';
 import type { NewJobEvent } from '../model/event.js';
 import type { AskOutcome, NewPermissionAsk, PermissionAsk } from '../model/permission-ask.js';
 import { waitText } from '../model/waiting.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 
 /** How often the store is read for an answer: the job carries on well within a second of one. */
 export const ASK_POLL_MS = 200;
 
 export async function waitForPerson(o: {
-  store: StateStore;
+  store: AsyncStateStore;
   jobId: string;
   ask: NewPermissionAsk;
   timeoutMs: number;
@@ -26,7 +26,7 @@ export async function waitForPerson(o: {
   pollMs?: number;
 }): Promise<AskReply> {
   const { store, jobId } = o;
-  const open = store.asks.open(jobId, o.ask);
+  const open = await store.asks.open(jobId, o.ask);
   o.event({
     type: 'permission_asked',
     ask_id: open.id,
@@ -46,15 +46,15 @@ export async function waitForPerson(o: {
     return { outcome: a.outcome!, note: a.outcome === 'timeout' ? null : a.note };
   };
   /** Ends it with `outcome` unless another ending got there first; either way, the ending recorded. */
-  const close = (outcome: AskOutcome, note: string): AskReply => {
-    const closed = store.asks.close(open.id, outcome, note) ?? store.asks.get(open.id);
+  const close = async (outcome: AskOutcome, note: string): Promise<AskReply> => {
+    const closed = (await store.asks.close(open.id, outcome, note)) ?? (await store.asks.get(open.id));
     return closed ? ended(closed) : { outcome, note: null };
   };
   const deadline = Date.now() + o.timeoutMs;
   for (;;) {
     let now: PermissionAsk | null;
     try {
-      now = store.asks.get(open.id);
+      now = await store.asks.get(open.id);
     } catch {
       now = null; // a busy database: the next poll reads it
     }

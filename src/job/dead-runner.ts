@@ -12,7 +12,7 @@ import type { Job, TodoStatus } from '../model/index.js';
 import { processesIn } from '../proc/cwd.js';
 import { endJobProcesses } from '../proc/job-processes.js';
 import { endRecordedGroups, type EndedGroups } from '../proc/recorded.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { appendEvent } from '../state/events.js';
 import { runnerGoneIn } from './runner-gone.js';
 
@@ -44,7 +44,7 @@ export interface DeadRunnerCleanup {
  * meanwhile).
  */
 export async function cleanUpDeadRunner(
-  store: StateStore,
+  store: AsyncStateStore,
   stateDir: string,
   job: Job,
   o: {
@@ -54,9 +54,9 @@ export async function cleanUpDeadRunner(
     graceMs?: number;
   },
 ): Promise<DeadRunnerCleanup> {
-  const done = store.jobs.finishOrphan(job.id, { pid: job.pid, host: job.host }, o.status, o.reason);
+  const done = await store.jobs.finishOrphan(job.id, { pid: job.pid, host: job.host }, o.status, o.reason);
   if (!done) {
-    const now = store.jobs.get(job.id) ?? job;
+    const now = (await store.jobs.get(job.id)) ?? job;
     return {
       job: now,
       endedHere: false,
@@ -64,7 +64,7 @@ export async function cleanUpDeadRunner(
       groupsLeft: 0,
       strays: 0,
       stillInWorkspace: [],
-      todo: store.todos.get(job.repo, job.todo_id)?.status ?? null,
+      todo: (await store.todos.get(job.repo, job.todo_id))?.status ?? null,
     };
   }
   // From here the job is ours alone to clean up (marked first for that: a
@@ -80,34 +80,35 @@ export async function cleanUpDeadRunner(
   // trusted no further: every process working under it would be ended).
   const ws = job.workspace_path;
   const strays = await Promise.resolve()
-    .then(() => {
-      const known = ws !== null && store.workspaces.list(job.repo).some((w) => w.path === ws);
+    .then(async () => {
+      const known = ws !== null && (await store.workspaces.list(job.repo)).some((w) => w.path === ws);
       return endJobProcesses({ jobIds: [job.id], dirs: known ? [ws] : [] }, o.graceMs);
     })
     .catch(() => ({ ended: [], left: [] }));
   try {
     appendEvent(stateDir, job.id, 'finished', { status: o.status, reason: done.failure_reason });
   } catch {} // the event log is a convenience
-  if (job.session_id && store.sessions.get(job.session_id)) await o.finishSession(job.session_id);
+  if (job.session_id && (await store.sessions.get(job.session_id))) await o.finishSession(job.session_id);
   else {
     // The runner died before its session was recorded: while the workspace
     // was being made, it was claimed under the session's id (the job names
     // it from its claim). Give it back; the next session to get it resets or
     // re-creates it.
     if (job.session_id)
-      for (const w of store.workspaces.list(job.repo))
-        if (w.status === 'acquired' && w.session_id === job.session_id) store.workspaces.release(w.path);
-    if (store.todos.get(job.repo, job.todo_id)?.status === 'in_progress')
-      store.todos.setStatus(job.repo, job.todo_id, 'open');
+      for (const w of await store.workspaces.list(job.repo))
+        if (w.status === 'acquired' && w.session_id === job.session_id)
+          await store.workspaces.release(w.path);
+    if ((await store.todos.get(job.repo, job.todo_id))?.status === 'in_progress')
+      await store.todos.setStatus(job.repo, job.todo_id, 'open');
   }
   return {
-    job: store.jobs.get(job.id) ?? done,
+    job: (await store.jobs.get(job.id)) ?? done,
     endedHere: true,
     groupsEnded: groups.ended.length,
     groupsLeft: groups.left.length,
     strays: strays.ended.length,
     stillInWorkspace: job.workspace_path ? processesIn(job.workspace_path) : [],
-    todo: store.todos.get(job.repo, job.todo_id)?.status ?? null,
+    todo: (await store.todos.get(job.repo, job.todo_id))?.status ?? null,
   };
 }
 
@@ -118,12 +119,12 @@ export async function cleanUpDeadRunner(
  * is not such a job (any more) or another process cleaned it up first.
  */
 export async function reapDeadRunner(
-  store: StateStore,
+  store: AsyncStateStore,
   jobId: string,
   o: { by: string; finishSession: (sessionId: string) => Promise<void>; graceMs?: number },
 ): Promise<DeadRunnerCleanup | null> {
-  const job = store.jobs.get(jobId);
-  if (!job || !runnerGoneIn(store, job)) return null;
+  const job = await store.jobs.get(jobId);
+  if (!job || !(await runnerGoneIn(store, job))) return null;
   const c = await cleanUpDeadRunner(store, store.dir, job, {
     status: 'failed',
     reason: `its runner (pid ${job.pid}) was gone; cleaned up by ${o.by}`,
@@ -174,13 +175,13 @@ export function describeCleanup(c: DeadRunnerCleanup): string {
  * active, such a job holds its todo in progress and its workspace for good.
  */
 export async function reapDeadRunners(
-  store: StateStore,
+  store: AsyncStateStore,
   repo: string,
   o: { by: string; finishSession: (sessionId: string) => Promise<void>; graceMs?: number },
 ): Promise<DeadRunnerCleanup[]> {
   const out: DeadRunnerCleanup[] = [];
-  for (const j of store.jobs.activeRunners(repo)) {
-    if (!runnerGoneIn(store, j)) continue;
+  for (const j of await store.jobs.activeRunners(repo)) {
+    if (!(await runnerGoneIn(store, j))) continue;
     const c = await reapDeadRunner(store, j.id, o);
     if (c) out.push(c);
   }

@@ -9,7 +9,7 @@ import { claimRefusal } from '../model/backlog.js';
 import type { Job } from '../model/job.js';
 import type { Session } from '../model/session.js';
 import type { Todo } from '../model/todo.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { shortId } from '../state/ids.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
@@ -34,15 +34,15 @@ export interface JobDeps {
   startAgent: StartAgent;
   resolveAgent: (config: Config, override?: string) => AgentSpec;
   startSession: (
-    store: StateStore,
+    store: AsyncStateStore,
     o: SessionStartInput,
   ) => Promise<{ session: Session; workspacePath: string; baseRev: string; created?: boolean }>;
-  finishSession: (store: StateStore, sessionId: string, outcome: 'done' | 'failed') => Promise<unknown>;
+  finishSession: (store: AsyncStateStore, sessionId: string, outcome: 'done' | 'failed') => Promise<unknown>;
   afterImplement?: AfterImplement;
 }
 
 export interface LaunchInput {
-  store: StateStore;
+  store: AsyncStateStore;
   stateDir: string;
   repo: { root: string; slug: string };
   config: Config;
@@ -122,8 +122,15 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
   const mode = input.claim ?? 'manual';
   const endedStale: DeadRunnerCleanup[] = [];
   if (mode === 'manual') {
-    const active = store.jobs.list(repo.slug, { activeOnly: true }).filter((j) => j.todo_id === todo.id);
-    const running = active.find((j) => !isStale(j, Date.now(), localProbe) && !runnerGoneIn(store, j));
+    const active = (await store.jobs.list(repo.slug, { activeOnly: true })).filter(
+      (j) => j.todo_id === todo.id,
+    );
+    let running: Job | undefined;
+    for (const j of active)
+      if (!isStale(j, Date.now(), localProbe) && !(await runnerGoneIn(store, j))) {
+        running = j;
+        break;
+      }
     if (running)
       throw new UserError(
         `todo ${todo.id} already has a running job, ${running.id} (${running.stage}). Watch it with ii job show ${running.id}, or stop it with ii job abandon ${running.id}.`,
@@ -148,7 +155,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
   // add takes a while) leaves the job pointing at that workspace, which its
   // cleanup then releases.
   const sessionId = shortId(todo.id);
-  const job = store.jobs.claim(
+  const job = await store.jobs.claim(
     repo.slug,
     {
       todo_id: todo.id,
@@ -180,7 +187,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
   } catch (err) {
     // git worktree add (or the copy of [workspace] copy) met a full disk.
     const full = asDiskFull(err, workspacesDir(input.stateDir, repo.slug));
-    recordDespiteFullDisk(store, () =>
+    await recordDespiteFullDisk(store, () =>
       failUnstarted(
         store,
         job,
@@ -204,10 +211,10 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       duration_ms: Math.round(performance.now() - t0),
     });
     input.onEvent?.(made);
-    store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
+    await store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
     // Where `ii job land` goes by default: the branch the base commit was
     // taken from, in the same lookup, so the two always agree.
-    store.jobs.setBaseBranch(job.id, base.branch);
+    await store.jobs.setBaseBranch(job.id, base.branch);
     // The first change is named before the job starts, so the job's context
     // names it from the first line; the runner makes it (record and refs)
     // when it enters implementing (the job change tracking spec), so a job
@@ -219,7 +226,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       agent,
       config,
       jobId: job.id,
-      todo: store.todos.get(repo.slug, todo.id) ?? todo,
+      todo: (await store.todos.get(repo.slug, todo.id)) ?? todo,
       repoRoot: repo.root,
       workspacePath,
       baseRev,
@@ -230,7 +237,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       ...(input.onFinished ? { onFinished: input.onFinished } : {}),
     });
     return {
-      job: store.jobs.get(job.id) ?? job,
+      job: (await store.jobs.get(job.id)) ?? job,
       runner,
       session,
       workspacePath,
@@ -241,7 +248,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
     };
   } catch (err) {
     const full = asDiskFull(err, workspacePath);
-    recordDespiteFullDisk(store, () =>
+    await recordDespiteFullDisk(store, () =>
       store.jobs.finish(
         job.id,
         'failed',
@@ -286,8 +293,8 @@ export function newJobRunner(deps: JobDeps, input: NewJobRunnerInput): JobRunner
 }
 
 /** A claimed job whose workspace could not be made: failed, its todo open again. */
-function failUnstarted(store: StateStore, job: Job, reason: string): void {
-  store.jobs.finish(job.id, 'failed', reason);
-  const todo = store.todos.get(job.repo, job.todo_id);
-  if (todo?.status === 'in_progress') store.todos.setStatus(job.repo, job.todo_id, 'open');
+async function failUnstarted(store: AsyncStateStore, job: Job, reason: string): Promise<void> {
+  await store.jobs.finish(job.id, 'failed', reason);
+  const todo = await store.todos.get(job.repo, job.todo_id);
+  if (todo?.status === 'in_progress') await store.todos.setStatus(job.repo, job.todo_id, 'open');
 }

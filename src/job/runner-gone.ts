@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import type { JobBrief } from '../model/backlog.js';
 import { pidAlive } from '../proc/alive.js';
 import { startTicks } from '../proc/group.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 
 /**
  * Whether an active job's runner is provably gone: it ran on this machine
@@ -29,10 +29,10 @@ export function runnerGone(
 }
 
 /** runnerGone, with the runner's start ticks read from the store (a query only for a live pid of this machine). */
-export function runnerGoneIn(
-  store: StateStore,
+export async function runnerGoneIn(
+  store: AsyncStateStore,
   job: Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>,
-): boolean {
+): Promise<boolean> {
   if (job.status !== 'active' || job.host !== hostname() || job.pid == null) return false;
-  return runnerGone(job, pidAlive(job.pid) ? store.jobs.runnerStart(job.id) : null);
+  return runnerGone(job, pidAlive(job.pid) ? await store.jobs.runnerStart(job.id) : null);
 }

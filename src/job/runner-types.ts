@@ -3,7 +3,7 @@
 // and the benchmarks plug in what they have and nothing reaches inside.
 import type { AfterImplement, AgentSession, AgentSessionOptions, AgentSpec } from '../agent/types.js';
 import type { Job, JobEvent, Todo } from '../model/index.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import type { Vcs } from '../vcs/vcs.js';
 import type { Config } from '../model/config.js';
 import type { Sandbox } from '../proc/sandbox/sandbox.js';
@@ -14,7 +14,7 @@ export type StartAgent = (opts: AgentSessionOptions) => Promise<AgentSession>;
 export type FinalStatus = 'completed' | 'failed' | 'abandoned';
 
 export interface JobRunnerOptions {
-  store: StateStore;
+  store: AsyncStateStore;
   stateDir: string;
   vcs: Vcs;
   startAgent: StartAgent;

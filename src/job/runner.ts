@@ -104,6 +104,8 @@ export class JobRunner {
   /** See head(). */
   private knownHead: string | null = null;
   private timers: NodeJS.Timeout[] = [];
+  /** The timers' store calls under way (inBackground). */
+  private readonly background = new Map<string, Promise<void>>();
   /** Test commands that already failed on the untouched base (--allow-failing-baseline). */
   private baselineFailures: TestResult[] = [];
   private running: Promise<Job> | null = null;
@@ -183,9 +185,13 @@ export class JobRunner {
 
   private async runOnce(): Promise<Job> {
     const { store, jobId } = this.o;
-    this.beat();
-    this.timers.push(setInterval(() => this.beat(), this.o.heartbeatMs ?? 5000));
-    this.timers.push(setInterval(() => this.pollControl(), this.o.pollMs ?? 250));
+    await this.beat();
+    this.timers.push(
+      setInterval(() => this.inBackground('beat', () => this.beat()), this.o.heartbeatMs ?? 5000),
+    );
+    this.timers.push(
+      setInterval(() => this.inBackground('poll', () => this.pollControl()), this.o.pollMs ?? 250),
+    );
     for (const t of this.timers) t.unref();
     for (const w of legacyTemplateWarnings(this.o.repoRoot)) this.warn(w);
     let outcome: End;
@@ -198,7 +204,7 @@ export class JobRunner {
         // The store takes no more writes: no failure to record, no workspace
         // to release in it. The agent was closed on the way out of its turn;
         // the test process groups go now.
-        for (const t of this.timers) clearInterval(t);
+        await this.stopTimers();
         this.abort.abort();
         await this.endStrays();
         throw err;
@@ -219,7 +225,7 @@ export class JobRunner {
         );
       }
     }
-    for (const t of this.timers) clearInterval(t);
+    await this.stopTimers();
     this.abort.abort(); // whatever test process group is left goes now
     // Anything still recorded (a group that outlived its stop) goes before
     // the workspace is released: the next job must not share it.
@@ -228,7 +234,7 @@ export class JobRunner {
     await this.endStrays();
     let job: Job;
     try {
-      job = recordDespiteFullDisk(store, () => store.jobs.finish(jobId, outcome.end, outcome.reason));
+      job = await recordDespiteFullDisk(store, () => store.jobs.finish(jobId, outcome.end, outcome.reason));
     } catch (err) {
       throw unrecorded(err, jobId, outcome);
     }
@@ -241,7 +247,7 @@ export class JobRunner {
     } catch (err) {
       this.warn(`could not release the workspace: ${(err as Error).message}`);
     }
-    job = store.jobs.get(jobId) ?? job;
+    job = (await store.jobs.get(jobId)) ?? job;
     try {
       await this.o.onFinished?.(job);
     } catch (err) {
@@ -279,18 +285,37 @@ export class JobRunner {
     }
   }
 
-  private beat(): void {
+  /**
+   * Runs a timer's store call (`run` never rejects) unless its last one is
+   * still under way: on a store that answers over the network a call can
+   * outlast the interval.
+   */
+  private inBackground(kind: string, run: () => Promise<void>): void {
+    if (this.background.has(kind)) return;
+    this.background.set(
+      kind,
+      run().finally(() => this.background.delete(kind)),
+    );
+  }
+
+  /** Stops the heartbeat and the control poll, and waits for the ones under way (none outlives the job's end). */
+  private async stopTimers(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    await Promise.all(this.background.values());
+  }
+
+  private async beat(): Promise<void> {
     try {
-      this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostname(), OWN_START);
+      await this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostname(), OWN_START);
     } catch {}
   }
 
-  private pollControl(): void {
+  private async pollControl(): Promise<void> {
     if (this.stopRequest) return;
     try {
-      for (const r of this.o.store.control.pending(this.o.jobId)) {
+      for (const r of await this.o.store.control.pending(this.o.jobId)) {
         if (r.kind !== 'abandon') continue;
-        this.o.store.control.markHandled(r.id);
+        await this.o.store.control.markHandled(r.id);
         this.cancel({ status: 'abandoned', reason: r.reason || 'abandoned on request' });
       }
     } catch {} // a busy database: the next poll tries again
@@ -407,9 +432,9 @@ export class JobRunner {
   private async implement(): Promise<Next> {
     const { store, jobId, vcs, workspacePath: ws, config } = this.o;
     await this.enter('implementing');
-    let job = this.job();
+    let job = await this.job();
     const change = await this.enterChange(job);
-    job = this.job();
+    job = await this.job();
     const number = job.changes.length;
     const maxIter = config.job['max-iterations'];
     // The first empty pass answered no request: each after it answered the
@@ -448,7 +473,7 @@ export class JobRunner {
         this.warn(`auto-commit failed: ${(err as Error).message}`);
       }
     });
-    job = this.job();
+    job = await this.job();
     const changed = (await vcs.hasChanges(ws)) || (await this.head()) !== headBefore;
     if (!changed && !hasWork) {
       // Nothing to do (the spec): the change stays on the record, with no
@@ -482,7 +507,7 @@ export class JobRunner {
     const ic = await vcs.commitIteration(ws, draft);
     this.knownHead = ic.commit_id;
     const files = statsToFileChanges(ic.files, ws);
-    const commit = store.jobs.appendCommit(jobId, {
+    const commit = await store.jobs.appendCommit(jobId, {
       commit_id: ic.commit_id,
       draft_message: draft,
       agent_session_id: turn.id,
@@ -491,8 +516,8 @@ export class JobRunner {
       feedback,
       before,
     });
-    store.jobs.setFeedback(jobId, null);
-    const now = this.job();
+    await store.jobs.setFeedback(jobId, null);
+    const now = await this.job();
     this.event({
       type: 'iteration:started',
       change_id: ic.change_id,
@@ -519,12 +544,12 @@ export class JobRunner {
     if (change && change.commits.length > 0) change = null; // not this runner's to go on with
     const id = change?.change_id ?? this.firstChangeId ?? newChangeId();
     this.firstChangeId = null;
-    if (!change) store.jobs.appendChange(jobId, id);
+    if (!change) await store.jobs.appendChange(jobId, id);
     this.changeBase = await this.head();
     await vcs.startChange(ws, id, this.changeBase);
     this.startedChange = id;
     this.emptyPasses = 0;
-    const now = this.job();
+    const now = await this.job();
     this.event({ type: 'change_started', change_id: id, number: now.changes.length });
     return now.changes.at(-1)!;
   }
@@ -539,13 +564,13 @@ export class JobRunner {
     const setupFailed = await this.setup();
     if (setupFailed) {
       const result = { ...setupFailed.result, command: `[workspace] setup: ${setupFailed.result.command}` };
-      store.jobs.updateCurrentCommit(jobId, { tests_passed: false, test_results: [result] });
+      await store.jobs.updateCurrentCommit(jobId, { tests_passed: false, test_results: [result] });
       this.event({ type: 'tests', passed: false, results: [result] });
-      store.jobs.setFeedback(
+      await store.jobs.setFeedback(
         jobId,
         testFailureTable([result]) + `\n\nIts output ended with:\n\n\`\`\`\n${setupFailed.tail}\n\`\`\``,
       );
-      await this.closeIteration(this.job(), 'tests_failed');
+      await this.closeIteration(await this.job(), 'tests_failed');
       return 'implementing';
     }
     // The end of each command's output, so its end event shows why it failed
@@ -576,11 +601,11 @@ export class JobRunner {
     // does not count against the change; the review is told about it.
     const known = new Set(this.baselineFailures.map((r) => r.command));
     const passed = !run.aborted && run.results.every((r) => r.exit_code === 0 || known.has(r.command));
-    store.jobs.updateCurrentCommit(jobId, { tests_passed: passed, test_results: run.results });
+    await store.jobs.updateCurrentCommit(jobId, { tests_passed: passed, test_results: run.results });
     this.event({ type: 'tests', passed, results: run.results });
     if (passed) return 'reviewing';
-    store.jobs.setFeedback(jobId, testFailureTable(run.results));
-    await this.closeIteration(this.job(), 'tests_failed');
+    await store.jobs.setFeedback(jobId, testFailureTable(run.results));
+    await this.closeIteration(await this.job(), 'tests_failed');
     return 'implementing';
   }
 
@@ -588,15 +613,15 @@ export class JobRunner {
     const { store, jobId } = this.o;
     await this.enter('reviewing');
     const review = await this.verdict('review');
-    const usage = addUsage(lastCommit(this.job())?.usage ?? review.usage, review.usage);
+    const usage = addUsage(lastCommit(await this.job())?.usage ?? review.usage, review.usage);
     if (!review.ok) throw new JobFailure(`invalid feedback from the review: ${review.reason}`);
-    store.jobs.updateCurrentCommit(jobId, { review: review.review, usage });
+    await store.jobs.updateCurrentCommit(jobId, { review: review.review, usage });
     this.event({ type: 'review', project: false, review: review.review });
     const { outcome, comments } = review.review;
     if (outcome === 'ACCEPT') return 'committing';
     if (outcome === 'ABANDON') return end('abandoned', `the review abandoned the todo${firstLine(comments)}`);
-    store.jobs.setFeedback(jobId, comments || 'The reviewer requested changes but gave no details.');
-    await this.closeIteration(this.job(), 'changes_requested');
+    await store.jobs.setFeedback(jobId, comments || 'The reviewer requested changes but gave no details.');
+    await this.closeIteration(await this.job(), 'changes_requested');
     return 'implementing';
   }
 
@@ -605,7 +630,7 @@ export class JobRunner {
     await this.enter('committing');
     clearProtocolFile(ws, repoRoot, COMMIT_MESSAGE_FILE);
     const turn = await this.agentTurn('commit-message', await this.render('commit-message', {}));
-    const cur = lastCommit(this.job());
+    const cur = lastCommit(await this.job());
     const agentMessage =
       takeProtocolFile(ws, repoRoot, COMMIT_MESSAGE_FILE)?.trim() ||
       cur?.draft_message ||
@@ -614,15 +639,15 @@ export class JobRunner {
     const sha = (this.knownHead = await vcs.describe(ws, message));
     // Describing rewrites the iteration's commit: the job keeps the final id
     // (the one a user merges) and the iteration's own id beside it.
-    store.jobs.updateCurrentCommit(jobId, {
+    await store.jobs.updateCurrentCommit(jobId, {
       usage: cur ? addUsage(cur.usage, turn.usage) : turn.usage,
       ...(cur && cur.commit_id !== sha
         ? { commit_id: sha, iteration_commit_id: cur.iteration_commit_id ?? cur.commit_id }
         : {}),
     });
-    const changeId = this.job().changes.at(-1)?.change_id ?? '';
+    const changeId = (await this.job()).changes.at(-1)?.change_id ?? '';
     this.event({ type: 'committed', change_id: changeId, commit_id: sha, message });
-    await this.closeIteration(this.job(), 'committed');
+    await this.closeIteration(await this.job(), 'committed');
     return 'implementing';
   }
 
@@ -631,20 +656,23 @@ export class JobRunner {
     await this.enter('project-review');
     const review = await this.verdict('project-review');
     if (!review.ok) throw new JobFailure(`invalid feedback from the project review: ${review.reason}`);
-    store.jobs.setProjectReview(jobId, review.review);
+    await store.jobs.setProjectReview(jobId, review.review);
     this.event({ type: 'review', project: true, review: review.review });
     const { outcome, comments } = review.review;
     if (outcome === 'ACCEPT') return end('completed');
     if (outcome === 'ABANDON')
       return end('abandoned', `the project review abandoned the todo${firstLine(comments)}`);
-    const made = changesMade(this.job());
+    const made = changesMade(await this.job());
     const maxChanges = config.job['max-changes'];
     if (made >= maxChanges)
       throw new JobFailure(
         `the project review requested more changes, but the job already made ${made} ([job] max-changes = ${maxChanges}); ` +
           'raise the cap in incrementum.toml or split the todo.',
       );
-    store.jobs.setFeedback(jobId, comments || 'The project review requested changes but gave no details.');
+    await store.jobs.setFeedback(
+      jobId,
+      comments || 'The project review requested changes but gave no details.',
+    );
     // The next pass works in the change the empty pass left on the record.
     return 'implementing';
   }
@@ -688,7 +716,12 @@ export class JobRunner {
     const id = randomBytes(6).toString('hex');
     const transcript = transcriptFile(stateDir, jobId, id);
     mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
-    store.jobs.addAgentSession(jobId, { purpose, id, transcript, started_at: new Date().toISOString() });
+    await store.jobs.addAgentSession(jobId, {
+      purpose,
+      id,
+      transcript,
+      started_at: new Date().toISOString(),
+    });
     this.event({ type: 'agent_start', purpose, agent_session_id: id });
     const starting = this.o.startAgent({
       agent,
@@ -755,7 +788,7 @@ export class JobRunner {
       // What the session cost counts whether or not its turn succeeded: the
       // session's own record (the journal's usage per stage) and the job's total.
       try {
-        store.jobs.recordAgentUsage(jobId, id, session.usage());
+        await store.jobs.recordAgentUsage(jobId, id, session.usage());
       } catch (e) {
         const full = asDiskFull(e);
         if (full) this.noteDiskFull(full);
@@ -793,7 +826,7 @@ export class JobRunner {
     if (from === to) return;
     this.stage = to;
     const stored = to === 'project-review' ? 'reviewing' : to;
-    this.o.store.jobs.setStage(this.o.jobId, stored);
+    await this.o.store.jobs.setStage(this.o.jobId, stored);
     this.event({ type: 'stage', from, to });
   }
 
@@ -816,7 +849,7 @@ export class JobRunner {
       this.warn(`could not summarise the iteration's diff: ${String(e)}`);
       return null;
     });
-    this.o.store.jobs.updateCurrentCommit(this.o.jobId, { after, diff_summary });
+    await this.o.store.jobs.updateCurrentCommit(this.o.jobId, { after, diff_summary });
     this.event({
       type: 'iteration:completed',
       change_id: change.change_id,
@@ -885,8 +918,8 @@ export class JobRunner {
     return `${type}: ${this.o.todo.title}`;
   }
 
-  private job(): Job {
-    const j = this.o.store.jobs.get(this.o.jobId);
+  private async job(): Promise<Job> {
+    const j = await this.o.store.jobs.get(this.o.jobId);
     if (!j) throw new JobFailure(`job ${this.o.jobId} vanished from the state store`);
     return j;
   }
