@@ -10,9 +10,9 @@ import { hostname } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { backlog, type JobBrief } from '../model/backlog.js';
 import { isStale } from '../model/derive.js';
-import type { JobStatus } from '../model/job.js';
+import type { Job, JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { abandonJob } from '../job/abandon.js';
 import { reapDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from '../job/dead-runner.js';
 import {
@@ -25,7 +25,7 @@ import {
 import { localProbe } from '../proc/alive.js';
 
 export interface BacklogRunnerOptions {
-  store: StateStore;
+  store: AsyncStateStore;
   repo: { root: string; slug: string };
   /**
    * Ends the session of a job whose runner is gone (failed: its workspace
@@ -36,7 +36,7 @@ export interface BacklogRunnerOptions {
   /** Jobs of the repository running at once, those started elsewhere included. */
   slots: number;
   /** The slots now, read before each look (the board's +/- change them in the store); else `slots`. */
-  slotsNow?: () => number;
+  slotsNow?: () => number | Promise<number>;
   /** [run] max-attempts. */
   maxAttempts: number;
   /** A dep is done once its commits landed, not when its job completed (ii run --land). */
@@ -77,17 +77,17 @@ export interface BacklogRunnerOptions {
   standby?: () => Standby;
   onEvent?: (e: BacklogRunEvent) => void;
   /** After each look at the store, with what it saw. */
-  onTick?: (s: BacklogSnapshot) => void;
+  onTick?: (s: BacklogSnapshot) => void | Promise<void>;
 }
 
 /** Shared with the other backlog runners of the repository (the store's runners table). */
 export interface StartRegistry {
   /** Todos other live runners have started a job runner for that has not claimed yet. */
-  others(): string[];
+  others(): Promise<string[]>;
   /** Takes `todoId` for this runner, unless another live runner has; false then. */
-  take(todoId: string): boolean;
+  take(todoId: string): Promise<boolean>;
   /** This runner's starts not yet claimed, now. */
-  set(todoIds: string[]): void;
+  set(todoIds: string[]): Promise<void>;
 }
 
 /** What one job the runner started came to. */
@@ -98,7 +98,15 @@ export type BacklogRunEvent =
   | { kind: 'started'; todo: Todo; pid: number; log: string; standby: boolean }
   | { kind: 'claimed'; todo: Todo; job_id: string }
   /** The runner's child ended: job_id null when it made no job (lost the claim, or failed before). */
-  | { kind: 'ended'; todo: Todo; job_id: string | null; outcome: RunOutcome | 'lost'; log: string }
+  /** job: its record as the look that saw it end read it (absent when it made none). */
+  | {
+      kind: 'ended';
+      todo: Todo;
+      job_id: string | null;
+      outcome: RunOutcome | 'lost';
+      log: string;
+      job?: Job | null;
+    }
   /** starting: runners of this run that have not claimed their job yet. */
   | { kind: 'stopping'; running: string[]; starting: number }
   /** A job claimed after abandonRunning, asked to abandon as it appeared. */
@@ -214,7 +222,7 @@ export class BacklogRunner {
   }
 
   private async abandonOne(id: string, reason: string): Promise<boolean> {
-    const job = this.o.store.jobs.get(id);
+    const job = await this.o.store.jobs.get(id);
     if (!job || job.status !== 'active') return false;
     await abandonJob(this.o.store, this.o.store.dir, job, {
       reason,
@@ -232,17 +240,32 @@ export class BacklogRunner {
 
   /** Runs until nothing is ready and nothing runs (or, with watch, until stop() and the jobs end). */
   async run(): Promise<BacklogRunResult> {
-    const watcher = this.o.wakeOnWrite ? this.watchStore() : null;
+    const watcher = this.o.wakeOnWrite ? await this.watchStore() : null;
     try {
       return await this.loop();
     } finally {
-      watcher?.close();
+      await watcher?.close();
       this.dismissStandby();
     }
   }
 
+  /**
+   * Wakes the loop on a write to the store: PostgreSQL tells of each commit
+   * (from any machine); SQLite's are seen as its database files change.
+   */
+  private async watchStore(): Promise<{ close(): unknown } | null> {
+    const { store } = this.o;
+    if (!store.watch) return this.watchFiles();
+    try {
+      const stop = await store.watch(() => this.poke());
+      return { close: () => stop().catch(() => {}) };
+    } catch {
+      return null; // the poll alone
+    }
+  }
+
   /** Wakes the loop on a write to the store's database files (state.db, its WAL). */
-  private watchStore(): FSWatcher | null {
+  private watchFiles(): FSWatcher | null {
     try {
       const w = watch(this.o.store.dir, { persistent: false }, (_event, name) => {
         if (typeof name === 'string' && name.startsWith('state.db')) this.poke();
@@ -258,7 +281,7 @@ export class BacklogRunner {
     for (;;) {
       const at = performance.now();
       this.poked = false;
-      const done = this.tick();
+      const done = await this.tick();
       if (done) return this.result;
       // Writes come in bursts (a job's end is several): one look per burst.
       const since = performance.now() - at;
@@ -289,10 +312,10 @@ export class BacklogRunner {
   }
 
   /** One look at the store: note ended children, start what fits. True when the run is over. */
-  private tick(): boolean {
+  private async tick(): Promise<boolean> {
     const { store, repo } = this.o;
-    const todos = store.todos.list(repo.slug);
-    const briefs = store.jobs.briefs(repo.slug);
+    const todos = await store.todos.list(repo.slug);
+    const briefs = await store.jobs.briefs(repo.slug);
     const host = hostname();
     const now = Date.now();
     // A child's job is the one it claimed: same pid on this host, started after it was.
@@ -312,9 +335,9 @@ export class BacklogRunner {
       c.job = job ?? c.job;
       // A child that died with its job active (kill -9) is that job's gone
       // runner: its job is cleaned up first, then counted as it ended.
-      if (c.exit && !(c.job?.status === 'active' && this.reap(c.job))) this.finish(c);
+      if (c.exit && !(c.job?.status === 'active' && (await this.reap(c.job)))) await this.finish(c);
     }
-    for (const j of briefs) if (j.status === 'active') this.reap(j);
+    for (const j of briefs) if (j.status === 'active') await this.reap(j);
     const plan = backlog(todos, briefs, {
       maxAttempts: this.o.maxAttempts,
       ...(this.o.depsLanded ? { depsLanded: true } : {}),
@@ -322,10 +345,10 @@ export class BacklogRunner {
     const mineIds = new Set(this.runningJobIds());
     const live = briefs.filter((j) => j.status === 'active' && !isStale(j, now, localProbe));
     const pendingTodos = [...this.children.values()].filter((c) => !c.job).map((c) => c.todo.id);
-    this.tell(pendingTodos);
+    await this.tell(pendingTodos);
     // Others' starts whose job is not in the store yet (a claimed one counts as live).
     const held = new Set(briefs.filter((j) => j.status === 'active').map((j) => j.todo_id));
-    const othersStarting = new Set((this.o.starts?.others() ?? []).filter((id) => !held.has(id)));
+    const othersStarting = new Set(((await this.o.starts?.others()) ?? []).filter((id) => !held.has(id)));
     let running = live.length + pendingTodos.length + othersStarting.size;
     const others = live.filter((j) => !mineIds.has(j.id)).length + othersStarting.size;
     const taken = new Set([...this.children.values()].map((c) => c.todo.id));
@@ -333,14 +356,14 @@ export class BacklogRunner {
       (t) => !taken.has(t.id) && !othersStarting.has(t.id) && !this.unstartable.has(t.id),
     );
     const capped = this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs;
-    const slots = Math.max(1, this.o.slotsNow?.() ?? this.o.slots);
+    const slots = Math.max(1, (await this.o.slotsNow?.()) ?? this.o.slots);
     let unstarted = startable.length;
     if (!this.stopping && !capped)
       for (const todo of startable) {
         if (running >= slots) break;
         if (this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs) break;
         // Another run took it since we looked: it counts against our slots as theirs.
-        if (this.o.starts && !this.o.starts.take(todo.id)) {
+        if (this.o.starts && !(await this.o.starts.take(todo.id))) {
           running++;
           continue;
         }
@@ -370,7 +393,7 @@ export class BacklogRunner {
       stopping: this.stopping,
       standby: this.waiting?.pid ?? null,
     };
-    this.o.onTick?.(this.last);
+    await this.o.onTick?.(this.last);
     // A cleanup under way may reopen a todo (and must not be cut off by the exit).
     if (this.children.size > 0 || this.reaping.size > 0) return false;
     if (this.stopping || (this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs)) return true;
@@ -386,9 +409,9 @@ export class BacklogRunner {
    * run's child killed, or ours), as prune would: left active it holds its
    * todo and workspace for good. True while that is under way.
    */
-  private reap(job: JobBrief): boolean {
+  private async reap(job: JobBrief): Promise<boolean> {
     if (this.reaping.has(job.id)) return true;
-    if (this.unreapable.has(job.id) || !runnerGoneIn(this.o.store, job)) return false;
+    if (this.unreapable.has(job.id) || !(await runnerGoneIn(this.o.store, job))) return false;
     this.reaping.add(job.id);
     void reapDeadRunner(this.o.store, job.id, { by: 'ii run', finishSession: this.o.finishSession })
       .then(
@@ -403,12 +426,12 @@ export class BacklogRunner {
   }
 
   /** Tells the registry this runner's starts not yet claimed, when they changed. */
-  private tell(todoIds: string[]): void {
+  private async tell(todoIds: string[]): Promise<void> {
     if (!this.o.starts) return;
     const now = JSON.stringify(todoIds);
     if (now === this.told) return;
     this.told = now;
-    this.o.starts.set(todoIds);
+    await this.o.starts.set(todoIds);
   }
 
   /** Starts a standby unless one waits (or standbys keep failing). */
@@ -462,7 +485,7 @@ export class BacklogRunner {
   }
 
   /** A child that exited: what its job came to. */
-  private finish(c: Child): void {
+  private async finish(c: Child): Promise<void> {
     this.children.delete(c.pid);
     if (!c.job) {
       if (c.exit?.code === CLAIM_LOST_EXIT) {
@@ -478,12 +501,12 @@ export class BacklogRunner {
       this.emit({ kind: 'ended', todo: c.todo, job_id: null, outcome: 'not-started', log: c.log });
       return;
     }
-    const job = this.o.store.jobs.get(c.job.id);
+    const job = await this.o.store.jobs.get(c.job.id);
     const outcome: RunOutcome = !job ? 'not-started' : job.status === 'active' ? 'stale' : job.status;
     if (outcome === 'completed') this.result.completed.push(c.job.id);
     else this.result.failed.push({ todo_id: c.todo.id, job_id: c.job.id, outcome });
     this.forget(c);
-    this.emit({ kind: 'ended', todo: c.todo, job_id: c.job.id, outcome, log: c.log });
+    this.emit({ kind: 'ended', todo: c.todo, job_id: c.job.id, outcome, log: c.log, job });
   }
 
   /**

@@ -4,7 +4,7 @@
 import type { JobDeps } from '../job/launch.js';
 import type { Config } from '../model/config.js';
 import type { Job, JobLanded, TestResult } from '../model/job.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import type { LandingVcs } from '../vcs/landing-vcs.js';
 import type { Vcs } from '../vcs/vcs.js';
 
@@ -12,7 +12,7 @@ import type { Vcs } from '../vcs/vcs.js';
 export const LAND_ATTEMPTS = 3;
 
 export interface LandInput {
-  store: StateStore;
+  store: AsyncStateStore;
   stateDir: string;
   repo: { root: string; slug: string };
   config: Config;

@@ -9,7 +9,7 @@
 // (resolve-conflicts.ts), the job's collaborators; the rebased tip's tests
 // are tip-tests.ts.
 import { join } from 'node:path';
-import type { Job, JobLandConflict, JobLanded } from '../model/job.js';
+import type { Job, JobLandConflict, JobLanded, JobLanding } from '../model/job.js';
 import { shownText } from '../text/shown.js';
 import { hostname } from 'node:os';
 import { appendEvent } from '../state/events.js';
@@ -60,7 +60,7 @@ async function recordingSteps(
   // Taken first, in one transaction: a landing runner (ii run --land) and a
   // person's ii job land, or two landing runners, never land one job twice.
   // A landing recorded by a process that is gone (killed mid-way) is taken over.
-  const taken = store.jobs.takeLanding(
+  const taken = await store.jobs.takeLanding(
     job.id,
     { state: 'landing', onto, step: 'starting', at: at(), ...me },
     (l) => !(l.pid === me.pid && l.host === me.host) && landingUnderWay(l, localProbe),
@@ -72,12 +72,28 @@ async function recordingSteps(
           `job ${job.id} is being landed by another process (pid ${taken.by?.pid ?? '?'} on ${taken.by?.host ?? '?'}, since ${taken.by?.at ?? '?'}): ii job show ${job.id} says how it goes.`,
           'busy',
         );
+  // Progress is written behind the landing, one step after another (the
+  // board's view of it: a failed write is let go, the landing goes on); the
+  // landing's own writes of the job wait for the steps before them, so a
+  // step written late never covers the landing's end (PostgreSQL's pool
+  // could run two writes at once in any order).
+  let written: Promise<void> = Promise.resolve();
   const record = (state: 'landing' | 'refused', step: string) => {
-    try {
-      store.jobs.setLanding(job.id, { state, onto, step, at: at(), ...me });
-    } catch {
-      // The board's view of progress; the landing itself goes on.
-    }
+    written = written
+      .then(() => store.jobs.setLanding(job.id, { state, onto, step, at: at(), ...me }))
+      .catch(() => {});
+  };
+  const after =
+    <A extends unknown[], R>(write: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      await written;
+      return write(...a);
+    };
+  const jobs = {
+    ...store.jobs,
+    setLanding: after((id: string, l: JobLanding | null) => store.jobs.setLanding(id, l)),
+    setLandConflict: after((id: string, c: JobLandConflict | null) => store.jobs.setLandConflict(id, c)),
+    setLanded: after((id: string, l: JobLanded) => store.jobs.setLanded(id, l)),
   };
   const onProgress = (p: LandProgress) => {
     if (p.type === 'target') onto = p.onto;
@@ -86,7 +102,7 @@ async function recordingSteps(
     input.onProgress?.(p);
   };
   try {
-    return await land({ ...input, onProgress });
+    return await land({ ...input, store: { ...store, jobs }, onProgress });
   } catch (err) {
     // A job that was never landable has no landing to show (the person was
     // told): what was recorded before this one is put back.
@@ -94,9 +110,11 @@ async function recordingSteps(
       record('refused', keptLines((err as Error).message));
     else
       try {
-        store.jobs.setLanding(job.id, job.landing);
+        await jobs.setLanding(job.id, job.landing);
       } catch {}
     throw err;
+  } finally {
+    await written;
   }
 }
 
@@ -197,7 +215,7 @@ async function continueLandingIn(input: LandInput): Promise<LandResult> {
     // as it was before the landing began, which is what the record then says.
     await input.vcs.removeLandingWorktree(input.repo.root, c.worktree).catch(() => {});
     removeOverlays(input.stateDir, c.worktree);
-    store.jobs.setLandConflict(job.id, null);
+    await store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
       `the stopped landing of job ${job.id} is gone (no rebase in ${c.worktree}): the job is back to completed, not landed. Land it again: ii job land ${job.id}`,
       'not-landable',
@@ -208,7 +226,7 @@ async function continueLandingIn(input: LandInput): Promise<LandResult> {
     if (!r.conflicts.length)
       throw new LandRefused(`git rebase --continue failed in ${c.worktree}:\n${r.detail}`, 'conflict');
     const again = { ...c, files: r.conflicts, at: new Date().toISOString() };
-    store.jobs.setLandConflict(job.id, again);
+    await store.jobs.setLandConflict(job.id, again);
     throw stoppedRefusal(
       job.id,
       again,
@@ -217,7 +235,7 @@ async function continueLandingIn(input: LandInput): Promise<LandResult> {
   }
   // Resolved: from here the landing goes on as any other, and a conflict
   // after the target moves stops for the person again.
-  store.jobs.setLandConflict(job.id, null);
+  await store.jobs.setLandConflict(job.id, null);
   const test = input.test ?? c.test;
   try {
     return await landIn(
@@ -259,12 +277,12 @@ export async function abortLanding(input: LandInput): Promise<Job> {
   if (await input.vcs.rebaseInProgress(c.worktree)) await input.vcs.abortRebase(c.worktree);
   await input.vcs.removeLandingWorktree(input.repo.root, c.worktree);
   removeOverlays(input.stateDir, c.worktree);
-  store.jobs.setLandConflict(job.id, null);
-  store.jobs.setLanding(job.id, null);
+  await store.jobs.setLandConflict(job.id, null);
+  await store.jobs.setLanding(job.id, null);
   appendEvent(input.stateDir, job.id, 'info', {
     message: `landing on ${c.onto} aborted: the job is completed, not landed`,
   });
-  return store.jobs.get(job.id) ?? job;
+  return (await store.jobs.get(job.id)) ?? job;
 }
 
 function landingWorktree(input: LandInput): string {
@@ -315,7 +333,7 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
             at: new Date().toISOString(),
             test: l.test,
           };
-          store.jobs.setLandConflict(job.id, c);
+          await store.jobs.setLandConflict(job.id, c);
           appendEvent(input.stateDir, job.id, 'warning', {
             message: `landing on ${l.onto} stopped in a conflict (${rebased.conflicts.length} file${rebased.conflicts.length === 1 ? '' : 's'}): resolve it in ${l.ws}, then ii job land ${job.id} --continue, or --abort`,
           });
@@ -374,7 +392,7 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
   }
   if (toResolve) return resolveThenLand(input, l.onto, toResolve, landJob);
   if (!landedHead) {
-    if (job.land_conflict) store.jobs.setLandConflict(job.id, null);
+    if (job.land_conflict) await store.jobs.setLandConflict(job.id, null);
     throw new LandRefused(
       `${l.onto} kept moving while job ${job.id} was landing (${max} attempts, each rebased and tested again): nothing was overwritten; run ii job land ${job.id} again.`,
       'moved',
@@ -387,7 +405,7 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
     at: new Date().toISOString(),
     tested: l.test,
   };
-  const updated = store.jobs.setLanded(job.id, landed);
+  const updated = await store.jobs.setLanded(job.id, landed);
   appendEvent(input.stateDir, job.id, 'info', {
     message: `landed on ${l.onto} at ${short(landedHead)}${l.test ? ', tested on the rebased tip' : ' (--no-test: not tested)'}`,
   });
@@ -453,13 +471,13 @@ async function advance(
 async function releaseJobWorkspace(input: LandInput): Promise<void> {
   const path = input.job.workspace_path;
   if (!path) return;
-  const w = input.store.workspaces.list(input.repo.slug).find((x) => x.path === path);
+  const w = (await input.store.workspaces.list(input.repo.slug)).find((x) => x.path === path);
   if (!w || w.status !== 'free') return;
   if (!isInside(workspacesDir(input.stateDir, input.repo.slug), path)) return;
   // Never from under a process still working in it (a shell cd'd there):
   // it stays, free, for ii workspace prune to take once that has ended.
   if (processesIn(path).length > 0) return;
-  if (!input.store.workspaces.removeIfFree(path)) return;
+  if (!(await input.store.workspaces.removeIfFree(path))) return;
   await input.vcs.removeWorkspace(input.repo.root, path).catch(() => {});
   removeOverlays(input.stateDir, path);
   if (isWorkspaceBranch(w.branch)) await input.vcs.deleteBranch(input.repo.root, w.branch);

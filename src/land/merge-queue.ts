@@ -10,7 +10,7 @@ import type { Config } from '../model/config.js';
 import { landingUnderWay } from '../model/derive.js';
 import type { Job, JobLanded } from '../model/job.js';
 import { localProbe } from '../proc/alive.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import type { JobDeps } from '../job/launch.js';
 import { finalCommit, LandRefused, landJob, type LandInput } from './landing.js';
 
@@ -40,10 +40,15 @@ export const byCompletion = (a: Job, b: Job) =>
 export const FINISHING_MS = 120_000;
 
 /** Sorts the repository's jobs to land by what a landing runner can do with each now. */
-export function toLand(store: StateStore, repo: string, probe: Probe = localProbe, now = Date.now()): ToLand {
+export async function toLand(
+  store: AsyncStateStore,
+  repo: string,
+  probe: Probe = localProbe,
+  now = Date.now(),
+): Promise<ToLand> {
   const out: ToLand = { ready: [], finishing: [], refused: [], elsewhere: [] };
   const recent = (job: Job) => now - Date.parse(job.completed_at ?? '') < FINISHING_MS;
-  for (const job of store.jobs.toLand(repo).sort(byCompletion)) {
+  for (const job of (await store.jobs.toLand(repo)).sort(byCompletion)) {
     if (job.land_conflict || job.landing?.state === 'refused') out.refused.push(job);
     else if (landingUnderWay(job.landing, probe) && job.landing?.pid !== process.pid) out.elsewhere.push(job);
     // Its runner lands nothing itself, but is still at the job's end: landing
@@ -62,7 +67,7 @@ export function toLand(store: StateStore, repo: string, probe: Probe = localProb
 }
 
 export interface LandQueueOptions {
-  store: StateStore;
+  store: AsyncStateStore;
   repo: { root: string; slug: string };
   config: Config;
   /** Landing's git, as landJob takes it. */
@@ -136,13 +141,13 @@ export class LandQueue {
   private async olderLanded(next: Job): Promise<void> {
     const { store, repo } = this.o;
     const older = (j: Job) => byCompletion(j, next) < 0 && j.landing?.host === localProbe.host;
-    while (toLand(store, repo.slug).elsewhere.some(older))
+    while ((await toLand(store, repo.slug)).elsewhere.some(older))
       await new Promise((r) => setTimeout(r, OLDER_POLL_MS));
   }
 
   private async landOne(jobId: string): Promise<void> {
     const { store, repo, config, vcs, deps } = this.o;
-    const job = store.jobs.get(jobId);
+    const job = await store.jobs.get(jobId);
     if (!job || job.landed) return;
     if (!finalCommit(job)) {
       this.o.onNothing?.(jobId);
@@ -169,13 +174,13 @@ export class LandQueue {
     } catch (err) {
       // Another process lands it (or has): not ours to count.
       if (err instanceof LandRefused && err.kind === 'busy') return;
-      const now = store.jobs.get(jobId);
+      const now = await store.jobs.get(jobId);
       if (now?.landed) return;
       const message = (err as Error).message;
       // landJob records every other refusal; this one too, so no later
       // landing runner tries it again (to_land stays, with the reason).
       if (err instanceof LandRefused && err.kind === 'not-landable' && now)
-        store.jobs.setLanding(jobId, {
+        await store.jobs.setLanding(jobId, {
           state: 'refused',
           onto: now.base_branch ?? '',
           step: message.split('\n', 1)[0] ?? '',

@@ -49,7 +49,7 @@ export async function resolveThenLand(
       r.files,
     );
   const deps = await input.deps();
-  const todo = store.todos.get(repo.slug, job.todo_id);
+  const todo = await store.todos.get(repo.slug, job.todo_id);
   if (!todo)
     throw new LandRefused(
       `job ${job.id}'s todo ${job.todo_id} is gone: it cannot go on.`,
@@ -67,7 +67,7 @@ export async function resolveThenLand(
   // pointing at the session that holds it, so the dead-runner cleanup gives
   // the workspace back instead of leaving it held by no one.
   const sessionId = shortId(todo.id);
-  store.jobs.resume(job.id, process.pid, hostname(), sessionId);
+  await store.jobs.resume(job.id, process.pid, hostname(), sessionId);
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
   try {
     started = await deps.startSession(store, {
@@ -81,7 +81,7 @@ export async function resolveThenLand(
       jobId: job.id,
     });
   } catch (err) {
-    store.jobs.finish(job.id, 'completed', null);
+    await store.jobs.finish(job.id, 'completed', null);
     throw new LandRefused(
       `the conflicts could not go to the agent: ${(err as Error).message}\nNothing was landed; the job is completed as before.`,
       'conflict',
@@ -90,7 +90,7 @@ export async function resolveThenLand(
   }
   const { session, workspacePath } = started;
   // The job's work now sits on the target's tip: that is its base from here.
-  store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
+  await store.jobs.setSession(job.id, session.id, workspacePath, r.tip);
   const runner = newJobRunner(deps, {
     store,
     stateDir: input.stateDir,
