@@ -3,15 +3,21 @@
 // stderr, so what it lists is true (the job failed, its todo open again)
 // and the next ii run can take the todo without a prune first.
 import { runnerGoneIn } from '../job/runner-gone.js';
-import type { StateStore } from '../state/api.js';
+import type { AsyncStateStore } from '../state/async-api.js';
 import { endFailedSession } from './job/deps.js';
 
 /** Cleans up the repository's jobs whose runner is gone, one line each on stderr, as `by`. */
-export async function reapDeadRunnersSaying(store: StateStore, repo: string, by: string): Promise<void> {
+export async function reapDeadRunnersSaying(store: AsyncStateStore, repo: string, by: string): Promise<void> {
   // The cleanup (its event schemas, zod, the process code) is loaded only
   // when there is one to do: most listings meet no dead runner, and loading
   // it was a fifth of `ii job list`'s start.
-  if (!store.jobs.activeRunners(repo).some((j) => runnerGoneIn(store, j))) return;
+  let gone = false;
+  for (const j of await store.jobs.activeRunners(repo))
+    if (await runnerGoneIn(store, j)) {
+      gone = true;
+      break;
+    }
+  if (!gone) return;
   const { reapDeadRunners, reapedLine } = await import('../job/dead-runner.js');
   for (const c of await reapDeadRunners(store, repo, { by, finishSession: endFailedSession(store) }))
     process.stderr.write(`${reapedLine(c)}.\n`);

@@ -12,6 +12,8 @@ import { createDashboardStore } from '../../dashboard/view/store.js';
 import { DashboardSync } from '../../dashboard/io/sync.js';
 import { AskNotifier } from '../../dashboard/io/notify.js';
 import { openStateStore } from '../../state/index.js';
+import { databaseUrl, openAsyncStateStore } from '../../state/open-async.js';
+import { asyncStore } from '../../state/sync-adapter.js';
 import { currentRepo, type RepoContext } from '../context.js';
 
 /** How the dashboard renders (bench/dashboard.bench.js measures keypresses with the same). */
@@ -79,6 +81,11 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   tuneHeapForDashboard();
   const scope = opts.all || !repo ? null : repo.slug;
   const state = openStateStore();
+  // What the board's actions and cleanups write: the store of record
+  // (PostgreSQL with II_DATABASE_URL), else the SQLite file the board reads.
+  const shared = databaseUrl() !== null;
+  const store = shared ? await openAsyncStateStore() : asyncStore(state);
+  const closeStore = () => (shared ? store.close().catch(() => {}) : Promise.resolve());
   const dash = createDashboardStore({
     repo: scope,
     repoLabel: scope && repo ? repo.root : 'all repositories',
@@ -86,7 +93,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
   });
   // A job met with its runner gone is cleaned up here as prune would.
-  const sync = new DashboardSync({ state, dash, reap: boardReaper(state, dash) });
+  const sync = new DashboardSync({ state, dash, reap: boardReaper(store, dash) });
   // Read once the board is up: the config brings zod, which its start does without.
   if (scope && repo)
     void maxAttemptsOf(repo.root).then((n) => {
@@ -119,7 +126,8 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   // screen left), the editor runs, and the app is drawn again.
   const suspended: { fn: (() => void) | null } = { fn: null };
   const actions = createActions({
-    state,
+    state: store,
+    read: state,
     dash,
     repoRoot: repo?.root ?? null,
     maxAttempts: () => sync.maxAttemptsNow,
@@ -144,6 +152,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     restore();
     void notifier.close();
     void sync.close();
+    void closeStore();
     state.close();
     process.exit(sig === 'SIGINT' ? 130 : 143);
   };
@@ -182,6 +191,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     process.stdout.write(RESTORE);
     await notifier.close();
     await sync.close();
+    await closeStore();
     state.close();
     // Nothing of the dashboard may keep the process alive once it has quit.
     process.stdin.pause();

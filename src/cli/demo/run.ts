@@ -18,6 +18,7 @@ import { DEMO_TODOS, type DemoTodo } from './scenarios.js';
 import { hostname } from 'node:os';
 import { BacklogRunner } from '../../backlog/scheduler.js';
 import { openStateStore } from '../../state/index.js';
+import { asyncStore } from '../../state/sync-adapter.js';
 import { currentRepo } from '../context.js';
 
 /** Jobs the demo runs at once: one of its four todos waits for a slot. */
@@ -55,6 +56,8 @@ export function demoEnv(dir: string): NodeJS.ProcessEnv {
     ...process.env,
     XDG_STATE_HOME: join(dir, 'state'),
     XDG_CONFIG_HOME: join(dir, 'config'),
+    // Its own SQLite state, even where a shared store is set: a demo's todos are nobody else's.
+    II_DATABASE_URL: '',
     GIT_AUTHOR_NAME: 'incrementum demo',
     GIT_AUTHOR_EMAIL: 'demo@incrementum.invalid',
     GIT_COMMITTER_NAME: 'incrementum demo',
@@ -154,7 +157,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     // The todos go through the backlog runner, as `ii run --jobs 3` runs
     // them: in run order (priority first), three at once, the fourth when a
     // slot frees. Each job is its own `ii job do --backlog` process.
-    const store = openStateStore({ dir: join(dir, 'state', 'incrementum') });
+    const store = asyncStore(openStateStore({ dir: join(dir, 'state', 'incrementum') }));
     const slug = currentRepo(repo).slug;
     const closes: Promise<void>[] = [];
     const runner = new BacklogRunner({
@@ -201,7 +204,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     });
     stopRunner = () => runner.stop();
     // Recorded as an `ii run` is, so the dashboard's header shows it.
-    const me = store.runners.register({
+    const me = await store.runners.register({
       repo: slug,
       pid: process.pid,
       host: hostname(),
@@ -212,10 +215,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       out.write(`running the ${jobs.length} todos through the backlog runner, ${DEMO_SLOTS} at once\n\n`);
     // Stopped while setting up (the todos are created synchronously): no job starts.
     if (stopped) runner.stop();
-    const running = runner.run().finally(() => {
+    const running = runner.run().finally(async () => {
       runnerDone = true;
-      store.runners.remove(me.id);
-      store.close();
+      await store.runners.remove(me.id);
+      await store.close();
     });
 
     if (o.dashboard) {

@@ -12,7 +12,7 @@ export async function jobAbandon(id: string, o: AbandonOptions): Promise<void> {
   const repo = currentRepo();
   const deps = await realDeps();
   await withStore(async (store) => {
-    const job = store.jobs.resolve(repo.slug, id);
+    const job = await store.jobs.resolve(repo.slug, id);
     const r = await abandonJob(store, store.dir, job, {
       ...(o.reason ? { reason: o.reason } : {}),
       probe: localProbe,
@@ -26,7 +26,7 @@ export async function jobAbandon(id: string, o: AbandonOptions): Promise<void> {
     if (!o.wait) return;
     const end = Date.now() + 30_000;
     while (Date.now() < end) {
-      const now = store.jobs.get(job.id);
+      const now = await store.jobs.get(job.id);
       if (now && now.status !== 'active') {
         process.stdout.write(`job ${job.id} is ${now.status}.\n`);
         return;

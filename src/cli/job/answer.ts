@@ -9,9 +9,9 @@ import type { AnswerOptions } from './options.js';
 
 export async function jobAnswer(id: string, answer: AskAnswer, o: AnswerOptions): Promise<void> {
   const repo = currentRepo();
-  await withStore((store) => {
-    const job = store.jobs.resolve(repo.slug, id);
-    const ask = answerAsk({
+  await withStore(async (store) => {
+    const job = await store.jobs.resolve(repo.slug, id);
+    const ask = await answerAsk({
       store,
       jobId: job.id,
       answer,

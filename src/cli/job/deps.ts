@@ -4,7 +4,7 @@
 import type { JobDeps } from '../../job/launch.js';
 import type { LandingVcs } from '../../vcs/landing-vcs.js';
 import type { Vcs } from '../../vcs/vcs.js';
-import type { StateStore } from '../../state/api.js';
+import type { AsyncStateStore } from '../../state/async-api.js';
 
 /** The real collaborators, loaded only by the commands that run jobs. */
 export async function realDeps(): Promise<JobDeps> {
@@ -22,7 +22,7 @@ export async function realLandingVcs(): Promise<LandingVcs & Vcs> {
  * Ends the session of a job whose runner is gone, failed (its workspace reset
  * and freed, its todo reopened), with git loaded only when there is one.
  */
-export function endFailedSession(store: StateStore): (sessionId: string) => Promise<void> {
+export function endFailedSession(store: AsyncStateStore): (sessionId: string) => Promise<void> {
   return async (sessionId) => {
     const [{ finishSession }, { GitVcs }] = await Promise.all([
       import('../../session/session.js'),

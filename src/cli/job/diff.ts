@@ -12,7 +12,7 @@ export async function jobDiff(id: string, o: DiffOptions): Promise<void> {
   if ((o.from !== undefined || o.to !== undefined) && (o.change !== undefined || o.iteration !== undefined))
     throw new UserError('give either --change/--iteration or --from/--to, not both.');
   const repo = currentRepo();
-  const job = await withStore((s) => s.jobs.resolve(repo.slug, id));
+  const job = await withStore(async (s) => await s.jobs.resolve(repo.slug, id));
   const last = () => {
     const r = locateIteration(job);
     return `${r.change}.${r.iteration}`;

@@ -11,7 +11,8 @@ import { sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import type { Job } from '../../model/job.js';
 import { changesMade, latestCommit } from '../../model/derive.js';
 import type { Todo } from '../../model/todo.js';
-import type { NewTodo, StateStore } from '../../state/api.js';
+import type { NewTodo } from '../../state/api.js';
+import type { AsyncStateStore } from '../../state/async-api.js';
 import { appendEvent } from '../../state/events.js';
 import { shownText } from '../../text/shown.js';
 import { parseTodoTemplate, todoTemplate } from '../../todo/edit-template.js';
@@ -62,7 +63,7 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
   if (unsandboxed) process.stderr.write(`warning: ${unsandboxed}\n`);
   try {
     const code = await withStore(async (store) => {
-      const todo = resolveOrCreateTodo(store, repo, id, o);
+      const todo = await resolveOrCreateTodo(store, repo, id, o);
       return runJob(deps, store, repo, config, todo, {
         ...run,
         ...(o.backlog ? { claim: 'ready' } : {}),
@@ -96,7 +97,7 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
       if (handed === null) return 0;
       const config = loadConfig(repo.root);
       const run = runOptions(o);
-      const todo = store.todos.resolve(repo.slug, handed);
+      const todo = await store.todos.resolve(repo.slug, handed);
       return runJob(deps, store, repo, config, todo, {
         ...run,
         claim: 'ready',
@@ -134,15 +135,15 @@ function firstLine(input: NodeJS.ReadStream): Promise<string | null> {
   });
 }
 
-function resolveOrCreateTodo(
-  store: StateStore,
+async function resolveOrCreateTodo(
+  store: AsyncStateStore,
   repo: RepoContext,
   id: string | undefined,
   o: DoOptions,
-): Todo {
+): Promise<Todo> {
   if (id) {
     if (o.title) throw new UserError('give either a todo id or --title, not both.');
-    return store.todos.resolve(repo.slug, id);
+    return await store.todos.resolve(repo.slug, id);
   }
   const given: NewTodo = {
     title: o.title ?? '',
@@ -158,16 +159,16 @@ function resolveOrCreateTodo(
       throw new UserError(
         'no todo given: pass a todo id, or --title "..." to create one (the editor opens only on a terminal).',
       );
-    return store.todos.create(repo.slug, parseTodoTemplate(editText(todoTemplate(given))));
+    return await store.todos.create(repo.slug, parseTodoTemplate(editText(todoTemplate(given))));
   }
   if (!given.title) throw new UserError('no todo given: pass a todo id, or --title "..." to create one.');
-  return store.todos.create(repo.slug, given);
+  return await store.todos.create(repo.slug, given);
 }
 
 /** Runs one job in the foreground with progress on stderr; returns the exit code. */
 export async function runJob(
   deps: JobDeps,
-  store: StateStore,
+  store: AsyncStateStore,
   repo: RepoContext,
   config: ReturnType<typeof loadConfig>,
   todo: Todo,
@@ -221,9 +222,9 @@ export async function runJob(
   const context = jobContextLines(
     {
       jobId: job.id,
-      todo: store.todos.get(repo.slug, todo.id) ?? todo,
+      todo: (await store.todos.get(repo.slug, todo.id)) ?? todo,
       sessionId: session.id,
-      workspaceName: store.workspaces.list(repo.slug).find((w) => w.path === workspacePath)?.branch,
+      workspaceName: (await store.workspaces.list(repo.slug)).find((w) => w.path === workspacePath)?.branch,
       workspacePath,
       baseRev,
       baseRef,

@@ -24,7 +24,7 @@ export async function jobLand(id: string, o: LandOptions): Promise<void> {
   const vcs = await realLandingVcs();
   try {
     await withStore(async (store) => {
-      const job = store.jobs.resolve(repo.slug, id);
+      const job = await store.jobs.resolve(repo.slug, id);
       if (o.abort) {
         const back = await abortLanding({ store, stateDir: store.dir, repo, config, job, vcs });
         if (o.json) printJson(back);

@@ -33,7 +33,7 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     const text = redactJsonText(
       await withStore(async (s) => {
         await reapDeadRunnersSaying(s, slug, 'ii job list');
-        const json = s.jobs.listJson(slug, filter);
+        const json = await s.jobs.listJson(slug, filter);
         return waitingOnly ? JSON.stringify((JSON.parse(json) as Job[]).filter(isWaiting)) : json;
       }),
     );
@@ -44,13 +44,13 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
   const { jobs, total, todos } = await withStore(async (s) => {
     // A job whose runner is gone is shown as what it is once met: failed.
     await reapDeadRunnersSaying(s, slug, 'ii job list');
-    const all = s.jobs.list(slug);
+    const all = await s.jobs.list(slug);
     const jobs = status
       ? all.filter((j) => j.status === status && (!waitingOnly || isWaiting(j)))
       : o.all
         ? all
         : all.filter((j) => j.status === 'active' || awaitsLanding(j));
-    return { jobs, total: all.length, todos: new Map(s.todos.list(slug).map((t) => [t.id, t])) };
+    return { jobs, total: all.length, todos: new Map((await s.todos.list(slug)).map((t) => [t.id, t])) };
   });
   if (jobs.length === 0) {
     const hint =
@@ -63,9 +63,9 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
 
 export async function jobShow(id: string, o: { json?: boolean }): Promise<void> {
   const { slug } = currentRepo();
-  const { job, todo, asks } = await withStore((s) => {
-    const job = s.jobs.resolve(slug, id);
-    return { job, todo: s.todos.get(slug, job.todo_id), asks: s.asks.list(job.id) };
+  const { job, todo, asks } = await withStore(async (s) => {
+    const job = await s.jobs.resolve(slug, id);
+    return { job, todo: await s.todos.get(slug, job.todo_id), asks: await s.asks.list(job.id) };
   });
   if (o.json) return printJson(redactDeep(job));
   process.stdout.write(jobDetail(job, todo, style(), Date.now(), asks) + '\n');

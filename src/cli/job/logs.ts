@@ -13,7 +13,10 @@ import { style, type Style } from '../format.js';
 
 export async function jobLogs(id: string, o: { json?: boolean; tests?: boolean }): Promise<void> {
   const repo = currentRepo();
-  const { job, stateDir } = await withStore((s) => ({ job: s.jobs.resolve(repo.slug, id), stateDir: s.dir }));
+  const { job, stateDir } = await withStore(async (s) => ({
+    job: await s.jobs.resolve(repo.slug, id),
+    stateDir: s.dir,
+  }));
   printJobLogs(job, { json: Boolean(o.json), tests: Boolean(o.tests), st: style(), stateDir });
 }
 

@@ -16,10 +16,10 @@ export async function jobRetry(id: string, o: RetryOptions): Promise<void> {
   const config = loadConfig(repo.root);
   const deps = await realDeps();
   const code = await withStore(async (store) => {
-    const old = store.jobs.resolve(repo.slug, id);
-    const stale = isStale(old, Date.now(), localProbe) || runnerGoneIn(store, old);
+    const old = await store.jobs.resolve(repo.slug, id);
+    const stale = isStale(old, Date.now(), localProbe) || (await runnerGoneIn(store, old));
     assertRetryable(old, stale);
-    if (!store.todos.get(repo.slug, old.todo_id))
+    if (!(await store.todos.get(repo.slug, old.todo_id)))
       throw new UserError(`the todo of job ${old.id} (${old.todo_id}) no longer exists.`);
     if (old.status === 'active') {
       // Its runner is gone: end what it left running and the job itself
@@ -31,7 +31,7 @@ export async function jobRetry(id: string, o: RetryOptions): Promise<void> {
       });
       process.stderr.write(`job ${old.id} failed (its runner was gone): ${describeCleanup(c)}.\n`);
     }
-    const todo = store.todos.get(repo.slug, old.todo_id);
+    const todo = await store.todos.get(repo.slug, old.todo_id);
     if (!todo) throw new UserError(`the todo of job ${old.id} (${old.todo_id}) no longer exists.`);
     if (todo.status === 'done')
       process.stderr.write(`note: todo ${todo.id} is done; retrying reopens it while the job runs.\n`);

@@ -8,7 +8,7 @@ import type { JournalOptions } from './options.js';
 export async function jobJournal(id: string, o: JournalOptions): Promise<void> {
   const repo = currentRepo();
   const written = await withStore(async (s) => {
-    const job = s.jobs.resolve(repo.slug, id);
+    const job = await s.jobs.resolve(repo.slug, id);
     return writeJournal(s, s.dir, job.id, { repoRoot: repo.root, force: Boolean(o.force) });
   });
   if (o.json) return printJson(written.journal);
@@ -18,8 +18,8 @@ export async function jobJournal(id: string, o: JournalOptions): Promise<void> {
 
 export async function jobNote(id: string, words: string[]): Promise<void> {
   const { slug } = currentRepo();
-  const { jobId, path } = await withStore((s) => {
-    const job = s.jobs.resolve(slug, id);
+  const { jobId, path } = await withStore(async (s) => {
+    const job = await s.jobs.resolve(slug, id);
     appendNote(s.dir, job.id, words.join(' '));
     return { jobId: job.id, path: notesFile(s.dir, job.id) };
   });

@@ -6,6 +6,7 @@ import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../.
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
 import { runnerAlive } from '../../model/backlog-runner.js';
+import type { Job } from '../../model/job.js';
 import { localProbe } from '../../proc/alive.js';
 import { spawnStandbyJob } from '../../job/detached.js';
 import { checkLaunch } from '../../job/launch.js';
@@ -68,7 +69,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     let changed = false;
     let lastTotal = '';
     // Recorded so the board shows this run and its +/- change its slots.
-    const me = store.runners.register({
+    const me = await store.runners.register({
       repo: repo.slug,
       pid: process.pid,
       host: hostname(),
@@ -84,8 +85,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       repo,
       finishSession: endFailedSession(store),
       slots,
-      slotsNow: () => {
-        const now = store.runners.get(me.id)?.slots ?? slotsSeen;
+      slotsNow: async () => {
+        const now = (await store.runners.get(me.id))?.slots ?? slotsSeen;
         if (now !== slotsSeen) {
           slotsSeen = now;
           line(`slots: ${now} (changed from the dashboard)`);
@@ -101,9 +102,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         ? { depsLanded: true, toLand: true, pending: () => (queue?.pending ?? 0) > 0 || finishing > 0 }
         : {}),
       starts: {
-        others: () =>
-          store.runners
-            .list(repo.slug)
+        others: async () =>
+          (await store.runners.list(repo.slug))
             .filter((r) => r.id !== me.id && runnerAlive(r, Date.now(), localProbe))
             .flatMap((r) => r.starting),
         take: (todoId) =>
@@ -118,11 +118,11 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       wakeOnWrite: true,
       standby: () => spawnStandbyJob(repo, store.dir, { ...jobOpts, ...(o.land ? { toLand: true } : {}) }),
       onEvent: (e) => line(describe(e)),
-      onTick: (snap) => {
-        feed();
+      onTick: async (snap) => {
+        await feed();
         if (Date.now() - beatAt > RUNNER_BEAT_MS) {
           beatAt = Date.now();
-          store.runners.heartbeat(me.id);
+          await store.runners.heartbeat(me.id);
         }
         // Without a terminal: the total once after each look that changed
         // something, and only when it says something new (a landing's lines
@@ -145,13 +145,11 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       changed = true;
     };
     /** A completed job of a landing run that made no commits (so it is not to land) says so. */
-    const nothingToLand = (jobId: string | null): string => {
-      const job = jobId ? store.jobs.get(jobId) : null;
-      return job && !finalCommit(job) ? ' (no commits: nothing to land)' : '';
-    };
+    const nothingToLand = (job: Job | null | undefined): string =>
+      job && !finalCommit(job) ? ' (no commits: nothing to land)' : '';
     /** Why a job failed or was abandoned, as its record says: its first line that says something, short. */
-    const why = (jobId: string | null): string => {
-      const reason = jobId ? store.jobs.get(jobId)?.failure_reason : null;
+    const why = (job: Job | null | undefined): string => {
+      const reason = job?.failure_reason;
       if (!reason) return '';
       const line = shownLine(reasonLine(reason));
       return `: ${line.length > 160 ? `${line.slice(0, 159)}…` : line}`;
@@ -167,11 +165,11 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         case 'ended':
           if (e.outcome === 'lost') return `${t}: taken by another runner first; not run here`;
           if (e.outcome === 'completed')
-            return st.green(`${t}: job ${e.job_id} completed`) + (o.land ? nothingToLand(e.job_id) : '');
+            return st.green(`${t}: job ${e.job_id} completed`) + (o.land ? nothingToLand(e.job) : '');
           if (e.outcome === 'not-started')
             return st.red(`${t}: could not start a job (see ${e.log}); not tried again by this run`);
           return st.red(
-            `${t}: job ${e.job_id} ${e.outcome === 'stale' ? 'left running with its runner gone' : `${e.outcome}${why(e.job_id)}`} (ii job show ${e.job_id})`,
+            `${t}: job ${e.job_id} ${e.outcome === 'stale' ? 'left running with its runner gone' : `${e.outcome}${why(e.job)}`} (ii job show ${e.job_id})`,
           );
         case 'abandoning':
           return st.yellow(`${t}: job ${e.job_id} asked to abandon as it started`);
@@ -193,9 +191,9 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     // land, this run's and those a killed landing runner left, each landed
     // as it completes (once its runner has finished), oldest completion first.
     let finishing = 0;
-    const feed = () => {
+    const feed = async () => {
       if (!queue) return;
-      const t = toLand(store, repo.slug);
+      const t = await toLand(store, repo.slug);
       finishing = t.finishing.length;
       for (const j of t.ready) queue.add(j);
     };
@@ -241,21 +239,21 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     line(
       `ii run: ${slots} slot${slots === 1 ? '' : 's'}${o.watch ? ', watching for new todos' : ''}${o.maxJobs ? `, at most ${o.maxJobs} job${o.maxJobs === 1 ? '' : 's'}` : ''}`,
     );
-    leftover = sayLeftToLand(toLand(store, repo.slug), o.land === true, line, st);
-    feed();
+    leftover = sayLeftToLand(await toLand(store, repo.slug), o.land === true, line, st);
+    await feed();
     try {
       const r = await runner.run();
       await queue?.idle();
-      landable = r.completed.filter((id) => {
-        const job = store.jobs.get(id);
-        return job !== null && job !== undefined && finalCommit(job) !== null;
-      }).length;
+      for (const id of r.completed) {
+        const job = await store.jobs.get(id);
+        if (job && finalCommit(job) !== null) landable++;
+      }
       return r;
     } finally {
       if (ticker) clearInterval(ticker);
       screen.clear();
       for (const sig of signals) process.off(sig, onSignal);
-      store.runners.remove(me.id);
+      await store.runners.remove(me.id);
     }
   });
   let code = report(result, st);

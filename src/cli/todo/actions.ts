@@ -6,7 +6,7 @@ import { shortestUniquePrefix } from '../../model/prefix.js';
 import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import { doneWithoutChanges, todoStatusWords } from '../../model/todo-outcome.js';
 import type { Todo } from '../../model/todo.js';
-import type { StateStore } from '../../state/api.js';
+import type { AsyncStateStore } from '../../state/async-api.js';
 import { redactDeep } from '../../text/redact.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { configOrDefaults } from '../config-or-defaults.js';
@@ -19,14 +19,15 @@ import type { TodoCreateOptions, TodoEditOptions, TodoListOptions, TodoShowOptio
 export async function todoCreate(o: TodoCreateOptions): Promise<void> {
   const { slug } = currentRepo();
   const description = (await descriptionOf(o)) ?? '';
-  const t = await withStore((s) =>
-    s.todos.create(slug, {
-      title: o.title,
-      description,
-      type: o.type,
-      priority: o.priority,
-      deps: o.deps,
-    }),
+  const t = await withStore(
+    async (s) =>
+      await s.todos.create(slug, {
+        title: o.title,
+        description,
+        type: o.type,
+        priority: o.priority,
+        deps: o.deps,
+      }),
   );
   if (o.json) printJson(t);
   else process.stdout.write(`${t.id}\n`);
@@ -35,14 +36,15 @@ export async function todoCreate(o: TodoCreateOptions): Promise<void> {
 export async function todoEdit(id: string, o: TodoEditOptions): Promise<void> {
   const { slug } = currentRepo();
   const description = await descriptionOf(o);
-  const t = await withStore((s) =>
-    s.todos.update(slug, id, {
-      ...(o.title !== undefined ? { title: o.title } : {}),
-      ...(description !== undefined ? { description } : {}),
-      ...(o.type !== undefined ? { type: o.type } : {}),
-      ...(o.priority !== undefined ? { priority: o.priority } : {}),
-      ...(o.deps !== undefined ? { deps: o.deps } : {}),
-    }),
+  const t = await withStore(
+    async (s) =>
+      await s.todos.update(slug, id, {
+        ...(o.title !== undefined ? { title: o.title } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(o.type !== undefined ? { type: o.type } : {}),
+        ...(o.priority !== undefined ? { priority: o.priority } : {}),
+        ...(o.deps !== undefined ? { deps: o.deps } : {}),
+      }),
   );
   if (o.json) printJson(t);
   else process.stdout.write(`todo ${t.id} updated.\n`);
@@ -50,31 +52,33 @@ export async function todoEdit(id: string, o: TodoEditOptions): Promise<void> {
 
 export async function todoClose(id: string): Promise<void> {
   const { slug } = currentRepo();
-  const t = await withStore((s) => s.todos.close(slug, id));
+  const t = await withStore(async (s) => await s.todos.close(slug, id));
   process.stdout.write(`todo ${t.id} closed; ii todo reopen ${t.id} opens it again.\n`);
 }
 
 export async function todoReopen(id: string): Promise<void> {
   const { slug } = currentRepo();
-  const t = await withStore((s) => s.todos.reopen(slug, id));
+  const t = await withStore(async (s) => await s.todos.reopen(slug, id));
   process.stdout.write(
     `todo ${t.id} is open; ${t.deps.length ? 'ii run takes it once its deps are done' : 'ii run takes it in its turn'}.\n`,
   );
 }
 
 /** The repository's backlog, with [run] max-attempts from its config (its default when the config is broken); and its done todos that made nothing. */
-function backlogOf(
-  store: StateStore,
+async function backlogOf(
+  store: AsyncStateStore,
   repo: RepoContext,
   todos: Todo[],
   command: string,
-): Backlog & { empty: Set<string> } {
+): Promise<Backlog & { empty: Set<string> }> {
   const maxAttempts = configOrDefaults(repo.root, command).run['max-attempts'];
   const now = Date.now();
-  const briefs = store.jobs.briefs(repo.slug);
+  const briefs = await store.jobs.briefs(repo.slug);
   // Decided as the running ii run decides (as the board does): under one
   // that lands, a todo waits for its deps to land.
-  const lands = runnersLand(store.runners.list(repo.slug).filter((r) => runnerAlive(r, now, localProbe)));
+  const lands = runnersLand(
+    (await store.runners.list(repo.slug)).filter((r) => runnerAlive(r, now, localProbe)),
+  );
   const plan = backlog(todos, briefs, {
     maxAttempts,
     isStale: (j) => isStale(j, now, localProbe),
@@ -88,8 +92,8 @@ export async function todoList(o: TodoListOptions): Promise<void> {
   const { todos, plan } = await withStore(async (s) => {
     // A todo held by a job whose runner is gone is open again once met.
     await reapDeadRunnersSaying(s, repo.slug, 'ii todo list');
-    const all = s.todos.list(repo.slug);
-    return { todos: all, plan: backlogOf(s, repo, all, 'ii todo list') };
+    const all = await s.todos.list(repo.slug);
+    return { todos: all, plan: await backlogOf(s, repo, all, 'ii todo list') };
   });
   const shown = o.ready
     ? plan.ready.filter((t) => !o.status || t.status === o.status)
@@ -132,10 +136,10 @@ export async function todoList(o: TodoListOptions): Promise<void> {
 
 export async function todoShow(id: string, o: TodoShowOptions): Promise<void> {
   const repo = currentRepo();
-  const { t, empty, blockers, titles } = await withStore((s) => {
-    const t = s.todos.resolve(repo.slug, id);
-    const all = s.todos.list(repo.slug);
-    const plan = backlogOf(s, repo, all, 'ii todo show');
+  const { t, empty, blockers, titles } = await withStore(async (s) => {
+    const t = await s.todos.resolve(repo.slug, id);
+    const all = await s.todos.list(repo.slug);
+    const plan = await backlogOf(s, repo, all, 'ii todo show');
     return {
       t,
       empty: plan.empty.has(t.id),

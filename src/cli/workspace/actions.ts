@@ -16,9 +16,9 @@ import type { WorkspaceListOptions } from './options.js';
 
 export async function workspaceList(o: WorkspaceListOptions): Promise<void> {
   const { slug } = currentRepo();
-  const { rows, gone } = await withStore((s) => {
-    const rows = listWorkspaces(s, slug);
-    return { rows, gone: rows.length || o.json ? null : removedWorkspaces(s, slug) };
+  const { rows, gone } = await withStore(async (s) => {
+    const rows = await listWorkspaces(s, slug);
+    return { rows, gone: rows.length || o.json ? null : await removedWorkspaces(s, slug) };
   });
   if (o.json) return printJson(rows);
   if (rows.length === 0) {
@@ -50,8 +50,8 @@ export async function workspacePrune(): Promise<void> {
     const { GitVcs } = await import('../../vcs/git.js');
     const vcs = new GitVcs();
     const { finishSession } = await import('../../session/index.js');
-    for (const job of s.jobs.list(slug, { activeOnly: true })) {
-      if (!isStale(job, Date.now(), localProbe) && !runnerGoneIn(s, job)) continue;
+    for (const job of await s.jobs.list(slug, { activeOnly: true })) {
+      if (!isStale(job, Date.now(), localProbe) && !(await runnerGoneIn(s, job))) continue;
       const c = await cleanUpDeadRunner(s, s.dir, job, {
         status: 'failed',
         reason: `its runner${job.pid ? ` (pid ${job.pid})` : ''} was gone; ended by ii workspace prune`,

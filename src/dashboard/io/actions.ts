@@ -26,6 +26,7 @@ import { count } from '../view/count.js';
 import { shownLine } from '../../text/shown.js';
 import { localProbe } from '../../proc/alive.js';
 import type { StateStore } from '../../state/api.js';
+import type { AsyncStateStore } from '../../state/async-api.js';
 import { GitVcs } from '../../vcs/git.js';
 import type { LandingVcs } from '../../vcs/landing-vcs.js';
 import type { Vcs } from '../../vcs/vcs.js';
@@ -40,7 +41,14 @@ import type { AskAnswer, PermissionAsk } from '../../model/permission-ask.js';
 import { answerAsk } from '../../job/answer.js';
 
 export interface ActionDeps {
-  state: StateStore;
+  /** The store of record the actions write (PostgreSQL with II_DATABASE_URL). */
+  state: AsyncStateStore;
+  /**
+   * The store the board reads (io/sync.ts): what a key press asks before it
+   * acts (a question's words: the todo an abandon leaves) is read there, at
+   * once, as the rest of the board is. Absent: those words go without it.
+   */
+  read?: Pick<StateStore, 'todos' | 'jobs' | 'runners'>;
   dash: DashboardStore;
   /** The repository the dashboard runs in (retries start there); null outside one. */
   repoRoot: string | null;
@@ -70,12 +78,12 @@ export interface ActionDeps {
   maxAttempts?: () => number;
   /** Records a person's answer for the waiting job's runner; answerAsk (src/job/answer.ts) by default. */
   answerAsk?: (o: {
-    store: StateStore;
+    store: AsyncStateStore;
     jobId: string;
     answer: AskAnswer;
     note?: string;
     askId?: number;
-  }) => PermissionAsk;
+  }) => PermissionAsk | Promise<PermissionAsk>;
   /** Called after something the sync should pick up at once (the store changed in this process). */
   onChanged?: () => void;
   quit: () => void;
@@ -90,16 +98,16 @@ async function repoConfig(root: string) {
 }
 
 /** The default session release of a stale job: session failed, workspace freed, todo reopened. */
-export function releaseSession(state: StateStore): (sessionId: string) => Promise<void> {
+export function releaseSession(state: AsyncStateStore): (sessionId: string) => Promise<void> {
   return async (sessionId) => {
-    const s = state.sessions.get(sessionId);
+    const s = await state.sessions.get(sessionId);
     if (!s) return;
-    if (s.status === 'active') state.sessions.setStatus(sessionId, 'failed');
+    if (s.status === 'active') await state.sessions.setStatus(sessionId, 'failed');
     // Only while it is still this session's: another may have claimed it since.
-    const ws = state.workspaces.list(s.repo).find((w) => w.path === s.workspace_path);
-    if (ws?.session_id === sessionId) state.workspaces.release(ws.path);
-    if (state.todos.get(s.repo, s.todo_id)?.status === 'in_progress')
-      state.todos.setStatus(s.repo, s.todo_id, 'open');
+    const ws = (await state.workspaces.list(s.repo)).find((w) => w.path === s.workspace_path);
+    if (ws?.session_id === sessionId) await state.workspaces.release(ws.path);
+    if ((await state.todos.get(s.repo, s.todo_id))?.status === 'in_progress')
+      await state.todos.setStatus(s.repo, s.todo_id, 'open');
   };
 }
 
@@ -141,9 +149,12 @@ export function createActions(deps: ActionDeps): Actions {
     return !!a && !answered.has(`${j.id}:${a.id}`);
   };
 
+  /** The runner's slots as +/- changed them: the writes under way and the slots they ask for. */
+  const slotWrites = { pending: 0, slots: 0, last: Promise.resolve() };
+
   const actions: Actions = {
     async abandon(jobId, o = {}) {
-      const job = deps.state.jobs.get(jobId);
+      const job = await deps.state.jobs.get(jobId);
       if (!job) return say(`job ${jobId} is gone`);
       try {
         const r = await abandonJob(deps.state, deps.state.dir, job, {
@@ -165,8 +176,8 @@ export function createActions(deps: ActionDeps): Actions {
       }
       deps.onChanged?.();
     },
-    retry(jobId) {
-      const job = deps.state.jobs.get(jobId);
+    async retry(jobId) {
+      const job = await deps.state.jobs.get(jobId);
       if (!job) return say(`job ${jobId} is gone`);
       try {
         const stale = isStale(job, Date.now(), probe);
@@ -182,7 +193,7 @@ export function createActions(deps: ActionDeps): Actions {
       }
     },
     async askLand(jobId) {
-      const job = deps.state.jobs.get(jobId);
+      const job = await deps.state.jobs.get(jobId);
       if (!job) return say(`job ${jobId} is gone`);
       try {
         landable(job);
@@ -221,13 +232,13 @@ export function createActions(deps: ActionDeps): Actions {
         say(errText(err));
       }
     },
-    createTodo() {
+    async createTodo() {
       const form = dash.getState().nav.form;
       const repo = backlogRepo();
       dash.getState().dispatch({ type: 'formCancel' });
       if (!form || !repo) return;
       try {
-        const t = deps.state.todos.create(repo.slug, formTodo(form));
+        const t = await deps.state.todos.create(repo.slug, formTodo(form));
         say(`todo ${t.id} created (s starts it now; R runs the backlog)`);
       } catch (err) {
         say(`${errText(err)} Nothing was created.`);
@@ -246,24 +257,24 @@ export function createActions(deps: ActionDeps): Actions {
         say(errText(err));
       }
     },
-    closeTodo(todoId) {
+    async closeTodo(todoId) {
       const repo = backlogRepo();
       if (!repo) return;
       try {
-        const t = deps.state.todos.close(repo.slug, todoId);
+        const t = await deps.state.todos.close(repo.slug, todoId);
         say(`todo ${t.id} closed; ii todo reopen ${t.id} opens it again`);
       } catch (err) {
         say(errText(err));
       }
       changed();
     },
-    editTodo(todoId) {
+    async editTodo(todoId) {
       const repo = backlogRepo();
       if (!repo) return;
       if (!deps.suspend) return say('e needs the dashboard in a terminal: use ii todo edit');
-      const todo = deps.state.todos.get(repo.slug, todoId);
+      const todo = await deps.state.todos.get(repo.slug, todoId);
       if (!todo) return say(`todo ${todoId} is gone`);
-      void editInEditor(repo.slug, todo, deps.suspend);
+      await editInEditor(repo.slug, todo, deps.suspend);
     },
     toggleRunner() {
       const repo = backlogRepo();
@@ -305,25 +316,34 @@ export function createActions(deps: ActionDeps): Actions {
         }
       say('backlog runner stopping: it starts no more jobs; the running ones go on');
     },
-    changeSlots(delta) {
+    async changeSlots(delta) {
       const r = dash.getState().runner;
       if (!r) return say('no backlog runner runs: R starts one');
-      const slots = Math.max(1, r.slots + delta);
-      if (slots === r.slots) return say('the runner keeps at least 1 slot (R stops it)');
-      try {
-        for (const id of r.ids) deps.state.runners.setSlots(id, slots);
-        say(
-          `runner slots: ${slots}${delta < 0 ? ' (running jobs go on; no new one starts until fewer run)' : ''}`,
-        );
-      } catch (err) {
-        say(errText(err));
-      }
+      // A key pressed before the last change is read back builds on that change.
+      const base = slotWrites.pending > 0 ? slotWrites.slots : r.slots;
+      const slots = Math.max(1, base + delta);
+      if (slots === base) return say('the runner keeps at least 1 slot (R stops it)');
+      slotWrites.pending++;
+      slotWrites.slots = slots;
+      // One after another, in the order of the keys: the last one pressed is what stays.
+      const write = (slotWrites.last = slotWrites.last.then(async () => {
+        try {
+          for (const id of r.ids) await deps.state.runners.setSlots(id, slots);
+          say(
+            `runner slots: ${slots}${delta < 0 ? ' (running jobs go on; no new one starts until fewer run)' : ''}`,
+          );
+        } catch (err) {
+          say(errText(err));
+        }
+      }));
+      await write;
+      slotWrites.pending--;
       changed();
     },
     async loadDiff(jobId, change, iteration, from) {
       const key = diffKey(jobId, change, iteration, from);
       if (dash.getState().diffs[key]) return;
-      const job = deps.state.jobs.get(jobId);
+      const job = await deps.state.jobs.get(jobId);
       if (!job) return;
       let loaded: LoadedIterationDiff | null = null;
       let error: string | null = null;
@@ -339,22 +359,22 @@ export function createActions(deps: ActionDeps): Actions {
       }
       dash.getState().setDiff(key, { loaded, error });
     },
-    loadRecord(jobId) {
-      const job = deps.state.jobs.get(jobId);
+    async loadRecord(jobId) {
+      const job = await deps.state.jobs.get(jobId);
       if (job) dash.getState().setRecord(jobId, readJobRecord(deps.state.dir, job));
     },
-    answer(jobId, askId, answer, note) {
+    async answer(jobId, askId, answer, note) {
       const order = waitingJobs(dash.getState().jobs).filter(stillOpen);
       const at = order.findIndex((j) => j.id === jobId);
       let said: string;
       try {
         // The request as the store has it now: it may have timed out, or been answered elsewhere.
-        const job = deps.state.jobs.get(jobId);
+        const job = await deps.state.jobs.get(jobId);
         const ask = job ? openAsk(job) : null;
         if (!ask || ask.id !== askId)
           said = `job ${shortJobId(jobId)} no longer waits for this answer (answered elsewhere, timed out or ended): nothing sent`;
         else {
-          (deps.answerAsk ?? answerAsk)({
+          await (deps.answerAsk ?? answerAsk)({
             store: deps.state,
             jobId,
             askId,
@@ -391,7 +411,7 @@ export function createActions(deps: ActionDeps): Actions {
   /** What the key handler reads beyond the board's state. */
   const facts: KeyFacts = {
     inRepo: !!deps.repoRoot,
-    todoOf: (job) => deps.state.todos.get(job.repo, job.todo_id) ?? undefined,
+    todoOf: (job) => deps.read?.todos.get(job.repo, job.todo_id) ?? undefined,
     todoAfterAbandon,
   };
 
@@ -406,31 +426,31 @@ export function createActions(deps: ActionDeps): Actions {
       case 'abandon':
         return void actions.abandon(i.jobId, i.closeTodo ? { closeTodo: true } : {});
       case 'retry':
-        return actions.retry(i.jobId);
+        return void actions.retry(i.jobId);
       case 'askLand':
         return void actions.askLand(i.jobId);
       case 'land':
         return actions.land(i.jobId);
       case 'createTodo':
-        return actions.createTodo();
+        return void actions.createTodo();
       case 'startTodo':
         return actions.startTodo(i.todoId);
       case 'closeTodo':
-        return actions.closeTodo(i.todoId);
+        return void actions.closeTodo(i.todoId);
       case 'editTodo':
-        return actions.editTodo(i.todoId);
+        return void actions.editTodo(i.todoId);
       case 'toggleRunner':
         return actions.toggleRunner();
       case 'stopRunner':
         return actions.stopRunner();
       case 'changeSlots':
-        return actions.changeSlots(i.delta);
+        return void actions.changeSlots(i.delta);
       case 'loadDiff':
         return void actions.loadDiff(i.jobId, i.change, i.iteration, i.from);
       case 'loadRecord':
-        return actions.loadRecord(i.jobId);
+        return void actions.loadRecord(i.jobId);
       case 'answer':
-        return actions.answer(i.jobId, i.askId, i.answer, i.note);
+        return void actions.answer(i.jobId, i.askId, i.answer, i.note);
       case 'quit':
         return deps.quit();
       default: {
@@ -447,13 +467,15 @@ export function createActions(deps: ActionDeps): Actions {
    * repository's live runners, which start the todo again if it is ready.
    */
   function todoAfterAbandon(job: Job): string {
+    const read = deps.read;
+    if (!read) return '';
     try {
-      const todos = deps.state.todos.list(job.repo);
+      const todos = read.todos.list(job.repo);
       const todo = todos.find((t) => t.id === job.todo_id);
       if (!todo) return '';
       const now = Date.now();
-      const live = deps.state.runners.list(job.repo).filter((r) => runnerAlive(r, now, probe));
-      const briefs = deps.state.jobs
+      const live = read.runners.list(job.repo).filter((r) => runnerAlive(r, now, probe));
+      const briefs = read.jobs
         .briefs(job.repo)
         .map((b) => (b.id === job.id ? { ...b, status: 'abandoned' as const } : b));
       const blockers = blockersOf({ ...todo, status: 'open' }, new Map(todos.map((t) => [t.id, t])), briefs, {
@@ -475,18 +497,29 @@ export function createActions(deps: ActionDeps): Actions {
       import('../../todo/edit-template.js'),
     ]);
     suspend(() => {
+      const unchanged = (err: unknown) =>
+        // The editor's and the parser's words are for a new todo; this one is kept as it was.
+        say(`${errText(err).replace(/:? ?nothing was created\.?/, '')}: todo ${todo.id} is unchanged`);
+      let text: string;
       try {
-        const text = editText(
+        text = editText(
           todoTemplate(todo, `# Editing todo ${todo.id}. Lines starting with # are ignored.`),
           `todo-${todo.id}.md`,
         );
-        deps.state.todos.update(repo, todo.id, parseTodoTemplate(text));
-        say(`todo ${todo.id} saved`);
       } catch (err) {
-        // The editor's and the parser's words are for a new todo; this one is kept as it was.
-        say(`${errText(err).replace(/:? ?nothing was created\.?/, '')}: todo ${todo.id} is unchanged`);
+        unchanged(err);
+        return changed();
       }
-      changed();
+      // Saved once the board is back: the store's write is asynchronous, the editor was not.
+      void (async () => {
+        try {
+          await deps.state.todos.update(repo, todo.id, parseTodoTemplate(text));
+          say(`todo ${todo.id} saved`);
+        } catch (err) {
+          unchanged(err);
+        }
+        changed();
+      })();
     });
   }
 
