@@ -23,6 +23,7 @@ import {
 } from '../helpers/hostile.js';
 import { JobFixture, verdict, write, type RunningJob } from '../helpers/job.js';
 import { waitFor } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 const SAY = `${HOSTILE}\n${SECRET_TEXT}`;
 const NOISY_TEST = String.raw`printf 'out \033[2J\033]0;t\007 \302\233x\rFORGED\nMY_API_KEY=plainvalue42\n'`;
@@ -86,7 +87,7 @@ afterAll(async () => {
 it('every view of the dashboard shows the text escaped and redacted', async () => {
   const dash = createDashboardStore({ repo: null, repoLabel: fx.repo, color: false });
   const sync = new DashboardSync({ state, dash });
-  const actions = createActions({ state, dash, repoRoot: fx.repo, quit: () => {} });
+  const actions = createActions({ state: asyncStore(state), read: state, dash, repoRoot: fx.repo, quit: () => {} });
   sync.loadAll();
   sync.start();
   await sync.ready();

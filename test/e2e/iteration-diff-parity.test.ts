@@ -11,6 +11,7 @@ import { diffKey } from '../../src/dashboard/view/state.js';
 import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { JobFixture, jobIdFrom, verdict, write } from '../helpers/job.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let fx: JobFixture;
 let jobId: string;
@@ -45,7 +46,7 @@ it('the dashboard’s diff of every iteration is the one ii job diff prints', as
   const state = openStateStore({ dir: join(fx.tmp.path, 'state', 'incrementum') });
   try {
     const dash = createDashboardStore({ repo: repoSlug(fx.repo), repoLabel: fx.repo });
-    const actions = createActions({ state, dash, repoRoot: fx.repo, quit: () => {} });
+    const actions = createActions({ state: asyncStore(state), dash, repoRoot: fx.repo, quit: () => {} });
     const cli = (i: number) => {
       const r = fx.run(['job', 'diff', jobId, '--iteration', String(i), '--json']);
       expect(r.code, r.stderr).toBe(0);

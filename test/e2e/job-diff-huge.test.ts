@@ -13,6 +13,7 @@ import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { II } from '../helpers/cli.js';
 import { JobFixture, jobIdFrom } from '../helpers/job.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let fx: JobFixture;
 let jobId: string;
@@ -80,7 +81,7 @@ describe('the diff of a huge iteration', () => {
     const state = openStateStore({ dir: join(fx.tmp.path, 'state', 'incrementum') });
     try {
       const dash = createDashboardStore({ repo: repoSlug(fx.repo), repoLabel: fx.repo });
-      const actions = createActions({ state, dash, repoRoot: fx.repo, quit: () => {} });
+      const actions = createActions({ state: asyncStore(state), dash, repoRoot: fx.repo, quit: () => {} });
       await actions.loadDiff(jobId, 1, 1);
       const d = dash.getState().diffs[diffKey(jobId, 1, 1)];
       expect(d?.error).toBeNull();

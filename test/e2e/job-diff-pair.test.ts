@@ -13,6 +13,7 @@ import { DashboardSync } from '../../src/dashboard/io/sync.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { frameWith, inputReady, KEY } from '../helpers/dash-fixture.js';
 import { JobFixture, jobIdFrom, verdict, write } from '../helpers/job.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let fx: JobFixture;
 let jobId: string;
@@ -83,7 +84,7 @@ it('the dashboard: m on 1.1, d on 1.3 shows the pair ii job diff --from 1.1 --to
   const state = openStateStore({ dir: join(fx.tmp.path, 'state', 'incrementum') });
   const dash = createDashboardStore({ repo: repoSlug(fx.repo), repoLabel: fx.repo, color: false });
   const sync = new DashboardSync({ state, dash });
-  const actions = createActions({ state, dash, repoRoot: fx.repo, quit: () => {} });
+  const actions = createActions({ state: asyncStore(state), dash, repoRoot: fx.repo, quit: () => {} });
   sync.loadAll();
   const app = render(createElement(Dashboard, { store: dash, actions, size: { columns: 120, rows: 40 } }));
   try {

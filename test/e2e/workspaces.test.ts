@@ -11,6 +11,7 @@ import { openStateStore, repoSlug, type StateStore } from '../../src/state/index
 import { GitVcs } from '../../src/vcs/git.js';
 import { ii, ROOT } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 // The session functions are exactly what the job launcher expects.
 const vcs = new GitVcs();
@@ -57,7 +58,7 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 }
 
 const start = (todoId: string, extra: { rev?: string; copy?: string[]; repoRoot?: string } = {}) =>
-  deps.startSession(store, { repoRoot: repo, slug, todoId, stateDir: store.dir, ...extra });
+  deps.startSession(asyncStore(store), { repoRoot: repo, slug, todoId, stateDir: store.dir, ...extra });
 
 /** Every file of the user's checkout outside .git, with its bytes' hash, plus what git says of it. */
 function checkoutSnapshot(dir: string): Record<string, string> {
@@ -113,7 +114,7 @@ describe('workspaces and sessions', () => {
     }
     for (const t of todos.slice(0, 8)) expect(store.todos.get(slug, t.id)?.status).toBe('in_progress');
 
-    for (const s of first) await deps.finishSession(store, s.session, 'done');
+    for (const s of first) await deps.finishSession(asyncStore(store), s.session, 'done');
     expect(store.workspaces.list(slug).every((w) => w.status === 'free')).toBe(true);
     const second = await round(todos.slice(8).map((t) => t.id));
     expect(new Set(second.map((s) => s.path))).toEqual(paths);
@@ -154,13 +155,13 @@ describe('workspaces and sessions', () => {
       expect(git(repo, 'ls-tree', '-r', '--name-only', sha)).not.toContain('.incrementum-');
     expect(it1.files.map((f) => f.path)).toEqual(['a.txt']);
 
-    const done = await deps.finishSession(store, s1.session.id, 'done');
+    const done = await deps.finishSession(asyncStore(store), s1.session.id, 'done');
     expect(done).toMatchObject({ status: 'done' });
     expect(store.todos.get(slug, todo.id)?.status).toBe('done');
     expect(git(ws, 'status', '--porcelain', '--ignored')).toBe('');
     expect(store.workspaces.list(slug)).toMatchObject([{ path: ws, status: 'free', session_id: null }]);
     // Finishing twice is harmless.
-    await deps.finishSession(store, s1.session.id, 'done');
+    await deps.finishSession(asyncStore(store), s1.session.id, 'done');
 
     // Reused, clean, with the copy made again; a failed session reopens its todo.
     const todo2 = store.todos.create(slug, { title: 'again' });
@@ -168,7 +169,7 @@ describe('workspaces and sessions', () => {
     expect(s2.workspacePath).toBe(ws);
     expect(readFileSync(join(ws, '.env'), 'utf8')).toBe('SECRET=1\n');
     expect(git(ws, 'rev-parse', 'HEAD')).toBe(s2.baseRev);
-    await deps.finishSession(store, s2.session.id, 'failed');
+    await deps.finishSession(asyncStore(store), s2.session.id, 'failed');
     expect(store.todos.get(slug, todo2.id)?.status).toBe('open');
 
     await vcs.removeWorkspace(repo, ws);
@@ -208,7 +209,7 @@ describe('workspaces and sessions', () => {
   it('re-creates a free workspace whose directory was deleted, and clears debris at a new path', async () => {
     const t1 = store.todos.create(slug, { title: 'one' });
     const s1 = await start(t1.id);
-    await deps.finishSession(store, s1.session.id, 'failed');
+    await deps.finishSession(asyncStore(store), s1.session.id, 'failed');
     execFileSync('rm', ['-rf', s1.workspacePath]);
     const s2 = await start(store.todos.create(slug, { title: 'two' }).id);
     expect(s2.workspacePath).toBe(s1.workspacePath);
@@ -228,7 +229,7 @@ describe('workspaces and sessions', () => {
     // record, then remove its directory and branch. A job claiming a
     // workspace in between must not be given that path.
     const landed = await start(store.todos.create(slug, { title: 'landed' }).id);
-    await deps.finishSession(store, landed.session.id, 'done');
+    await deps.finishSession(asyncStore(store), landed.session.id, 'done');
     expect(store.workspaces.removeIfFree(landed.workspacePath)).toBe(true);
     const next = await start(store.todos.create(slug, { title: 'next' }).id);
     await vcs.removeWorkspace(repo, landed.workspacePath);
@@ -254,8 +255,8 @@ describe('workspaces and sessions', () => {
       }
     }
     const slow = new SlowSecondReset();
-    const first = finishSession(store, x.session.id, 'failed', slow);
-    const second = finishSession(store, x.session.id, 'failed', slow);
+    const first = finishSession(asyncStore(store), x.session.id, 'failed', slow);
+    const second = finishSession(asyncStore(store), x.session.id, 'failed', slow);
     await first;
     const y = await start(store.todos.create(slug, { title: 'y' }).id);
     expect(y.workspacePath).toBe(x.workspacePath);
@@ -270,7 +271,7 @@ describe('workspaces and sessions', () => {
     const todo = (title: string) => store.todos.create(slug, { title }).id;
     const free = await start(todo('free'));
     const ended = await start(todo('ended'));
-    await deps.finishSession(store, free.session.id, 'done');
+    await deps.finishSession(asyncStore(store), free.session.id, 'done');
     store.sessions.setStatus(ended.session.id, 'failed'); // ended, its workspace not yet released
     // While prune removes the first workspace, jobs start: one is given the
     // ended session's workspace (released just then, as finishSession
@@ -285,7 +286,11 @@ describe('workspaces and sessions', () => {
         await super.removeWorkspace(root, path);
       }
     }
-    const pruned = await pruneWorkspaces(store, { root: repo, slug, stateDir: store.dir }, new StartingVcs());
+    const pruned = await pruneWorkspaces(
+      asyncStore(store),
+      { root: repo, slug, stateDir: store.dir },
+      new StartingVcs(),
+    );
     expect(started.map((s) => s.workspacePath)).toEqual([
       ended.workspacePath,
       join(store.dir, 'workspaces', slug, '3'),
@@ -317,9 +322,9 @@ describe('workspaces and sessions', () => {
     store.jobs.appendChange(doneJob.id, doneChange);
     writeFileSync(join(done.workspacePath, 'x.txt'), 'x\n');
     const it1 = await vcs.commitIteration(done.workspacePath, 'x');
-    await deps.finishSession(store, done.session.id, 'done');
+    await deps.finishSession(asyncStore(store), done.session.id, 'done');
     store.sessions.setStatus(crashed.session.id, 'failed'); // ended without releasing
-    await deps.finishSession(store, vanished.session.id, 'failed');
+    await deps.finishSession(asyncStore(store), vanished.session.id, 'failed');
     execFileSync('rm', ['-rf', vanished.workspacePath]);
     const orphan = join(store.dir, 'workspaces', slug, '99');
     await vcs.addWorkspace(repo, orphan, 'incrementum/ws-99', done.baseRev);

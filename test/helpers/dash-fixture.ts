@@ -11,6 +11,7 @@ import { createDashboardStore, type DashboardStore } from '../../src/dashboard/v
 import { DashboardSync } from '../../src/dashboard/io/sync.js';
 import type { Job } from '../../src/model/job.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 import { tempDir, waitFor } from './tmp.js';
 
 export const REPO = 'demo-12345678';
@@ -54,7 +55,8 @@ export function dashFixture(
     },
   };
   fx.actions = createActions({
-    state,
+    state: asyncStore(state),
+    read: state,
     dash,
     repoRoot: tmp.path,
     probe: probe(opts.dead),

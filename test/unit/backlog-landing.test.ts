@@ -5,6 +5,7 @@ import { afterEach, expect, it } from 'vitest';
 import { BacklogRunner, type BacklogSnapshot } from '../../src/backlog/scheduler.js';
 import { boardColumns, BACKLOG } from '../../src/dashboard/view/board.js';
 import { dashFixture, makeJob, REPO, type DashFixture } from '../helpers/dash-fixture.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let fx: DashFixture | null = null;
 afterEach(async () => {
@@ -18,7 +19,7 @@ const backlogCards = (f: DashFixture) =>
 /** What one look of ii run (with or without --land) sees of the same store: its ready and blocked counts. */
 async function runnerLook(f: DashFixture, land: boolean): Promise<BacklogSnapshot> {
   const runner = new BacklogRunner({
-    store: f.state,
+    store: asyncStore(f.state),
     finishSession: async () => {},
     repo: { root: f.dir, slug: REPO },
     slots: 1,

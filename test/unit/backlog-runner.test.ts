@@ -8,6 +8,7 @@ import { BacklogRunner, type BacklogSnapshot } from '../../src/backlog/scheduler
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -28,7 +29,7 @@ it('a job that ended is out of the view, and counted done, when its end is told'
   let ended = false;
   const seenAtEnd: BacklogSnapshot[] = [];
   const runner: BacklogRunner = new BacklogRunner({
-    store,
+    store: asyncStore(store),
     finishSession: async () => {},
     repo: { root: tmp.path, slug: 'r' },
     slots: 1,

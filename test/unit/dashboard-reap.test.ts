@@ -10,6 +10,7 @@ import { DashboardSync } from '../../src/dashboard/io/sync.js';
 import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { tempDir, waitFor } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let state: StateStore;
@@ -43,7 +44,7 @@ it('fails a job whose runner is gone, reopens its todo, frees its workspace, and
   const live = state.jobs.claim(repo, { todo_id: t2.id, pid: process.pid, host: hostname() }, () => null);
 
   const dash = createDashboardStore({ repo, repoLabel: repo, banner: null, color: false });
-  const sync = new DashboardSync({ state, dash, pollMs: 60_000, reap: boardReaper(state, dash) });
+  const sync = new DashboardSync({ state, dash, pollMs: 60_000, reap: boardReaper(asyncStore(state), dash) });
   sync.loadAll();
   await waitFor(() => state.jobs.get(gone.id)?.status === 'failed', 'the board to clean up the job');
   expect(state.jobs.get(gone.id)!.failure_reason).toBe(

@@ -15,6 +15,7 @@ import { finishSession, startSession } from '../../src/session/index.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { runningInGroup } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -67,10 +68,10 @@ describe('cleaning up after a dead runner', () => {
     child.unref();
     pgids.push(child.pid!);
     await waitFor(() => runningInGroup(child.pid!).length > 0, 'the group');
-    groupRecorder(store, job.id, tmp.path)(child.pid!, 'test: sleep');
+    groupRecorder(asyncStore(store), job.id, tmp.path)(child.pid!, 'test: sleep');
 
     let aliveAtRelease: number[] | null = null;
-    const c = await cleanUpDeadRunner(store, store.dir, job, {
+    const c = await cleanUpDeadRunner(asyncStore(store), store.dir, job, {
       status: 'abandoned',
       reason: 'gone',
       graceMs: 200,
@@ -104,7 +105,7 @@ describe('cleaning up after a dead runner', () => {
         finishSession: (s, id, outcome) => finishSession(s, id, outcome, vcs),
       },
       {
-        store,
+        store: asyncStore(store),
         stateDir: store.dir,
         repo: { root: repo, slug: 'r' },
         config: Config.parse({ job: { 'test-commands': ['true'] } }),
@@ -117,10 +118,10 @@ describe('cleaning up after a dead runner', () => {
     expect(store.workspaces.list('r').map((w) => w.status)).toEqual(['acquired']);
     expect(store.sessions.list('r')).toEqual([]);
 
-    const c = await cleanUpDeadRunner(store, store.dir, job, {
+    const c = await cleanUpDeadRunner(asyncStore(store), store.dir, job, {
       status: 'failed',
       reason: 'gone',
-      finishSession: (id) => finishSession(store, id, 'failed', new GitVcs()).then(() => {}),
+      finishSession: (id) => finishSession(asyncStore(store), id, 'failed', new GitVcs()).then(() => {}),
     });
     expect(c.job.status).toBe('failed');
     expect(c.todo).toBe('open');
@@ -151,7 +152,7 @@ describe('cleaning up after a dead runner', () => {
         // (The job's old workspace is free again, so it is reset, not added.)
         const { vcs, inAdd } = stuckVcs();
         void landJob({
-          store: s2,
+          store: asyncStore(s2),
           stateDir: dir,
           repo: { root: f.repo, slug },
           config: Config.parse({ job: { 'test-commands': ['true'] } }),
@@ -175,10 +176,10 @@ describe('cleaning up after a dead runner', () => {
         expect(job.status).toBe('active');
         expect(job.session_id).not.toBe(oldSession);
 
-        const c = await cleanUpDeadRunner(s2, dir, job, {
+        const c = await cleanUpDeadRunner(asyncStore(s2), dir, job, {
           status: 'failed',
           reason: 'gone',
-          finishSession: (sid) => finishSession(s2, sid, 'failed', new GitVcs()).then(() => {}),
+          finishSession: (sid) => finishSession(asyncStore(s2), sid, 'failed', new GitVcs()).then(() => {}),
         });
         expect(c.job.status).toBe('failed');
         expect(s2.workspaces.list(slug).filter((w) => w.status === 'acquired')).toEqual([]);
@@ -194,7 +195,7 @@ describe('cleaning up after a dead runner', () => {
     const todo = store.todos.create('r', { title: 't' });
     store.todos.setStatus('r', todo.id, 'done');
     const job = store.jobs.create('r', { todo_id: todo.id });
-    const c = await cleanUpDeadRunner(store, store.dir, job, {
+    const c = await cleanUpDeadRunner(asyncStore(store), store.dir, job, {
       status: 'failed',
       reason: 'gone',
       finishSession: async () => {},
@@ -211,8 +212,8 @@ describe('acquiring a workspace', () => {
     gitRepo(repo);
     const o = (todoId: string) => ({ repoRoot: repo, slug: 'r', todoId, stateDir: store.dir });
     const t = () => store.todos.create('r', { title: 't' }).id;
-    const first = await startSession(store, o(t()), new GitVcs());
-    await finishSession(store, first.session.id, 'failed', new GitVcs());
+    const first = await startSession(asyncStore(store), o(t()), new GitVcs());
+    await finishSession(asyncStore(store), first.session.id, 'failed', new GitVcs());
     const ws = first.workspacePath;
 
     // A dead job's recorded group in the free workspace: ended, then the workspace is reused.
@@ -224,18 +225,18 @@ describe('acquiring a workspace', () => {
     rec.unref();
     pgids.push(rec.pid!);
     await waitFor(() => runningInGroup(rec.pid!).length > 0, 'the recorded group');
-    groupRecorder(store, 'dead-job', ws)(rec.pid!, 'agent');
-    const second = await startSession(store, o(t()), new GitVcs());
+    groupRecorder(asyncStore(store), 'dead-job', ws)(rec.pid!, 'agent');
+    const second = await startSession(asyncStore(store), o(t()), new GitVcs());
     expect(runningInGroup(rec.pid!)).toEqual([]);
     expect(second.workspacePath).toBe(ws);
-    await finishSession(store, second.session.id, 'failed', new GitVcs());
+    await finishSession(asyncStore(store), second.session.id, 'failed', new GitVcs());
 
     // Something unrecorded working there: the workspace is not handed out.
     const stray = spawn('sleep', ['600'], { cwd: ws, detached: true, stdio: 'ignore' });
     stray.unref();
     pgids.push(stray.pid!);
     await waitFor(() => runningInGroup(stray.pid!).length > 0, 'the stray process');
-    const third = await startSession(store, o(t()), new GitVcs());
+    const third = await startSession(asyncStore(store), o(t()), new GitVcs());
     expect(third.workspacePath).not.toBe(ws);
     expect(store.workspaces.list('r').find((w) => w.path === ws)?.status).toBe('free');
   });

@@ -18,6 +18,7 @@ import { appendEvent } from '../../src/state/events.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { makeFinishedJob, type MadeJob } from '../helpers/journal-job.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -40,7 +41,7 @@ afterEach(() => {
 });
 
 const write = (opts: Parameters<typeof writeJournal>[3] = {}) =>
-  writeJournal(store, stateDir, made.job.id, { repoRoot: root, ...opts });
+  writeJournal(asyncStore(store), stateDir, made.job.id, { repoRoot: root, ...opts });
 
 describe('writeJournal on a job made through the store and a real git repo', () => {
   it('writes journal.json and journal.md that agree with the job record and git', async () => {
@@ -161,7 +162,7 @@ describe('writeJournal on a job made through the store and a real git repo', () 
   });
 
   it('finds the repository from the workspace when no root is given', async () => {
-    const w = await writeJournal(store, stateDir, made.job.id);
+    const w = await writeJournal(asyncStore(store), stateDir, made.job.id);
     expect(w.journal.repo_root).toBe(root);
     expect(w.journal.checkpoints.list).toHaveLength(2);
   });
@@ -175,7 +176,7 @@ describe('writeJournal on a job made through the store and a real git repo', () 
       pid: process.pid,
       host: hostname(),
     });
-    const j = (await writeJournal(store, stateDir, live.id, { repoRoot: root })).journal;
+    const j = (await writeJournal(asyncStore(store), stateDir, live.id, { repoRoot: root })).journal;
     expect(j.status).toMatchObject({
       terminal_state: 'running',
       timestamps: { ended_at: null },
@@ -193,13 +194,13 @@ describe('writeJournal on a job made through the store and a real git repo', () 
       pid: Number(dead),
       host: hostname(),
     });
-    const g = (await writeJournal(store, stateDir, gone.id, { repoRoot: root })).journal;
+    const g = (await writeJournal(asyncStore(store), stateDir, gone.id, { repoRoot: root })).journal;
     expect(g.status.terminal_state).toBe('unknown');
     expect(g.next_action?.command).toBe(`ii job retry ${gone.id}`);
   });
 
   it('a job that is not in the store is a UserError', async () => {
-    await expect(writeJournal(store, stateDir, 'nosuchjob')).rejects.toBeInstanceOf(UserError);
+    await expect(writeJournal(asyncStore(store), stateDir, 'nosuchjob')).rejects.toBeInstanceOf(UserError);
     expect(existsSync(join(stateDir, 'jobs', 'nosuchjob'))).toBe(false);
   });
 

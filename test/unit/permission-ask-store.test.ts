@@ -9,6 +9,7 @@ import { isWaiting, type NewPermissionAsk } from '../../src/model/permission-ask
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -34,7 +35,7 @@ const ASK: NewPermissionAsk = {
 };
 
 describe('permission requests', () => {
-  it('an open request is the job asking; an answer closes it, records its wait and the job total', () => {
+  it('an open request is the job asking; an answer closes it, records its wait and the job total', async () => {
     const job = store.jobs.create('r', { todo_id: 't' });
     expect(store.jobs.get(job.id)!.asking).toBeNull();
     const v0 = store.jobs.version();
@@ -47,7 +48,12 @@ describe('permission requests', () => {
     expect(store.jobs.listChangedAfter(v0, 'r').map((j) => j.id)).toEqual([job.id]);
     expect(JSON.parse(store.jobs.listJson('r'))[0].asking.id).toBe(ask.id);
 
-    const closed = answerAsk({ store, jobId: job.id, answer: 'reject', note: '  use npm run test:unit  ' });
+    const closed = await answerAsk({
+      store: asyncStore(store),
+      jobId: job.id,
+      answer: 'reject',
+      note: '  use npm run test:unit  ',
+    });
     expect(closed).toMatchObject({ outcome: 'reject', note: 'use npm run test:unit' });
     expect(closed.waited_ms).toBeGreaterThanOrEqual(0);
     const after = store.jobs.get(job.id)!;
@@ -59,29 +65,40 @@ describe('permission requests', () => {
     expect(store.asks.list(job.id)).toHaveLength(1);
   });
 
-  it('answerAsk with the request the person saw answers that one only: one asked again after a timeout is left open', () => {
+  it('answerAsk with the request the person saw answers that one only: one asked again after a timeout is left open', async () => {
     const job = store.jobs.create('r', { todo_id: 't' });
     const seen = store.asks.open(job.id, ASK);
     store.asks.close(seen.id, 'timeout', null);
     const again = store.asks.open(job.id, { ...ASK, command: 'git reset --hard HEAD~3', title: 'reset' });
-    expect(() => answerAsk({ store, jobId: job.id, answer: 'allow-always', askId: seen.id })).toThrow(
-      /was timeout already: nothing sent/,
-    );
+    await expect(
+      answerAsk({ store: asyncStore(store), jobId: job.id, answer: 'allow-always', askId: seen.id }),
+    ).rejects.toThrow(/was timeout already: nothing sent/);
     expect(store.asks.get(again.id)!.outcome).toBeNull();
-    expect(() => answerAsk({ store, jobId: job.id, answer: 'allow', askId: 999 })).toThrow(
-      /has no request 999/,
-    );
-    expect(answerAsk({ store, jobId: job.id, answer: 'reject', askId: again.id }).outcome).toBe('reject');
+    await expect(
+      answerAsk({ store: asyncStore(store), jobId: job.id, answer: 'allow', askId: 999 }),
+    ).rejects.toThrow(/has no request 999/);
+    expect(
+      (await answerAsk({ store: asyncStore(store), jobId: job.id, answer: 'reject', askId: again.id }))
+        .outcome,
+    ).toBe('reject');
   });
 
-  it('answerAsk says what to do when there is nothing to answer', () => {
+  it('answerAsk says what to do when there is nothing to answer', async () => {
     const job = store.jobs.create('r', { todo_id: 't' });
-    expect(() => answerAsk({ store, jobId: job.id, answer: 'allow' })).toThrow(/not waiting for an answer/);
+    await expect(answerAsk({ store: asyncStore(store), jobId: job.id, answer: 'allow' })).rejects.toThrow(
+      /not waiting for an answer/,
+    );
     store.asks.open(job.id, ASK);
     store.jobs.finish(job.id, 'failed', 'x');
-    expect(() => answerAsk({ store, jobId: job.id, answer: 'allow' })).toThrow(UserError);
-    expect(() => answerAsk({ store, jobId: job.id, answer: 'allow' })).toThrow(/is failed/);
-    expect(() => answerAsk({ store, jobId: 'nope', answer: 'allow' })).toThrow(/no job nope/);
+    await expect(answerAsk({ store: asyncStore(store), jobId: job.id, answer: 'allow' })).rejects.toThrow(
+      UserError,
+    );
+    await expect(answerAsk({ store: asyncStore(store), jobId: job.id, answer: 'allow' })).rejects.toThrow(
+      /is failed/,
+    );
+    await expect(answerAsk({ store: asyncStore(store), jobId: 'nope', answer: 'allow' })).rejects.toThrow(
+      /no job nope/,
+    );
   });
 
   it("a job's end cancels a request left open (a runner that died while it waited), adding its wait", () => {

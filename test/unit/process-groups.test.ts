@@ -10,6 +10,7 @@ import { endRecordedGroups, groupRecorder, spawnInGroup } from '../../src/proc/r
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { isRunning, runningInGroup } from '../helpers/procs.js';
 import { tempDir, waitFor } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -37,23 +38,23 @@ function stubbornGroup(cwd: string): number {
 }
 
 describe('recorded process groups', () => {
-  it('records a group with its leader start time, lists it by job and workspace, forgets it', () => {
+  it('records a group with its leader start time, lists it by job and workspace, forgets it', async () => {
     const pgid = stubbornGroup(tmp.path);
-    const g = groupRecorder(store, 'job1', '/ws/1')(pgid, 'test: sleep');
+    const g = groupRecorder(asyncStore(store), 'job1', '/ws/1')(pgid, 'test: sleep');
     const [rec] = store.processGroups.list({ job_id: 'job1' });
     expect(rec).toMatchObject({ job_id: 'job1', workspace_path: '/ws/1', pgid, label: 'test: sleep' });
     expect(rec!.start_ticks).toBe(startTicks(pgid));
     expect(store.processGroups.list({ workspace_path: '/ws/1' })).toHaveLength(1);
     expect(store.processGroups.list({ job_id: 'other' })).toEqual([]);
-    g.forget();
+    await g.forget();
     expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
   });
 
   it('ends a recorded group that ignores SIGTERM (SIGKILL after the grace) and drops its record', async () => {
     const pgid = stubbornGroup(tmp.path);
     await waitFor(() => runningInGroup(pgid).length >= 2, 'the shell and its sleeps');
-    groupRecorder(store, 'job1', tmp.path)(pgid, 'test');
-    const r = await endRecordedGroups(store, { job_id: 'job1' }, 200);
+    groupRecorder(asyncStore(store), 'job1', tmp.path)(pgid, 'test');
+    const r = await endRecordedGroups(asyncStore(store), { job_id: 'job1' }, 200);
     expect(r.ended.map((g) => g.pgid)).toEqual([pgid]);
     expect(runningInGroup(pgid)).toEqual([]);
     expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
@@ -70,7 +71,7 @@ describe('recorded process groups', () => {
       host: (await import('node:os')).hostname(),
       label: 'test',
     });
-    const r = await endRecordedGroups(store, { job_id: 'job1' }, 200);
+    const r = await endRecordedGroups(asyncStore(store), { job_id: 'job1' }, 200);
     expect(r.ended).toEqual([]);
     expect(runningInGroup(pgid).length).toBeGreaterThanOrEqual(2);
     expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
@@ -100,7 +101,7 @@ describe('recorded process groups', () => {
       host: (await import('node:os')).hostname(),
       label: 'test',
     });
-    const r = await endRecordedGroups(store, { job_id: 'job1' }, 200);
+    const r = await endRecordedGroups(asyncStore(store), { job_id: 'job1' }, 200);
     expect(r.ended).toEqual([]);
     expect(isRunning(sleeper)).toBe(true);
     expect(store.processGroups.list({ job_id: 'job1' })).toEqual([]);
@@ -114,11 +115,11 @@ describe('recorded process groups', () => {
     });
     const pgid = child.pid!;
     started.push(pgid);
-    groupRecorder(store, 'job1', tmp.path)(pgid, 'test');
+    groupRecorder(asyncStore(store), 'job1', tmp.path)(pgid, 'test');
     await new Promise((r) => child.on('exit', r));
     const sleeper = Number(readFileSync(pidFile, 'utf8').trim());
     expect(runningInGroup(pgid)).toEqual([sleeper]);
-    const r = await endRecordedGroups(store, { job_id: 'job1' }, 200);
+    const r = await endRecordedGroups(asyncStore(store), { job_id: 'job1' }, 200);
     expect(r.ended.map((g) => g.pgid)).toEqual([pgid]);
     expect(isRunning(sleeper)).toBe(false);
   });
@@ -129,7 +130,7 @@ describe('recorded process groups', () => {
       ['-c', "trap '' TERM; sleep 600"],
       { cwd: tmp.path, stdio: 'ignore' },
       {
-        recorder: groupRecorder(store, 'job2', tmp.path),
+        recorder: groupRecorder(asyncStore(store), 'job2', tmp.path),
         label: 'setup: sleep',
       },
     );
@@ -192,7 +193,7 @@ describe('test timeout', () => {
   it('ends a hanging command with everything it started, and the table says it timed out', async () => {
     const pidFile = join(tmp.path, 'pid');
     const recorded: number[] = [];
-    const rec = groupRecorder(store, 'job3', tmp.path);
+    const rec = groupRecorder(asyncStore(store), 'job3', tmp.path);
     const r = await runTests({
       commands: [`(trap '' TERM; sleep 600) & echo $! > ${pidFile}; sleep 600`, 'true'],
       cwd: tmp.path,

@@ -13,9 +13,10 @@ import { localProbe } from '../../src/proc/alive.js';
 import { startTicks } from '../../src/proc/group.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 /** The session release the board makes (no workspace here to reset). */
-const release = (id: string) => releaseSession(store)(id);
+const release = (id: string) => releaseSession(asyncStore(store))(id);
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -65,17 +66,23 @@ describe('a runner is gone', () => {
     const pid = liveProcess();
     const { todo, job } = activeJob(pid);
     // No start given yet (before its first heartbeat): a live pid is the runner.
-    expect(runnerGoneIn(store, job)).toBe(false);
+    expect(await runnerGoneIn(asyncStore(store), job)).toBe(false);
     // Its heartbeat gave the start ticks of the process that has the pid: the runner.
     store.jobs.heartbeat(job.id, pid, hostname(), startTicks(pid));
     expect(store.jobs.runnerStart(job.id)).toBe(startTicks(pid));
-    expect(runnerGoneIn(store, job)).toBe(false);
-    expect(await reapDeadRunner(store, job.id, { by: 'a test', finishSession: release })).toBeNull();
+    expect(await runnerGoneIn(asyncStore(store), job)).toBe(false);
+    expect(
+      await reapDeadRunner(asyncStore(store), job.id, { by: 'a test', finishSession: release }),
+    ).toBeNull();
     expect(store.jobs.get(job.id)!.status).toBe('active');
     // The runner that gave these ticks started at another time: what has the pid now is not it.
     store.jobs.heartbeat(job.id, pid, hostname(), startTicks(pid)! - 1);
-    expect(runnerGoneIn(store, job)).toBe(true);
-    const c = await reapDeadRunner(store, job.id, { by: 'a test', finishSession: release, graceMs: 200 });
+    expect(await runnerGoneIn(asyncStore(store), job)).toBe(true);
+    const c = await reapDeadRunner(asyncStore(store), job.id, {
+      by: 'a test',
+      finishSession: release,
+      graceMs: 200,
+    });
     expect(c?.job.status).toBe('failed');
     expect(c?.job.failure_reason).toBe(`its runner (pid ${pid}) was gone; cleaned up by a test`);
     expect(store.todos.get('r', todo.id)!.status).toBe('open');
@@ -83,21 +90,21 @@ describe('a runner is gone', () => {
     expect(() => process.kill(pid, 0)).not.toThrow();
   });
 
-  it('ticks given for another pid (a landing resumed the job in a new process) are not used', () => {
+  it('ticks given for another pid (a landing resumed the job in a new process) are not used', async () => {
     const pid = liveProcess();
     const { job } = activeJob(pid);
     store.jobs.heartbeat(job.id, pid, hostname(), 1);
     store.jobs.finish(job.id, 'completed');
     store.jobs.resume(job.id, process.pid, hostname());
     expect(store.jobs.runnerStart(job.id)).toBeNull();
-    expect(runnerGoneIn(store, store.jobs.get(job.id)!)).toBe(false);
+    expect(await runnerGoneIn(asyncStore(store), store.jobs.get(job.id)!)).toBe(false);
   });
 
   it('ii job abandon of a job whose pid was reused cleans it up instead of asking a runner that is not there', async () => {
     const pid = liveProcess();
     const { todo, job } = activeJob(pid);
     store.jobs.heartbeat(job.id, pid, hostname(), startTicks(pid)! + 1);
-    const r = await abandonJob(store, store.dir, store.jobs.get(job.id)!, {
+    const r = await abandonJob(asyncStore(store), store.dir, store.jobs.get(job.id)!, {
       probe: localProbe,
       finishSession: async () => {},
     });

@@ -18,6 +18,7 @@ import { jobDetail, jobListTable } from '../../src/cli/job/view.js';
 import { style } from '../../src/cli/format.js';
 import { landingLine } from '../../src/dashboard/view/board.js';
 import { tempDir } from '../helpers/tmp.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -143,7 +144,7 @@ describe('takeLanding', () => {
 });
 
 describe('toLand (what a landing runner does with each job to land)', () => {
-  it('ready oldest completion first; refused, landed elsewhere and still finishing apart', () => {
+  it('ready oldest completion first; refused, landed elsewhere and still finishing apart', async () => {
     const first = landingRunJob('first');
     const second = landingRunJob('second');
     const refused = landingRunJob('refused');
@@ -155,9 +156,9 @@ describe('toLand (what a landing runner does with each job to land)', () => {
     const killedMidLanding = landingRunJob('killed');
     store.jobs.setLanding(killedMidLanding.id, landing('landing', 4244));
     const finishing = landingRunJob('finishing', { pid: 5150 });
-    const t = toLand(store, 'r', probe(4242, 5150));
+    const t = await toLand(asyncStore(store), 'r', probe(4242, 5150));
     // Long after it completed, a live pid is another process's (pids are reused): not waited on.
-    const later = toLand(store, 'r', probe(4242, 5150), Date.now() + 10 * 60_000);
+    const later = await toLand(asyncStore(store), 'r', probe(4242, 5150), Date.now() + 10 * 60_000);
     expect(later.finishing).toEqual([]);
     expect(later.ready.map((j) => j.id)).toContain(finishing.id);
     const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id);

@@ -1,0 +1,117 @@
+// The built CLI on PostgreSQL: with II_DATABASE_URL set (a fresh database of
+// the run's private server), every command reads and writes the shared store,
+// and no SQLite file is made. One repository goes through a job's whole life
+// (todo, job, listing, landing) and a backlog run of two slots.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
+import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
+
+const server = pgServer();
+
+let f: JobFixture;
+let db: string;
+let url: string;
+
+/** Rows of the test's database. */
+async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+/** Every file under the state dir whose name says SQLite (state.db and its -wal, -shm). */
+function sqliteFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((n) => /state\.db/.test(n));
+}
+
+beforeEach(async () => {
+  if (!server) return;
+  f = new JobFixture('ii-pg-cli-');
+  db = await freshDatabase(server, 'ii_cli');
+  url = socketUrl(server, db);
+  f.env.II_DATABASE_URL = url;
+});
+afterEach(async () => {
+  if (!server) return;
+  f.cleanup();
+  await dropDatabase(server, db);
+});
+
+describe.skipIf(!server)(`the CLI on PostgreSQL${server ? '' : ` (skipped: ${pgWhyNot()})`}`, () => {
+  it('todo, job do, list, show, land and ii run --jobs 2 all go to the database; no SQLite file is made', async () => {
+    f.setup();
+    const stateDir = join(f.tmp.path, 'state', 'incrementum');
+
+    // A todo, then a job on it run to the end by the scripted agent.
+    const created = f.run(['todo', 'create', '--title', 'add hello']);
+    expect(created.code, created.stderr).toBe(0);
+    const todoId = created.stdout.trim();
+    const s = f.scenario('job', {
+      implement: [{ actions: [write('hello.txt', 'hi\n')] }],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Add hello' }] }],
+    });
+    const done = f.run(['job', 'do', todoId], s);
+    expect(done.code, done.stderr).toBe(0);
+    const jobId = jobIdFrom(done.stderr);
+    expect(jobId).not.toBe('');
+
+    // What the commands read back is the database's.
+    const listed = JSON.parse(f.run(['job', 'list', '--all', '--json']).stdout) as {
+      id: string;
+      status: string;
+    }[];
+    expect(listed.map((j) => [j.id, j.status])).toEqual([[jobId, 'completed']]);
+    const shown = f.show(jobId);
+    expect(shown.status).toBe('completed');
+    expect(shown.changes.flatMap((c) => c.commits).length).toBeGreaterThan(0);
+    const rows = await query<{ id: string; status: string; todo_id: string }>(
+      'SELECT id, status, todo_id FROM jobs',
+    );
+    expect(rows).toEqual([{ id: jobId, status: 'completed', todo_id: todoId }]);
+    expect(await query<{ status: string }>('SELECT status FROM todos WHERE id = $1', [todoId])).toEqual([
+      { status: 'done' },
+    ]);
+
+    // Landed onto main, and recorded so in the database.
+    const landed = f.run(['job', 'land', jobId]);
+    expect(landed.code, landed.stderr).toBe(0);
+    expect(f.git('rev-parse', 'main').trim()).toBe(landed.stdout.trim());
+    expect(f.git('show', 'main:hello.txt')).toBe('hi\n');
+    const [landedRow] = await query<{ landed: unknown }>('SELECT landed FROM jobs WHERE id = $1', [jobId]);
+    expect(landedRow?.landed).toBeTruthy();
+
+    // A small backlog through ii run, two at once: each todo runs once.
+    const todos = ['one', 'two', 'three'].map((t) => {
+      const r = f.run(['todo', 'create', '--title', t]);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout.trim();
+    });
+    const backlog = f.scenario('backlog', { implement: [{ actions: [] }] });
+    const run = await f.runAsync(['run', '--jobs', '2'], backlog);
+    expect(run.code, run.stderr).toBe(0);
+    const byTodo = await query<{ todo_id: string; n: string; status: string }>(
+      'SELECT todo_id, count(*) AS n, min(status) AS status FROM jobs WHERE todo_id = ANY($1) GROUP BY todo_id',
+      [todos],
+    );
+    expect(byTodo.map((r) => [r.todo_id, Number(r.n), r.status]).sort()).toEqual(
+      todos.map((t) => [t, 1, 'completed']).sort(),
+    );
+    // ii run recorded itself while it ran, and took its record with it.
+    expect(await query('SELECT id FROM runners')).toEqual([]);
+    const cli = JSON.parse(f.run(['job', 'list', '--all', '--json']).stdout) as unknown[];
+    expect(cli).toHaveLength(4);
+
+    // The store of record was PostgreSQL throughout: no SQLite file anywhere in the state dir.
+    expect(sqliteFiles(stateDir)).toEqual([]);
+    // The local state dir still holds what stays local (the job's event log).
+    expect(existsSync(join(stateDir, 'jobs', jobId))).toBe(true);
+  });
+});
