@@ -7,12 +7,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { UserError } from '../errors.js';
 import { PROJECT_NAME, PROJECT_NAME_HELP } from '../model/project-name.js';
 import { normaliseRemoteUrl } from '../vcs/remote-url.js';
 import { remoteUrlSync } from '../vcs/remote-config.js';
 import { repoSlug } from './paths.js';
+import { parseTomlLazily } from './lazy-toml.js';
 
 export interface SharedIdentity {
   /** The repository's name in the store (also a folder name). */
@@ -37,7 +37,7 @@ function repoSettings(root: string): { project?: string; remote: string; file?: 
     if (!/\b(project|name)\b/.test(text)) return { remote: 'origin', file };
     let raw: { state?: { project?: unknown }; remote?: { name?: unknown } };
     try {
-      raw = parseToml(text) as typeof raw;
+      raw = parseTomlLazily(text) as typeof raw;
     } catch (err) {
       throw new UserError(`config ${file} is not valid TOML: ${(err as Error).message}`);
     }

@@ -6,9 +6,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { UserError } from '../errors.js';
 import { dbUrlPassword } from '../text/db-url.js';
+import { parseTomlLazily } from './lazy-toml.js';
 
 /** `$XDG_CONFIG_HOME/incrementum/config.toml`, else `~/.config/incrementum/config.toml`. */
 export function userConfigFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -47,7 +47,7 @@ export function configuredStoreUrl(env: NodeJS.ProcessEnv = process.env): StoreU
   if (!/\burl\b/.test(text)) return null;
   let state: unknown;
   try {
-    state = (parseToml(text) as { state?: unknown }).state;
+    state = (parseTomlLazily(text) as { state?: unknown }).state;
   } catch (err) {
     throw new UserError(`config ${file} is not valid TOML: ${(err as Error).message}`);
   }
