@@ -3,13 +3,25 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
 import type { AsyncStateStore } from '../state/async-api.js';
+import { sharedIdentity } from '../state/identity.js';
 import { repoSlug } from '../state/index.js';
 import { openAsyncStateStore } from '../state/open-async.js';
+import { configuredStoreUrl } from '../state/store-url.js';
 import { repoRootSync } from '../vcs/git-run.js';
 
 export interface RepoContext {
   root: string;
+  /**
+   * The repository's name in the store: its clone's path (repoSlug) on the
+   * local SQLite store; on a shared PostgreSQL store what all its clones
+   * share ([state] project, else the remote's URL: state/identity.ts).
+   */
   slug: string;
+}
+
+/** The repository's name in the store this process uses (see RepoContext.slug). */
+function storeSlug(root: string): string {
+  return configuredStoreUrl() ? sharedIdentity(root).slug : repoSlug(root);
 }
 
 /** Environment that changes how git finds a repository: with any of it set, only git answers. */
@@ -64,7 +76,7 @@ export function workingDir(): string {
 /** The git repository containing `cwd`: the same root (and slug) from any subfolder. */
 export function currentRepo(cwd = workingDir()): RepoContext {
   const found = findWorkTree(cwd);
-  if (found) return { root: found, slug: repoSlug(found) };
+  if (found) return { root: found, slug: storeSlug(found) };
   let root: string | null;
   try {
     root = repoRootSync(cwd);
@@ -77,7 +89,7 @@ export function currentRepo(cwd = workingDir()): RepoContext {
     throw new UserError(
       `not inside a git repository: ${cwd}\nRun ii from a git checkout (git init makes one).`,
     );
-  return { root, slug: repoSlug(root) };
+  return { root, slug: storeSlug(root) };
 }
 
 /**

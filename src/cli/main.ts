@@ -12,6 +12,7 @@ import { registerJournalCommands } from './journal/index.js';
 import { guardOutput } from './output.js';
 import { registerDemoCommand } from './demo/index.js';
 import { registerRunCommand } from './run/index.js';
+import { registerStateCommands } from './state/index.js';
 import { registerTodoCommands } from './todo/index.js';
 import { registerWorkspaceCommands } from './workspace/index.js';
 
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerInitCommand(program);
   registerDashboardCommand(program);
   registerDoctorCommand(program);
+  registerStateCommands(program);
   registerHelpCommand(program);
   return program;
 }

@@ -49,7 +49,11 @@ function readToml(path: string): Table {
 export function loadConfig(repoRoot: string, env: NodeJS.ProcessEnv = process.env): Config {
   const files = configFiles(repoRoot, env);
   // Validate each file on its own first, so an error names the file it is in.
-  for (const f of files) check(f, readToml(f));
+  for (const f of files) {
+    const raw = readToml(f);
+    check(f, raw);
+    if (f.startsWith(join(repoRoot, '/'))) refuseSharedUrl(f, raw);
+  }
   const merged = files.reverse().reduce<Table>((acc, f) => merge(acc, readToml(f)), {});
   return Config.parse(merged);
 }
@@ -64,4 +68,17 @@ function check(file: string, raw: Table): void {
   throw new UserError(
     `invalid config ${file}:\n${lines.join('\n')}\nFix the key(s) above; \`ii init\` writes a commented example.`,
   );
+}
+
+/**
+ * A repository's config is committed and shared: a database URL (and its
+ * password) belongs in the user's own config or II_DATABASE_URL.
+ */
+function refuseSharedUrl(file: string, raw: Table): void {
+  const state = raw.state;
+  if (isTable(state) && state.url !== undefined)
+    throw new UserError(
+      `config ${file} sets [state] url, but a repository's config is shared with everyone who clones it.\n` +
+        'Move the URL to ~/.config/incrementum/config.toml (chmod 600) or II_DATABASE_URL, and remove it here.',
+    );
 }

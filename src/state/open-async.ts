@@ -4,12 +4,13 @@
 // use SQLite start no slower for it.
 import type { AsyncStateStore } from './async-api.js';
 import { openStateStore } from './index.js';
+import { configuredStoreUrl } from './store-url.js';
 import { asyncStore } from './sync-adapter.js';
 
 export interface OpenAsyncOptions {
   /** The local state folder (event logs, transcripts; the SQLite file when no URL). */
   dir?: string;
-  /** A PostgreSQL URL; absent: II_DATABASE_URL from `env`; empty: SQLite. */
+  /** A PostgreSQL URL; absent: II_DATABASE_URL from `env`, else [state] url in the user's config; empty: SQLite. */
   url?: string | null;
   env?: NodeJS.ProcessEnv;
   reserve?: boolean;
@@ -17,10 +18,10 @@ export interface OpenAsyncOptions {
   integrityCheck?: boolean;
 }
 
-/** The URL the store is to use, or null for SQLite. */
+/** The URL the store is to use, or null for SQLite: II_DATABASE_URL, else [state] url in the user's config. */
 export function databaseUrl(opts: OpenAsyncOptions = {}): string | null {
-  const url = opts.url !== undefined ? opts.url : (opts.env ?? process.env).II_DATABASE_URL;
-  return url && url.trim() ? url.trim() : null;
+  if (opts.url !== undefined) return opts.url && opts.url.trim() ? opts.url.trim() : null;
+  return configuredStoreUrl(opts.env ?? process.env)?.url ?? null;
 }
 
 export async function openAsyncStateStore(opts: OpenAsyncOptions = {}): Promise<AsyncStateStore> {

@@ -6,7 +6,7 @@ export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
     .description(
-      'check Node, git, the state dir, the repository, your git identity, the config, the prompt templates and the agent, and say what to fix',
+      "check Node, git, the state dir, the repository, your git identity, the config, the prompt templates and the agent (and, with II_DATABASE_URL or [state] url, the PostgreSQL store's connection and schema version and the remote the machines share), and say what to fix",
     )
     .option('--json', 'print JSON')
     .option('--agent <name|path>', 'check this agent instead of the configured one')

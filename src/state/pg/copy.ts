@@ -14,6 +14,24 @@ import { PgDb } from './db.js';
 /** Each table's row count, as copied (the same on both sides). */
 export type CopyReport = Record<string, number>;
 
+export interface CopyOptions {
+  /**
+   * Repository names to change on the way (old → new): a repository's name on
+   * SQLite is its clone's path, on a shared store what its clones share
+   * (state/identity.ts). Rows of every table with a repo column follow; a
+   * job's listing text, which holds its repo, is made again.
+   */
+  rekey?: Readonly<Record<string, string>>;
+}
+
+/** `row` with its repo renamed by `rekey` (and, for a job, its listing text dropped to be made again). */
+function rekeyed<R extends Record<string, unknown>>(table: string, row: R, rekey: CopyOptions['rekey']): R {
+  if (!rekey || typeof row.repo !== 'string') return row;
+  const to = rekey[row.repo];
+  if (to === undefined || to === row.repo) return row;
+  return { ...row, repo: to, ...(table === 'jobs' && 'list_json' in row ? { list_json: null } : {}) };
+}
+
 /** Tables in the order they are copied: all of SQLite's but its own. */
 function tablesOf(lite: DatabaseSync): string[] {
   return (
@@ -43,7 +61,11 @@ async function refuseUnlessEmptyPg(client: pg.PoolClient, where: string): Promis
 }
 
 /** Copies the SQLite store at `dbPath` into the PostgreSQL database at `url` (migrated first; must be empty). */
-export async function copySqliteToPg(dbPath: string, url: string): Promise<CopyReport> {
+export async function copySqliteToPg(
+  dbPath: string,
+  url: string,
+  opts: CopyOptions = {},
+): Promise<CopyReport> {
   const lite = openDatabase(dbPath);
   const db = new PgDb(url);
   try {
@@ -56,7 +78,9 @@ export async function copySqliteToPg(dbPath: string, url: string): Promise<CopyR
       await client.query('BEGIN');
       await refuseUnlessEmptyPg(client, `PostgreSQL state database ${db.location}`);
       for (const t of tablesOf(lite)) {
-        const rows = lite.prepare(`SELECT * FROM ${t}`).all() as Record<string, SQLInputValue>[];
+        const rows = (lite.prepare(`SELECT * FROM ${t}`).all() as Record<string, SQLInputValue>[]).map((r) =>
+          rekeyed(t, r, opts.rekey),
+        );
         report[t] = rows.length;
         if (t === 'meta') {
           // The store's version only: the schema's is the destination's own.
@@ -110,7 +134,11 @@ export async function copySqliteToPg(dbPath: string, url: string): Promise<CopyR
 }
 
 /** Copies the PostgreSQL store at `url` into the SQLite store at `dbPath` (made or migrated; must be empty). */
-export async function copyPgToSqlite(url: string, dbPath: string): Promise<CopyReport> {
+export async function copyPgToSqlite(
+  url: string,
+  dbPath: string,
+  opts: CopyOptions = {},
+): Promise<CopyReport> {
   const db = new PgDb(url);
   const lite = openDatabase(dbPath);
   try {
@@ -132,7 +160,12 @@ export async function copyPgToSqlite(url: string, dbPath: string): Promise<CopyR
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       for (const t of tables)
-        data.set(t, (await client.query(`SELECT * FROM ${t}`)).rows as Record<string, unknown>[]);
+        data.set(
+          t,
+          ((await client.query(`SELECT * FROM ${t}`)).rows as Record<string, unknown>[]).map((r) =>
+            rekeyed(t, r, opts.rekey),
+          ),
+        );
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});

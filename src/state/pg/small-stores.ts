@@ -100,7 +100,10 @@ export function pgWorkspaceStore(db: PgDb): AsyncWorkspaceStore {
             "SELECT * FROM workspaces WHERE repo = $1 AND status = 'free' ORDER BY n FOR UPDATE SKIP LOCKED",
             [repo],
           )
-        ).find((w) => !busy?.(w.path));
+        )
+          // Only one at the path this caller would give its number: in a shared
+          // store, other machines' (and other clones') workspaces are theirs.
+          .find((w) => w.path === pathFor(w.n) && !busy?.(w.path));
         if (free) {
           await t.q(
             "UPDATE workspaces SET status = 'acquired', session_id = $1, updated_at = $2 WHERE path = $3",

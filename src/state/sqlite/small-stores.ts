@@ -122,7 +122,10 @@ export function sqliteWorkspaceStore(db: DatabaseSync): WorkspaceStore {
           db
             .prepare("SELECT * FROM workspaces WHERE repo = ? AND status = 'free' ORDER BY n")
             .all(repo) as unknown as WorkspaceRow[]
-        ).find((w) => !busy?.(w.path));
+        )
+          // Only one at the path this caller would give its number: in a shared
+          // store, other machines' (and other clones') workspaces are theirs.
+          .find((w) => w.path === pathFor(w.n) && !busy?.(w.path));
         if (free) {
           // The branch by today's naming: a workspace made by an earlier
           // version moves to it when it is next claimed (resetWorkspace).
