@@ -7,6 +7,7 @@ import type { AsyncStateStore } from '../state/async-api.js';
 import type { Vcs } from '../vcs/vcs.js';
 import type { Config } from '../model/config.js';
 import type { Sandbox } from '../proc/sandbox/sandbox.js';
+import type { RemoteSpec } from '../model/remote.js';
 
 export type StartAgent = (opts: AgentSessionOptions) => Promise<AgentSession>;
 
@@ -61,6 +62,11 @@ export interface JobRunnerOptions {
    * runner makes it from the config ([sandbox] mode).
    */
   sandbox?: Sandbox | null;
+  /**
+   * Where the job's refs are pushed as they are made (ref-pusher.ts); null:
+   * nowhere. Unset: [remote] push, else on when the store is PostgreSQL.
+   */
+  refsRemote?: RemoteSpec | null;
 }
 
 export type { RunnerStage } from '../model/event.js';

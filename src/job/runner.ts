@@ -51,6 +51,9 @@ import { activityEvent } from './agent-activity.js';
 import { redact } from '../text/redact.js';
 import { WorkspaceRedirected } from '../vcs/worktree-link.js';
 import { newChangeId } from '../vcs/change-id.js';
+import { jobRefsRemote } from '../model/remote.js';
+import { databaseUrl } from '../state/open-async.js';
+import { RefPusher } from './ref-pusher.js';
 
 /** The loop was stopped from outside (abandon request, signal, cancel()). */
 class Stopped extends Error {
@@ -123,6 +126,8 @@ export class JobRunner {
   private readonly sandbox: Sandbox | null;
   /** [agent] permissions, and what a person allowed always: for every agent session of the job. */
   private readonly permissions: PermissionPolicy;
+  /** Pushes the job's refs to the shared remote as they are made; null: not shared ([remote] push). */
+  private readonly pusher: RefPusher | null;
 
   constructor(opts: JobRunnerOptions) {
     this.o = opts;
@@ -147,6 +152,13 @@ export class JobRunner {
             stateDir: opts.stateDir,
             agent: opts.agent,
           });
+    const remote =
+      opts.refsRemote !== undefined ? opts.refsRemote : jobRefsRemote(opts.config, databaseUrl() !== null);
+    this.pusher = remote
+      ? new RefPusher(opts.vcs, opts.repoRoot, remote, (type, message) =>
+          type === 'info' ? this.event({ type, message }) : this.warn(message),
+        )
+      : null;
     // Parse every template now: a broken override fails before any agent runs.
     this.prompts = new Prompts(opts.repoRoot).loadAll();
   }
@@ -207,6 +219,7 @@ export class JobRunner {
         await this.stopTimers();
         this.abort.abort();
         await this.endStrays();
+        await this.pusher?.settle();
         throw err;
       }
       // A git command that found no space names no file: the workspace is where it ran.
@@ -232,6 +245,8 @@ export class JobRunner {
     await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
     // And what left its group (setsid) but works in the workspace or names the job.
     await this.endStrays();
+    // The last push lands before the end is recorded: a job seen finished elsewhere has its commits on the remote.
+    await this.pusher?.settle();
     let job: Job;
     try {
       job = await recordDespiteFullDisk(store, () => store.jobs.finish(jobId, outcome.end, outcome.reason));
@@ -517,6 +532,7 @@ export class JobRunner {
       before,
     });
     await store.jobs.setFeedback(jobId, null);
+    this.pusher?.push(ic.change_id);
     const now = await this.job();
     this.event({
       type: 'iteration:started',
@@ -646,6 +662,7 @@ export class JobRunner {
         : {}),
     });
     const changeId = (await this.job()).changes.at(-1)?.change_id ?? '';
+    if (changeId) this.pusher?.push(changeId);
     this.event({ type: 'committed', change_id: changeId, commit_id: sha, message });
     await this.closeIteration(await this.job(), 'committed');
     return 'implementing';

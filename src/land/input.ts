@@ -30,7 +30,7 @@ export interface LandInput {
   /** What a conflicting rebase does (default [land] on-conflict). */
   onConflict?: 'agent' | 'stop';
   /** Landing's git steps, and the job's workspace removed once its work landed (a GitVcs from the composition). */
-  vcs: LandingVcs & Pick<Vcs, 'removeWorkspace'>;
+  vcs: LandingVcs & Pick<Vcs, 'removeWorkspace' | 'missingCommits' | 'fetchChangeRefs'>;
   /**
    * What runs the agent's resolution change (on-conflict = "agent"), loaded
    * only when a conflict goes to the agent (it loads the agent's SDK).

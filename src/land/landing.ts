@@ -31,6 +31,8 @@ import { testTip } from './tip-tests.js';
 import { landingUnderWay } from '../model/derive.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { localProbe } from '../proc/alive.js';
+import { fetchJobCommits, jobFetchRemote } from '../history/fetch-job.js';
+import { pushLanded, remoteTarget, unpushLanded, type RemoteTarget } from './remote-push.js';
 
 export { finalCommit, LandRefused, landPlan, type LandPlan } from './plan.js';
 export type { LandInput, LandProgress, LandResult } from './input.js';
@@ -165,6 +167,8 @@ async function landJobIn(input: LandInput): Promise<LandResult> {
   const { repo, job } = input;
   const progress = input.onProgress ?? (() => {});
   const { base, final } = landable(job);
+  // A job run on another machine: its commits come from the shared remote first.
+  await fetchJobCommits(input.vcs, repo.root, job, [base, final], () => jobFetchRemote(input.config, job));
   if (!(await input.vcs.isAncestor(repo.root, base, final)))
     throw new LandRefused(
       `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(base)} (or is missing from this repository): it cannot be landed.`,
@@ -317,6 +321,8 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
   let toResolve: ToResolve | null = null;
   let attempts: number;
   try {
+    // Where the shared remote's branch is, before anything is done ([land] push).
+    const remote = await remoteTarget(input, l.onto, l.tip);
     for (attempts = 1; attempts <= max; attempts++) {
       let next: string;
       if (pending) {
@@ -369,7 +375,7 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
       if (l.test) await testTip(input, l.ws, l.onto);
       else progress({ type: 'tests_skipped' });
 
-      const moved = await advance(input, l.onto, next, tip, checkouts, progress);
+      const moved = await advance(input, l.onto, next, tip, checkouts, progress, remote);
       if (moved === 'ok') {
         landedHead = next;
         break;
@@ -436,11 +442,41 @@ async function advance(
   old: string,
   checkouts: string[],
   progress: (p: LandProgress) => void,
+  remote: RemoteTarget | null,
 ): Promise<'ok' | 'moved'> {
-  const reason = `incrementum: land job ${input.job.id}`;
   // Again just before the move: a rebase or merge may have begun while the
   // tests ran.
   await refuseIfBusy(input.vcs, input.repo.root, input.job.id, onto);
+  if (!remote) return advanceHere(input, onto, next, old, checkouts, progress);
+  // The remote first (remote-push.ts): a lost lease has changed nothing.
+  await pushLanded(input, onto, next, remote);
+  let moved: 'ok' | 'moved';
+  try {
+    moved = await advanceHere(input, onto, next, old, checkouts, progress);
+  } catch (err) {
+    const note = await unpushLanded(input, onto, next, remote);
+    if (note && err instanceof LandRefused) throw new LandRefused(`${err.message}\n${note}`, err.kind);
+    throw err;
+  }
+  if (moved === 'moved') {
+    // Rebased again onto the new local tip, and pushed again, by the caller.
+    const note = await unpushLanded(input, onto, next, remote);
+    if (note)
+      throw new LandRefused(`${onto} moved here while job ${input.job.id} was landing. ${note}`, 'remote');
+  }
+  return moved;
+}
+
+/** advance() on this clone: the local branch, or the checkout that has it. */
+async function advanceHere(
+  input: LandInput,
+  onto: string,
+  next: string,
+  old: string,
+  checkouts: string[],
+  progress: (p: LandProgress) => void,
+): Promise<'ok' | 'moved'> {
+  const reason = `incrementum: land job ${input.job.id}`;
   const where = await input.vcs.checkoutsOf(input.repo.root, onto);
   if (where.length === 0)
     return (await input.vcs.casBranch(input.repo.root, onto, next, old, reason)) ? 'ok' : 'moved';

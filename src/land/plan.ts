@@ -26,7 +26,16 @@ export class LandRefused extends UserError {
   constructor(
     message: string,
     readonly kind:
-      'not-landable' | 'target' | 'conflict' | 'tests' | 'checkout' | 'busy' | 'moved' | 'aborted',
+      | 'not-landable'
+      | 'target'
+      | 'conflict'
+      | 'tests'
+      | 'checkout'
+      | 'busy'
+      | 'moved'
+      | 'aborted'
+      /** The shared remote's branch: unreachable, ahead of the local one, or moved under the lease. */
+      | 'remote',
     readonly conflicts: string[] = [],
   ) {
     super(message);

@@ -141,8 +141,34 @@ export const LandSection = z
      * leaves it rebase-in-progress for a person (ii job land --continue / --abort).
      */
     'on-conflict': z.enum(['agent', 'stop']).default('agent'),
+    /**
+     * Push the landed branch to [remote] name too, by compare-and-swap
+     * (--force-with-lease), before the local branch moves. Unset: as
+     * [remote] push (src/model/remote.ts).
+     */
+    push: z.boolean().optional(),
   })
   .strict();
+
+/**
+ * The git remote jobs share their commits through when runners on several
+ * machines share one store (src/model/remote.ts decides when it is used).
+ */
+export const RemoteSection = z
+  .object({
+    /** The remote's name in the repository (`git remote`). */
+    name: z.string().min(1).default('origin'),
+    /**
+     * Push each iteration's refs and each change's final commit under
+     * refs/incrementum/ as they are made, and fetch a job's refs when a diff
+     * or a landing needs them. Unset: on when the store is PostgreSQL.
+     */
+    push: z.boolean().optional(),
+    /** A push or fetch running longer than this is ended (the job goes on). */
+    'timeout-seconds': z.number().positive().default(60),
+  })
+  .strict();
+export type RemoteSection = z.infer<typeof RemoteSection>;
 
 /** An absolute path, or one under the home dir (`~/...`). */
 const SandboxPath = z
@@ -211,6 +237,7 @@ export const Config = z
     workspace: WorkspaceSection.default(WorkspaceSection.parse({})),
     run: RunSection.default(RunSection.parse({})),
     land: LandSection.default(LandSection.parse({})),
+    remote: RemoteSection.default(RemoteSection.parse({})),
     sandbox: SandboxSection.default(SandboxSection.parse({})),
     notify: NotifySection.default(NotifySection.parse({})),
     state: StateSection.default(StateSection.parse({})),

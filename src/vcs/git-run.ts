@@ -70,6 +70,12 @@ export interface GitOptions {
   /** Kills git after this long; the result then has code -1 and says so in stderr. */
   timeoutMs?: number;
   /**
+   * Runs git in a process group of its own, and a timeout kills the whole
+   * group: a push or fetch starts children (ssh, a remote helper,
+   * receive-pack) that would outlive git killed alone.
+   */
+  group?: boolean;
+  /**
    * Runs just before git is spawned: when it throws, git is not run and the
    * call rejects with its error (a workspace whose .git was repointed). The
    * git dir and work tree it returns are given to git explicitly, so git does
@@ -100,6 +106,7 @@ export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise
       cwd,
       env: gitEnv(o.env),
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: o.group === true,
     });
     let timedOut = false;
     const timer =
@@ -107,7 +114,13 @@ export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise
         ? null
         : setTimeout(() => {
             timedOut = true;
-            child.kill('SIGKILL');
+            if (o.group && child.pid !== undefined)
+              try {
+                process.kill(-child.pid, 'SIGKILL');
+              } catch {
+                child.kill('SIGKILL');
+              }
+            else child.kill('SIGKILL');
           }, o.timeoutMs);
     const out: Buffer[] = [];
     const err: Buffer[] = [];

@@ -16,6 +16,7 @@ import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
 import * as landing from './git-landing.js';
+import * as remote from './git-remote.js';
 import type { LandingVcs } from './landing-vcs.js';
 import type { Base, FileStat, IterationCommit, LogEntry, Vcs } from './vcs.js';
 import { PROTOCOL_FILES } from './vcs.js';
@@ -95,6 +96,13 @@ export class GitVcs implements Vcs, LandingVcs {
   readonly fileDiff = landing.fileDiff;
   readonly keepRef = landing.keepRef;
   readonly deleteBranch = landing.deleteBranch;
+
+  // Job refs and landings across machines, through a remote (git-remote.ts).
+  readonly pushChangeRefs = remote.pushChangeRefs;
+  readonly missingCommits = remote.missingCommits;
+  readonly fetchChangeRefs = remote.fetchChangeRefs;
+  readonly remoteBranchTip = remote.remoteBranchTip;
+  readonly pushBranchWithLease = remote.pushBranchWithLease;
 
   /** Options for a git command in the workspace `ws`: its link is checked just before git starts. */
   private in(ws: string, o: GitOptions = {}): GitOptions {

@@ -5,6 +5,8 @@
 // landing worktree check its `.git` link first, as GitVcs does in a
 // workspace: the project's tests ran there and may have repointed it.
 
+import type { RemoteLandingVcs } from './remote-vcs.js';
+
 /** An operation git has stopped in the middle of, on a branch. */
 export type BusyState = 'rebase' | 'bisect' | 'am' | 'merge' | 'cherry-pick' | 'revert';
 
@@ -18,7 +20,7 @@ export type RebaseOutcome = { ok: true; head: string } | { ok: false; conflicts:
 
 export type FastForward = { ok: true } | { ok: false; moved: boolean; detail: string };
 
-export interface LandingVcs {
+export interface LandingVcs extends RemoteLandingVcs {
   /** The full sha of a local branch's tip, or null when there is no such branch. */
   branchTip(root: string, branch: string): Promise<string | null>;
   /** The branch checked out in `checkout`, or null (detached HEAD). */

@@ -3,6 +3,7 @@
 // change id, commitIteration is "snapshot the working copy into the change",
 // describe is `jj describe`. Only git is implemented (jj cannot be installed here).
 import type { CappedDiff, DiffLimits } from './capped-diff.js';
+import type { RemoteVcs } from './remote-vcs.js';
 
 /** The runner's own protocol files: never committed, never in a file list. */
 export const PROTOCOL_FILES = ['.incrementum-feedback', '.incrementum-commit-message'] as const;
@@ -39,7 +40,7 @@ export interface Base {
   branch: string | null;
 }
 
-export interface Vcs {
+export interface Vcs extends RemoteVcs {
   /** The repository root containing `cwd`; UserError when there is none. */
   root(cwd: string): Promise<string>;
   /**

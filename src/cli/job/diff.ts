@@ -3,6 +3,7 @@
 import { UserError } from '../../errors.js';
 import { loadIterationDiff, locateIteration, locateIterationPair } from '../../history/iteration-diff.js';
 import { redactDeep } from '../../text/redact.js';
+import { configOrDefaults } from '../config-or-defaults.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
 import { renderIterationDiff } from './diff-view.js';
@@ -21,9 +22,22 @@ export async function jobDiff(id: string, o: DiffOptions): Promise<void> {
     o.from !== undefined || o.to !== undefined
       ? locateIterationPair(job, o.from ?? last(), o.to ?? last())
       : locateIteration(job, o.change, o.iteration);
-  const { GitVcs } = await import('../../vcs/git.js');
+  const [{ GitVcs }, { fetchJobCommits, jobFetchRemote }] = await Promise.all([
+    import('../../vcs/git.js'),
+    import('../../history/fetch-job.js'),
+  ]);
   // Reads the user's checkout (its .git may be a submodule's link): no workspace link to check.
-  const d = await loadIterationDiff(new GitVcs({ checkLinks: false }), job, ref, [repo.root], {
+  const vcs = new GitVcs({ checkLinks: false });
+  // A job run on another machine: its refs come from the shared remote first.
+  await fetchJobCommits(
+    vcs,
+    repo.root,
+    job,
+    [ref.fromCommit, ref.commit.commit_id],
+    () => jobFetchRemote(configOrDefaults(repo.root, 'ii job diff'), job),
+    (remote) => process.stderr.write(`fetching job ${job.id}'s refs from the remote ${remote.name}…\n`),
+  );
+  const d = await loadIterationDiff(vcs, job, ref, [repo.root], {
     recompute: o.recompute === true,
   });
   if (o.json) return printJson(redactDeep(d));

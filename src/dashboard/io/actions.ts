@@ -28,6 +28,7 @@ import { localProbe } from '../../proc/alive.js';
 import type { StateStore } from '../../state/api.js';
 import type { AsyncStateStore } from '../../state/async-api.js';
 import { GitVcs } from '../../vcs/git.js';
+import { fetchJobCommits, jobFetchRemote } from '../../history/fetch-job.js';
 import type { LandingVcs } from '../../vcs/landing-vcs.js';
 import type { Vcs } from '../../vcs/vcs.js';
 import type { Actions } from '../view/actions-api.js';
@@ -53,8 +54,8 @@ export interface ActionDeps {
   /** The repository the dashboard runs in (retries start there); null outside one. */
   repoRoot: string | null;
   probe?: StaleProbe;
-  /** Reads iteration diffs; a GitVcs by default. */
-  vcs?: Pick<Vcs, 'changedFiles' | 'diff'>;
+  /** Reads iteration diffs (and fetches a job's refs it lacks, when it can); a GitVcs by default. */
+  vcs?: Pick<Vcs, 'changedFiles' | 'diff'> & Partial<Pick<Vcs, 'missingCommits' | 'fetchChangeRefs'>>;
   /** Landing's git, for the plan `m` asks to confirm; a GitVcs by default. */
   landingVcs?: LandingVcs;
   /** Releases a stale job's session (workspace freed, todo reopened). */
@@ -353,7 +354,18 @@ export function createActions(deps: ActionDeps): Actions {
           : locateIteration(job, change, iteration);
         const dirs = [job.workspace_path, deps.repoRoot].filter((p): p is string => !!p);
         // Diffs read only (the user's checkout may keep its git dir apart): no link to check.
-        loaded = await loadIterationDiff(deps.vcs ?? new GitVcs({ checkLinks: false }), job, ref, dirs);
+        const vcs = deps.vcs ?? new GitVcs({ checkLinks: false });
+        // A job run on another machine: its refs come from the shared remote first (as ii job diff).
+        const root = deps.repoRoot;
+        if (root && vcs.missingCommits && vcs.fetchChangeRefs)
+          await fetchJobCommits(
+            vcs as Pick<Vcs, 'missingCommits' | 'fetchChangeRefs'>,
+            root,
+            job,
+            [ref.fromCommit, ref.commit.commit_id],
+            async () => jobFetchRemote(await repoConfig(root), job),
+          );
+        loaded = await loadIterationDiff(vcs, job, ref, dirs);
       } catch (err) {
         error = errText(err).split('\n')[0] ?? 'unavailable';
       }

@@ -1,0 +1,78 @@
+// A landing's push of its target branch to the shared remote ([land] push,
+// else [remote] push): by compare-and-swap, never a plain force. Where the
+// remote's branch is is read once, before the rebase (it must be the local
+// tip or behind it: the landing rebases onto the local branch); the push
+// then holds a lease on that sha, so a machine that lands on the remote
+// meanwhile makes this push fail, not vanish. The remote moves first and the
+// local branch after it: a lost lease has changed nothing anywhere, and a
+// local move that then fails puts the remote back (with a lease again).
+import { landingRemote, type RemoteSpec } from '../model/remote.js';
+import { databaseUrl } from '../state/open-async.js';
+import type { LandInput } from './input.js';
+import { LandRefused, short } from './plan.js';
+
+/** Where the landing pushes, and where the remote's branch was when it began (null: it had none). */
+export interface RemoteTarget {
+  remote: RemoteSpec;
+  expected: string | null;
+}
+
+type Input = Pick<LandInput, 'config' | 'repo' | 'job' | 'vcs'>;
+
+/**
+ * The remote landing's lease, read before anything is done; null when the
+ * landing is local only. Refused (nothing changed) when the remote cannot
+ * be asked or holds commits the local branch has not.
+ */
+export async function remoteTarget(input: Input, onto: string, tip: string): Promise<RemoteTarget | null> {
+  const remote = landingRemote(input.config, databaseUrl() !== null);
+  if (!remote) return null;
+  const { root } = input.repo;
+  const r = await input.vcs.remoteBranchTip(root, remote, onto);
+  if (!r.ok)
+    throw new LandRefused(
+      `could not ask the remote ${remote.name} where ${onto} is, so nothing was changed:\n${r.detail}\n` +
+        `Check the remote (git remote -v; [remote] name in incrementum.toml), or land on this clone only with [land] push = false.`,
+      'remote',
+    );
+  if (r.sha && r.sha !== tip && !(await input.vcs.isAncestor(root, r.sha, tip)))
+    throw new LandRefused(
+      `${onto} on the remote ${remote.name} is at ${short(r.sha)}, which ${onto} here (${short(tip)}) does not contain: another machine landed or pushed there. Nothing was changed. ` +
+        `Bring ${onto} up to date (git pull --ff-only ${remote.name} ${onto}), then run ii job land ${input.job.id} again.`,
+      'remote',
+    );
+  return { remote, expected: r.sha };
+}
+
+/** Moves the remote's branch to `next` if it is still where the landing found it; refused (nothing changed) when not. */
+export async function pushLanded(input: Input, onto: string, next: string, t: RemoteTarget): Promise<void> {
+  const p = await input.vcs.pushBranchWithLease(input.repo.root, t.remote, onto, next, t.expected);
+  if (p.ok) return;
+  if (p.lost)
+    throw new LandRefused(
+      `${onto} on the remote ${t.remote.name} moved while job ${input.job.id} was landing (it is no longer at ${t.expected ? short(t.expected) : 'nothing: it was created'}; another machine landed or pushed). ` +
+        `Nothing was changed, on the remote or here. Bring ${onto} up to date (git pull --ff-only ${t.remote.name} ${onto}), then run ii job land ${input.job.id} again.`,
+      'remote',
+    );
+  throw new LandRefused(
+    `pushing ${onto} to the remote ${t.remote.name} failed, so nothing was changed:\n${p.detail}\n` +
+      `Fix what the remote said, or land on this clone only with [land] push = false.`,
+    'remote',
+  );
+}
+
+/**
+ * Puts the remote's branch back where the landing found it, after the local
+ * move failed (the lease: only if it is still at `next`). A line to add to
+ * the refusal when that could not be done, else null.
+ */
+export async function unpushLanded(
+  input: Input,
+  onto: string,
+  next: string,
+  t: RemoteTarget,
+): Promise<string | null> {
+  const p = await input.vcs.pushBranchWithLease(input.repo.root, t.remote, onto, t.expected, next);
+  if (p.ok) return null;
+  return `The remote ${t.remote.name}'s ${onto} was already moved to ${short(next)} and could not be put back (${p.lost ? 'it has moved again since' : p.detail.split('\n')[0]}): it holds the landed commits.`;
+}
