@@ -36,6 +36,7 @@ export function asyncStore(store: StateStore): AsyncStateStore {
     workspaces: promised(store.workspaces),
     processGroups: promised(store.processGroups),
     runners: promised(store.runners),
+    logs: promised(store.logs),
     close: async () => store.close(),
   };
 }
