@@ -33,17 +33,15 @@ export function sqliteJobLogStore(db: DatabaseSync): JobLogStore {
     read(jobId, o = {}) {
       const after = o.after ?? 0;
       const limit = o.limit ?? -1;
-      return (
-        o.stream === undefined
-          ? st('SELECT seq, stream, line FROM job_logs WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(
-              jobId,
-              after,
-              limit,
-            )
-          : st(
-              'SELECT seq, stream, line FROM job_logs WHERE job_id = ? AND stream = ? AND seq > ? ORDER BY seq LIMIT ?',
-            ).all(jobId, o.stream, after, limit)
-      ) as unknown as StoredLogLine[];
+      return (o.stream === undefined
+        ? st('SELECT seq, stream, line FROM job_logs WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(
+            jobId,
+            after,
+            limit,
+          )
+        : st(
+            'SELECT seq, stream, line FROM job_logs WHERE job_id = ? AND stream = ? AND seq > ? ORDER BY seq LIMIT ?',
+          ).all(jobId, o.stream, after, limit)) as unknown as StoredLogLine[];
     },
     heads(jobIds) {
       const out: Record<string, number> = {};
