@@ -10,11 +10,13 @@ import { readJsonLines, skippedWarning } from '../../state/jsonl.js';
 import { eventsFile } from '../../state/paths.js';
 import { terminalJson } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
+import { UserError } from '../../errors.js';
 import { currentRepo, withStore } from '../context.js';
 import { style, type Style } from '../format.js';
+import type { LogsOptions } from './options.js';
 import { storedLogIfNeeded } from './stored-log.js';
 
-export async function jobLogs(id: string, o: { json?: boolean; tests?: boolean }): Promise<void> {
+export async function jobLogs(id: string, o: LogsOptions): Promise<void> {
   const repo = currentRepo();
   const { job, stateDir } = await withStore((s) => ({ job: s.jobs.resolve(repo.slug, id), stateDir: s.dir }));
   const st = style();
@@ -22,7 +24,26 @@ export async function jobLogs(id: string, o: { json?: boolean; tests?: boolean }
   const stored = await storedLogIfNeeded(stateDir, job, (m) =>
     process.stderr.write(st.yellow(`warning: ${m}`) + '\n'),
   );
-  printJobLogs(job, { json: Boolean(o.json), tests: Boolean(o.tests), st, stateDir, stored });
+  const print = () =>
+    printJobLogs(job, { json: Boolean(o.json), tests: Boolean(o.tests), st, stateDir, stored });
+  if (!o.follow || job.status !== 'active') return print();
+  if (o.json || o.tests) throw new UserError('--follow shows the log as text: leave out --json and --tests.');
+  const { followFiles, followStore, printedSessions } = await import('./logs-follow.js');
+  const write = (lines: string[]) => process.stdout.write(lines.map((l) => l + '\n').join(''));
+  // Ctrl-C ends the follow (the job runs on), exit 0.
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  try {
+    if (stored) {
+      print();
+      const last = job.agent_sessions.at(-1);
+      const entries = last ? (stored.transcriptValues(last.id) ?? []) : [];
+      await followStore(stateDir, stored, printedSessions(job, entries), write, stop.signal);
+    } else await followFiles(job, stateDir, print, write, stop.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
 }
 
 export function printJobLogs(
