@@ -142,8 +142,11 @@ export class AcpSession implements AgentSession {
     private readonly t: AcpTuning = {},
   ) {
     this.ws = new WorkspaceRoot(o.cwd);
-    this.recorder = new TranscriptRecorder(o.transcriptPath, o.transcriptMaxBytes, (err) =>
-      o.onWriteError?.(err, o.transcriptPath),
+    this.recorder = new TranscriptRecorder(
+      o.transcriptPath,
+      o.transcriptMaxBytes,
+      (err) => o.onWriteError?.(err, o.transcriptPath),
+      o.transcriptSink,
     );
     this.tracker = new FileTracker(this.ws, (f) => o.onFileChange?.(f));
     this.grace = { eofMs: t.stopGrace?.eofMs ?? 2000, termMs: t.stopGrace?.termMs ?? 3000 };
@@ -592,7 +595,7 @@ export class AcpSession implements AgentSession {
       try {
         this.conn?.close();
       } catch {}
-      this.recorder.flush();
+      this.recorder.end();
     })();
     return this.closing;
   }

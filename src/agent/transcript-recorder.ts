@@ -27,6 +27,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import type { TranscriptSink } from '../state/log-shipper.js';
 
 /** The default cap of one turn's transcript: 32 MiB ([agent] transcript-max-mb). */
 export const DEFAULT_TRANSCRIPT_MAX_BYTES = 32 * 2 ** 20;
@@ -60,6 +61,8 @@ export class TranscriptRecorder {
     readonly maxTurnBytes = DEFAULT_TRANSCRIPT_MAX_BYTES,
     /** Told once, when a write fails (a full disk ends the job). */
     private readonly onError?: (err: Error) => void,
+    /** The shared store's copy (state/log-shipper.ts): each batch written, and the turns. */
+    private readonly sink?: TranscriptSink,
   ) {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     try {
@@ -82,6 +85,7 @@ export class TranscriptRecorder {
   /** A new prompt turn: the cap counts from here (the lines so far are flushed first). */
   beginTurn(): void {
     this.flush();
+    this.sink?.beginTurn();
     this.headBytes = 0;
     this.headEnd = null;
     this.markerBytes = 0;
@@ -137,12 +141,19 @@ export class TranscriptRecorder {
     else this.tailLines += lines.length;
     try {
       appendFileSync(this.path, data, { mode: 0o600 });
+      this.sink?.lines(lines);
       this.size += data.length;
       if (this.headEnd !== null && this.size - this.headEnd - this.markerBytes > this.tailMax) this.compact();
     } catch (err) {
       this.failed = `cannot write transcript ${this.path}: ${(err as Error).message}`;
       this.onError?.(err as Error);
     }
+  }
+
+  /** The session closed: what is waiting is written, and the store's copy gets the turn's held end. */
+  end(): void {
+    this.flush();
+    this.sink?.end();
   }
 
   /**

@@ -6,6 +6,7 @@ import type { AskOutcome, NewPermissionAsk } from '../model/permission-ask.js';
 import type { PermissionPolicy } from './permission-policy.js';
 import type { GroupRecorder } from '../proc/recorded.js';
 import type { Sandbox } from '../proc/sandbox/sandbox.js';
+import type { TranscriptSink } from '../state/log-shipper.js';
 import type { SessionUpdate } from './session-update.js';
 
 /** An ACP agent to launch over stdio. */
@@ -48,6 +49,8 @@ export interface AgentSessionOptions {
   transcriptPath: string;
   /** Most bytes one turn may take in the transcript ([agent] transcript-max-mb; default 32 MiB). */
   transcriptMaxBytes?: number;
+  /** The shared store's copy of the transcript (state/log-shipper.ts), when the store is shared. */
+  transcriptSink?: TranscriptSink;
   /** Per-turn timeout; a turn past it is cancelled and fails with a clear error. */
   turnTimeoutMs: number;
   onActivity?: (a: AgentActivity) => void;

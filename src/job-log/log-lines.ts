@@ -9,6 +9,7 @@ import { jsonLineValues, type Skipped } from '../state/jsonl.js';
 import { visibleLine } from '../text/sanitize.js';
 import { shownLine, shownText } from '../text/shown.js';
 import { eventLines, logText } from './event-text.js';
+import type { StoredJobLog } from './store-source.js';
 import { transcriptText } from './transcript-text.js';
 
 /** A line with what it is, so a sink can style headers and placeholders. */
@@ -45,9 +46,16 @@ const resolvePath = (stateDir: string, p: string) => (p.startsWith('/') ? p : `$
 /**
  * Every agent session's transcript in order, each followed by the events
  * logged during its turn (tests with their output tail, stage changes,
- * verdicts, commits); events before the first agent come first.
+ * verdicts, commits); events before the first agent come first. A
+ * transcript whose file is not here is read from `stored`, the shared
+ * store's copy (a job of another machine), when given.
  */
-export function jobLogLines(job: Job, stateDir: string, events: JobEvent[]): LogLine[] {
+export function jobLogLines(
+  job: Job,
+  stateDir: string,
+  events: JobEvent[],
+  stored?: StoredJobLog | null,
+): LogLine[] {
   const out: LogLine[] = [];
   const before: JobEvent[] = [];
   const during = new Map<string, JobEvent[]>();
@@ -67,7 +75,9 @@ export function jobLogLines(job: Job, stateDir: string, events: JobEvent[]): Log
       kind: 'header',
       text: `=== ${i + 1}. ${a.purpose} · agent session ${visibleLine(a.id)}${a.started_at ? ` · ${a.started_at}` : ''} ===`,
     });
-    const lines = transcriptLines(resolvePath(stateDir, a.transcript));
+    let lines = transcriptLines(resolvePath(stateDir, a.transcript));
+    const fromStore = lines ? null : (stored?.transcriptValues(a.id) ?? null);
+    if (fromStore) lines = transcriptText(fromStore);
     if (!lines) out.push({ kind: 'dim', text: `  (no transcript at ${visibleLine(a.transcript)})` });
     else {
       // Redacted as one text: a private key block spans lines.

@@ -25,6 +25,7 @@ import type {
 } from '../model/job.js';
 import { appendEvent } from '../state/events.js';
 import { eventsFile, transcriptFile } from '../state/paths.js';
+import { logMirror } from '../state/log-mirror.js';
 import { legacyTemplateWarnings, Prompts, templateVars, type TemplateName } from './prompts.js';
 import {
   clearProtocolFile,
@@ -740,11 +741,13 @@ export class JobRunner {
       started_at: new Date().toISOString(),
     });
     this.event({ type: 'agent_start', purpose, agent_session_id: id });
+    const maxBytes = Math.floor(config.agent['transcript-max-mb'] * 2 ** 20);
     const starting = this.o.startAgent({
       agent,
       cwd: this.o.workspacePath,
       transcriptPath: transcript,
-      transcriptMaxBytes: Math.floor(config.agent['transcript-max-mb'] * 2 ** 20),
+      transcriptMaxBytes: maxBytes,
+      transcriptSink: logMirror()?.transcript(jobId, id, maxBytes),
       turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
       recordGroup: this.recordGroup,
       title: agentSessionTitle(jobId, purpose, this.o.todo.title),

@@ -314,6 +314,31 @@ export interface RunnerStore {
   remove(id: number): void;
 }
 
+/** One line of a job's log in the store: its place in the job's sequence and the stream it belongs to. */
+export interface StoredLogLine {
+  seq: number;
+  stream: string;
+  line: string;
+}
+
+/**
+ * Each job's event log and agent transcripts as lines in the store (a job's
+ * files, for another machine: state/log-shipper.ts writes them, job-log/
+ * reads them). A stream is `events` or `transcript:<agent session id>`
+ * (logStream()); a job's lines, of all its streams, are numbered 1, 2, … in
+ * the order they were appended, so a reader that saw seq n asks for what
+ * came after it. A line is stored as written (agent output: redacted and
+ * escaped where it is shown, as the files' lines are).
+ */
+export interface JobLogStore {
+  /** Appends `lines` to a job's stream, in one write, after the job's last line (of any writer); the last seq given, or 0 for none. */
+  append(jobId: string, stream: string, lines: readonly string[]): number;
+  /** The job's lines after seq `after` (0: from the start), of one stream or all, oldest first, at most `limit`. */
+  read(jobId: string, o?: { after?: number; stream?: string; limit?: number }): StoredLogLine[];
+  /** The last seq of each of `jobIds` that has a line (what a follower compares with what it has read). */
+  heads(jobIds: readonly string[]): Record<string, number>;
+}
+
 export interface StateStore {
   readonly dir: string;
   readonly dbPath: string;
@@ -325,6 +350,7 @@ export interface StateStore {
   workspaces: WorkspaceStore;
   processGroups: ProcessGroupStore;
   runners: RunnerStore;
+  logs: JobLogStore;
   /**
    * Frees the space kept beside the database (state/reserve.ts) so the end of
    * a job can be recorded on a full disk: true when there was some to free.

@@ -7,6 +7,7 @@
 // them inside its transaction, on what it has read.
 import type {
   ControlStore,
+  JobLogStore,
   JobStore,
   PermissionAskStore,
   ProcessGroupStore,
@@ -29,6 +30,7 @@ export type AsyncSessionStore = Promised<SessionStore>;
 export type AsyncWorkspaceStore = Promised<WorkspaceStore>;
 export type AsyncProcessGroupStore = Promised<ProcessGroupStore>;
 export type AsyncRunnerStore = Promised<RunnerStore>;
+export type AsyncJobLogStore = Promised<JobLogStore>;
 
 export interface AsyncStateStore {
   readonly driver: 'sqlite' | 'postgres';
@@ -44,6 +46,15 @@ export interface AsyncStateStore {
   workspaces: AsyncWorkspaceStore;
   processGroups: AsyncProcessGroupStore;
   runners: AsyncRunnerStore;
+  /** Each job's events and transcripts as lines (written there when the store is shared: state/log-shipper.ts). */
+  logs: AsyncJobLogStore;
+  /**
+   * PostgreSQL only: calls `onAppend` with a job and its last seq as lines
+   * are appended to its log, by any process on any machine, and with null
+   * after a lost connection comes back (read every followed job again from
+   * the last seq seen). Resolves to the function that stops it.
+   */
+  watchLogs?(onAppend: (jobId: string | null, seq: number) => void): Promise<() => Promise<void>>;
   /**
    * PostgreSQL only (SQLite's readers look at the file): calls `onVersion`
    * with each store version as it is committed, by any process on any

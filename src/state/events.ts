@@ -6,6 +6,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JobEvent, type EventData, type JobEventType } from '../model/event.js';
 import { JsonLinesTail, parseJsonLines, partition, readJsonLines, type JsonLines } from './jsonl.js';
+import { logMirror } from './log-mirror.js';
 import { eventsFile } from './paths.js';
 
 /** Stamps and appends one event; the directory is made on first use. A line is one write, so lines never interleave. */
@@ -19,7 +20,10 @@ export function appendEvent<T extends JobEventType>(
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // Parsed as a reader will: a writer's mistake fails here, not in every reader.
   const ev = JobEvent.parse({ ts: new Date().toISOString(), type, ...data });
-  appendFileSync(path, JSON.stringify(ev) + '\n', { mode: 0o600 });
+  const line = JSON.stringify(ev);
+  appendFileSync(path, line + '\n', { mode: 0o600 });
+  // The shared store's copy (log-mirror.ts), sent at once at a stage's end and the job's.
+  logMirror()?.event(jobId, line, type === 'stage' || type === 'finished');
   return ev;
 }
 

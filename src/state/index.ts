@@ -6,6 +6,7 @@ import { openDatabase, type OpenOptions } from './sqlite/db.js';
 import { GuardedConnection } from './sqlite/guard.js';
 import { sqliteAskStore } from './sqlite/asks.js';
 import { sqliteJobStore } from './sqlite/jobs.js';
+import { sqliteJobLogStore } from './sqlite/logs.js';
 import {
   sqliteControlStore,
   sqliteProcessGroupStore,
@@ -47,6 +48,7 @@ export function openStateStore(
     workspaces: sqliteWorkspaceStore(db),
     processGroups: sqliteProcessGroupStore(db),
     runners: sqliteRunnerStore(db),
+    logs: sqliteJobLogStore(db),
   }));
   return {
     dir,
@@ -59,6 +61,7 @@ export function openStateStore(
     workspaces: guard.wrap(stores.workspaces),
     processGroups: guard.wrap(stores.processGroups),
     runners: guard.wrap(stores.runners),
+    logs: guard.wrap(stores.logs),
     freeReserve: () => freeReserve(dbPath),
     close: () => guard.close(),
   };

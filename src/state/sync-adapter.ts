@@ -37,6 +37,7 @@ export function asyncStore(store: StateStore): AsyncStateStore {
     processGroups: promised(store.processGroups),
     runners: promised(store.runners),
     freeReserve: () => store.freeReserve(),
+    logs: promised(store.logs),
     close: async () => store.close(),
   };
 }

@@ -22,6 +22,7 @@ import { style } from '../format.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import { createProgress } from '../progress.js';
 import { jobContextLines } from './context-lines.js';
+import { shipJobLogs } from './log-shipping.js';
 import { tuneHeapForRunner } from './heap.js';
 import { realDeps } from './deps.js';
 import type { DoOptions } from './options.js';
@@ -187,6 +188,8 @@ export async function runJob(
   const progress = createProgress(process.stderr);
   const printer = progressPrinter(progress, st);
   const { writeJournal } = await import('../../journal/index.js');
+  // With a shared store, the job's log goes there too, for other machines.
+  const shipping = shipJobLogs(store.dir, (m) => progress.line(st.yellow(`warning: ${m}`)));
   // A closed pipe (ii job do | head) must not kill the runner, not even while
   // it claims the workspace: the job runs on to its end with its output
   // dropped, and its event log says so.
@@ -214,6 +217,9 @@ export async function runJob(
     onFinished: async (job) => {
       await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });
     },
+  }).catch(async (err: unknown) => {
+    await shipping?.close();
+    throw err;
   });
   const { job, runner, session, workspacePath, baseRev, baseRef, changeId } = launched;
   jobId = job.id;
@@ -252,6 +258,7 @@ export async function runJob(
     final = await runner.run();
   } finally {
     for (const sig of signals) process.off(sig, onSignal);
+    await shipping?.close();
     progress.done();
   }
   // A backlog runner's log does not say how to land: ii run does (or lands

@@ -73,6 +73,10 @@ export function registerJobLogsCommand(program: Command): void {
       '--tests',
       'only the test runs, each with its whole output (redacted, control characters escaped)',
     )
+    .option(
+      '-f, --follow',
+      "then a running job's new lines as they come, until it ends (from the shared store for a job of another machine)",
+    )
     .action(async (id: string, o: LogsOptions) => (await import('./logs.js')).jobLogs(id, o));
 }
 

@@ -29,6 +29,7 @@ export interface ShowOptions {
 export interface LogsOptions {
   json?: boolean;
   tests?: boolean;
+  follow?: boolean;
 }
 
 export interface DoOptions {

@@ -209,13 +209,34 @@ export class PgDb {
    * nothing that was written while it was away. The returned function stops it.
    */
   async listen(onVersion: (version: number) => void): Promise<() => Promise<void>> {
+    return this.listenTo(
+      CHANNEL,
+      (payload) => onVersion(Number(payload)),
+      async () => {
+        const v = await this.one<{ value: number }>("SELECT value FROM meta WHERE key = 'version'");
+        if (v) onVersion(v.value);
+      },
+    );
+  }
+
+  /**
+   * LISTENs on `channel` on a connection of its own, calling `onNotice` with
+   * each notice's payload; when that connection is lost it connects again
+   * (waiting up to 2 s between tries) and then calls `onBack`, so the
+   * listener reads what it may have missed. The returned function stops it.
+   */
+  async listenTo(
+    channel: string,
+    onNotice: (payload: string) => void,
+    onBack: () => Promise<void>,
+  ): Promise<() => Promise<void>> {
     let stopped = false;
     let client: pg.Client | null = null;
     let wait = 50;
     const connect = async (): Promise<void> => {
       const c = new pg.Client({ connectionString: this.url, types, application_name: 'incrementum-listen' });
       c.on('notification', (n) => {
-        if (n.channel === CHANNEL && n.payload) onVersion(Number(n.payload));
+        if (n.channel === channel && n.payload) onNotice(n.payload);
       });
       c.on('error', () => {}); // 'end' follows: reconnect there
       c.once('end', () => {
@@ -223,7 +244,7 @@ export class PgDb {
       });
       try {
         await c.connect();
-        await c.query(`LISTEN ${CHANNEL}`);
+        await c.query(`LISTEN ${channel}`);
       } catch (err) {
         await c.end().catch(() => {});
         throw err;
@@ -248,8 +269,7 @@ export class PgDb {
           await connect();
           wait = 50;
           if (stopped) break;
-          const v = await this.one<{ value: number }>("SELECT value FROM meta WHERE key = 'version'");
-          if (v) onVersion(v.value);
+          await onBack();
           return;
         } catch {
           // Still away: try again.

@@ -8,6 +8,7 @@ import { stateDir } from '../paths.js';
 import { pgPermissionAskStore } from './asks.js';
 import { PgDb } from './db.js';
 import { pgJobStore } from './jobs.js';
+import { pgJobLogStore, watchJobLogs } from './logs.js';
 import {
   pgControlStore,
   pgProcessGroupStore,
@@ -38,6 +39,12 @@ export async function openPgStore(url: string, opts: { dir?: string } = {}): Pro
     workspaces: pgWorkspaceStore(db),
     processGroups: pgProcessGroupStore(db),
     runners: pgRunnerStore(db),
+    logs: pgJobLogStore(db),
+    watchLogs: (onAppend) => {
+      const stop = watchJobLogs(db, onAppend);
+      stops.push(stop);
+      return stop;
+    },
     watch: (onVersion) => {
       const stop = db.listen(onVersion);
       stops.push(stop);

@@ -116,6 +116,16 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN waited_ms BIGINT NOT NULL DEFAULT 0;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 20 (sqlite/migrations.ts 20): each job's events and agent transcripts as
+  // lines, numbered per job in append order (pg/logs.ts), so a dashboard or
+  // ii job logs on another machine reads a job's log.
+  `
+  CREATE TABLE job_logs (
+    job_id TEXT ${C} NOT NULL, seq BIGINT NOT NULL, stream TEXT ${C} NOT NULL, line TEXT NOT NULL,
+    PRIMARY KEY (job_id, seq)
+  );
+  CREATE INDEX job_logs_stream ON job_logs(job_id, stream, seq);
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_BASELINE + PG_MIGRATIONS.length - 1;

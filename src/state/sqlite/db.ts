@@ -233,12 +233,15 @@ function beginImmediate(db: DatabaseSync): void {
  */
 export const NEXT_VERSION = "(SELECT value + 1 FROM meta WHERE key = 'version')";
 
-/** Runs `fn` in one write transaction; the lock is taken up front so concurrent writers queue instead of failing. */
-export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+/**
+ * Runs `fn` in one write transaction; the lock is taken up front so concurrent writers queue instead of failing.
+ * `bump` false: the store version stays (a job's log lines change no row a reader of versions reloads).
+ */
+export function transaction<T>(db: DatabaseSync, fn: () => T, bump = true): T {
   beginImmediate(db);
   try {
     const out = fn();
-    statements(db)("UPDATE meta SET value = value + 1 WHERE key = 'version'").run();
+    if (bump) statements(db)("UPDATE meta SET value = value + 1 WHERE key = 'version'").run();
     db.exec('COMMIT');
     return out;
   } catch (err) {

@@ -227,6 +227,19 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN waited_ms INTEGER NOT NULL DEFAULT 0;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 20: each job's events and agent transcripts as lines (api.ts
+  // JobLogStore), numbered per job in append order. A shared (PostgreSQL)
+  // store holds them so another machine reads a job's log; on SQLite the
+  // runner keeps writing only the files (they are on this machine already),
+  // and the table is here so the two schemas stay one and a copy between the
+  // drivers carries the lines.
+  `
+  CREATE TABLE job_logs (
+    job_id TEXT NOT NULL, seq INTEGER NOT NULL, stream TEXT NOT NULL, line TEXT NOT NULL,
+    PRIMARY KEY (job_id, seq)
+  );
+  CREATE INDEX job_logs_stream ON job_logs(job_id, stream, seq);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

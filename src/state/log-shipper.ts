@@ -1,0 +1,292 @@
+// Sends a job's event log and agent transcripts to the shared store
+// (api.ts JobLogStore) as they are written to the local files, so another
+// machine's dashboard and `ii job logs` read them. The files stay the record
+// on this machine; the store gets the same lines:
+// - in batches: a round trip to a remote server is 5–15 ms, and an agent
+//   streams hundreds of lines a second. Lines wait at most `flushMs`, or
+//   until `batchLines` are waiting, and a stage's end or the job's end
+//   (the stage and finished events) sends them at once;
+// - in order: one batch in flight at a time, so a job's numbers follow what
+//   was written;
+// - never lost to a dropped server: a batch that fails stays at the head of
+//   the queue and is sent again (every 0.25 s, doubling to 10 s), with one
+//   clear warning when it starts failing and one when it gets through. Only
+//   past `maxBufferedBytes` waiting (a flood while the server is away) are
+//   the oldest lines dropped, counted in a marker line: they are in the files.
+// A transcript's turn is capped in the store as in its file: the first half
+// of the cap is sent as it comes, then only the turn's newest quarter is
+// kept and sent at the turn's end, after a marker saying what was left out.
+
+export interface LogAppender {
+  append(jobId: string, stream: string, lines: readonly string[]): Promise<number>;
+}
+
+/** What a transcript recorder tells the store about one agent session's transcript. */
+export interface TranscriptSink {
+  /** Lines just appended to the file. */
+  lines(lines: readonly string[]): void;
+  /** A new prompt turn (the cap counts from here): the last one's held end is sent first. */
+  beginTurn(): void;
+  /** The session closed: its held end is sent. */
+  end(): void;
+}
+
+export const EVENTS_STREAM = 'events';
+/** The store stream of an agent session's transcript. */
+export const transcriptStream = (agentSessionId: string): string => `transcript:${agentSessionId}`;
+
+export interface LogShipperOptions {
+  store: LogAppender;
+  /** Told once when sending starts failing, and once when it gets through again. */
+  warn: (message: string) => void;
+  /** Most time a line waits before it is sent (ms). */
+  flushMs?: number;
+  /** Lines waiting that send a batch at once. */
+  batchLines?: number;
+  /** Most bytes kept waiting while the store cannot be reached. */
+  maxBufferedBytes?: number;
+  /** First wait before a failed batch is sent again (ms); it doubles up to 10 s. */
+  retryMs?: number;
+}
+
+interface Pending {
+  jobId: string;
+  stream: string;
+  lines: string[];
+}
+
+/** Figures of what was sent: batches, lines, and the time the store took. */
+export interface ShipStats {
+  batches: number;
+  lines: number;
+  ms: number;
+  failures: number;
+}
+
+const MB = 2 ** 20;
+
+export class LogShipper {
+  private queue: Pending[] = [];
+  private waitingLines = 0;
+  private waitingBytes = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private sending: Promise<void> | null = null;
+  /** The error of the last failed send, while sends fail. */
+  private failing: string | null = null;
+  private retryWait: number;
+  private dropped = new Map<string, number>();
+  private closed = false;
+  readonly stats: ShipStats = { batches: 0, lines: 0, ms: 0, failures: 0 };
+  private readonly flushMs: number;
+  private readonly batchLines: number;
+  private readonly maxBytes: number;
+
+  constructor(private readonly o: LogShipperOptions) {
+    this.flushMs = o.flushMs ?? 200;
+    this.batchLines = o.batchLines ?? 1000;
+    this.maxBytes = o.maxBufferedBytes ?? 64 * MB;
+    this.retryWait = o.retryMs ?? 250;
+  }
+
+  /** Queues lines of a job's stream; `now` sends what is waiting at once (a stage's or the job's end). */
+  add(jobId: string, stream: string, lines: readonly string[], now = false): void {
+    if (this.closed || lines.length === 0) return;
+    const last = this.queue.at(-1);
+    if (last && last.jobId === jobId && last.stream === stream) last.lines.push(...lines);
+    else this.queue.push({ jobId, stream, lines: [...lines] });
+    this.waitingLines += lines.length;
+    for (const l of lines) this.waitingBytes += l.length;
+    if (this.waitingBytes > this.maxBytes) this.dropOldest();
+    if (now || this.waitingLines >= this.batchLines) void this.flush();
+    else this.schedule(this.flushMs);
+  }
+
+  /** A line of the job's event log. */
+  event(jobId: string, line: string, now = false): void {
+    this.add(jobId, EVENTS_STREAM, [line], now);
+  }
+
+  /** The sink for one agent session's transcript, capped per turn at `maxTurnBytes` as the file is. */
+  transcript(jobId: string, agentSessionId: string, maxTurnBytes: number): TranscriptSink {
+    return new CappedTranscript(this, jobId, transcriptStream(agentSessionId), maxTurnBytes);
+  }
+
+  /** Sends everything waiting now; resolves once it is sent or has failed (then it is sent again later). */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    // One send at a time: a flush asked for during one follows it.
+    const run = (this.sending ?? Promise.resolve()).then(() => this.sendAll());
+    this.sending = run.finally(() => {
+      if (this.sending === run) this.sending = null;
+    });
+    return run;
+  }
+
+  /** How many lines wait to be sent. */
+  get waiting(): number {
+    return this.waitingLines;
+  }
+
+  /**
+   * Sends what is left, trying again until `deadlineMs` has passed, and
+   * stops: the number of lines that could not be sent (0: all were), told
+   * in a warning that says where they are kept.
+   */
+  async close(deadlineMs = 10_000): Promise<number> {
+    this.closed = true;
+    const until = Date.now() + deadlineMs;
+    for (;;) {
+      await this.flush();
+      if (this.waitingLines === 0 || Date.now() >= until) break;
+      await new Promise((r) => setTimeout(r, Math.min(this.retryWait, Math.max(0, until - Date.now()))));
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const left = this.waitingLines;
+    if (left > 0) {
+      const jobs = [...new Set(this.queue.map((p) => p.jobId))].join(', ');
+      this.o.warn(
+        `${left} line${left === 1 ? '' : 's'} of job ${jobs}'s log could not be sent to the shared store (${this.failing ?? 'no answer'}): they are in this machine's state dir only (ii job logs here shows them)`,
+      );
+    }
+    return left;
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  private async sendAll(): Promise<void> {
+    while (this.queue.length > 0) {
+      // Taken off the queue while in flight: lines added meanwhile go behind it, and a flood drops none of it.
+      const p = this.queue.shift()!;
+      const markers = this.dropped.get(p.jobId);
+      const at = performance.now();
+      try {
+        if (markers) {
+          await this.o.store.append(p.jobId, EVENTS_STREAM, [droppedMarker(markers)]);
+          this.dropped.delete(p.jobId);
+        }
+        await this.o.store.append(p.jobId, p.stream, p.lines);
+      } catch (err) {
+        this.queue.unshift(p);
+        this.stats.failures++;
+        const why = (err as Error).message?.split('\n')[0] ?? String(err);
+        if (this.failing === null)
+          this.o.warn(
+            `the shared store could not take job ${p.jobId}'s log lines (${why}); they are kept and sent again (the local files have them all)`,
+          );
+        this.failing = why;
+        if (!this.closed) {
+          this.schedule(this.retryWait);
+          this.retryWait = Math.min(this.retryWait * 2, 10_000);
+        }
+        return;
+      }
+      this.stats.batches++;
+      this.stats.lines += p.lines.length;
+      this.stats.ms += performance.now() - at;
+      this.waitingLines -= p.lines.length;
+      for (const l of p.lines) this.waitingBytes -= l.length;
+      if (this.failing !== null) {
+        this.o.warn(`the shared store takes job ${p.jobId}'s log lines again; what was kept has been sent`);
+        this.failing = null;
+      }
+      this.retryWait = this.o.retryMs ?? 250;
+    }
+  }
+
+  /** Drops the oldest waiting lines (not the batch in flight) until what waits fits again. */
+  private dropOldest(): void {
+    while (this.waitingBytes > this.maxBytes && this.queue.length > 0) {
+      const p = this.queue[0]!;
+      const line = p.lines.shift()!;
+      if (p.lines.length === 0) this.queue.shift();
+      this.waitingLines--;
+      this.waitingBytes -= line.length;
+      this.dropped.set(p.jobId, (this.dropped.get(p.jobId) ?? 0) + 1);
+    }
+  }
+}
+
+/** The warning event put in the store where lines were dropped while it could not be reached. */
+function droppedMarker(n: number): string {
+  return JSON.stringify({
+    ts: new Date().toISOString(),
+    type: 'warning',
+    message: `${n} line${n === 1 ? '' : 's'} of this job's log could not be kept for the shared store while it could not be reached: the runner's machine has them in its state dir`,
+  });
+}
+
+/** One agent session's transcript into the store, each turn capped as the file's is (see the top). */
+class CappedTranscript implements TranscriptSink {
+  private headBytes = 0;
+  private held: string[] = [];
+  private heldBytes = 0;
+  private droppedLines = 0;
+  private droppedBytes = 0;
+
+  constructor(
+    private readonly shipper: LogShipper,
+    private readonly jobId: string,
+    private readonly stream: string,
+    private readonly maxTurnBytes: number,
+  ) {}
+
+  lines(lines: readonly string[]): void {
+    const headMax = Math.floor(this.maxTurnBytes / 2);
+    let i = 0;
+    while (i < lines.length && this.headBytes + lines[i]!.length + 1 <= headMax && this.held.length === 0)
+      this.headBytes += lines[i++]!.length + 1;
+    if (i > 0) this.shipper.add(this.jobId, this.stream, lines.slice(0, i));
+    if (i === lines.length) return;
+    // Past the head: only the newest quarter of the cap is held, for the turn's end.
+    const tailMax = Math.floor(this.maxTurnBytes / 4);
+    for (; i < lines.length; i++) {
+      this.held.push(lines[i]!);
+      this.heldBytes += lines[i]!.length + 1;
+    }
+    let cut = 0;
+    while (this.heldBytes > tailMax && cut < this.held.length) {
+      this.heldBytes -= this.held[cut]!.length + 1;
+      this.droppedBytes += this.held[cut]!.length + 1;
+      cut++;
+    }
+    if (cut > 0) {
+      this.held.splice(0, cut);
+      this.droppedLines += cut;
+    }
+  }
+
+  beginTurn(): void {
+    this.end();
+    this.headBytes = 0;
+  }
+
+  end(): void {
+    const out: string[] = [];
+    if (this.droppedLines > 0)
+      out.push(
+        JSON.stringify({
+          t: Date.now(),
+          type: 'warning',
+          message: `${this.droppedLines.toLocaleString('en')} message${this.droppedLines === 1 ? '' : 's'} (${(this.droppedBytes / MB).toFixed(1)} MB) of this turn were not sent to the shared store: its transcript passed [agent] transcript-max-mb, so its first half and its last part are kept (the runner's machine has its own copy)`,
+          dropped: { messages: this.droppedLines, bytes: this.droppedBytes },
+        }),
+      );
+    out.push(...this.held);
+    this.held = [];
+    this.heldBytes = 0;
+    this.droppedLines = 0;
+    this.droppedBytes = 0;
+    if (out.length) this.shipper.add(this.jobId, this.stream, out, true);
+  }
+}
