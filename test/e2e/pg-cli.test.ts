@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
 import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
+import { waitFor } from '../helpers/tmp.js';
 
 const server = pgServer();
 
@@ -113,5 +114,46 @@ describe.skipIf(!server)(`the CLI on PostgreSQL${server ? '' : ` (skipped: ${pgW
     expect(sqliteFiles(stateDir)).toEqual([]);
     // The local state dir still holds what stays local (the job's event log).
     expect(existsSync(join(stateDir, 'jobs', jobId))).toBe(true);
+  });
+
+  it('a runner whose database sessions the server ends mid-job finishes the job (or fails it saying why), never leaves it active', async () => {
+    f.setup();
+    const s = f.scenario('slow', {
+      implement: [{ actions: [write('a.txt', 'a\n'), { type: 'delay', ms: 2500 }] }],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Add a' }] }],
+    });
+    const job = f.spawn(['job', 'do', '--title', 'slow work', '--no-edit'], s);
+    // Once the job is active in the database: every session of the runner ends (as a restart or an administrator would), twice.
+    await waitFor(
+      async () => ((await query("SELECT id FROM jobs WHERE status = 'active'")).length ? true : null),
+      'the job to be active in PostgreSQL',
+      60_000,
+    );
+    const terminate = () =>
+      query<{ n: string }>(
+        'SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [db],
+      );
+    expect(Number((await terminate())[0]?.n)).toBeGreaterThan(0);
+    await waitFor(
+      async () =>
+        (await query("SELECT stage FROM jobs WHERE status = 'active' AND stage <> 'implementing'")).length ||
+        (await query("SELECT id FROM jobs WHERE status <> 'active'")).length
+          ? true
+          : null,
+      'the job to go past implementing',
+      60_000,
+    );
+    await terminate();
+    const code = await job.exit;
+    const [row] = await query<{ status: string; failure_reason: string | null }>(
+      'SELECT status, failure_reason FROM jobs',
+    );
+    expect(row?.status, job.stderr()).not.toBe('active');
+    if (row?.status === 'completed') expect(code, job.stderr()).toBe(0);
+    else expect(row?.failure_reason, job.stderr()).toBeTruthy();
+    // Its todo is not left held by a job that ended.
+    const [todo] = await query<{ status: string }>('SELECT status FROM todos');
+    expect(todo?.status).not.toBe('in_progress');
   });
 });
