@@ -5,6 +5,7 @@
 // event-text.ts, transcript-text.ts), which redact and escape them alike:
 // a line from the store is no more trusted than one from a file.
 import { existsSync } from 'node:fs';
+import type { ZodType } from 'zod';
 import type { JobEvent } from '../model/event.js';
 import type { Job } from '../model/job.js';
 import type { AsyncJobLogStore, AsyncStateStore } from '../state/async-api.js';
@@ -115,4 +116,35 @@ export async function followStoredLog(
     await stop();
     await reading;
   };
+}
+
+/**
+ * One stream of a job's log in the store as a live view reads a file's tail
+ * (state/jsonl.ts JsonLinesTail): each read() gives the lines that came
+ * since the last, parsed (a line that is not JSON, or not what `schema`
+ * says, is reported skipped, never trusted). The log is kept up to date by
+ * followStoredLog; a dashboard swaps this for the file's tail when a job's
+ * files are not on its machine.
+ */
+export class StoredStreamTail<T = unknown> {
+  private next = 0;
+  /** As JsonLinesTail's: a store's log never shrinks, so it stays 0. */
+  readonly breaks = 0;
+
+  constructor(
+    private readonly log: StoredJobLog,
+    /** `events`, or an agent session's id for its transcript. */
+    private readonly which: { events: true } | { transcript: string },
+    private readonly schema?: ZodType<T>,
+  ) {}
+
+  read(): JsonLine<T>[] {
+    const lines =
+      'events' in this.which ? this.log.events : (this.log.transcripts.get(this.which.transcript) ?? []);
+    if (this.next >= lines.length) return [];
+    const fresh = lines.slice(this.next);
+    const first = this.next + 1;
+    this.next = lines.length;
+    return parseJsonLines(fresh.join('\n'), this.schema, first);
+  }
 }

@@ -201,5 +201,34 @@ describe.skipIf(!server)(
         run.child.kill('SIGKILL');
       }
     });
+
+    it('Ctrl-C sends the job’s last lines before ii job do exits: its end is in the store', async () => {
+      const s = fx.scenario('interrupted', {
+        implement: [
+          {
+            actions: [
+              { type: 'message', text: 'working slowly' },
+              { type: 'delay', ms: 60_000 },
+            ],
+          },
+        ],
+      });
+      const run = fx.spawn(['job', 'do', '--title', 'interrupted job'], s);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const id = await waitFor(() => jobIdFrom(run.stderr()) || null, 'the job id', 60_000);
+        const has = async (like: string) =>
+          (await c.query('SELECT 1 FROM job_logs WHERE job_id = $1 AND line LIKE $2', [id, like])).rowCount;
+        await waitFor(() => has('%working slowly%'), 'the agent talking, in the store', 60_000);
+        run.child.kill('SIGINT');
+        expect(await run.exit).toBe(1);
+        // Read once the process is gone: nothing was left for later.
+        expect(await has('%"type":"finished"%interrupted (SIGINT)%')).toBe(1);
+      } finally {
+        run.child.kill('SIGKILL');
+        await c.end();
+      }
+    });
   },
 );

@@ -133,3 +133,16 @@ describe('LogShipper', () => {
     expect(all.slice(21)).toEqual([...Array.from({ length: 10 }, (_, i) => line(90 + i)), line(1000)]);
   });
 });
+
+describe('LogShipper batches', () => {
+  it('sends what piled up in appends of at most 2,000 lines, in order', async () => {
+    const store = fakeStore();
+    const s = new LogShipper({ store, warn: () => {}, flushMs: 60_000, batchLines: 1e9 });
+    const lines = Array.from({ length: 4500 }, (_, i) => `l${i}`);
+    s.add('j', 'events', lines);
+    s.event('j', 'after');
+    expect(await s.close()).toBe(0);
+    expect(store.got.map((g) => g.lines.length)).toEqual([2000, 2000, 501]);
+    expect(store.lines()).toEqual([...lines, 'after']);
+  });
+});

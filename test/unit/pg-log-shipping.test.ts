@@ -1,0 +1,97 @@
+// A job's log into PostgreSQL when the server ends its sessions mid-job (an
+// administrator, a restart): the shipper keeps what could not be sent and
+// sends it again, and a follower on another connection (the watch) comes
+// back and reads on from the last seq it saw: every line arrives once, in
+// order, on both sides.
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoredJobLog, followStoredLog } from '../../src/job-log/store-source.js';
+import type { AsyncStateStore } from '../../src/state/async-api.js';
+import { LogShipper } from '../../src/state/log-shipper.js';
+import { openPgStore } from '../../src/state/pg/index.js';
+import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
+import { waitFor } from '../helpers/tmp.js';
+
+const server = pgServer();
+
+describe.skipIf(!server)(
+  `job logs over a lost connection${server ? '' : ` (skipped: ${pgWhyNot()})`}`,
+  () => {
+    let db = '';
+    let writer: AsyncStateStore;
+    let reader: AsyncStateStore;
+    beforeEach(async () => {
+      db = await freshDatabase(server!);
+      writer = await openPgStore(socketUrl(server!, db));
+      reader = await openPgStore(socketUrl(server!, db));
+    });
+    afterEach(async () => {
+      await writer?.close();
+      await reader?.close();
+      await dropDatabase(server!, db);
+    });
+
+    const terminateAll = (): number =>
+      Number(
+        execFileSync(
+          'psql',
+          [
+            '-h',
+            server!.socketDir,
+            '-p',
+            String(server!.port),
+            '-U',
+            server!.user,
+            '-d',
+            'postgres',
+            '-Atc',
+            `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '${db}' AND pid <> pg_backend_pid()`,
+          ],
+          { encoding: 'utf8' },
+        ).trim(),
+      );
+
+    it('every line reaches the store and a follower once, in order, across ended sessions', async () => {
+      const warnings: string[] = [];
+      const shipper = new LogShipper({
+        store: writer.logs,
+        warn: (m) => warnings.push(m),
+        flushMs: 5,
+        retryMs: 20,
+      });
+      const log = new StoredJobLog('job1');
+      const followed: string[] = [];
+      const stop = await followStoredLog(reader, log, (got) => followed.push(...got.map((g) => g.line)));
+      const want: string[] = [];
+      let ended = 0;
+      try {
+        for (let round = 0; round < 4; round++) {
+          for (let i = 0; i < 50; i++) {
+            const line = JSON.stringify({ type: 'info', message: `round ${round} line ${i}` });
+            want.push(line);
+            shipper.add('job1', i % 2 ? 'events' : 'transcript:a', [line]);
+          }
+          // Sent (a pooled session holds the last write), then more waiting when the
+          // server ends every session: the writer's and the follower's watch.
+          await waitFor(() => shipper.waiting === 0, 'the round sent', 30_000);
+          for (let i = 0; i < 20; i++) {
+            const line = JSON.stringify({ type: 'info', message: `round ${round} more ${i}` });
+            want.push(line);
+            shipper.event('job1', line);
+          }
+          ended += terminateAll();
+        }
+        expect(ended).toBeGreaterThan(0);
+        expect(await shipper.close(30_000)).toBe(0);
+        const stored = (await writer.logs.read('job1')).map((l) => l.line);
+        expect(stored).toEqual(want);
+        await waitFor(() => followed.length >= want.length, 'the follower caught up', 30_000);
+        expect(followed).toEqual(want);
+        expect(warnings.some((w) => /could not take job job1's log lines/.test(w))).toBe(true);
+        expect(warnings.at(-1)).toMatch(/takes job job1's log lines again/);
+      } finally {
+        await stop();
+      }
+    });
+  },
+);
