@@ -2,10 +2,10 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
-import { sharedIdentity } from '../state/identity.js';
 import { openStateStore, repoSlug, type StateStore } from '../state/index.js';
-import { configuredStoreUrl } from '../state/store-url.js';
 import { repoRootSync } from '../vcs/git-run.js';
+import { sharedIdentity } from '../state/identity.js';
+import { configuredStoreUrl } from '../state/store-url.js';
 
 export interface RepoContext {
   root: string;

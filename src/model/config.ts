@@ -3,7 +3,7 @@
 // layers, because both read it (the agent section picks the agent).
 import { z } from 'zod';
 import { ALLOW_ENTRY_HELP, parseAllowEntry } from './net-allow.js';
-import { RemoteSection, StateSection } from './store-config.js';
+import { StateSection } from './store-config.js';
 
 /** [agent] permissions (README, "When an agent asks"). */
 export const PERMISSION_MODES = ['workspace', 'ask', 'ask-commands'] as const;
@@ -214,7 +214,6 @@ export const Config = z
     sandbox: SandboxSection.default(SandboxSection.parse({})),
     notify: NotifySection.default(NotifySection.parse({})),
     state: StateSection.default(StateSection.parse({})),
-    remote: RemoteSection.default(RemoteSection.parse({})),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

@@ -1,6 +1,7 @@
-// The [state] and [remote] sections of incrementum.toml: where the store of
-// record is (a shared PostgreSQL) and what names a repository in it. Their
-// own file so the config schema's other sections need not change for them.
+// The [state] section of incrementum.toml: where the store of record is (a
+// shared PostgreSQL) and what names a repository in it. Its own file so the
+// config schema's other sections need not change for it. ([remote] name,
+// which also names a repository in a shared store, is the remote section's.)
 import { z } from 'zod';
 import { PROJECT_NAME, PROJECT_NAME_HELP } from './project-name.js';
 
@@ -25,11 +26,3 @@ export const StateSection = z
   })
   .strict();
 export type StateSection = z.infer<typeof StateSection>;
-
-export const RemoteSection = z
-  .object({
-    /** The git remote the machines share (the repository's identity in a shared store, and where runners push). */
-    name: z.string().min(1).default('origin'),
-  })
-  .strict();
-export type RemoteSection = z.infer<typeof RemoteSection>;
