@@ -127,6 +127,8 @@ describe('a repository in the store', () => {
     expect(() => loadConfig(a)).toThrow(/Move the URL to ~\/\.config\/incrementum\/config\.toml/);
     writeFileSync(join(a, 'incrementum.toml'), '[state]\nproject = "widget"\n');
     expect(loadConfig(a).state.project).toBe('widget');
+    writeFileSync(cfg, '[state]\nproject = "everything"\n');
+    expect(() => loadConfig(a)).toThrow(/set it in that repository's incrementum\.toml instead/);
   });
 
   it('[state] project wins over the remote, [remote] name picks the remote, and with neither: the path', () => {
