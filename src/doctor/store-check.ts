@@ -3,7 +3,6 @@
 // remote the machines share is there and answers. Nothing is changed: the
 // schema is migrated by the first command that uses the store, not here.
 import { UserError } from '../errors.js';
-import type { Config } from '../model/config.js';
 import { sharedIdentity } from '../state/identity.js';
 import { configuredStoreUrl } from '../state/store-url.js';
 import { scrubDbUrl } from '../text/db-url.js';
@@ -27,7 +26,6 @@ export interface StoreCheckOptions {
 /** The shared store's findings; none when the store is the local SQLite file (checkState covers it). */
 export async function checkSharedStore(
   root: string | null,
-  config: Config | null,
   o: StoreCheckOptions = {},
 ): Promise<CheckResult[]> {
   let configured;
@@ -69,12 +67,12 @@ export async function checkSharedStore(
             : `schema version ${p.schema}, migrated to ${p.known} on first use`
       }`,
     });
-  if (root) results.push(await checkRemote(root, config, o.remoteTimeoutMs));
+  if (root) results.push(await checkRemote(root, o.remoteTimeoutMs));
   return results;
 }
 
 /** The remote the machines share: set in this clone, and answering. */
-async function checkRemote(root: string, config: Config | null, timeoutMs?: number): Promise<CheckResult> {
+async function checkRemote(root: string, timeoutMs?: number): Promise<CheckResult> {
   let id;
   try {
     id = sharedIdentity(root);
@@ -82,7 +80,7 @@ async function checkRemote(root: string, config: Config | null, timeoutMs?: numb
     if (err instanceof UserError) return failure('remote', err.message);
     throw err;
   }
-  const name = config?.remote.name ?? id.remote;
+  const name = id.remote;
   const named = `this repository is ${id.slug} in the store (${id.by === 'project' ? '[state] project' : id.by === 'remote' ? `remote ${id.source}` : 'its path'})`;
   const url = remoteUrlSync(root, name);
   if (!url)

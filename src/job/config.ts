@@ -53,6 +53,7 @@ export function loadConfig(repoRoot: string, env: NodeJS.ProcessEnv = process.en
     const raw = readToml(f);
     check(f, raw);
     if (f.startsWith(join(repoRoot, '/'))) refuseSharedUrl(f, raw);
+    else refuseUserProject(f, raw);
   }
   const merged = files.reverse().reduce<Table>((acc, f) => merge(acc, readToml(f)), {});
   return Config.parse(merged);
@@ -80,5 +81,14 @@ function refuseSharedUrl(file: string, raw: Table): void {
     throw new UserError(
       `config ${file} sets [state] url, but a repository's config is shared with everyone who clones it.\n` +
         'Move the URL to ~/.config/incrementum/config.toml (chmod 600) or II_DATABASE_URL, and remove it here.',
+    );
+}
+
+/** [state] project names one repository for all its clones: in the user's config it would name every repository alike. */
+function refuseUserProject(file: string, raw: Table): void {
+  const state = raw.state;
+  if (isTable(state) && state.project !== undefined)
+    throw new UserError(
+      `config ${file} sets [state] project, which names one repository in a shared store: set it in that repository's incrementum.toml instead, and remove it here.`,
     );
 }

@@ -1,7 +1,7 @@
 // The [state] section of incrementum.toml: where the store of record is (a
-// shared PostgreSQL) and what names a repository in it ([remote] is in
-// config.ts, with what pushes through it). Its own file so the config
-// schema's other sections need not change for it.
+// shared PostgreSQL) and what names a repository in it. Its own file so the
+// config schema's other sections need not change for it. ([remote] name,
+// which also names a repository in a shared store, is the remote section's.)
 import { z } from 'zod';
 import { PROJECT_NAME, PROJECT_NAME_HELP } from './project-name.js';
 

@@ -5,13 +5,14 @@
 // its remote's URL normalised (`[remote] name`, default origin), else, for a
 // repository with neither, its path as on SQLite.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
 import { PROJECT_NAME, PROJECT_NAME_HELP } from '../model/project-name.js';
 import { normaliseRemoteUrl } from '../vcs/remote-url.js';
 import { remoteUrlSync } from '../vcs/remote-config.js';
 import { repoSlug } from './paths.js';
+import { userConfigFile } from './store-url.js';
 import { parseTomlLazily } from './lazy-toml.js';
 
 export interface SharedIdentity {
@@ -25,33 +26,41 @@ export interface SharedIdentity {
   remote: string;
 }
 
-/** The repository's own config file's [state] project and [remote] name (unchecked by the schema: start-up loads no zod). */
-function repoSettings(root: string): { project?: string; remote: string; file?: string } {
-  for (const file of [join(root, 'incrementum.toml'), join(root, '.incrementum', 'config.toml')]) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    if (!/\b(project|name)\b/.test(text)) return { remote: 'origin', file };
-    let raw: { state?: { project?: unknown }; remote?: { name?: unknown } };
-    try {
-      raw = parseTomlLazily(text) as typeof raw;
-    } catch (err) {
-      throw new UserError(`config ${file} is not valid TOML: ${(err as Error).message}`);
-    }
-    const project = raw.state?.project;
-    if (project !== undefined && (typeof project !== 'string' || !PROJECT_NAME.test(project)))
-      throw new UserError(`config ${file}: [state] project ${PROJECT_NAME_HELP}.`);
-    const remote = raw.remote?.name;
-    return {
-      ...(typeof project === 'string' ? { project } : {}),
-      remote: typeof remote === 'string' && remote.trim() ? remote.trim() : 'origin',
-      file,
-    };
+/** A config file's [state] project and [remote] name, parsed only when it may hold them (start-up loads no zod). */
+function settingsIn(file: string): { project?: unknown; remote?: unknown } | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
   }
-  return { remote: 'origin' };
+  if (!/\b(project|name)\b/.test(text)) return {};
+  let raw: { state?: { project?: unknown }; remote?: { name?: unknown } };
+  try {
+    raw = parseTomlLazily(text) as typeof raw;
+  } catch (err) {
+    throw new UserError(`config ${file} is not valid TOML: ${(err as Error).message}`);
+  }
+  return { project: raw.state?.project, remote: raw.remote?.name };
+}
+
+/**
+ * [state] project from the repository's config (the user's would name every
+ * repository alike) and [remote] name from it, else from the user's, as the
+ * config loader merges them.
+ */
+function repoSettings(root: string): { project?: string; remote: string } {
+  const file = [join(root, 'incrementum.toml'), join(root, '.incrementum', 'config.toml')].find((f) =>
+    existsSync(f),
+  );
+  const repo = file ? settingsIn(file) : null;
+  const project = repo?.project;
+  if (project !== undefined && (typeof project !== 'string' || !PROJECT_NAME.test(project)))
+    throw new UserError(`config ${file}: [state] project ${PROJECT_NAME_HELP}.`);
+  const remote = [repo?.remote, settingsIn(userConfigFile())?.remote].find(
+    (r): r is string => typeof r === 'string' && r.trim().length > 0,
+  );
+  return { ...(typeof project === 'string' ? { project } : {}), remote: remote?.trim() ?? 'origin' };
 }
 
 /** A folder-safe name for a normalised remote URL: its last part and a hash of the whole, as repoSlug does for a path. */

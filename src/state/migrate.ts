@@ -87,6 +87,18 @@ function renames(
   return { renamed, kept };
 }
 
+const ACTIVE_SQL = "SELECT id FROM jobs WHERE status = 'active' ORDER BY id";
+
+/** A copy is a snapshot: a job still running would go on writing to the source, and its later records be lost. */
+function refuseActive(ids: string[], where: string): void {
+  if (ids.length === 0) return;
+  const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length})` : '');
+  throw new UserError(
+    `${where} has ${ids.length === 1 ? 'a job' : `${ids.length} jobs`} still active (${shown}): what ${ids.length === 1 ? 'it writes' : 'they write'} after the copy would be lost. Nothing was changed.\n` +
+      'Stop ii run and let the jobs end (ii job list shows them; ii job abandon <job> stops one), then run this again.',
+  );
+}
+
 const rekeyOf = (renamed: Renamed[]): Record<string, string> =>
   Object.fromEntries(renamed.map((r) => [r.from, r.to]));
 
@@ -100,6 +112,10 @@ export async function migrateSqliteToPg(
   const lite = openDatabase(dbPath);
   let repos: RepoRows[];
   try {
+    refuseActive(
+      (lite.prepare(ACTIVE_SQL).all() as { id: string }[]).map((r) => r.id),
+      `the local store ${dbPath}`,
+    );
     repos = group(lite.prepare(REPOS_SQL).all() as { repo: string; path: string | null }[]);
   } finally {
     lite.close();
@@ -121,6 +137,10 @@ export async function migratePgToSqlite(
   let repos: RepoRows[];
   try {
     await db.migrate();
+    refuseActive(
+      (await db.q<{ id: string }>(ACTIVE_SQL)).map((r) => r.id),
+      `PostgreSQL state database ${db.location}`,
+    );
     repos = group(await db.q<{ repo: string; path: string | null }>(REPOS_SQL));
   } finally {
     await db.close();

@@ -125,9 +125,10 @@ describe('a repository in the store', () => {
     // The repository's config is committed: a URL there is refused.
     writeFileSync(join(a, 'incrementum.toml'), '[state]\nurl = "postgres://ii@h/x"\n');
     expect(() => loadConfig(a)).toThrow(/Move the URL to ~\/\.config\/incrementum\/config\.toml/);
-    writeFileSync(join(a, 'incrementum.toml'), '[state]\nproject = "widget"\n[remote]\nname = "up"\n');
+    writeFileSync(join(a, 'incrementum.toml'), '[state]\nproject = "widget"\n');
     expect(loadConfig(a).state.project).toBe('widget');
-    expect(loadConfig(a).remote.name).toBe('up');
+    writeFileSync(cfg, '[state]\nproject = "everything"\n');
+    expect(() => loadConfig(a)).toThrow(/set it in that repository's incrementum\.toml instead/);
   });
 
   it('[state] project wins over the remote, [remote] name picks the remote, and with neither: the path', () => {
@@ -136,6 +137,12 @@ describe('a repository in the store', () => {
     process.env.II_DATABASE_URL = 'postgres://ii@127.0.0.1:1/x';
     writeFileSync(join(a, 'incrementum.toml'), '[remote]\nname = "fork"\n');
     expect(sharedIdentity(a)).toMatchObject({ by: 'remote', source: 'github.com/me/widget', remote: 'fork' });
+    // The user's config names the remote when the repository's does not.
+    writeFileSync(join(a, 'incrementum.toml'), '[agent]\npreset = "scripted"\n');
+    expect(sharedIdentity(a)).toMatchObject({ source: 'github.com/acme/widget', remote: 'origin' });
+    mkdirSync(join(tmp.path, 'config', 'incrementum'), { recursive: true });
+    writeFileSync(join(tmp.path, 'config', 'incrementum', 'config.toml'), '[remote]\nname = "fork"\n');
+    expect(sharedIdentity(a)).toMatchObject({ source: 'github.com/me/widget', remote: 'fork' });
     writeFileSync(join(a, 'incrementum.toml'), '[state]\nproject = "widget-app"\n');
     expect(currentRepo(a).slug).toBe('widget-app');
     writeFileSync(join(a, 'incrementum.toml'), '[state]\nproject = "../etc"\n');

@@ -38,7 +38,7 @@ export async function doctor(o: DoctorOptions): Promise<void> {
   }
   // A shared store (II_DATABASE_URL, [state] url): its connection, schema and remote.
   const { checkSharedStore } = await import('../../doctor/store-check.js');
-  results.push(...(await checkSharedStore(repo.root, config)));
+  results.push(...(await checkSharedStore(repo.root)));
   // One cause, one finding: a config that cannot be loaded says nothing about
   // the agent it would have named (the defaults' agent would be a red herring).
   if (configLoaded || o.agent || !repo.root) results.push(...(await agentChecks(config, o.agent)));
