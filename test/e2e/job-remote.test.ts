@@ -184,4 +184,22 @@ describe('git across machines', () => {
     expect(git(bare, 'rev-parse', 'main')).toBe(landed);
     expect(git(bare, 'rev-parse', `${landed}^`)).toBe(theirs);
   });
+
+  it('a landing pushed to the remote whose move here is then refused (the checkout has an edit in a file the job changed) puts the remote back', () => {
+    f.setup(['test -f README.md'], { job: PUSH_ON });
+    const bare = sharedRemote();
+    const id = runJob({
+      implement: [{ actions: [write('README.md', '# from the job\n')] }],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Job work' }] }],
+    });
+    const main = f.git('rev-parse', 'main').trim();
+    writeFileSync(join(f.repo, 'README.md'), '# my uncommitted edit\n');
+    const r = f.run(['job', 'land', id]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/stash/);
+    expect(r.stderr).not.toContain('could not be put back');
+    expect(git(bare, 'rev-parse', 'main')).toBe(main);
+    expect(f.git('rev-parse', 'main').trim()).toBe(main);
+    expect(readFileSync(join(f.repo, 'README.md'), 'utf8')).toBe('# my uncommitted edit\n');
+  });
 });
