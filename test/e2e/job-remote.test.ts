@@ -1,18 +1,24 @@
 // Git across machines (issue 31), end to end with the built CLI and the
 // scripted agent. "Machines" are separate clones of one bare repository (the
-// shared remote, a file path). Machine A runs a job with [remote] push on; machine B,
-// a fresh clone that never had A's commits, reads the job from the store
-// and shows its diff after fetching that job's refs. The CLI reads jobs by a
-// slug of the clone's path (project identity by remote URL is another item
-// of the issue), so B shares A's SQLite state dir and takes A's place: A's
-// clone is moved aside and B is cloned where it was. Also: a push to an
-// unreachable remote leaves the job completed (a warning); no [remote] push
-// and no PostgreSQL pushes nothing; a landing whose lease on the remote's
-// branch is lost changes nothing, here or there.
+// shared remote, a file path). Machine A runs a job with [remote] push on;
+// machine B, a fresh clone that never had A's commits, reads the job from
+// the store and shows its diff (ii job diff, and the board's diff view)
+// after fetching that job's refs. The CLI reads jobs by a slug of the
+// clone's path (project identity by remote URL is another item of the
+// issue), so B shares A's SQLite state dir and takes A's place: A's clone is
+// moved aside and B is cloned where it was. Also: a push to an unreachable
+// remote leaves the job completed (a warning); no [remote] push and no
+// PostgreSQL pushes nothing; a landing whose lease on the remote's branch is
+// lost changes nothing, here or there, and one whose local move is refused
+// puts the remote back.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActions } from '../../src/dashboard/io/actions.js';
+import { diffKey } from '../../src/dashboard/view/state.js';
+import { createDashboardStore } from '../../src/dashboard/view/store.js';
+import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { JobFixture, jobIdFrom, verdict, write } from '../helpers/job.js';
 
 let f: JobFixture;
@@ -66,7 +72,7 @@ function becomeMachineB(bare: string, aside: string): void {
 }
 
 describe('git across machines', () => {
-  it("A pushes each iteration's refs and the final commit as they are made; B, lacking them, fetches that job's refs and shows its diff", () => {
+  it("A pushes each iteration's refs and the final commit as they are made; B, lacking them, fetches that job's refs and shows its diff", async () => {
     f.setup(['test -f README.md'], { job: PUSH_ON });
     const bare = sharedRemote();
     const mainBefore = git(bare, 'rev-parse', 'main');
@@ -85,7 +91,25 @@ describe('git across machines', () => {
     expect(git(bare, 'rev-parse', 'main')).toBe(mainBefore);
     expect(events(id).filter((e) => e.type === 'warning')).toEqual([]);
 
+    // The board on machine B: its diff view fetches the job's refs the same way.
     becomeMachineB(bare, join(f.tmp.path, 'machine-a'));
+    expect(() => git(f.repo, 'cat-file', '-e', `${last}^{commit}`)).toThrow();
+    const state = openStateStore({ dir: join(f.tmp.path, 'state', 'incrementum') });
+    try {
+      const dash = createDashboardStore({ repo: repoSlug(f.repo), repoLabel: f.repo });
+      const actions = createActions({ state, dash, repoRoot: f.repo, quit: () => {} });
+      await actions.loadDiff(id, 1, 2);
+      const shown = dash.getState().diffs[diffKey(id, 1, 2)];
+      expect(shown?.error ?? null).toBeNull();
+      expect(shown?.loaded?.diff_error ?? null).toBeNull();
+      expect(shown?.loaded?.diff).toContain('+hello, world');
+    } finally {
+      state.close();
+    }
+    git(f.repo, 'cat-file', '-e', `${last}^{commit}`);
+
+    // ii job diff on another such machine.
+    becomeMachineB(bare, join(f.tmp.path, 'machine-b0'));
     expect(() => git(f.repo, 'cat-file', '-e', `${last}^{commit}`)).toThrow();
     const d = f.run(['job', 'diff', id]);
     expect(d.code, d.stderr).toBe(0);
