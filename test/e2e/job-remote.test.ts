@@ -207,6 +207,12 @@ describe('git across machines', () => {
     const landed = f.git('rev-parse', 'main').trim();
     expect(git(bare, 'rev-parse', 'main')).toBe(landed);
     expect(git(bare, 'rev-parse', `${landed}^`)).toBe(theirs);
+    expect(
+      events(id).some(
+        (e) =>
+          e.message?.startsWith('landed on main at ') && e.message.includes('(and on the remote origin)'),
+      ),
+    ).toBe(true);
   });
 
   it('a landing pushed to the remote whose move here is then refused (the checkout has an edit in a file the job changed) puts the remote back', () => {
