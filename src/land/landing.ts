@@ -302,7 +302,7 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
   let kept = false;
   let toResolve: ToResolve | null = null;
   let attempts: number;
-  let remote: RemoteTarget | null = null;
+  let remote: RemoteTarget | null;
   try {
     // Where the shared remote's branch is, before anything is done ([land] push).
     remote = await remoteTarget(input, l.onto, l.tip);
