@@ -232,4 +232,24 @@ describe('git across machines', () => {
     expect(f.git('rev-parse', 'main').trim()).toBe(main);
     expect(readFileSync(join(f.repo, 'README.md'), 'utf8')).toBe('# my uncommitted edit\n');
   });
+
+  it("a landing is refused before it starts when the remote's branch has commits this clone has not", () => {
+    f.setup(['test -f README.md'], { job: PUSH_ON });
+    const bare = sharedRemote();
+    const id = runJob();
+    const other = join(f.tmp.path, 'other');
+    git(f.tmp.path, 'clone', '-q', bare, other);
+    writeFileSync(join(other, 'theirs.txt'), 'x\n');
+    git(other, 'add', 'theirs.txt');
+    git(other, '-c', 'user.name=r', '-c', 'user.email=r@x', 'commit', '-qm', 'another machine');
+    git(other, 'push', '-q', 'origin', 'HEAD:main');
+    const theirs = git(other, 'rev-parse', 'HEAD');
+    const main = f.git('rev-parse', 'main').trim();
+    const r = f.run(['job', 'land', id]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`main on the remote origin is at ${theirs.slice(0, 10)}, which main here`);
+    expect(r.stderr).toContain('Nothing was changed');
+    expect(git(bare, 'rev-parse', 'main')).toBe(theirs);
+    expect(f.git('rev-parse', 'main').trim()).toBe(main);
+  });
 });
