@@ -86,5 +86,12 @@ jobs = 2
 # A todo whose jobs failed (or were abandoned) this many times is left alone
 # until \`ii todo reopen\`:
 max-attempts = 2
+
+# [remote]
+# Runners on several machines sharing one store (PostgreSQL) push each job's
+# refs (refs/incrementum/...) to this remote as they are made, and other
+# machines fetch them for diffs and landings; on by default with PostgreSQL:
+# name = "origin"
+# push = true
 `;
 }

@@ -320,9 +320,10 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
   let kept = false;
   let toResolve: ToResolve | null = null;
   let attempts: number;
+  let remote: RemoteTarget | null;
   try {
     // Where the shared remote's branch is, before anything is done ([land] push).
-    const remote = await remoteTarget(input, l.onto, l.tip);
+    remote = await remoteTarget(input, l.onto, l.tip);
     for (attempts = 1; attempts <= max; attempts++) {
       let next: string;
       if (pending) {
@@ -413,7 +414,7 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
   };
   const updated = await store.jobs.setLanded(job.id, landed);
   appendEvent(input.stateDir, job.id, 'info', {
-    message: `landed on ${l.onto} at ${short(landedHead)}${l.test ? ', tested on the rebased tip' : ' (--no-test: not tested)'}`,
+    message: `landed on ${l.onto} at ${short(landedHead)}${remote ? ` (and on the remote ${remote.remote.name})` : ''}${l.test ? ', tested on the rebased tip' : ' (--no-test: not tested)'}`,
   });
   progress({ type: 'landed', landed });
   await releaseJobWorkspace(input);

@@ -50,7 +50,7 @@ export async function pushLanded(input: Input, onto: string, next: string, t: Re
   if (p.ok) return;
   if (p.lost)
     throw new LandRefused(
-      `${onto} on the remote ${t.remote.name} moved while job ${input.job.id} was landing (it is no longer at ${t.expected ? short(t.expected) : 'nothing: it was created'}; another machine landed or pushed). ` +
+      `${onto} on the remote ${t.remote.name} moved while job ${input.job.id} was landing (${t.expected ? `it is no longer at ${short(t.expected)}` : 'it was created meanwhile'}: another machine landed or pushed). ` +
         `Nothing was changed, on the remote or here. Bring ${onto} up to date (git pull --ff-only ${t.remote.name} ${onto}), then run ii job land ${input.job.id} again.`,
       'remote',
     );

@@ -1,18 +1,24 @@
 // Git across machines (issue 31), end to end with the built CLI and the
 // scripted agent. "Machines" are separate clones of one bare repository (the
-// shared remote, a file path). Machine A runs a job with [remote] push on; machine B,
-// a fresh clone that never had A's commits, reads the job from the store
-// and shows its diff after fetching that job's refs. The CLI reads jobs by a
-// slug of the clone's path (project identity by remote URL is another item
-// of the issue), so B shares A's SQLite state dir and takes A's place: A's
-// clone is moved aside and B is cloned where it was. Also: a push to an
-// unreachable remote leaves the job completed (a warning); no [remote] push
-// and no PostgreSQL pushes nothing; a landing whose lease on the remote's
-// branch is lost changes nothing, here or there.
+// shared remote, a file path). Machine A runs a job with [remote] push on;
+// machine B, a fresh clone that never had A's commits, reads the job from
+// the store and shows its diff (ii job diff, and the board's diff view)
+// after fetching that job's refs. The CLI reads jobs by a slug of the
+// clone's path (project identity by remote URL is another item of the
+// issue), so B shares A's SQLite state dir and takes A's place: A's clone is
+// moved aside and B is cloned where it was. Also: a push to an unreachable
+// remote leaves the job completed (a warning); no [remote] push and no
+// PostgreSQL pushes nothing; a landing whose lease on the remote's branch is
+// lost changes nothing, here or there, and one whose local move is refused
+// puts the remote back.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActions } from '../../src/dashboard/io/actions.js';
+import { diffKey } from '../../src/dashboard/view/state.js';
+import { createDashboardStore } from '../../src/dashboard/view/store.js';
+import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { JobFixture, jobIdFrom, verdict, write } from '../helpers/job.js';
 
 let f: JobFixture;
@@ -66,7 +72,7 @@ function becomeMachineB(bare: string, aside: string): void {
 }
 
 describe('git across machines', () => {
-  it("A pushes each iteration's refs and the final commit as they are made; B, lacking them, fetches that job's refs and shows its diff", () => {
+  it("A pushes each iteration's refs and the final commit as they are made; B, lacking them, fetches that job's refs and shows its diff", async () => {
     f.setup(['test -f README.md'], { job: PUSH_ON });
     const bare = sharedRemote();
     const mainBefore = git(bare, 'rev-parse', 'main');
@@ -85,7 +91,25 @@ describe('git across machines', () => {
     expect(git(bare, 'rev-parse', 'main')).toBe(mainBefore);
     expect(events(id).filter((e) => e.type === 'warning')).toEqual([]);
 
+    // The board on machine B: its diff view fetches the job's refs the same way.
     becomeMachineB(bare, join(f.tmp.path, 'machine-a'));
+    expect(() => git(f.repo, 'cat-file', '-e', `${last}^{commit}`)).toThrow();
+    const state = openStateStore({ dir: join(f.tmp.path, 'state', 'incrementum') });
+    try {
+      const dash = createDashboardStore({ repo: repoSlug(f.repo), repoLabel: f.repo });
+      const actions = createActions({ state, dash, repoRoot: f.repo, quit: () => {} });
+      await actions.loadDiff(id, 1, 2);
+      const shown = dash.getState().diffs[diffKey(id, 1, 2)];
+      expect(shown?.error ?? null).toBeNull();
+      expect(shown?.loaded?.diff_error ?? null).toBeNull();
+      expect(shown?.loaded?.diff).toContain('+hello, world');
+    } finally {
+      state.close();
+    }
+    git(f.repo, 'cat-file', '-e', `${last}^{commit}`);
+
+    // ii job diff on another such machine.
+    becomeMachineB(bare, join(f.tmp.path, 'machine-b0'));
     expect(() => git(f.repo, 'cat-file', '-e', `${last}^{commit}`)).toThrow();
     const d = f.run(['job', 'diff', id]);
     expect(d.code, d.stderr).toBe(0);
@@ -183,5 +207,49 @@ describe('git across machines', () => {
     const landed = f.git('rev-parse', 'main').trim();
     expect(git(bare, 'rev-parse', 'main')).toBe(landed);
     expect(git(bare, 'rev-parse', `${landed}^`)).toBe(theirs);
+    expect(
+      events(id).some(
+        (e) =>
+          e.message?.startsWith('landed on main at ') && e.message.includes('(and on the remote origin)'),
+      ),
+    ).toBe(true);
+  });
+
+  it('a landing pushed to the remote whose move here is then refused (the checkout has an edit in a file the job changed) puts the remote back', () => {
+    f.setup(['test -f README.md'], { job: PUSH_ON });
+    const bare = sharedRemote();
+    const id = runJob({
+      implement: [{ actions: [write('README.md', '# from the job\n')] }],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Job work' }] }],
+    });
+    const main = f.git('rev-parse', 'main').trim();
+    writeFileSync(join(f.repo, 'README.md'), '# my uncommitted edit\n');
+    const r = f.run(['job', 'land', id]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/stash/);
+    expect(r.stderr).not.toContain('could not be put back');
+    expect(git(bare, 'rev-parse', 'main')).toBe(main);
+    expect(f.git('rev-parse', 'main').trim()).toBe(main);
+    expect(readFileSync(join(f.repo, 'README.md'), 'utf8')).toBe('# my uncommitted edit\n');
+  });
+
+  it("a landing is refused before it starts when the remote's branch has commits this clone has not", () => {
+    f.setup(['test -f README.md'], { job: PUSH_ON });
+    const bare = sharedRemote();
+    const id = runJob();
+    const other = join(f.tmp.path, 'other');
+    git(f.tmp.path, 'clone', '-q', bare, other);
+    writeFileSync(join(other, 'theirs.txt'), 'x\n');
+    git(other, 'add', 'theirs.txt');
+    git(other, '-c', 'user.name=r', '-c', 'user.email=r@x', 'commit', '-qm', 'another machine');
+    git(other, 'push', '-q', 'origin', 'HEAD:main');
+    const theirs = git(other, 'rev-parse', 'HEAD');
+    const main = f.git('rev-parse', 'main').trim();
+    const r = f.run(['job', 'land', id]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`main on the remote origin is at ${theirs.slice(0, 10)}, which main here`);
+    expect(r.stderr).toContain('Nothing was changed');
+    expect(git(bare, 'rev-parse', 'main')).toBe(theirs);
+    expect(f.git('rev-parse', 'main').trim()).toBe(main);
   });
 });

@@ -1,0 +1,102 @@
+// When job refs travel through the remote (src/model/remote.ts), and how the
+// runner's pushes go (src/job/ref-pusher.ts): in the background, one at a
+// time, folded while one runs, never failing the job, awaited at its end.
+// The pusher's git is a stand-in whose pushes the test finishes by hand: what
+// is checked is their order and number, which a real remote cannot hold still.
+import { describe, expect, it } from 'vitest';
+import { RefPusher } from '../../src/job/ref-pusher.js';
+import { Config } from '../../src/model/config.js';
+import { fetchRemote, jobRefsRemote, landingRemote } from '../../src/model/remote.js';
+import type { RemoteOutcome } from '../../src/vcs/remote-vcs.js';
+
+const config = (toml: Record<string, unknown> = {}) => Config.parse(toml);
+
+describe('which remote, when', () => {
+  it('off with the local store unless asked for; on with PostgreSQL unless turned off; landing follows unless set', () => {
+    expect(jobRefsRemote(config(), false)).toBeNull();
+    expect(landingRemote(config(), false)).toBeNull();
+    expect(jobRefsRemote(config(), true)).toEqual({ name: 'origin', timeoutMs: 60_000 });
+    expect(landingRemote(config(), true)).toEqual({ name: 'origin', timeoutMs: 60_000 });
+    const on = config({ remote: { push: true, name: 'shared', 'timeout-seconds': 5 } });
+    expect(jobRefsRemote(on, false)).toEqual({ name: 'shared', timeoutMs: 5000 });
+    expect(jobRefsRemote(config({ remote: { push: false } }), true)).toBeNull();
+    expect(landingRemote(config({ remote: { push: true }, land: { push: false } }), true)).toBeNull();
+    expect(landingRemote(config({ land: { push: true } }), false)).not.toBeNull();
+    // A job another host ran is fetched for whatever this one pushes, unless sharing is turned off here.
+    expect(fetchRemote(config(), false, 'box-b', 'box-a')).not.toBeNull();
+    expect(fetchRemote(config(), false, 'box-a', 'box-a')).toBeNull();
+    expect(fetchRemote(config({ remote: { push: false } }), true, 'box-b', 'box-a')).toBeNull();
+  });
+});
+
+/** A stand-in git whose pushes wait until the test ends them. */
+function heldPushes() {
+  const calls: { ids: string[]; end: (r: RemoteOutcome) => void }[] = [];
+  return {
+    calls,
+    vcs: {
+      pushChangeRefs: (_root: string, _remote: unknown, ids: readonly string[]) =>
+        new Promise<RemoteOutcome>((end) => calls.push({ ids: [...ids], end })),
+    },
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('RefPusher', () => {
+  it('returns at once, pushes one at a time, folds what comes in meanwhile into one more push of every change', async () => {
+    const { calls, vcs } = heldPushes();
+    const said: string[] = [];
+    const p = new RefPusher(vcs, '/repo', { name: 'origin', timeoutMs: 1000 }, (t, m) =>
+      said.push(`${t}: ${m}`),
+    );
+    p.push('I1');
+    expect(calls).toHaveLength(1);
+    p.push('I1');
+    p.push('I2');
+    p.push('I2');
+    await tick();
+    expect(calls).toHaveLength(1); // the first is still running: nothing overtakes it
+    calls[0]!.end({ ok: true });
+    await tick();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.ids).toEqual(['I1', 'I2']);
+    let settled = false;
+    const done = p.settle().then(() => (settled = true));
+    await tick();
+    expect(settled).toBe(false); // the end waits for the push under way
+    calls[1]!.end({ ok: true });
+    await done;
+    expect(calls).toHaveLength(2);
+    expect(said).toEqual([]);
+  });
+
+  it('a failed push is a warning and is tried again with the next one; the end tries once more and says how to push by hand', async () => {
+    const { calls, vcs } = heldPushes();
+    const said: string[] = [];
+    const p = new RefPusher(vcs, '/repo', { name: 'origin', timeoutMs: 1000 }, (t, m) =>
+      said.push(`${t}: ${m}`),
+    );
+    p.push('I1');
+    calls[0]!.end({ ok: false, detail: 'fatal: unreachable' });
+    await tick();
+    expect(said).toEqual([
+      "warning: could not push the job's refs to the remote origin (tried again at the next iteration): fatal: unreachable",
+    ]);
+    p.push('I1');
+    calls[1]!.end({ ok: true });
+    await tick();
+    expect(said.at(-1)).toBe("info: pushed the job's refs to the remote origin again");
+    p.push('I2');
+    calls[2]!.end({ ok: false, detail: 'fatal: unreachable' });
+    const done = p.settle();
+    await tick();
+    expect(calls).toHaveLength(4); // the last chance
+    expect(calls[3]!.ids).toEqual(['I1', 'I2']);
+    calls[3]!.end({ ok: false, detail: 'fatal: still unreachable' });
+    await done;
+    expect(said.at(-1)).toBe(
+      "warning: the job's commits are on this machine only: push them with git push origin '+refs/incrementum/changes/I1/*:refs/incrementum/changes/I1/*' '+refs/incrementum/changes/I2/*:refs/incrementum/changes/I2/*'",
+    );
+  });
+});
