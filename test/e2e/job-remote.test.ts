@@ -19,6 +19,7 @@ import { createActions } from '../../src/dashboard/io/actions.js';
 import { diffKey } from '../../src/dashboard/view/state.js';
 import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
 import { JobFixture, jobIdFrom, verdict, write } from '../helpers/job.js';
 
 let f: JobFixture;
@@ -97,7 +98,7 @@ describe('git across machines', () => {
     const state = openStateStore({ dir: join(f.tmp.path, 'state', 'incrementum') });
     try {
       const dash = createDashboardStore({ repo: repoSlug(f.repo), repoLabel: f.repo });
-      const actions = createActions({ state, dash, repoRoot: f.repo, quit: () => {} });
+      const actions = createActions({ state: asyncStore(state), dash, repoRoot: f.repo, quit: () => {} });
       await actions.loadDiff(id, 1, 2);
       const shown = dash.getState().diffs[diffKey(id, 1, 2)];
       expect(shown?.error ?? null).toBeNull();
