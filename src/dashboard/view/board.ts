@@ -34,8 +34,6 @@ export interface CardData {
   detail: string;
   tone: Tone;
   stale: boolean;
-  /** Changes whenever what the card shows changes (the memo key of the card). */
-  version: string;
 }
 
 export interface ColumnData {
@@ -133,7 +131,6 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
     detail: `${ask ? askMarker(ask) : where}${waited}${money(job.usage.cost)} · ${shortJobId(job.id)}`,
     tone,
     stale,
-    version: `${job.updated_at}|${stale}|${title}|${ask?.id ?? ''}|${job.waited_ms}`,
   };
 }
 
@@ -196,7 +193,6 @@ export function todoCard(todo: Todo, blockers: Blocker[] | null, unlanded: reado
       : `ready${note} · ${what}`,
     tone: blockers ? 'dim' : null,
     stale: false,
-    version: `${todo.updated_at}|${blockers ? blockers.map(blockerWords).join(';') : ''}|${note}`,
   };
 }
 
@@ -301,7 +297,6 @@ export function changeCard(job: Job, change: JobChange, index: number): CardData
         : `${change.commits.length} iter · ${last ? commitOutcome(last) : noCommitNote(job)}`,
     tone: col === 'Committed' ? 'ok' : col === 'Failed' ? 'bad' : col === 'Abandoned' ? 'dim' : 'active',
     stale: false,
-    version: `${job.updated_at}|${job.status}`,
   };
 }
 
@@ -314,7 +309,6 @@ function buildChanges(job: Job | undefined): ColumnData[] {
 export function commitCard(
   commit: JobCommit,
   index: number,
-  version: string,
   marked = false,
   /** Why it has no review (its job failed first), shown instead of its outcome. */
   noReview: string | null = null,
@@ -338,7 +332,6 @@ export function commitCard(
           ? 'bad'
           : 'active',
     stale: false,
-    version,
   };
 }
 
@@ -351,15 +344,7 @@ function buildCommits(job: Job | undefined, changeIndex: number | null, mark: Ma
       const marked = mark?.jobId === job.id && mark.change === changeIndex + 1 && mark.iteration === i + 1;
       cols
         .get(commitColumn(c, { isCurrent: i === n - 1 && changeIndex === job.changes.length - 1, job }))!
-        .push(
-          commitCard(
-            c,
-            i,
-            `${job.updated_at}|${job.status}|${job.stage}|${marked}`,
-            marked,
-            noReviewWhy(job, changeIndex, i),
-          ),
-        );
+        .push(commitCard(c, i, marked, noReviewWhy(job, changeIndex, i)));
     });
   }
   return COMMIT_COLUMNS.map((title) => ({ title, cards: cols.get(title)! }));
