@@ -228,8 +228,10 @@ function buildBacklog(s: DashboardState): ColumnData {
   if (held && held.filter === s.nav.filter) return held.column;
   const f = s.nav.filter.toLowerCase();
   const keep = (t: Todo) => !f || t.title.toLowerCase().includes(f) || t.id.includes(f);
+  // A Map: looking a stored id up in a record's keys hashes it into V8's string table each time.
+  const unlanded = new Map(Object.entries(s.backlog.unlanded ?? {}));
   const cards: CardData[] = [];
-  for (const t of s.backlog.ready) if (keep(t)) cards.push(readyCard(t, s.backlog.unlanded?.[t.id]));
+  for (const t of s.backlog.ready) if (keep(t)) cards.push(readyCard(t, unlanded.get(t.id)));
   for (const b of s.backlog.blocked) if (keep(b.todo)) cards.push(blockedCard(b));
   const column = { title: BACKLOG, cards };
   backlogColumns.set(s.backlog, { filter: s.nav.filter, column });
