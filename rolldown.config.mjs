@@ -1,30 +1,56 @@
+import { isBuiltin } from 'node:module';
+import { dirname, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+
 // Bundles the CLI's own compiled modules (and commander) into dist/cli, the
 // entry bin/ii.js loads: a short command such as `ii job list` spent a third
 // of its time resolving and loading ~90 separate modules. Each command's body
 // stays its own chunk, loaded when it runs. zod is bundled too: as a package
 // it is ~110 files (every locale) loaded by any command that opens the store,
 // half of `ii job list`'s module loading; our schemas never reach another
-// package's zod. Other packages stay external, so there is one React and Ink.
+// package's zod. Ink is bundled too, with what it imports (the dashboard's
+// chunk alone loads it): as a package it is ~550 files, 415 of them
+// es-toolkit's compat build for its one `throttle`; bundled, the dashboard's
+// RSS after loading its modules is ~6 MB lower (bench/dashboard.bench.js).
+// React stays external (one React), and so do its reconciler and scheduler:
+// each picks its production or development build by NODE_ENV when loaded, as
+// React does (a production reconciler under a development React draws
+// nothing). Other packages stay external.
+const BUNDLED = /^(commander|zod|ink|string-width)(\/|$)/;
 const cli = {
-  input: 'dist/src/cli/main.js',
+  input: {
+    main: 'dist/src/cli/main.js',
+    // The dashboard's entry under a name of its own (its exports keep their
+    // names): bench/dashboard-rss.child.js builds the board from it, as
+    // `ii dashboard` runs it.
+    dashboard: 'dist/src/cli/dashboard/run.js',
+  },
   platform: 'node',
   // Warnings and errors only (scripts/bundle.mjs runs it).
   logLevel: 'warn',
-  external: (id) =>
-    !id.startsWith('.') &&
-    !id.startsWith('/') &&
-    !id.startsWith('commander') &&
-    !/^zod(\/|$)/.test(id) &&
-    !/^[A-Za-z]:/.test(id),
+  external: (id, importer) => {
+    if (id.startsWith('.') || id.startsWith('/') || /^[A-Za-z]:/.test(id) || BUNDLED.test(id)) return false;
+    // React's own; Node's; Ink's devtools (only under DEV=true, when installed).
+    if (/^(react|react-reconciler|scheduler)(\/|$)/.test(id) || isBuiltin(id) || id === 'react-devtools-core')
+      return true;
+    // What a bundled package imports is bundled with it.
+    return !(importer && relative(ROOT, importer).startsWith(`node_modules${sep}`));
+  },
   output: {
     dir: 'dist/cli',
     format: 'esm',
     sourcemap: true,
     // A command's body is named for its folder (cli/job/do.ts -> cli-job-do),
-    // since every command group has an actions.ts and an index.ts.
+    // since every command group has an actions.ts and an index.ts; a
+    // package's chunk for the package (ink).
     chunkFileNames: (chunk) => {
       const m = chunk.facadeModuleId?.match(/dist\/src\/(.+)\.js$/);
-      return `${m ? m[1].replaceAll('/', '-') : '[name]'}-[hash].js`;
+      const pkg = (chunk.facadeModuleId ?? chunk.moduleIds.at(-1))?.match(
+        /node_modules\/((?:@[^/]+\/)?[^/]+)\//,
+      );
+      return `${m ? m[1].replaceAll('/', '-') : pkg ? pkg[1].replace('/', '-') : '[name]'}-[hash].js`;
     },
   },
 };

@@ -1,23 +1,30 @@
 // RSS of the dashboard with 10,000 jobs loaded, the state dir watched and one
 // frame drawn, in a fresh process (so nothing else the benchmarks loaded
 // counts), against the same process before it loads anything of the
-// dashboard. Prints {value, peak, floor, jobs} in MB.
+// dashboard. The board is built from the dashboard's bundled entry
+// (dist/cli/dashboard.js, Ink bundled in), the code `ii dashboard` runs.
+// Prints {value, peak, floor, modules, jobs} in MB (modules: after loading
+// the dashboard's code, before the jobs).
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 
 const [dist, stateDir] = process.argv.slice(2);
 const mb = () => process.memoryUsage().rss / 2 ** 20;
-const { openStateStore } = await import(`${dist}/src/state/index.js`);
 const floor = mb();
+const {
+  openStateStore,
+  tuneHeapForDashboard,
+  RENDER_OPTIONS,
+  createDashboardStore,
+  DashboardSync,
+  createActions,
+  loadView,
+} = await import(`${dist}/cli/dashboard.js`);
 // As src/cli/dashboard/run.ts does, before the jobs are loaded.
-(await import(`${dist}/src/cli/dashboard/heap.js`)).tuneHeapForDashboard();
-const { RENDER_OPTIONS } = await import(`${dist}/src/cli/dashboard/run.js`);
-const { createDashboardStore } = await import(`${dist}/src/dashboard/view/store.js`);
-const { DashboardSync } = await import(`${dist}/src/dashboard/io/sync.js`);
-const { createActions } = await import(`${dist}/src/dashboard/io/actions.js`);
-const { render } = await import('ink');
+tuneHeapForDashboard();
+const [{ render }, { Dashboard }] = await loadView();
 const { createElement } = await import('react');
-const { Dashboard } = await import(`${dist}/components/Dashboard.js`);
+const modules = mb();
 
 const state = openStateStore({ dir: stateDir });
 const dash = createDashboardStore({ repo: null, repoLabel: 'bench', color: true });
@@ -64,5 +71,5 @@ const peak = process.resourceUsage().maxRSS / 1024;
 app.unmount();
 await sync.close();
 state.close();
-process.stdout.write(JSON.stringify({ value, peak, floor, jobs }) + '\n');
+process.stdout.write(JSON.stringify({ value, peak, floor, modules, jobs }) + '\n');
 process.exit(0);

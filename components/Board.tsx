@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { ColumnData } from '../src/dashboard/view/board.js';
+import type { CardData, ColumnData } from '../src/dashboard/view/board.js';
 import { cardHeight } from './Card.js';
 import { Column, columnName, shortNames } from './Column.js';
 import { visibleLine } from '../src/text/sanitize.js';
@@ -72,6 +72,14 @@ export function boardLayout(columns: ColumnData[], width: number): BoardLayout {
   return layout;
 }
 
+/** Each card's title as shown, measured once: the board keeps the cards of what did not change. */
+const titleWidths = new WeakMap<CardData, number>();
+function titleWidth(card: CardData): number {
+  let w = titleWidths.get(card);
+  if (w === undefined) titleWidths.set(card, (w = visibleLine(card.title).length));
+  return w;
+}
+
 function measureBoard(columns: ColumnData[], width: number): BoardLayout {
   const short = shortNames(
     columns.map((c) => c.title),
@@ -85,7 +93,7 @@ function measureBoard(columns: ColumnData[], width: number): BoardLayout {
   const slots = short ? collapse(columns, width, short) : null;
   if (slots) for (const slot of slots) for (const i of slot.columns) widths[i] = slot.width;
   // A card is its column's width less the column's right padding.
-  const cut = columns.some((c, i) => c.cards.some((card) => visibleLine(card.title).length > widths[i]! - 1));
+  const cut = columns.some((c, i) => c.cards.some((card) => titleWidth(card) > widths[i]! - 1));
   const most = Math.max(0, ...columns.map((c) => c.cards.length));
   const stacked = Math.max(0, ...(slots ?? []).map((s) => (s.stack ? s.columns.length : 0)));
   return {

@@ -200,6 +200,72 @@ export function backlog(todos: readonly Todo[], jobs: readonly JobBrief[], o: Ba
   return { ready, blocked, unlanded };
 }
 
+/**
+ * `prev` (backlog() of the same jobs and options) after the todos named in
+ * `changed` were written (made, edited, moved, closed, or gone from `todos`):
+ * the same result as backlog() over all of `todos`, in O(n) without sorting.
+ * Only those todos and the todos that depend on them are decided again (a
+ * todo's blockers look at its deps and its own jobs, and the jobs are
+ * unchanged); the rest keep their place and their objects, so what the board
+ * built from them is kept too. With 10,000 todos, sorting all of them again
+ * and building every card anew on each new todo was most of the time it took
+ * to reach the board (bench/scale.bench.js).
+ */
+export function updateBacklog(
+  prev: Backlog,
+  todos: ReadonlyMap<string, Todo>,
+  changed: ReadonlySet<string>,
+  jobs: readonly JobBrief[],
+  o: BacklogOptions,
+): Backlog {
+  if (changed.size === 0) return prev;
+  const again = new Set(changed);
+  for (const t of todos.values()) if (t.deps.some((d) => changed.has(d))) again.add(t.id);
+  const ready = prev.ready.filter((t) => !again.has(t.id));
+  const blocked = prev.blocked.filter((b) => !again.has(b.todo.id));
+  const unlanded: Record<string, string[]> = {};
+  for (const [id, deps] of Object.entries(prev.unlanded)) if (!again.has(id)) unlanded[id] = deps;
+  // Only the jobs of the todos decided again, and of their deps.
+  const mine = new Set<string>();
+  for (const id of again) {
+    mine.add(id);
+    for (const d of todos.get(id)?.deps ?? []) mine.add(d);
+  }
+  const byTodo = jobsByTodo(jobs.filter((j) => mine.has(j.todo_id)));
+  for (const id of again) {
+    const t = todos.get(id);
+    if (!t || t.status !== 'open') continue;
+    const blockers = blockersIndexed(t, todos, byTodo, o);
+    if (blockers.length === 0) {
+      ready.splice(
+        insertAt(ready, t, (x) => x),
+        0,
+        t,
+      );
+      const waiting = t.deps.length && !o.depsLanded ? unlandedDeps(t, todos, byTodo) : [];
+      if (waiting.length) unlanded[t.id] = waiting;
+    } else
+      blocked.splice(
+        insertAt(blocked, t, (b) => b.todo),
+        0,
+        { todo: t, blockers },
+      );
+  }
+  return { ready, blocked, unlanded };
+}
+
+/** Where `t` goes in a list kept in run order (byRunOrder is total: ids break ties). */
+function insertAt<T>(list: readonly T[], t: Todo, todoOf: (x: T) => Todo): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (byRunOrder(todoOf(list[mid]!), t) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** One blocker as a line: what it is and what to do about it. */
 export function describeBlocker(b: Blocker): string {
   switch (b.kind) {

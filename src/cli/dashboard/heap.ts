@@ -1,5 +1,5 @@
 // The dashboard is a long-running process whose memory people watch (goal:
-// ≤ 150 MB with 10,000 jobs). V8's defaults favour throughput: its young
+// ≤ 100 MB with 10,000 jobs). V8's defaults favour throughput: its young
 // generation grows to tens of MB and the first load of thousands of jobs
 // leaves the heap that large for the rest of the session. Optimising for size
 // keeps RSS ~60 MB lower at 10,000 jobs for a cost keypresses do not feel

@@ -8,7 +8,7 @@
 import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { backlog, type JobBrief } from '../../model/backlog.js';
+import { backlog, updateBacklog, type Backlog, type JobBrief } from '../../model/backlog.js';
 import { isStale } from '../../model/derive.js';
 import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import type { Job } from '../../model/job.js';
@@ -110,7 +110,7 @@ export class DashboardSync {
   private pendingDb = false;
   private readonly pendingJobs = new Set<string>();
   private closed = false;
-  /** What the Backlog column was built from: the todos' stamp and the jobs' statuses. */
+  /** What the Backlog column was built from besides the todos: the jobs' statuses, the runners' landing, max-attempts. */
   private backlogKey = '';
   /** The repository's todos as last read, and the store version they reflect (only later writes are read again). */
   private todos: { repo: string; version: number; byId: Map<string, Todo> } | null = null;
@@ -121,6 +121,8 @@ export class DashboardSync {
    * reach the board with 1,300 jobs.
    */
   private briefs: { repo: string; list: JobBrief[] } | null = null;
+  /** The Backlog column as this sync last decided it (updated in place when only todos change). */
+  private planned: { repo: string; plan: Backlog } | null = null;
   private maxAttempts: number;
   /** Jobs whose live lines are behind their logs (drawn when shown). */
   private readonly liveBehind = new Set<string>();
@@ -308,47 +310,66 @@ export class DashboardSync {
    * Rebuilds the Backlog column when a todo changed or a job started, ended
    * or went stale (what readiness depends on), not on every heartbeat: with
    * thousands of todos a rebuild is not free, and running jobs write often.
+   * When only todos changed, only they (and the todos that depend on them)
+   * are decided again and put in their place (updateBacklog): the rest of the
+   * column, and the cards built from it, stay as they are.
    */
   refreshBacklog(): void {
     const { repo, jobs, stale } = this.dash.getState();
     if (!repo) return;
-    const stamp = this.state.todos.stamp(repo);
     // Whether the live runners land decides whether an unlanded dep blocks:
     // the board decides as the runner that will start the todo does.
     const lands = this.refreshRunner(repo);
-    let key = `${stamp}|lands:${lands}`;
+    let key = `lands:${lands}|max:${this.maxAttempts}`;
     // A landing (landed) makes a dependent ready under a landing runner.
     for (const j of jobs)
       if (j.repo === repo) key += `|${j.id}:${j.status}${j.landed ? 'L' : ''}${stale[j.id] ? '!' : ''}`;
-    if (key === this.backlogKey) return;
+    // Read before the todos: a write landing in between is read now and again next time.
+    const version = this.state.jobs.version();
+    const sameJobs = key === this.backlogKey;
+    // Nothing written since the todos were read, and the jobs as they were: the poll's usual tick.
+    if (sameJobs && this.todos?.repo === repo && this.todos.version === version) return;
     this.backlogKey = key;
+    const changed = this.readTodos(repo, version);
+    if (sameJobs && changed?.size === 0) return;
     if (this.briefs?.repo !== repo) this.briefs = { repo, list: this.state.jobs.briefs(repo) };
-    const plan = backlog(this.readTodos(repo, stamp), this.briefs.list, {
+    const o = {
       maxAttempts: this.maxAttempts,
-      isStale: (j) => stale[j.id] === true,
+      isStale: (j: JobBrief) => stale[j.id] === true,
       ...(lands ? { depsLanded: true } : {}),
-    });
+    };
+    const todos = this.todos!.byId;
+    const prev = this.planned;
+    const plan =
+      sameJobs && changed && prev?.repo === repo && prev.plan === this.dash.getState().backlog
+        ? updateBacklog(prev.plan, todos, changed, this.briefs.list, o)
+        : backlog([...todos.values()], this.briefs.list, o);
+    this.planned = { repo, plan };
     this.dash.getState().setBacklog(plan);
   }
 
   /**
-   * The repository's todos: all of them the first time, then only those
-   * written since (by store version, read before the todos, so a write landing
-   * in between is read now and again next time, never missed). The stamp's
+   * Reads the repository's todos into this.todos: all of them the first time,
+   * then only those written since (by store version, read before the todos,
+   * so a write landing in between is read now and again next time, never
+   * missed); returns the ids read again, or null when all were. The stamp's
    * count is the check: todos are never deleted, so a count that differs from
    * what is held means something was missed, and all are read again.
    */
-  private readTodos(repo: string, stamp: string): Todo[] {
-    const version = this.state.jobs.version();
+  private readTodos(repo: string, version: number): Set<string> | null {
     const held = this.todos;
     if (held && held.repo === repo) {
-      for (const t of this.state.todos.listChangedAfter(repo, held.version)) held.byId.set(t.id, t);
+      const changed = new Set<string>();
+      for (const t of this.state.todos.listChangedAfter(repo, held.version)) {
+        held.byId.set(t.id, t);
+        changed.add(t.id);
+      }
       held.version = version;
-      if (String(held.byId.size) === stamp.split('|')[0]) return [...held.byId.values()];
+      if (String(held.byId.size) === this.state.todos.stamp(repo).split('|')[0]) return changed;
     }
     const all = this.state.todos.list(repo);
     this.todos = { repo, version, byId: new Map(all.map((t) => [t.id, t])) };
-    return all;
+    return null;
   }
 
   private tick(): void {

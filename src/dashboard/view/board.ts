@@ -13,13 +13,13 @@ import {
   jobColumn,
   noCommitNote,
 } from '../../model/derive.js';
-import type { Blocker } from '../../model/backlog.js';
+import type { BlockedTodo, Blocker } from '../../model/backlog.js';
 import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
 import { shortJobId } from '../../model/job-id.js';
 import { formatCost } from '../../model/usage.js';
 import type { Todo } from '../../model/todo.js';
-import type { BoardLevel, DashboardState, Mark } from './state.js';
+import type { BacklogState, BoardLevel, DashboardState, Mark } from './state.js';
 import { count } from './count.js';
 import { visibleLine } from '../../text/sanitize.js';
 import { shownLine, shownLines } from '../../text/shown.js';
@@ -34,8 +34,6 @@ export interface CardData {
   detail: string;
   tone: Tone;
   stale: boolean;
-  /** Changes whenever what the card shows changes (the memo key of the card). */
-  version: string;
 }
 
 export interface ColumnData {
@@ -133,7 +131,6 @@ export function jobCard(job: Job, title: string, stale: boolean): CardData {
     detail: `${ask ? askMarker(ask) : where}${waited}${money(job.usage.cost)} · ${shortJobId(job.id)}`,
     tone,
     stale,
-    version: `${job.updated_at}|${stale}|${title}|${ask?.id ?? ''}|${job.waited_ms}`,
   };
 }
 
@@ -196,24 +193,78 @@ export function todoCard(todo: Todo, blockers: Blocker[] | null, unlanded: reado
       : `ready${note} · ${what}`,
     tone: blockers ? 'dim' : null,
     stale: false,
-    version: `${todo.updated_at}|${blockers ? blockers.map(blockerWords).join(';') : ''}|${note}`,
   };
 }
+
+/**
+ * Each todo's card as last built, by the todo (a ready one, with its
+ * unlanded deps) or by its blocked entry: a column of 10,000 todos that
+ * changed in one place (model/backlog.ts updateBacklog keeps the other
+ * entries) builds one card, not 10,000.
+ */
+const readyCards = new WeakMap<Todo, { unlanded: readonly string[] | undefined; card: CardData }>();
+const blockedCards = new WeakMap<BlockedTodo, CardData>();
+
+function readyCard(t: Todo, unlanded: readonly string[] | undefined): CardData {
+  const held = readyCards.get(t);
+  if (held && held.unlanded === unlanded) return held.card;
+  const card = todoCard(t, null, unlanded);
+  readyCards.set(t, { unlanded, card });
+  return card;
+}
+
+function blockedCard(b: BlockedTodo): CardData {
+  let card = blockedCards.get(b);
+  if (!card) blockedCards.set(b, (card = todoCard(b.todo, b.blockers)));
+  return card;
+}
+
+/** The Backlog column per backlog and filter (the job columns change far more often). */
+const backlogColumns = new WeakMap<BacklogState, { filter: string; column: ColumnData }>();
 
 /** Ready todos in run order, then the blocked ones, each saying what holds it; filtered like the jobs. */
 function buildBacklog(s: DashboardState): ColumnData {
+  const held = backlogColumns.get(s.backlog);
+  if (held && held.filter === s.nav.filter) return held.column;
   const f = s.nav.filter.toLowerCase();
   const keep = (t: Todo) => !f || t.title.toLowerCase().includes(f) || t.id.includes(f);
-  return {
-    title: BACKLOG,
-    cards: [
-      ...s.backlog.ready.filter(keep).map((t) => todoCard(t, null, s.backlog.unlanded?.[t.id])),
-      ...s.backlog.blocked.filter((b) => keep(b.todo)).map((b) => todoCard(b.todo, b.blockers)),
-    ],
-  };
+  // A Map: looking a stored id up in a record's keys hashes it into V8's string table each time.
+  const unlanded = new Map(Object.entries(s.backlog.unlanded ?? {}));
+  const cards: CardData[] = [];
+  for (const t of s.backlog.ready) if (keep(t)) cards.push(readyCard(t, unlanded.get(t.id)));
+  for (const b of s.backlog.blocked) if (keep(b.todo)) cards.push(blockedCard(b));
+  const column = { title: BACKLOG, cards };
+  backlogColumns.set(s.backlog, { filter: s.nav.filter, column });
+  return column;
 }
 
+/**
+ * The job columns (and the waiting jobs' cards) per job list, kept while
+ * what they show is unchanged: a new todo rebuilds the Backlog column alone.
+ */
+const jobColumnMemos = new WeakMap<
+  Job[],
+  { key: unknown[]; value: { asking: CardData[]; jobs: ColumnData[] } }
+>();
+
 function buildJobs(s: DashboardState): ColumnData[] {
+  const key = [s.stale, s.todoTitles, s.nav.filter, s.nav.showFinished];
+  let memo = jobColumnMemos.get(s.jobs);
+  if (!memo || !memo.key.every((v, i) => v === key[i])) {
+    memo = { key, value: jobColumns(s) };
+    jobColumnMemos.set(s.jobs, memo);
+  }
+  const { asking, jobs } = memo.value;
+  // Shown once there is a backlog: an empty one would be noise on a newcomer's first screen.
+  const hasBacklog = s.backlog.ready.length + s.backlog.blocked.length > 0;
+  const board = hasBacklog ? [buildBacklog(s), ...jobs] : jobs;
+  // Needs you leads, left of everything, while some job waits: it is what a
+  // person must act on. Absent otherwise, as the Backlog is: an always-empty
+  // column would take a sixth of an 80-column board for nothing.
+  return asking.length ? [{ title: NEEDS_YOU, cards: asking }, ...board] : board;
+}
+
+function jobColumns(s: DashboardState): { asking: CardData[]; jobs: ColumnData[] } {
   const cols = new Map<string, CardData[]>(JOB_COLUMNS.map((c) => [c, []]));
   const asking: CardData[] = [];
   // The longest-waiting first: the order y and n go through them (the inbox).
@@ -233,13 +284,7 @@ function buildJobs(s: DashboardState): ColumnData[] {
     title,
     cards: cols.get(title)!,
   }));
-  // Shown once there is a backlog: an empty one would be noise on a newcomer's first screen.
-  const hasBacklog = s.backlog.ready.length + s.backlog.blocked.length > 0;
-  const board = hasBacklog ? [buildBacklog(s), ...jobs] : jobs;
-  // Needs you leads, left of everything, while some job waits: it is what a
-  // person must act on. Absent otherwise, as the Backlog is: an always-empty
-  // column would take a sixth of an 80-column board for nothing.
-  return asking.length ? [{ title: NEEDS_YOU, cards: asking }, ...board] : board;
+  return { asking, jobs };
 }
 
 export function changeCard(job: Job, change: JobChange, index: number): CardData {
@@ -254,7 +299,6 @@ export function changeCard(job: Job, change: JobChange, index: number): CardData
         : `${change.commits.length} iter · ${last ? commitOutcome(last) : noCommitNote(job)}`,
     tone: col === 'Committed' ? 'ok' : col === 'Failed' ? 'bad' : col === 'Abandoned' ? 'dim' : 'active',
     stale: false,
-    version: `${job.updated_at}|${job.status}`,
   };
 }
 
@@ -267,7 +311,6 @@ function buildChanges(job: Job | undefined): ColumnData[] {
 export function commitCard(
   commit: JobCommit,
   index: number,
-  version: string,
   marked = false,
   /** Why it has no review (its job failed first), shown instead of its outcome. */
   noReview: string | null = null,
@@ -291,7 +334,6 @@ export function commitCard(
           ? 'bad'
           : 'active',
     stale: false,
-    version,
   };
 }
 
@@ -304,15 +346,7 @@ function buildCommits(job: Job | undefined, changeIndex: number | null, mark: Ma
       const marked = mark?.jobId === job.id && mark.change === changeIndex + 1 && mark.iteration === i + 1;
       cols
         .get(commitColumn(c, { isCurrent: i === n - 1 && changeIndex === job.changes.length - 1, job }))!
-        .push(
-          commitCard(
-            c,
-            i,
-            `${job.updated_at}|${job.status}|${job.stage}|${marked}`,
-            marked,
-            noReviewWhy(job, changeIndex, i),
-          ),
-        );
+        .push(commitCard(c, i, marked, noReviewWhy(job, changeIndex, i)));
     });
   }
   return COMMIT_COLUMNS.map((title) => ({ title, cards: cols.get(title)! }));
