@@ -1,7 +1,9 @@
 // Whether a remote answers (`git ls-remote`), within a bounded time: for
 // `ii doctor` on a shared store, where every machine pushes to and fetches
-// from it. git runs in its own process group, killed whole on the timeout,
-// so an ssh it started is never left behind, and it never asks for a password.
+// from it. git runs in its own session (no terminal to ask a password or a
+// host key on: ssh fails instead of waiting) and process group, killed whole
+// on the timeout, so an ssh it started is never left behind. The user's ssh
+// setup (core.sshCommand, GIT_SSH_COMMAND) is used as it is.
 import { spawn } from 'node:child_process';
 
 export interface RemoteReach {
@@ -22,7 +24,6 @@ export function reachRemote(root: string, name: string, timeoutMs = 15_000): Pro
         GIT_TERMINAL_PROMPT: '0',
         GIT_ASKPASS: '',
         SSH_ASKPASS: '',
-        GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes',
       },
     });
     let timedOut = false;
