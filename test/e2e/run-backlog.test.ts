@@ -462,6 +462,42 @@ describe('ii run', () => {
     expect(jobs()).toHaveLength(1);
   }, 240_000);
 
+  it('--jobs 2 keeps two standby runners while todos wait for a slot; SIGKILL of ii run ends both, leaving no process', async () => {
+    setup(CONFIG);
+    for (const t of ['A', 'B', 'C', 'D', 'E']) create(t);
+    const scenario = join(tmp.path, 'slow.json');
+    writeFileSync(
+      scenario,
+      JSON.stringify({ implement: Array(10).fill({ actions: [{ type: 'delay', ms: 1500 }] }) }),
+    );
+    const pid = iiRunDetachedPid(['run', '--jobs', '2'], { II_SCRIPTED_SCENARIO: scenario });
+    // Two jobs run, and two runners wait for the next two todos: two jobs
+    // ending within one standby's start both find one ready.
+    await waitFor(
+      () => jobs().filter((j) => j.status === 'active').length === 2,
+      'two jobs running',
+      120_000,
+      300,
+    );
+    const waiting = await waitFor(
+      () => (standbys().length === 2 ? standbys() : null),
+      'two standbys',
+      60_000,
+      200,
+    );
+    process.kill(pid, 'SIGKILL');
+    for (const s of waiting) await waitFor(() => !isRunning(s), 'the standby to end', 30_000, 100);
+    await waitFor(
+      () => jobs().every((j) => j.status !== 'active') || null,
+      'the running jobs to end',
+      120_000,
+      300,
+    );
+    await waitFor(() => runningIn(repo).length === 0, 'no process left', 30_000, 200);
+    // The standbys made no job: only the two that ran.
+    expect(jobs()).toHaveLength(2);
+  }, 240_000);
+
   it('a standby runner: ends without a todo when its stdin ends, and when the todo was taken first exits 75 having made no job', async () => {
     setup(CONFIG);
     const t = create('A');
