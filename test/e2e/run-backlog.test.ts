@@ -3,7 +3,7 @@
 // comes from the job records: which todo ran when, and how many at once.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
@@ -480,12 +480,25 @@ describe('ii run', () => {
       120_000,
       300,
     );
-    // A standby handed a todo keeps its command line: waiting is running no job.
-    const idle = () => {
-      const runners = new Set(jobs().map((j) => j.pid));
-      return standbys().filter((p) => !runners.has(p));
-    };
-    const waiting = await waitFor(() => (idle().length === 2 ? idle() : null), 'two standbys', 60_000, 200);
+    // A standby handed a todo keeps its command line, but its log (its
+    // stdout) is renamed after the todo then: waiting, it is still the standby's.
+    const idle = () =>
+      standbys().filter((p) => {
+        try {
+          return readlinkSync(`/proc/${p}/fd/1`).includes('-standby-');
+        } catch {
+          return false;
+        }
+      });
+    const waiting = await waitFor(
+      () => {
+        const now = idle();
+        return now.length === 2 ? now : null;
+      },
+      'two standbys',
+      60_000,
+      200,
+    );
     process.kill(pid, 'SIGKILL');
     for (const s of waiting) await waitFor(() => !isRunning(s), 'the standby to end', 30_000, 100);
     await waitFor(
