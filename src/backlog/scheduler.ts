@@ -71,8 +71,9 @@ export interface BacklogRunnerOptions {
   start?: (todo: Todo) => Detached;
   /**
    * Starts a standby runner (spawnStandbyJob): one is kept waiting while more
-   * todos may start, and the next job goes to it, so a freed slot costs no
-   * process start. None when not given.
+   * todos may start (two while two or more wait for a slot, see
+   * MAX_STANDBYS), and the next job goes to the oldest, so a freed slot
+   * costs no process start. None when not given.
    */
   standby?: () => Standby;
   onEvent?: (e: BacklogRunEvent) => void;
@@ -135,7 +136,7 @@ export interface BacklogSnapshot {
   completed: number;
   failed: number;
   stopping: boolean;
-  /** The pid of the standby runner waiting for the next todo, if one waits. */
+  /** The pid of the standby runner the next todo goes to, if one waits. */
   standby: number | null;
 }
 
@@ -157,6 +158,16 @@ const MIN_TICK_GAP_MS = 15;
 /** Standbys that may end before their hand-over before this run starts its jobs cold. */
 const STANDBY_FAILURES = 3;
 
+/**
+ * Standbys kept at most. A standby takes a few hundred ms of CPU to load
+ * (more under load), so one alone is not ready again when two jobs end
+ * within that time: the second hand-over then waited for its load (up to
+ * 490 ms of the hand-over in bench/handover.bench.js, --jobs 2). A second
+ * covers that; more would hold idle processes (about 35 MB each) for what
+ * is rarer still.
+ */
+const MAX_STANDBYS = 2;
+
 export class BacklogRunner {
   private readonly o: BacklogRunnerOptions;
   private readonly children = new Map<number, Child>();
@@ -172,8 +183,8 @@ export class BacklogRunner {
   private wake: (() => void) | null = null;
   private poked = false;
   private last: BacklogSnapshot;
-  /** The standby runner waiting for a todo, if one is. */
-  private waiting: Standby | null = null;
+  /** The standby runners waiting for a todo, oldest (the next one handed a todo) first. */
+  private waiting: Standby[] = [];
   /** Standbys that ended before they were handed a todo: after a few, jobs start cold. */
   private standbyFailures = 0;
   /** Jobs whose runner is gone, being cleaned up; and those whose cleanup failed (not tried again). */
@@ -378,8 +389,10 @@ export class BacklogRunner {
     // that a running job may unblock, or (watching) one not written yet.
     const more =
       this.o.watch === true || unstarted > 0 || (plan.blocked.length > 0 && this.children.size > 0);
-    const room = this.o.maxJobs === undefined || this.startedCount < this.o.maxJobs;
-    if (!this.stopping && room && more) this.keepStandby();
+    const room = this.o.maxJobs === undefined ? Infinity : this.o.maxJobs - this.startedCount;
+    // Two when two todos wait for a slot and two slots may free: no more than could be handed a todo.
+    const want = Math.min(MAX_STANDBYS, slots, room, Math.max(1, unstarted));
+    if (!this.stopping && room > 0 && more) this.keepStandby(want);
     else this.dismissStandby();
     this.last = {
       mine: [...this.children.values()].map(({ todo, pid, log, job }) => ({ todo, pid, log, job })),
@@ -391,7 +404,7 @@ export class BacklogRunner {
       completed: this.result.completed.length,
       failed: this.result.failed.length,
       stopping: this.stopping,
-      standby: this.waiting?.pid ?? null,
+      standby: this.waiting[0]?.pid ?? null,
     };
     await this.o.onTick?.(this.last);
     // A cleanup under way may reopen a todo (and must not be cut off by the exit).
@@ -434,29 +447,30 @@ export class BacklogRunner {
     await this.o.starts.set(todoIds);
   }
 
-  /** Starts a standby unless one waits (or standbys keep failing). */
-  private keepStandby(): void {
-    if (this.waiting || !this.o.standby || this.standbyFailures >= STANDBY_FAILURES) return;
-    const s = this.o.standby();
-    this.waiting = s;
-    s.child.once('exit', () => {
-      if (this.waiting !== s) return; // handed a todo (a child now) or dismissed
-      this.waiting = null;
-      this.standbyFailures++;
-      this.poke();
-    });
+  /** Starts standbys until `want` wait (or standbys keep failing); dismisses those past it. */
+  private keepStandby(want: number): void {
+    while (this.waiting.length > want) this.waiting.pop()!.dismiss();
+    while (this.waiting.length < want && this.o.standby && this.standbyFailures < STANDBY_FAILURES) {
+      const s = this.o.standby();
+      this.waiting.push(s);
+      s.child.once('exit', () => {
+        if (!this.waiting.includes(s)) return; // handed a todo (a child now) or dismissed
+        this.waiting = this.waiting.filter((w) => w !== s);
+        this.standbyFailures++;
+        this.poke();
+      });
+    }
   }
 
   private dismissStandby(): void {
-    const s = this.waiting;
-    this.waiting = null;
-    s?.dismiss();
+    const all = this.waiting;
+    this.waiting = [];
+    for (const s of all) s.dismiss();
   }
 
   private startJob(todo: Todo): void {
     const spawnedAt = new Date().toISOString();
-    const standby = this.waiting;
-    this.waiting = null;
+    const standby = this.waiting.shift() ?? null;
     const d = standby
       ? standby.handOver(todo.id)
       : (this.o.start ?? ((t: Todo) => spawnBacklogJob(t.id, this.o.repo, this.o.store.dir, this.jobOpts())))(

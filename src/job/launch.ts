@@ -98,11 +98,14 @@ async function checked(
   deps: Pick<JobDeps, 'resolveAgent' | 'vcs'>,
   input: Pick<LaunchInput, 'repo' | 'config' | 'rev' | 'agent'>,
 ): Promise<{ agent: AgentSpec; base: Base }> {
+  // Its git runs while the rest is checked; a check that fails first is said first, as before.
+  const resolving = deps.vcs.resolveBase(input.repo.root, input.rev);
+  resolving.catch(() => {});
   requireTestCommands(input.config);
   requireSandbox(input.config);
   new Prompts(input.repo.root).loadAll();
   const agent = deps.resolveAgent(input.config, input.agent);
-  const base = await deps.vcs.resolveBase(input.repo.root, input.rev);
+  const base = await resolving;
   // A setup that cannot work in a workspace fails every job at setup, each
   // spending one of its todo's attempts: refuse before any is made.
   const setup = await setupInputProblem(deps.vcs, input.repo.root, input.config, base);

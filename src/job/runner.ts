@@ -3,7 +3,7 @@
 // project review decides. A plain object with callbacks: the CLI prints its
 // events, the dashboard mirrors them, and cancel() stops it from anywhere.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { PermissionPolicy } from '../agent/permission-policy.js';
@@ -78,6 +78,17 @@ interface Turn {
   usage: Usage;
 }
 
+/** An agent session started ahead of its turn (see startEarly), not yet on the job's record. */
+interface EarlyAgent {
+  id: string;
+  transcript: string;
+  startedAt: string;
+  starting: Promise<AgentSession>;
+}
+
+/** How long a job that ends before its early agent's turn waits for that agent to close; its process group is ended after. */
+const EARLY_CLOSE_MS = 2000;
+
 /** The test commands, or a UserError saying how to configure them. */
 export function requireTestCommands(config: JobRunnerOptions['config']): string[] {
   const cmds = config.job['test-commands'];
@@ -96,6 +107,8 @@ export class JobRunner {
   private readonly abort = new AbortController();
   private stopRequest: Stopped | null = null;
   private current: AgentSession | null = null;
+  /** The first implement agent, starting while the baseline tests run, until its turn takes it. */
+  private early: EarlyAgent | null = null;
   private stage: RunnerStage | null = null;
   /** The id `ii job do` named for the first change, until the first implement pass makes it. */
   private firstChangeId: string | null;
@@ -241,6 +254,7 @@ export class JobRunner {
     }
     await this.stopTimers();
     this.abort.abort(); // whatever test process group is left goes now
+    await this.closeEarly(); // a job that ended before its first turn
     // Anything still recorded (a group that outlived its stop) goes before
     // the workspace is released: the next job must not share it.
     await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
@@ -351,7 +365,10 @@ export class JobRunner {
           (failed.tail ? `:\n${failed.tail}\n` : '\n') +
           'Fix [workspace] setup in incrementum.toml; `ii doctor --tests` runs it in a scratch workspace.',
       );
-    if (this.o.config.job['baseline-tests'] && !this.o.resolving) await this.baseline();
+    if (this.o.config.job['baseline-tests'] && !this.o.resolving) {
+      this.startEarly();
+      await this.baseline();
+    }
     // A landing's resolver starts mid-rebase, its conflicts uncommitted on purpose.
     if (this.o.resolving) return;
     const left = await this.o.vcs.uncommittedPaths(this.o.workspacePath);
@@ -391,6 +408,45 @@ export class JobRunner {
     if (r.kind === 'aborted') throw this.stopRequest ?? new JobFailure('the workspace setup was interrupted');
     if (r.kind !== 'failed') return null;
     return { result: r.failed, tail: redact(r.tail) };
+  }
+
+  /**
+   * Starts the first implement agent as the baseline tests start, so its
+   * start (its process, in the sandbox, and ACP's initialize and
+   * session/new: 100 to 450 ms for the scripted agent, seconds for some
+   * real ones) overlaps theirs instead of following it. The setup is done
+   * (an overlay it mounted is in the agent's sandbox too), and the agent is
+   * told nothing before its prompt. It goes on the job's record (its
+   * session, agent_start) only when its turn comes: a job that ends before
+   * (failing tests on the base, leftovers, a stop) closes it unrecorded.
+   */
+  private startEarly(): void {
+    if (this.early) return;
+    const id = randomBytes(6).toString('hex');
+    const transcript = transcriptFile(this.o.stateDir, this.o.jobId, id);
+    mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
+    const starting = this.launchAgent('implement', id, transcript);
+    starting.catch(() => {}); // a failed start is met, and said, at its turn
+    this.early = { id, transcript, startedAt: new Date().toISOString(), starting };
+  }
+
+  /** The early agent of a job that ended before its turn: closed (its group is ended after, in any case), its transcript removed. */
+  private async closeEarly(): Promise<void> {
+    const e = this.early;
+    if (!e) return;
+    this.early = null;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      e.starting.then(
+        (s) => s.close(),
+        () => {},
+      ),
+      new Promise((r) => (timer = setTimeout(r, EARLY_CLOSE_MS))),
+    ]).catch(() => {});
+    clearTimeout(timer);
+    try {
+      rmSync(e.transcript, { force: true });
+    } catch {}
   }
 
   private async baseline(): Promise<void> {
@@ -730,49 +786,21 @@ export class JobRunner {
   ): Promise<Turn> {
     this.checkStopped();
     this.knownHead = null; // the agent may commit
-    const { store, jobId, stateDir, agent, config } = this.o;
-    const id = randomBytes(6).toString('hex');
-    const transcript = transcriptFile(stateDir, jobId, id);
-    mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
+    const { store, jobId, stateDir, agent } = this.o;
+    // The first implement turn takes the agent started during the baseline tests.
+    const early = purpose === 'implement' ? this.early : null;
+    this.early = null;
+    const id = early?.id ?? randomBytes(6).toString('hex');
+    const transcript = early?.transcript ?? transcriptFile(stateDir, jobId, id);
+    if (!early) mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
     await store.jobs.addAgentSession(jobId, {
       purpose,
       id,
       transcript,
-      started_at: new Date().toISOString(),
+      started_at: early?.startedAt ?? new Date().toISOString(),
     });
     this.event({ type: 'agent_start', purpose, agent_session_id: id });
-    const maxBytes = Math.floor(config.agent['transcript-max-mb'] * 2 ** 20);
-    const starting = this.o.startAgent({
-      agent,
-      cwd: this.o.workspacePath,
-      transcriptPath: transcript,
-      transcriptMaxBytes: maxBytes,
-      transcriptSink: logMirror()?.transcript(jobId, id, maxBytes),
-      turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
-      recordGroup: this.recordGroup,
-      title: agentSessionTitle(jobId, purpose, this.o.todo.title),
-      sandbox: this.sandbox,
-      permissions: this.permissions,
-      askPerson: (ask, signal) =>
-        waitForPerson({
-          store,
-          jobId,
-          ask,
-          timeoutMs: config.agent['ask-timeout'],
-          signal,
-          stopped: this.abort.signal,
-          event: (e) => this.event(e),
-        }),
-      onFileChange: (file) => this.event({ type: 'file_change', ...file }),
-      onActivity: (a) => {
-        const e = activityEvent(a, id);
-        if (e) this.event(e);
-      },
-      onWriteError: (err, path) => {
-        const full = asDiskFull(err, path);
-        if (full) this.noteDiskFull(full);
-      },
-    });
+    const starting = early?.starting ?? this.launchAgent(purpose, id, transcript);
     let session: AgentSession;
     try {
       session = await this.interruptible(starting);
@@ -815,6 +843,43 @@ export class JobRunner {
         else this.warn(`could not record the ${purpose} agent's usage: ${String(e)}`);
       }
     }
+  }
+
+  /** Starts an agent session of the job (not yet recorded on it: agentTurn does). */
+  private launchAgent(purpose: AgentPurpose, id: string, transcript: string): Promise<AgentSession> {
+    const { store, jobId, agent, config } = this.o;
+    const maxBytes = Math.floor(config.agent['transcript-max-mb'] * 2 ** 20);
+    return this.o.startAgent({
+      agent,
+      cwd: this.o.workspacePath,
+      transcriptPath: transcript,
+      transcriptMaxBytes: maxBytes,
+      transcriptSink: logMirror()?.transcript(jobId, id, maxBytes),
+      turnTimeoutMs: config.agent['turn-timeout-seconds'] * 1000,
+      recordGroup: this.recordGroup,
+      title: agentSessionTitle(jobId, purpose, this.o.todo.title),
+      sandbox: this.sandbox,
+      permissions: this.permissions,
+      askPerson: (ask, signal) =>
+        waitForPerson({
+          store,
+          jobId,
+          ask,
+          timeoutMs: config.agent['ask-timeout'],
+          signal,
+          stopped: this.abort.signal,
+          event: (e) => this.event(e),
+        }),
+      onFileChange: (file) => this.event({ type: 'file_change', ...file }),
+      onActivity: (a) => {
+        const e = activityEvent(a, id);
+        if (e) this.event(e);
+      },
+      onWriteError: (err, path) => {
+        const full = asDiskFull(err, path);
+        if (full) this.noteDiskFull(full);
+      },
+    });
   }
 
   /** Resolves like `p`, or rejects as soon as the job is stopped. */

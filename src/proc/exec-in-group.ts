@@ -37,6 +37,11 @@ export interface ExecInGroupResult {
   startError?: string;
 }
 
+/** Loads execa ahead of the first command (ii run's standby runner, while it waits for its todo). */
+export async function loadExeca(): Promise<void> {
+  await import('execa');
+}
+
 /** Runs `file args` in its own process group until it and all it started are gone. */
 export async function execInGroup(
   file: string,

@@ -163,20 +163,28 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   async resolveBase(root: string, rev?: string): Promise<Base> {
-    if (!(await this.hasCommits(root)))
-      throw new UserError(
-        `the repository at ${root} has no commits yet, so there is no base revision to start from: make a first commit (git add -A && git commit -m initial), then run this again.`,
-      );
-    if (rev !== undefined) {
-      const sha = await this.commitOf(root, rev);
-      if (!sha)
+    // A base found is a commit: whether there is any is asked only when none
+    // is found, to say which is missing (a job's start pays one git fewer).
+    const noCommitsYet = async () => {
+      if (!(await this.hasCommits(root)))
         throw new UserError(
-          `unknown revision '${rev}' in ${root}: pass --rev a branch, tag or commit that exists (git log --oneline --all lists them).`,
+          `the repository at ${root} has no commits yet, so there is no base revision to start from: make a first commit (git add -A && git commit -m initial), then run this again.`,
         );
+    };
+    if (rev !== undefined) {
       // A local branch named by --rev is where the job lands by default; a
       // tag, a sha or a remote-tracking ref is not a branch to move.
       const name = rev.replace(/^refs\/heads\//, '');
-      const tip = await this.commitOf(root, `refs/heads/${name}`);
+      const [sha, tip] = await Promise.all([
+        this.commitOf(root, rev),
+        this.commitOf(root, `refs/heads/${name}`),
+      ]);
+      if (!sha) {
+        await noCommitsYet();
+        throw new UserError(
+          `unknown revision '${rev}' in ${root}: pass --rev a branch, tag or commit that exists (git log --oneline --all lists them).`,
+        );
+      }
       return { sha, ref: rev, branch: tip === sha ? name : null };
     }
     // The branch checked out here, never a remote-tracking ref: in a clone
@@ -187,15 +195,20 @@ export class GitVcs implements Vcs, LandingVcs {
       const ref = head.stdout.trim();
       const name = ref.replace(/^refs\/heads\//, '');
       const sha = await this.commitOf(root, ref);
-      if (!sha)
+      if (!sha) {
+        await noCommitsYet();
         throw new UserError(
           `the branch ${name} checked out in ${root} has no commits yet, so there is no base revision to start from: commit on it, check out a branch that has commits, or pass --rev.`,
         );
+      }
       return { sha, ref: name, branch: name };
     }
     // A detached HEAD: the commit checked out, and no branch to land on.
     const sha = await this.commitOf(root, 'HEAD');
-    if (!sha) throw new UserError(`${root} has no commit checked out: check out a branch, or pass --rev.`);
+    if (!sha) {
+      await noCommitsYet();
+      throw new UserError(`${root} has no commit checked out: check out a branch, or pass --rev.`);
+    }
     return { sha, ref: 'HEAD', branch: null };
   }
 

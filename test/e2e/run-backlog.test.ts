@@ -3,7 +3,7 @@
 // comes from the job records: which todo ran when, and how many at once.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
@@ -18,6 +18,7 @@ interface JobRec {
   started_at: string;
   completed_at: string | null;
   failure_reason: string | null;
+  pid: number | null;
 }
 
 let tmp: ReturnType<typeof tempDir>;
@@ -201,6 +202,9 @@ describe('ii run', () => {
     expect(mostAtOnce(list)).toBeLessThanOrEqual(2);
     expect(mostAtOnce(list)).toBe(2);
     expect(JSON.parse(run(['todo', 'list', '--status', 'done', '--json']).stdout)).toHaveLength(5);
+    // The backlog empty, no standby is left waiting, nor its log.
+    await waitFor(() => standbys().length === 0 || null, 'no standby left', 30_000, 100);
+    expect(readdirSync(runLogs()).filter((f) => f.includes('standby'))).toEqual([]);
   }, 240_000);
 
   it('--land: each completed job lands on main in completion order, rebased and tested on the tip it lands on', async () => {
@@ -461,6 +465,60 @@ describe('ii run', () => {
     await waitFor(() => runningIn(repo).length === 0, 'no process left', 30_000, 200);
     expect(jobs()).toHaveLength(1);
   }, 240_000);
+
+  it.each(['SIGKILL', 'SIGINT'] as const)(
+    '--jobs 2 keeps two standby runners while todos wait for a slot; %s of ii run ends both, leaving no process',
+    async (signal) => {
+      setup(CONFIG);
+      for (const t of ['A', 'B', 'C', 'D', 'E']) create(t);
+      const scenario = join(tmp.path, 'slow.json');
+      writeFileSync(
+        scenario,
+        JSON.stringify({ implement: Array(10).fill({ actions: [{ type: 'delay', ms: 1500 }] }) }),
+      );
+      const pid = iiRunDetachedPid(['run', '--jobs', '2'], { II_SCRIPTED_SCENARIO: scenario });
+      // Two jobs run, and two runners wait for the next two todos: two jobs
+      // ending within one standby's start both find one ready.
+      await waitFor(
+        () => jobs().filter((j) => j.status === 'active').length === 2,
+        'two jobs running',
+        120_000,
+        300,
+      );
+      // A standby handed a todo keeps its command line, but its log (its
+      // stdout) is renamed after the todo then: waiting, it is still the standby's.
+      const idle = () =>
+        standbys().filter((p) => {
+          try {
+            return readlinkSync(`/proc/${p}/fd/1`).includes('-standby-');
+          } catch {
+            return false;
+          }
+        });
+      const waiting = await waitFor(
+        () => {
+          const now = idle();
+          return now.length === 2 ? now : null;
+        },
+        'two standbys',
+        60_000,
+        200,
+      );
+      // SIGINT (Ctrl-C) stops ii run starting jobs; it waits for those running.
+      process.kill(pid, signal);
+      for (const s of waiting) await waitFor(() => !isRunning(s), 'the standby to end', 30_000, 100);
+      await waitFor(
+        () => jobs().every((j) => j.status !== 'active') || null,
+        'the running jobs to end',
+        120_000,
+        300,
+      );
+      await waitFor(() => runningIn(repo).length === 0, 'no process left', 30_000, 200);
+      // The two waiting made no job.
+      expect(jobs().filter((j) => waiting.includes(j.pid!))).toEqual([]);
+    },
+    240_000,
+  );
 
   it('a standby runner: ends without a todo when its stdin ends, and when the todo was taken first exits 75 having made no job', async () => {
     setup(CONFIG);

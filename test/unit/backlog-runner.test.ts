@@ -68,3 +68,92 @@ it('a job that ended is out of the view, and counted done, when its end is told'
   expect(seenAtEnd[0]!.mine).toEqual([]);
   expect(seenAtEnd[0]!.completed).toBe(1);
 });
+
+/** A process standing in for a runner: it lives until its stdin ends. */
+function stdinBound(): ChildProcess {
+  const c = spawn(
+    process.execPath,
+    ['-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0))'],
+    {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    },
+  );
+  children.push(c);
+  return c;
+}
+
+it.each([
+  [1, 4, 1],
+  [2, 4, 2],
+  [2, 3, 1],
+  [3, 6, 2],
+])(
+  'slots %i, %i todos: at most %i standbys wait (never more than the slots, the todos left to start, or two), the oldest is handed the next todo, none is left at the end',
+  async (slots, todos, most) => {
+    for (let i = 0; i < todos; i++) store.todos.create('r', { title: `T${i}` });
+    const made: { child: ChildProcess; state: 'waiting' | 'handed' | 'dismissed' }[] = [];
+    const handedOrder: number[] = [];
+    let mostWaiting = 0;
+    const waitingNow = () => made.filter((m) => m.state === 'waiting').length;
+    /** A job claimed by `pid` for `todoId`, reviewing (so the view can see it), as a runner would. */
+    const claim = (todoId: string, pid: number) => {
+      const job = store.jobs.claim('r', { todo_id: todoId, pid, host: hostname() }, () => null);
+      store.jobs.setStage(job.id, 'reviewing');
+    };
+    const runner = new BacklogRunner({
+      store: asyncStore(store),
+      finishSession: async () => {},
+      repo: { root: tmp.path, slug: 'r' },
+      slots,
+      maxAttempts: 2,
+      pollMs: 20,
+      start: (t) => {
+        const c = stdinBound();
+        claim(t.id, c.pid!);
+        return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+      },
+      standby: () => {
+        const c = stdinBound();
+        const m = { child: c, state: 'waiting' as 'waiting' | 'handed' | 'dismissed' };
+        const index = made.push(m) - 1;
+        mostWaiting = Math.max(mostWaiting, waitingNow());
+        return {
+          pid: c.pid!,
+          log: join(tmp.path, 'standby.log'),
+          child: c,
+          handOver: (todoId) => {
+            m.state = 'handed';
+            handedOrder.push(index);
+            claim(todoId, c.pid!);
+            return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+          },
+          dismiss: () => {
+            m.state = 'dismissed';
+            c.stdin!.end();
+          },
+        };
+      },
+      onTick: (snap) => {
+        // Every job seen reviewing completes, and its runner exits.
+        for (const j of snap.mine) {
+          if (j.job?.stage !== 'reviewing' || j.job.status !== 'active') continue;
+          store.jobs.finish(j.job.id, 'completed');
+          store.todos.setStatus('r', j.todo.id, 'done');
+          children.find((c) => c.pid === j.pid)?.stdin!.end();
+        }
+      },
+    });
+    const r = await runner.run();
+    expect(r.completed).toHaveLength(todos);
+    expect(mostWaiting).toBe(most);
+    // Handed in the order they were started: the oldest has had the longest to load.
+    expect(handedOrder).toEqual([...handedOrder].sort((a, b) => a - b));
+    expect(waitingNow()).toBe(0);
+    // The dismissed ones exit (their stdin ended): none is left.
+    await Promise.all(
+      made
+        .filter((m) => m.state === 'dismissed')
+        .map((m) => (m.child.exitCode !== null ? null : new Promise((res) => m.child.once('exit', res)))),
+    );
+  },
+);

@@ -7,7 +7,9 @@ import { describeCleanup } from '../../job/dead-runner.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
 import { checkLaunch, launchJob, type JobDeps } from '../../job/launch.js';
-import { sandboxWarning } from '../../proc/sandbox/sandbox.js';
+import { sandboxState, sandboxWarning } from '../../proc/sandbox/sandbox.js';
+import { loadExeca } from '../../proc/exec-in-group.js';
+import { Prompts } from '../../job/prompts.js';
 import type { Job } from '../../model/job.js';
 import { changesMade, latestCommit } from '../../model/derive.js';
 import type { Todo } from '../../model/todo.js';
@@ -92,6 +94,7 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
   const repo = currentRepo();
   const deps = await realDeps();
   await import('../../journal/index.js'); // what runJob loads at the end
+  await warmUp(deps, repo.root, o);
   try {
     const code = await withStore(async (store) => {
       const handed = await firstLine(process.stdin);
@@ -110,6 +113,25 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
     if (err instanceof ClaimRefused) throw new UserError(err.message, CLAIM_LOST_EXIT);
     throw err;
   }
+}
+
+/**
+ * What every job does first, done once while the standby waits and its
+ * results thrown away, so the hand-over does not wait on it: the sandbox
+ * probed (one or two bwrap runs, kept for the process; 14 to 80 ms of the
+ * hand-over in bench/handover.bench.js under load), execa loaded (the
+ * setup and the tests run through it), the config, the templates and the
+ * agent read once so their code is compiled. Reads only: all of it is read
+ * again at the hand-over, and a config broken now says so then.
+ */
+async function warmUp(deps: JobDeps, root: string, o: DoOptions): Promise<void> {
+  try {
+    const config = loadConfig(root);
+    if (config.sandbox.mode !== 'off') sandboxState(config);
+    new Prompts(root).loadAll();
+    deps.resolveAgent(config, o.agent);
+  } catch {} // said at the hand-over, where the job's checks read it again
+  await loadExeca();
 }
 
 /** The first line of `input` (then it is let go), or null when it ends before one. */

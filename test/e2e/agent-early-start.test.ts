@@ -1,0 +1,85 @@
+// The first implement agent starts while the baseline tests run (its start
+// overlaps theirs instead of following it), and goes on the job's record only
+// when its turn comes: a job that fails at its baseline records no agent
+// session, keeps no transcript of it and leaves no agent process behind.
+// The sandbox is off so the test commands can look at the job's state dir.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ii } from '../helpers/cli.js';
+import { jobIdFrom, type JobJson } from '../helpers/job.js';
+import { runningIn } from '../helpers/procs.js';
+import { gitRepo, tempDir } from '../helpers/tmp.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let repo: string;
+let env: NodeJS.ProcessEnv;
+
+/** A test command that passes once the job's agent was sent initialize (bounded: 60 s), else fails. */
+const AGENT_STARTED =
+  'for i in $(seq 600); do grep -qs \'"method":"initialize"\' "$XDG_STATE_HOME"/incrementum/jobs/$II_JOB_ID/transcripts/*.jsonl && exit 0; sleep 0.1; done; exit 1';
+
+function setup(tests: string[]) {
+  repo = join(tmp.path, 'repo');
+  execFileSync('mkdir', ['-p', repo]);
+  gitRepo(repo, {
+    'README.md': '# r\n',
+    'incrementum.toml':
+      `[agent]\npreset = "scripted"\n\n[sandbox]\nmode = "off"\n\n` +
+      `[job]\ntest-commands = ${JSON.stringify(tests)}\nauto-commit = false\n`,
+  });
+}
+
+const show = (id: string) =>
+  JSON.parse(ii(['job', 'show', id, '--json'], { cwd: repo, env }).stdout) as JobJson;
+const events = (id: string) =>
+  readFileSync(join(tmp.path, 'state', 'incrementum', 'jobs', id, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string });
+
+beforeEach(() => {
+  tmp = tempDir('ii-early-agent-');
+  env = {
+    XDG_STATE_HOME: join(tmp.path, 'state'),
+    XDG_CONFIG_HOME: join(tmp.path, 'config'),
+    HOME: tmp.path,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@example.com',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@example.com',
+  };
+});
+afterEach(() => tmp.cleanup());
+
+describe('the first implement agent', () => {
+  it('starts while the baseline tests run, and is recorded when its turn comes', () => {
+    setup([AGENT_STARTED]);
+    const r = ii(['job', 'do', '--title', 'anything'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    const id = jobIdFrom(r.stderr);
+    const job = show(id);
+    expect(job.status).toBe('completed');
+    const implement = job.agent_sessions.filter((s) => s.purpose === 'implement');
+    expect(implement.length).toBeGreaterThan(0);
+    expect(readFileSync(implement[0]!.transcript, 'utf8')).toContain('"method":"session/prompt"');
+    // On the record after the baseline, as a turn started after it always was.
+    const types = events(id).map((e) => e.type);
+    expect(types.indexOf('agent_start')).toBeGreaterThan(types.indexOf('baseline'));
+  });
+
+  it('of a job whose baseline fails: no session on the record, no transcript, no process left', () => {
+    setup([`(${AGENT_STARTED}); exit 1`]);
+    const r = ii(['job', 'do', '--title', 'anything'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(1);
+    const id = jobIdFrom(r.stderr);
+    const job = show(id);
+    expect(job.status).toBe('failed');
+    expect(job.failure_reason).toContain('No agent turn was spent');
+    expect(job.agent_sessions).toEqual([]);
+    const transcripts = join(tmp.path, 'state', 'incrementum', 'jobs', id, 'transcripts');
+    expect(existsSync(transcripts) ? readdirSync(transcripts) : []).toEqual([]);
+    expect(runningIn(tmp.path)).toEqual([]);
+  });
+});
