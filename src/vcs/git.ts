@@ -13,6 +13,8 @@ import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
+import { parseCommit, stripSpace } from './commit-object.js';
+import { WorkspaceBatch } from './git-batch.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
 import * as landing from './git-landing.js';
@@ -41,6 +43,10 @@ const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const FILES_MEMO_SIZE = 64;
 const TREES_MEMO_SIZE = 256;
 const FALLBACK_IDENT = { name: 'incrementum', email: 'incrementum@localhost' };
+/** What commit-tree says when no committer identity can be found. */
+const NO_IDENT = /tell me who you are|unable to auto-detect email|empty ident|\bident\b/i;
+/** diff-tree's options for the file lists of an iteration (the same records `git diff --raw --numstat` gives). */
+const DIFF_PAIRS = ['--always', '-r', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat'];
 
 export interface GitVcsOptions {
   /**
@@ -53,7 +59,12 @@ export interface GitVcsOptions {
 }
 
 export class GitVcs implements Vcs, LandingVcs {
-  private readonly identEnv = new Map<string, Promise<NodeJS.ProcessEnv>>();
+  /** Workspaces where git found no committer identity: their commits use FALLBACK_IDENT. */
+  private readonly noIdent = new Set<string>();
+  /** Each workspace's long-lived git processes (git-batch.ts), ended with the workspace or close(). */
+  private readonly batches = new Map<string, WorkspaceBatch>();
+  /** Trees known to hold no protocol file (every iteration's): a change on one needs no `rm --cached`. */
+  private readonly cleanTrees = new Set<string>();
   private readonly filesMemo = new Map<string, FileStat[]>();
   /**
    * The tree of each commit this instance made or read: a file list depends
@@ -98,6 +109,23 @@ export class GitVcs implements Vcs, LandingVcs {
   readonly fileDiff = landing.fileDiff;
   readonly keepRef = landing.keepRef;
   readonly deleteBranch = landing.deleteBranch;
+
+  /** The long-lived git processes of `ws` (started on first use). */
+  private batch(ws: string): WorkspaceBatch {
+    let b = this.batches.get(ws);
+    if (!b) this.batches.set(ws, (b = new WorkspaceBatch(ws, this.in(ws).before, DIFF_PAIRS)));
+    return b;
+  }
+
+  release(ws: string): void {
+    this.batches.get(ws)?.close();
+    this.batches.delete(ws);
+  }
+
+  /** Ends every workspace's long-lived git processes; they start again when next needed. */
+  close(): void {
+    for (const ws of [...this.batches.keys()]) this.release(ws);
+  }
 
   /** Options for a git command in the workspace `ws`: its link is checked just before git starts. */
   private in(ws: string, o: GitOptions = {}): GitOptions {
@@ -208,6 +236,7 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   async resetWorkspace(path: string, branch: string, baseRev: string): Promise<void> {
+    this.release(path); // the job that used them is over
     // A symbolic ref written in the branch's own file (the agent could, its
     // folder is writable inside the sandbox) would carry `checkout -B` to the
     // branch it names: it is the workspace's own ref, dropped as it is.
@@ -230,6 +259,7 @@ export class GitVcs implements Vcs, LandingVcs {
 
   async removeWorkspace(root: string, path: string): Promise<void> {
     let branch: string | null = null;
+    this.release(path);
     if (existsSync(path)) {
       // A workspace whose link was repointed names some other repository's
       // branch: its own is left (prune deletes it by the record's name).
@@ -250,8 +280,15 @@ export class GitVcs implements Vcs, LandingVcs {
     if (branch && isWorkspaceBranch(branch)) await run(root, ['branch', '-q', '-D', branch]);
   }
 
-  head(ws: string): Promise<string> {
-    return git(ws, ['rev-parse', '--verify', 'HEAD'], this.in(ws));
+  async head(ws: string): Promise<string> {
+    const [head] = await this.batch(ws).info(['HEAD']);
+    if (head?.type !== 'commit')
+      throw new GitError(['rev-parse', '--verify', 'HEAD'], ws, {
+        code: 128,
+        stdout: '',
+        stderr: 'fatal: HEAD names no commit',
+      });
+    return head.sha;
   }
 
   async hasChanges(ws: string): Promise<boolean> {
@@ -277,12 +314,10 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   async startChange(ws: string, id: string = newChangeId(), base?: string): Promise<string> {
-    // update-ref resolves HEAD itself when the caller does not know it: one git process, not two.
-    const known = base !== undefined && FULL_SHA.test(base) ? base : null;
-    await git(ws, ['update-ref', changeRef(id, 'base'), known ?? 'HEAD'], this.in(ws));
+    const known = base !== undefined && FULL_SHA.test(base) ? base : await this.head(ws);
+    await this.batch(ws).transaction([`update ${changeRef(id, 'base')} ${known}`]);
     writeFileSync(await this.changeFile(ws), `${id}\n`);
-    if (known) this.changes.set(ws, { id, base: known, last: null });
-    else this.changes.delete(ws);
+    this.changes.set(ws, { id, base: known, last: null });
     return id;
   }
 
@@ -340,12 +375,15 @@ export class GitVcs implements Vcs, LandingVcs {
     // against it shows any, and only then are they taken out and the tree
     // written again. The base may hold one (a repository that commits it):
     // on a first iteration they are taken out before the tree is written.
+    // A base this instance knows to hold none (the last change's commit)
+    // needs no taking out: the diff against it shows any staged.
     await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL], this.in(ws));
-    if (!last) await this.unstageProtocolFiles(ws);
-    let { commit, lists } = await this.commitTree(ws, id, message, previous, base);
+    const baseTree = this.treeOf.get(base);
+    if (!last && !(baseTree && this.cleanTrees.has(baseTree))) await this.unstageProtocolFiles(ws);
+    let { commit, tree, lists } = await this.commitTree(ws, id, message, previous, base);
     if (lists.protocol) {
       await this.unstageProtocolFiles(ws);
-      ({ commit, lists } = await this.commitTree(ws, id, message, previous, base));
+      ({ commit, tree, lists } = await this.commitTree(ws, id, message, previous, base));
     }
     this.checkOwnHead(ws);
     // The iteration's refs and the branch move together, in one process:
@@ -353,17 +391,15 @@ export class GitVcs implements Vcs, LandingVcs {
     // holds the tree, so the working copy stays exactly as the agent left it.
     // The new iteration's ref must not exist yet (`create`): a stale memory
     // of the change fails here rather than overwriting an iteration.
-    await git(
-      ws,
-      ['update-ref', '-m', `incrementum: change ${id} iteration ${n}`, '--stdin'],
-      this.in(ws, {
-        input:
-          `create ${changeRef(id, n)} ${commit}\n` +
-          `update ${changeRef(id, 'head')} ${commit}\n` +
-          `update HEAD ${commit}\n`,
-      }),
-    );
+    await this.batch(ws).transaction([
+      `create ${changeRef(id, n)} ${commit}`,
+      `update ${changeRef(id, 'head')} ${commit}`,
+      `update HEAD ${commit}`,
+    ]);
     this.changes.set(ws, { id, base, last: { n, sha: commit } });
+    if (this.cleanTrees.size >= TREES_MEMO_SIZE)
+      this.cleanTrees.delete(this.cleanTrees.values().next().value!);
+    this.cleanTrees.add(tree);
     return { commit_id: commit, change_id: id, files: lists.fromPrevious.map((f) => ({ ...f })) };
   }
 
@@ -405,51 +441,40 @@ export class GitVcs implements Vcs, LandingVcs {
     message: string,
     previous: string,
     base: string,
-  ): Promise<{ commit: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
+  ): Promise<{ commit: string; tree: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
     const tree = await git(ws, ['write-tree'], this.in(ws));
-    const commit = await git(
-      ws,
-      ['commit-tree', tree, '-p', base, '-F', '-'],
-      this.in(ws, { input: withChangeId(message, id), env: await this.ident(ws) }),
-    );
+    const commit = await this.commitTreeOf(ws, [tree, '-p', base], withChangeId(message, id));
     this.noteTree(commit, tree);
     const pairs = previous === base ? [previous] : [previous, base];
     const [fromPrevious, fromBase] = await this.diffPairs(ws, commit, pairs);
     this.remember(previous, commit, fromPrevious!.files);
     if (fromBase) this.remember(base, commit, fromBase.files);
-    return { commit, lists: { fromPrevious: fromPrevious!.files, protocol: fromPrevious!.protocol } };
+    return { commit, tree, lists: { fromPrevious: fromPrevious!.files, protocol: fromPrevious!.protocol } };
   }
 
+  /**
+   * What `git commit --amend --only --cleanup=whitespace` did, in no process
+   * of its own but commit-tree: HEAD's tree, parents and author with the new
+   * message; HEAD and the change's head ref then move in one transaction,
+   * HEAD only from the commit read (an agent's commit meanwhile fails it).
+   */
   async describe(ws: string, message: string): Promise<string> {
-    const id =
-      (await this.currentChangeId(ws)) ??
-      readChangeId(await git(ws, ['log', '-1', '--format=%B', 'HEAD'], this.in(ws)));
+    const batch = this.batch(ws);
+    const head = await batch.contents('HEAD');
+    if (head?.type !== 'commit') throw new Error(`no change to describe in ${ws}: HEAD names no commit`);
+    const old = parseCommit(head.body);
+    const id = (await this.currentChangeId(ws)) ?? readChangeId(old.message);
     if (!id) throw new Error(`no change to describe in ${ws}: start one first`);
     this.checkOwnHead(ws);
-    // --only without paths: amend the message, never what happens to be staged.
-    await git(
+    const sha = await this.commitTreeOf(
       ws,
-      [
-        'commit',
-        '--quiet',
-        '--amend',
-        '--only',
-        '--allow-empty',
-        '--no-verify',
-        '--cleanup=whitespace',
-        '-F',
-        '-',
-      ],
-      this.in(ws, { input: withChangeId(message, id), env: await this.ident(ws) }),
+      [old.tree, ...old.parents.flatMap((p) => ['-p', p])],
+      stripSpace(withChangeId(message, id)),
+      old.authorEnv,
     );
-    // The new commit and its tree in one process: the tree is the amended
-    // commit's, so the file lists already known for that one hold for it too.
-    // `--`: names, never paths (it prints the `--` back, last).
-    const [sha, tree] = (await git(ws, ['rev-parse', 'HEAD', 'HEAD^{tree}', '--'], this.in(ws))).split(
-      '\n',
-    ) as [string, string];
-    this.noteTree(sha, tree);
-    await git(ws, ['update-ref', changeRef(id, 'head'), sha], this.in(ws));
+    // The tree is the amended commit's, so the file lists already known for that one hold for it too.
+    this.noteTree(sha, old.tree);
+    await batch.transaction([`update HEAD ${sha} ${head.sha}`, `update ${changeRef(id, 'head')} ${sha}`]);
     return sha;
   }
 
@@ -497,12 +522,8 @@ export class GitVcs implements Vcs, LandingVcs {
     to: string,
     froms: string[],
   ): Promise<{ files: FileStat[]; protocol: boolean }[]> {
-    const out = await git(
-      ws,
-      // --always: a pair with no difference still prints its header.
-      ['diff-tree', '--stdin', '--always', '-r', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat'],
-      this.in(ws, { input: froms.map((f) => `${to} ${f}\n`).join('') }),
-    );
+    // --always (DIFF_PAIRS): a pair with no difference still prints its header.
+    const out = await this.batch(ws).diffTree(froms.map((f) => `${to} ${f}`));
     // Each pair: its header (the first id of its line), its raw records (a
     // header starting with ':', then the path), its numstat records
     // (additions, deletions, path in one field). A path field only ever
@@ -654,26 +675,41 @@ export class GitVcs implements Vcs, LandingVcs {
     return join(await git(ws, ['rev-parse', '--absolute-git-dir'], this.in(ws)), CHANGE_FILE);
   }
 
-  /** A committer identity when the user has none configured, so commits never fail on it. */
-  private ident(ws: string): Promise<NodeJS.ProcessEnv> {
-    let p = this.identEnv.get(ws);
-    if (!p) {
-      p = run(ws, ['var', 'GIT_COMMITTER_IDENT'], this.in(ws)).then((r) =>
-        r.code === 0
-          ? {}
-          : {
-              GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME || FALLBACK_IDENT.name,
-              GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL || FALLBACK_IDENT.email,
-              GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME || FALLBACK_IDENT.name,
-              GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL || FALLBACK_IDENT.email,
-            },
+  /**
+   * `git commit-tree <args> -F -` with `message`; where git finds no
+   * committer identity (none configured), again with FALLBACK_IDENT, and so
+   * from then on in that workspace: commits never fail on it.
+   */
+  private async commitTreeOf(
+    ws: string,
+    args: string[],
+    message: string,
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<string> {
+    const run = () =>
+      git(
+        ws,
+        ['commit-tree', ...args, '-F', '-'],
+        this.in(ws, { input: message, env: { ...(this.noIdent.has(ws) ? fallbackIdent() : {}), ...env } }),
       );
-      // A refused check is not an answer to keep: asked again once the workspace is sound.
-      p.catch(() => this.identEnv.delete(ws));
-      this.identEnv.set(ws, p);
+    try {
+      return await run();
+    } catch (err) {
+      if (this.noIdent.has(ws) || !(err instanceof GitError) || !NO_IDENT.test(err.result.stderr)) throw err;
+      this.noIdent.add(ws);
+      return run();
     }
-    return p;
   }
+}
+
+/** The identity commits use where git finds none: the user's GIT_* variables where set, else incrementum's. */
+function fallbackIdent(): NodeJS.ProcessEnv {
+  return {
+    GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME || FALLBACK_IDENT.name,
+    GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL || FALLBACK_IDENT.email,
+    GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME || FALLBACK_IDENT.name,
+    GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL || FALLBACK_IDENT.email,
+  };
 }
 
 /** What this instance knows of a workspace's change: its base, its last iteration (null before the first). */

@@ -34,11 +34,14 @@ const SCENARIO = {
 
 /**
  * The most git processes an iteration may start, by kind (git's own children
- * count too: a porcelain `git commit` starts `git maintenance run --auto`).
- * Changes requested 11 (the job's first iteration also reads HEAD and the
- * committer identity), tests failed 7, committed 10, committed in a new change 12.
+ * count too). HEAD and object reads, ref writes and file lists go through
+ * three long-lived processes (cat-file, update-ref, diff-tree), started in
+ * the job's first iteration, which also takes protocol files out of the
+ * index; then each iteration runs status, add, write-tree and commit-tree,
+ * and a committed one commit-tree once more (describe). Changes requested 8,
+ * tests failed 4, committed 5, committed in a new change 5 (twice).
  */
-const MOST = [11, 7, 10, 12, 12];
+const MOST = [8, 4, 5, 5, 5];
 
 /** Seconds since midnight UTC of a GIT_TRACE line (TZ=UTC), to the microsecond. */
 const traceTime = (line: string) => {
