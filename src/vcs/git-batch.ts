@@ -1,8 +1,12 @@
 // The long-lived git processes of one workspace (git-pipe.ts): object and
 // ref reads (cat-file --batch-command), ref transactions (update-ref
-// --stdin), and file lists between commits (diff-tree --stdin). What each
+// --stdin), file lists between commits (diff-tree --stdin), and commit
+// objects written (hash-object --stdin-paths). What each
 // request and reply looks like is here; what they mean is GitVcs's.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { decodeBytes } from '../text/bytes.js';
 import type { GitOptions } from './git-run.js';
 import { GitPipe, type ReplyEnd } from './git-pipe.js';
@@ -61,6 +65,9 @@ export class WorkspaceBatch {
   private readonly objects: GitPipe;
   private readonly refs: GitPipe;
   private readonly diffs: GitPipe;
+  private readonly writer: GitPipe;
+  /** A folder of this process's own (0700) for the commit objects handed to hash-object by path. */
+  private tmp: string | null = null;
   /** The line diff-tree echoes back after each request: where its reply ends (not a hex id, so not a request). */
   private readonly mark = `x${randomBytes(12).toString('hex')}\n`;
 
@@ -69,6 +76,37 @@ export class WorkspaceBatch {
     // One reflog message for every transaction: update-ref takes it once, when it starts.
     this.refs = new GitPipe(ws, ['update-ref', '-m', 'incrementum', '--stdin'], before);
     this.diffs = new GitPipe(ws, ['diff-tree', '--stdin', ...diffArgs], before);
+    this.writer = new GitPipe(ws, ['hash-object', '-w', '-t', 'commit', '--stdin-paths'], before);
+  }
+
+  /**
+   * Writes `text` as a commit object and returns its id, checked against the
+   * id of exactly these bytes: what git stored is what this process wrote.
+   */
+  async writeCommit(text: string): Promise<string> {
+    const bytes = Buffer.from(text, 'utf8');
+    this.tmp ??= mkdtempSync(join(tmpdir(), 'ii-commit-'));
+    const file = join(this.tmp, randomBytes(8).toString('hex'));
+    // hash-object reads a path per line and unquotes one starting with '"'.
+    if (/[\n\r"]/.test(file))
+      throw new Error(`a temporary file name git cannot be given: ${JSON.stringify(file)}`);
+    writeFileSync(file, bytes, { mode: 0o600, flag: 'wx' });
+    try {
+      const reply = await this.writer.ask(`${file}\n`, (out) => {
+        const nl = out.indexOf(NL);
+        return nl < 0 ? -1 : nl + 1;
+      });
+      const sha = reply.toString('latin1').trim();
+      const id = createHash(sha.length === 64 ? 'sha256' : 'sha1')
+        .update(`commit ${bytes.length}\0`)
+        .update(bytes)
+        .digest('hex');
+      if (sha !== id)
+        throw new Error(`git hash-object stored ${JSON.stringify(sha)} for a commit whose id is ${id}`);
+      return sha;
+    } finally {
+      rmSync(file, { force: true });
+    }
   }
 
   /** Each name's object (its id and type), or null when it names none. */
@@ -118,5 +156,8 @@ export class WorkspaceBatch {
     this.objects.close();
     this.refs.close();
     this.diffs.close();
+    this.writer.close();
+    if (this.tmp) rmSync(this.tmp, { recursive: true, force: true });
+    this.tmp = null;
   }
 }

@@ -13,7 +13,7 @@ import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
-import { parseCommit, stripSpace } from './commit-object.js';
+import { commitTime, identOf, parseCommit, stripSpace } from './commit-object.js';
 import { WorkspaceBatch } from './git-batch.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
@@ -61,6 +61,13 @@ export interface GitVcsOptions {
 export class GitVcs implements Vcs, LandingVcs {
   /** Workspaces where git found no committer identity: their commits use FALLBACK_IDENT. */
   private readonly noIdent = new Set<string>();
+  /**
+   * Who commits in each workspace, as its first commit-tree wrote them: later
+   * commits are written by the long-lived hash-object with the same lines
+   * and the time now. `commit-tree` where that commit held more than git's
+   * plain fields (the config signs commits, or names an encoding).
+   */
+  private readonly idents = new Map<string, { author: string; committer: string } | 'commit-tree'>();
   /** Each workspace's long-lived git processes (git-batch.ts), ended with the workspace or close(). */
   private readonly batches = new Map<string, WorkspaceBatch>();
   /** Trees known to hold no protocol file (every iteration's): a change on one needs no `rm --cached`. */
@@ -443,7 +450,7 @@ export class GitVcs implements Vcs, LandingVcs {
     base: string,
   ): Promise<{ commit: string; tree: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
     const tree = await git(ws, ['write-tree'], this.in(ws));
-    const commit = await this.commitTreeOf(ws, [tree, '-p', base], withChangeId(message, id));
+    const commit = await this.writeCommit(ws, tree, [base], withChangeId(message, id));
     this.noteTree(commit, tree);
     const pairs = previous === base ? [previous] : [previous, base];
     const [fromPrevious, fromBase] = await this.diffPairs(ws, commit, pairs);
@@ -453,10 +460,11 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   /**
-   * What `git commit --amend --only --cleanup=whitespace` did, in no process
-   * of its own but commit-tree: HEAD's tree, parents and author with the new
-   * message; HEAD and the change's head ref then move in one transaction,
-   * HEAD only from the commit read (an agent's commit meanwhile fails it).
+   * What `git commit --amend --only --cleanup=whitespace` did, with no git
+   * process of its own (writeCommit): HEAD's tree, parents and author with
+   * the new message; HEAD and the change's head ref then move in one
+   * transaction, HEAD only from the commit read (an agent's commit meanwhile
+   * fails it).
    */
   async describe(ws: string, message: string): Promise<string> {
     const batch = this.batch(ws);
@@ -466,12 +474,10 @@ export class GitVcs implements Vcs, LandingVcs {
     const id = (await this.currentChangeId(ws)) ?? readChangeId(old.message);
     if (!id) throw new Error(`no change to describe in ${ws}: start one first`);
     this.checkOwnHead(ws);
-    const sha = await this.commitTreeOf(
-      ws,
-      [old.tree, ...old.parents.flatMap((p) => ['-p', p])],
-      stripSpace(withChangeId(message, id)),
-      old.authorEnv,
-    );
+    const sha = await this.writeCommit(ws, old.tree, old.parents, stripSpace(withChangeId(message, id)), {
+      line: identOf(old.author) && old.author,
+      env: old.authorEnv,
+    });
     // The tree is the amended commit's, so the file lists already known for that one hold for it too.
     this.noteTree(sha, old.tree);
     await batch.transaction([`update HEAD ${sha} ${head.sha}`, `update ${changeRef(id, 'head')} ${sha}`]);
@@ -673,6 +679,42 @@ export class GitVcs implements Vcs, LandingVcs {
       if (m) return join(resolve(ws, m[1]!.trim()), CHANGE_FILE);
     } catch {}
     return join(await git(ws, ['rev-parse', '--absolute-git-dir'], this.in(ws)), CHANGE_FILE);
+  }
+
+  /**
+   * A commit of `tree` on `parents` with `message` (as is), by the
+   * workspace's committer; `author`: the author line to keep (describe's).
+   * Written by the long-lived hash-object once the workspace's first
+   * commit-tree has shown who commits there; else by commit-tree.
+   */
+  private async writeCommit(
+    ws: string,
+    tree: string,
+    parents: string[],
+    message: string,
+    author?: { line: string | null; env: NodeJS.ProcessEnv },
+  ): Promise<string> {
+    const who = this.idents.get(ws);
+    if (who && who !== 'commit-tree' && (!author || author.line)) {
+      const now = commitTime();
+      return this.batch(ws).writeCommit(
+        `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}` +
+          `author ${author?.line ?? `${who.author} ${now}`}\ncommitter ${who.committer} ${now}\n\n${message}`,
+      );
+    }
+    const sha = await this.commitTreeOf(
+      ws,
+      [tree, ...parents.flatMap((p) => ['-p', p])],
+      message,
+      author?.env,
+    );
+    if (!who) {
+      const made = await this.batch(ws).contents(sha);
+      const c = made?.type === 'commit' ? parseCommit(made.body) : null;
+      const [a, m] = [identOf(c?.author ?? null), identOf(c?.committer ?? null)];
+      this.idents.set(ws, c?.plain && a && m ? { author: a, committer: m } : 'commit-tree');
+    }
+    return sha;
   }
 
   /**

@@ -39,13 +39,14 @@ async function workspace(): Promise<{ ws: string; base: string }> {
 /** The live long-lived git processes of this test's repository (they name its worktree git dir). */
 const pipes = () => runningWith(`--git-dir=${realpathSync(repo)}/.git/worktrees/`);
 
-it('reads, ref writes and file lists go through three git processes, outside the workspace, started again when killed, ended on release', async () => {
+it('reads, ref writes, file lists and commits go through four git processes, outside the workspace, started again when killed, ended on release', async () => {
   const { ws, base } = await workspace();
   await vcs.startChange(ws, undefined, base);
   writeFileSync(join(ws, 'a.txt'), 'a\n');
   const one = await vcs.commitIteration(ws, 'one');
   expect(await vcs.head(ws)).toBe(one.commit_id);
   const running = pipes();
+  // cat-file, update-ref, diff-tree; the first commit is commit-tree's, which shows who commits here.
   expect(running).toHaveLength(3);
   // None works in the workspace: the job's sweep of what it left there never meets them.
   for (const pid of running)
@@ -59,7 +60,15 @@ it('reads, ref writes and file lists go through three git processes, outside the
   expect(two.files).toEqual([{ path: 'a.txt', status: 'modified', additions: 1, deletions: 1 }]);
   expect(await vcs.head(ws)).toBe(two.commit_id);
   expect(git(ws, 'rev-parse', 'HEAD')).toBe(two.commit_id);
-  expect(pipes()).toHaveLength(3);
+  // The second commit is written by hash-object, as commit-tree would have: its author and committer.
+  expect(pipes()).toHaveLength(4);
+  const who = (rev: string) => git(ws, 'log', '-1', '--format=%an <%ae>|%cn <%ce>|%P|%T', rev);
+  expect(who(two.commit_id).split('|').slice(0, 3)).toEqual([
+    ...who(one.commit_id).split('|').slice(0, 2),
+    base,
+  ]);
+  expect(git(ws, 'log', '-1', '--format=%B', two.commit_id)).toMatch(/^two\n\nChange-Id: I[0-9a-f]{40}$/);
+  git(ws, 'fsck', '--no-dangling', '--strict');
 
   vcs.release(ws);
   await waitFor(() => pipes().length === 0, 'no long-lived git left after release');
