@@ -76,7 +76,11 @@ export class WorkspaceBatch {
     // One reflog message for every transaction: update-ref takes it once, when it starts.
     this.refs = new GitPipe(ws, ['update-ref', '-m', 'incrementum', '--stdin'], before);
     this.diffs = new GitPipe(ws, ['diff-tree', '--stdin', ...diffArgs], before);
-    this.writer = new GitPipe(ws, ['hash-object', '-w', '-t', 'commit', '--stdin-paths'], before);
+    this.writer = new GitPipe(
+      ws,
+      ['hash-object', '-w', '-t', 'commit', '--no-filters', '--stdin-paths'],
+      before,
+    );
   }
 
   /**

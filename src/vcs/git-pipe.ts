@@ -13,9 +13,9 @@
 // Security: the link check (`before`) runs before every request, as before
 // every spawned git, so a workspace whose .git was repointed gets no answer
 // from a process opened before; git is given the git dir that check found
-// (--git-dir) and runs there, outside the workspace, so nothing in the
-// workspace is its cwd (and the job's stray-process sweep never takes it
-// for the agent's).
+// (--git-dir) and runs in `/` (none of these reads a work tree): no folder
+// of the job's is its cwd, so the job's sweep of what works in its
+// workspace never takes it for the agent's, nor does it hold a folder.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { decodeBytes } from '../text/bytes.js';
@@ -84,7 +84,7 @@ export class GitPipe {
   private start(gitDir: string | null): ChildProcessWithoutNullStreams {
     const where = gitDir ? [`--git-dir=${gitDir}`] : [];
     const child = spawn('git', ['-c', 'core.quotepath=off', '--no-pager', ...where, ...this.args], {
-      cwd: gitDir ?? this.cwd,
+      cwd: gitDir ? '/' : this.cwd,
       env: gitEnv(),
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -13,7 +13,8 @@ import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
-import { commitTime, identOf, parseCommit, stripSpace } from './commit-object.js';
+import { identOf, parseCommit, stripSpace } from './commit-object.js';
+import { CommitWriter } from './commit-writer.js';
 import { WorkspaceBatch } from './git-batch.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
@@ -42,9 +43,6 @@ const ALL_REFS = ['--branches', '--tags', '--remotes'];
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const FILES_MEMO_SIZE = 64;
 const TREES_MEMO_SIZE = 256;
-const FALLBACK_IDENT = { name: 'incrementum', email: 'incrementum@localhost' };
-/** What commit-tree says when no committer identity can be found. */
-const NO_IDENT = /tell me who you are|unable to auto-detect email|empty ident|\bident\b/i;
 /** diff-tree's options for the file lists of an iteration (the same records `git diff --raw --numstat` gives). */
 const DIFF_PAIRS = ['--always', '-r', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat'];
 
@@ -59,15 +57,10 @@ export interface GitVcsOptions {
 }
 
 export class GitVcs implements Vcs, LandingVcs {
-  /** Workspaces where git found no committer identity: their commits use FALLBACK_IDENT. */
-  private readonly noIdent = new Set<string>();
-  /**
-   * Who commits in each workspace, as its first commit-tree wrote them: later
-   * commits are written by the long-lived hash-object with the same lines
-   * and the time now. `commit-tree` where that commit held more than git's
-   * plain fields (the config signs commits, or names an encoding).
-   */
-  private readonly idents = new Map<string, { author: string; committer: string } | 'commit-tree'>();
+  private readonly commits = new CommitWriter({
+    batch: (ws) => this.batch(ws),
+    opts: (ws, o) => this.in(ws, o),
+  });
   /** Each workspace's long-lived git processes (git-batch.ts), ended with the workspace or close(). */
   private readonly batches = new Map<string, WorkspaceBatch>();
   /** Trees known to hold no protocol file (every iteration's): a change on one needs no `rm --cached`. */
@@ -127,6 +120,7 @@ export class GitVcs implements Vcs, LandingVcs {
   release(ws: string): void {
     this.batches.get(ws)?.close();
     this.batches.delete(ws);
+    this.commits.forget(ws);
   }
 
   /** Ends every workspace's long-lived git processes; they start again when next needed. */
@@ -231,6 +225,7 @@ export class GitVcs implements Vcs, LandingVcs {
 
   async addWorkspace(root: string, path: string, branch: string, baseRev: string): Promise<void> {
     mkdirSync(dirname(path), { recursive: true });
+    this.release(path);
     // --force: a registration left by a worktree whose directory vanished
     // must not block its path; -B: a leftover branch of the same name is reset.
     await withStaleBranchLock(branch, () =>
@@ -450,7 +445,7 @@ export class GitVcs implements Vcs, LandingVcs {
     base: string,
   ): Promise<{ commit: string; tree: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
     const tree = await git(ws, ['write-tree'], this.in(ws));
-    const commit = await this.writeCommit(ws, tree, [base], withChangeId(message, id));
+    const commit = await this.commits.write(ws, tree, [base], withChangeId(message, id));
     this.noteTree(commit, tree);
     const pairs = previous === base ? [previous] : [previous, base];
     const [fromPrevious, fromBase] = await this.diffPairs(ws, commit, pairs);
@@ -461,7 +456,7 @@ export class GitVcs implements Vcs, LandingVcs {
 
   /**
    * What `git commit --amend --only --cleanup=whitespace` did, with no git
-   * process of its own (writeCommit): HEAD's tree, parents and author with
+   * process of its own (commit-writer.ts): HEAD's tree, parents and author with
    * the new message; HEAD and the change's head ref then move in one
    * transaction, HEAD only from the commit read (an agent's commit meanwhile
    * fails it).
@@ -474,7 +469,7 @@ export class GitVcs implements Vcs, LandingVcs {
     const id = (await this.currentChangeId(ws)) ?? readChangeId(old.message);
     if (!id) throw new Error(`no change to describe in ${ws}: start one first`);
     this.checkOwnHead(ws);
-    const sha = await this.writeCommit(ws, old.tree, old.parents, stripSpace(withChangeId(message, id)), {
+    const sha = await this.commits.write(ws, old.tree, old.parents, stripSpace(withChangeId(message, id)), {
       line: identOf(old.author) && old.author,
       env: old.authorEnv,
     });
@@ -680,78 +675,6 @@ export class GitVcs implements Vcs, LandingVcs {
     } catch {}
     return join(await git(ws, ['rev-parse', '--absolute-git-dir'], this.in(ws)), CHANGE_FILE);
   }
-
-  /**
-   * A commit of `tree` on `parents` with `message` (as is), by the
-   * workspace's committer; `author`: the author line to keep (describe's).
-   * Written by the long-lived hash-object once the workspace's first
-   * commit-tree has shown who commits there; else by commit-tree.
-   */
-  private async writeCommit(
-    ws: string,
-    tree: string,
-    parents: string[],
-    message: string,
-    author?: { line: string | null; env: NodeJS.ProcessEnv },
-  ): Promise<string> {
-    const who = this.idents.get(ws);
-    if (who && who !== 'commit-tree' && (!author || author.line)) {
-      const now = commitTime();
-      return this.batch(ws).writeCommit(
-        `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}` +
-          `author ${author?.line ?? `${who.author} ${now}`}\ncommitter ${who.committer} ${now}\n\n${message}`,
-      );
-    }
-    const sha = await this.commitTreeOf(
-      ws,
-      [tree, ...parents.flatMap((p) => ['-p', p])],
-      message,
-      author?.env,
-    );
-    if (!who) {
-      const made = await this.batch(ws).contents(sha);
-      const c = made?.type === 'commit' ? parseCommit(made.body) : null;
-      const [a, m] = [identOf(c?.author ?? null), identOf(c?.committer ?? null)];
-      this.idents.set(ws, c?.plain && a && m ? { author: a, committer: m } : 'commit-tree');
-    }
-    return sha;
-  }
-
-  /**
-   * `git commit-tree <args> -F -` with `message`; where git finds no
-   * committer identity (none configured), again with FALLBACK_IDENT, and so
-   * from then on in that workspace: commits never fail on it.
-   */
-  private async commitTreeOf(
-    ws: string,
-    args: string[],
-    message: string,
-    env: NodeJS.ProcessEnv = {},
-  ): Promise<string> {
-    const run = () =>
-      git(
-        ws,
-        ['commit-tree', ...args, '-F', '-'],
-        this.in(ws, { input: message, env: { ...(this.noIdent.has(ws) ? fallbackIdent() : {}), ...env } }),
-      );
-    try {
-      return await run();
-    } catch (err) {
-      if (this.noIdent.has(ws) || !(err instanceof GitError) || !NO_IDENT.test(err.result.stderr)) throw err;
-      this.noIdent.add(ws);
-      return run();
-    }
-  }
-}
-
-/** The identity commits use where git finds none: the user's GIT_* variables where set, else incrementum's. */
-function fallbackIdent(): NodeJS.ProcessEnv {
-  return {
-    GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME || FALLBACK_IDENT.name,
-    GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL || FALLBACK_IDENT.email,
-    GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME || FALLBACK_IDENT.name,
-    GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL || FALLBACK_IDENT.email,
-  };
 }
 
 /** What this instance knows of a workspace's change: its base, its last iteration (null before the first). */

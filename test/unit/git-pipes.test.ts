@@ -1,6 +1,6 @@
 // GitVcs's long-lived git processes (src/vcs/git-pipe.ts, git-batch.ts): a
-// job's HEAD reads, ref transactions and file lists go through three git
-// processes per workspace, real ones here. They run outside the workspace,
+// job's HEAD reads, ref transactions, file lists and commits go through four
+// git processes per workspace, real ones here. They run outside the workspace,
 // start again when killed, end when the workspace is released, and what
 // describe writes through them is what `git commit --amend` wrote.
 import { execFileSync } from 'node:child_process';
@@ -48,9 +48,8 @@ it('reads, ref writes, file lists and commits go through four git processes, out
   const running = pipes();
   // cat-file, update-ref, diff-tree; the first commit is commit-tree's, which shows who commits here.
   expect(running).toHaveLength(3);
-  // None works in the workspace: the job's sweep of what it left there never meets them.
-  for (const pid of running)
-    expect(readlinkSync(`/proc/${pid}/cwd`).startsWith(realpathSync(ws))).toBe(false);
+  // None works in a folder of the job's: the sweep of what a job left running never meets them.
+  for (const pid of running) expect(readlinkSync(`/proc/${pid}/cwd`)).toBe('/');
 
   // Killed (as a Ctrl-C in the terminal would): the next iteration starts them again.
   for (const pid of running) process.kill(pid, 'SIGKILL');
