@@ -52,7 +52,8 @@ export class CommitWriter {
         );
     }
     const sha = await this.commitTree(ws, [tree, ...parents.flatMap((p) => ['-p', p])], message, author?.env);
-    if (!who) {
+    // Not from a commit whose author was given (describe's keeps the amended one's).
+    if (!who && !author) {
       const made = await this.deps.batch(ws).contents(sha);
       const c = made?.type === 'commit' ? parseCommit(made.body) : null;
       const [a, m] = [identOf(c?.author ?? null), identOf(c?.committer ?? null)];

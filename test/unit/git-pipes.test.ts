@@ -114,3 +114,38 @@ it("describe writes what git commit --amend --only --cleanup=whitespace wrote: t
   expect(git(ws, 'diff', '--cached', '--name-only')).toBe('staged.txt');
   expect(readFileSync(join(ws, 'staged.txt'), 'utf8')).toBe('not in the commit\n');
 });
+
+it('where git finds no committer identity, every commit (commit-tree, then hash-object) is made as incrementum', async () => {
+  const { ws, base } = await workspace();
+  git(repo, 'config', '--unset', 'user.name');
+  git(repo, 'config', '--unset', 'user.email');
+  git(repo, 'config', 'user.useConfigOnly', 'true');
+  const keys = [
+    'GIT_CONFIG_GLOBAL',
+    'GIT_CONFIG_NOSYSTEM',
+    'GIT_AUTHOR_NAME',
+    'GIT_AUTHOR_EMAIL',
+    'GIT_COMMITTER_NAME',
+    'GIT_COMMITTER_EMAIL',
+    'EMAIL',
+  ];
+  const saved = keys.map((k) => [k, process.env[k]] as const);
+  for (const k of keys) delete process.env[k];
+  Object.assign(process.env, { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+  try {
+    await vcs.startChange(ws, undefined, base);
+    writeFileSync(join(ws, 'a.txt'), 'a\n');
+    const one = await vcs.commitIteration(ws, 'one');
+    writeFileSync(join(ws, 'a.txt'), 'b\n');
+    const two = await vcs.commitIteration(ws, 'two');
+    const sha = await vcs.describe(ws, 'final');
+    for (const c of [one.commit_id, two.commit_id, sha])
+      expect(git(ws, 'log', '-1', '--format=%an <%ae>|%cn <%ce>', c)).toBe(
+        'incrementum <incrementum@localhost>|incrementum <incrementum@localhost>',
+      );
+  } finally {
+    for (const [k, v] of saved)
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  }
+});
