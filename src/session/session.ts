@@ -149,6 +149,7 @@ export async function finishSession(
     (w) => w.path === session.workspace_path && w.session_id === sessionId,
   );
   if (ws) {
+    vcs.release(ws.path);
     try {
       if (ws.base_rev && existsSync(ws.path)) await vcs.resetWorkspace(ws.path, ws.branch, ws.base_rev);
     } catch {

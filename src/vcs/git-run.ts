@@ -43,7 +43,7 @@ export class GoneCwdError extends Error {
 }
 
 /** A spawn error of git in `cwd`: ENOENT with `cwd` gone is a GoneCwdError. */
-function spawnError(err: Error, cwd: string, args: string[]): Error {
+export function spawnError(err: Error, cwd: string, args: string[]): Error {
   return (err as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(cwd)
     ? new GoneCwdError(cwd, args)
     : err;
@@ -58,7 +58,7 @@ const SCRUBBED = [
   'GIT_PREFIX',
 ];
 
-function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', ...extra };
   for (const k of SCRUBBED) delete env[k];
   return env;

@@ -13,6 +13,9 @@ import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { cappedDiff, type CappedDiff, type DiffLimits } from './capped-diff.js';
+import { identOf, parseCommit, stripSpace } from './commit-object.js';
+import { CommitWriter } from './commit-writer.js';
+import { WorkspaceBatch } from './git-batch.js';
 import { newChangeId, readChangeId, withChangeId } from './change-id.js';
 import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
 import * as landing from './git-landing.js';
@@ -20,7 +23,10 @@ import * as remote from './git-remote.js';
 import type { LandingVcs } from './landing-vcs.js';
 import type { Base, FileStat, IterationCommit, LogEntry, Vcs } from './vcs.js';
 import { PROTOCOL_FILES } from './vcs.js';
+import { headFiles, withLockRetry, withStaleBranchLock } from './branch-guards.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
+
+export { STALE_REF_LOCK_MS } from './branch-guards.js';
 
 const CHANGE_FILE = 'incrementum-change';
 export const CHANGE_REFS = 'refs/incrementum/changes';
@@ -38,7 +44,8 @@ const ALL_REFS = ['--branches', '--tags', '--remotes'];
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const FILES_MEMO_SIZE = 64;
 const TREES_MEMO_SIZE = 256;
-const FALLBACK_IDENT = { name: 'incrementum', email: 'incrementum@localhost' };
+/** diff-tree's options for the file lists of an iteration (the same records `git diff --raw --numstat` gives). */
+const DIFF_PAIRS = ['--always', '-r', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat'];
 
 export interface GitVcsOptions {
   /**
@@ -51,7 +58,14 @@ export interface GitVcsOptions {
 }
 
 export class GitVcs implements Vcs, LandingVcs {
-  private readonly identEnv = new Map<string, Promise<NodeJS.ProcessEnv>>();
+  private readonly commits = new CommitWriter({
+    batch: (ws) => this.batch(ws),
+    opts: (ws, o) => this.in(ws, o),
+  });
+  /** Each workspace's long-lived git processes (git-batch.ts), ended with the workspace or close(). */
+  private readonly batches = new Map<string, WorkspaceBatch>();
+  /** Trees known to hold no protocol file (every iteration's): a change on one needs no `rm --cached`. */
+  private readonly cleanTrees = new Set<string>();
   private readonly filesMemo = new Map<string, FileStat[]>();
   /**
    * The tree of each commit this instance made or read: a file list depends
@@ -103,6 +117,24 @@ export class GitVcs implements Vcs, LandingVcs {
   readonly fetchChangeRefs = remote.fetchChangeRefs;
   readonly remoteBranchTip = remote.remoteBranchTip;
   readonly pushBranchWithLease = remote.pushBranchWithLease;
+
+  /** The long-lived git processes of `ws` (started on first use). */
+  private batch(ws: string): WorkspaceBatch {
+    let b = this.batches.get(ws);
+    if (!b) this.batches.set(ws, (b = new WorkspaceBatch(ws, this.in(ws).before, DIFF_PAIRS)));
+    return b;
+  }
+
+  release(ws: string): void {
+    this.batches.get(ws)?.close();
+    this.batches.delete(ws);
+    this.commits.forget(ws);
+  }
+
+  /** Ends every workspace's long-lived git processes; they start again when next needed. */
+  close(): void {
+    for (const ws of [...this.batches.keys()]) this.release(ws);
+  }
 
   /** Options for a git command in the workspace `ws`: its link is checked just before git starts. */
   private in(ws: string, o: GitOptions = {}): GitOptions {
@@ -214,6 +246,7 @@ export class GitVcs implements Vcs, LandingVcs {
 
   async addWorkspace(root: string, path: string, branch: string, baseRev: string): Promise<void> {
     mkdirSync(dirname(path), { recursive: true });
+    this.release(path);
     // --force: a registration left by a worktree whose directory vanished
     // must not block its path; -B: a leftover branch of the same name is reset.
     await withStaleBranchLock(branch, () =>
@@ -226,6 +259,7 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   async resetWorkspace(path: string, branch: string, baseRev: string): Promise<void> {
+    this.release(path); // the job that used them is over
     // A symbolic ref written in the branch's own file (the agent could, its
     // folder is writable inside the sandbox) would carry `checkout -B` to the
     // branch it names: it is the workspace's own ref, dropped as it is.
@@ -248,6 +282,7 @@ export class GitVcs implements Vcs, LandingVcs {
 
   async removeWorkspace(root: string, path: string): Promise<void> {
     let branch: string | null = null;
+    this.release(path);
     if (existsSync(path)) {
       // A workspace whose link was repointed names some other repository's
       // branch: its own is left (prune deletes it by the record's name).
@@ -268,8 +303,15 @@ export class GitVcs implements Vcs, LandingVcs {
     if (branch && isWorkspaceBranch(branch)) await run(root, ['branch', '-q', '-D', branch]);
   }
 
-  head(ws: string): Promise<string> {
-    return git(ws, ['rev-parse', '--verify', 'HEAD'], this.in(ws));
+  async head(ws: string): Promise<string> {
+    const [head] = await this.batch(ws).info(['HEAD']);
+    if (head?.type !== 'commit')
+      throw new GitError(['rev-parse', '--verify', 'HEAD'], ws, {
+        code: 128,
+        stdout: '',
+        stderr: 'fatal: HEAD names no commit',
+      });
+    return head.sha;
   }
 
   async hasChanges(ws: string): Promise<boolean> {
@@ -295,12 +337,10 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   async startChange(ws: string, id: string = newChangeId(), base?: string): Promise<string> {
-    // update-ref resolves HEAD itself when the caller does not know it: one git process, not two.
-    const known = base !== undefined && FULL_SHA.test(base) ? base : null;
-    await git(ws, ['update-ref', changeRef(id, 'base'), known ?? 'HEAD'], this.in(ws));
+    const known = base !== undefined && FULL_SHA.test(base) ? base : await this.head(ws);
+    await this.batch(ws).transaction([`update ${changeRef(id, 'base')} ${known}`]);
     writeFileSync(await this.changeFile(ws), `${id}\n`);
-    if (known) this.changes.set(ws, { id, base: known, last: null });
-    else this.changes.delete(ws);
+    this.changes.set(ws, { id, base: known, last: null });
     return id;
   }
 
@@ -358,12 +398,15 @@ export class GitVcs implements Vcs, LandingVcs {
     // against it shows any, and only then are they taken out and the tree
     // written again. The base may hold one (a repository that commits it):
     // on a first iteration they are taken out before the tree is written.
+    // A base this instance knows to hold none (the last change's commit)
+    // needs no taking out: the diff against it shows any staged.
     await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL], this.in(ws));
-    if (!last) await this.unstageProtocolFiles(ws);
-    let { commit, lists } = await this.commitTree(ws, id, message, previous, base);
+    const baseTree = this.treeOf.get(base);
+    if (!last && !(baseTree && this.cleanTrees.has(baseTree))) await this.unstageProtocolFiles(ws);
+    let { commit, tree, lists } = await this.commitTree(ws, id, message, previous, base);
     if (lists.protocol) {
       await this.unstageProtocolFiles(ws);
-      ({ commit, lists } = await this.commitTree(ws, id, message, previous, base));
+      ({ commit, tree, lists } = await this.commitTree(ws, id, message, previous, base));
     }
     this.checkOwnHead(ws);
     // The iteration's refs and the branch move together, in one process:
@@ -371,17 +414,15 @@ export class GitVcs implements Vcs, LandingVcs {
     // holds the tree, so the working copy stays exactly as the agent left it.
     // The new iteration's ref must not exist yet (`create`): a stale memory
     // of the change fails here rather than overwriting an iteration.
-    await git(
-      ws,
-      ['update-ref', '-m', `incrementum: change ${id} iteration ${n}`, '--stdin'],
-      this.in(ws, {
-        input:
-          `create ${changeRef(id, n)} ${commit}\n` +
-          `update ${changeRef(id, 'head')} ${commit}\n` +
-          `update HEAD ${commit}\n`,
-      }),
-    );
+    await this.batch(ws).transaction([
+      `create ${changeRef(id, n)} ${commit}`,
+      `update ${changeRef(id, 'head')} ${commit}`,
+      `update HEAD ${commit}`,
+    ]);
     this.changes.set(ws, { id, base, last: { n, sha: commit } });
+    if (this.cleanTrees.size >= TREES_MEMO_SIZE)
+      this.cleanTrees.delete(this.cleanTrees.values().next().value!);
+    this.cleanTrees.add(tree);
     return { commit_id: commit, change_id: id, files: lists.fromPrevious.map((f) => ({ ...f })) };
   }
 
@@ -423,51 +464,39 @@ export class GitVcs implements Vcs, LandingVcs {
     message: string,
     previous: string,
     base: string,
-  ): Promise<{ commit: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
+  ): Promise<{ commit: string; tree: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
     const tree = await git(ws, ['write-tree'], this.in(ws));
-    const commit = await git(
-      ws,
-      ['commit-tree', tree, '-p', base, '-F', '-'],
-      this.in(ws, { input: withChangeId(message, id), env: await this.ident(ws) }),
-    );
+    const commit = await this.commits.write(ws, tree, [base], withChangeId(message, id));
     this.noteTree(commit, tree);
     const pairs = previous === base ? [previous] : [previous, base];
     const [fromPrevious, fromBase] = await this.diffPairs(ws, commit, pairs);
     this.remember(previous, commit, fromPrevious!.files);
     if (fromBase) this.remember(base, commit, fromBase.files);
-    return { commit, lists: { fromPrevious: fromPrevious!.files, protocol: fromPrevious!.protocol } };
+    return { commit, tree, lists: { fromPrevious: fromPrevious!.files, protocol: fromPrevious!.protocol } };
   }
 
+  /**
+   * What `git commit --amend --only --cleanup=whitespace` did, with no git
+   * process of its own (commit-writer.ts): HEAD's tree, parents and author with
+   * the new message; HEAD and the change's head ref then move in one
+   * transaction, HEAD only from the commit read (an agent's commit meanwhile
+   * fails it).
+   */
   async describe(ws: string, message: string): Promise<string> {
-    const id =
-      (await this.currentChangeId(ws)) ??
-      readChangeId(await git(ws, ['log', '-1', '--format=%B', 'HEAD'], this.in(ws)));
+    const batch = this.batch(ws);
+    const head = await batch.contents('HEAD');
+    if (head?.type !== 'commit') throw new Error(`no change to describe in ${ws}: HEAD names no commit`);
+    const old = parseCommit(head.body);
+    const id = (await this.currentChangeId(ws)) ?? readChangeId(old.message);
     if (!id) throw new Error(`no change to describe in ${ws}: start one first`);
     this.checkOwnHead(ws);
-    // --only without paths: amend the message, never what happens to be staged.
-    await git(
-      ws,
-      [
-        'commit',
-        '--quiet',
-        '--amend',
-        '--only',
-        '--allow-empty',
-        '--no-verify',
-        '--cleanup=whitespace',
-        '-F',
-        '-',
-      ],
-      this.in(ws, { input: withChangeId(message, id), env: await this.ident(ws) }),
-    );
-    // The new commit and its tree in one process: the tree is the amended
-    // commit's, so the file lists already known for that one hold for it too.
-    // `--`: names, never paths (it prints the `--` back, last).
-    const [sha, tree] = (await git(ws, ['rev-parse', 'HEAD', 'HEAD^{tree}', '--'], this.in(ws))).split(
-      '\n',
-    ) as [string, string];
-    this.noteTree(sha, tree);
-    await git(ws, ['update-ref', changeRef(id, 'head'), sha], this.in(ws));
+    const sha = await this.commits.write(ws, old.tree, old.parents, stripSpace(withChangeId(message, id)), {
+      line: identOf(old.author) && old.author,
+      env: old.authorEnv,
+    });
+    // The tree is the amended commit's, so the file lists already known for that one hold for it too.
+    this.noteTree(sha, old.tree);
+    await batch.transaction([`update HEAD ${sha} ${head.sha}`, `update ${changeRef(id, 'head')} ${sha}`]);
     return sha;
   }
 
@@ -515,12 +544,8 @@ export class GitVcs implements Vcs, LandingVcs {
     to: string,
     froms: string[],
   ): Promise<{ files: FileStat[]; protocol: boolean }[]> {
-    const out = await git(
-      ws,
-      // --always: a pair with no difference still prints its header.
-      ['diff-tree', '--stdin', '--always', '-r', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat'],
-      this.in(ws, { input: froms.map((f) => `${to} ${f}\n`).join('') }),
-    );
+    // --always (DIFF_PAIRS): a pair with no difference still prints its header.
+    const out = await this.batch(ws).diffTree(froms.map((f) => `${to} ${f}`));
     // Each pair: its header (the first id of its line), its raw records (a
     // header starting with ':', then the path), its numstat records
     // (additions, deletions, path in one field). A path field only ever
@@ -674,27 +699,6 @@ export class GitVcs implements Vcs, LandingVcs {
     } catch {}
     return join(await git(ws, ['rev-parse', '--absolute-git-dir'], this.in(ws)), CHANGE_FILE);
   }
-
-  /** A committer identity when the user has none configured, so commits never fail on it. */
-  private ident(ws: string): Promise<NodeJS.ProcessEnv> {
-    let p = this.identEnv.get(ws);
-    if (!p) {
-      p = run(ws, ['var', 'GIT_COMMITTER_IDENT'], this.in(ws)).then((r) =>
-        r.code === 0
-          ? {}
-          : {
-              GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME || FALLBACK_IDENT.name,
-              GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL || FALLBACK_IDENT.email,
-              GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME || FALLBACK_IDENT.name,
-              GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL || FALLBACK_IDENT.email,
-            },
-      );
-      // A refused check is not an answer to keep: asked again once the workspace is sound.
-      p.catch(() => this.identEnv.delete(ws));
-      this.identEnv.set(ws, p);
-    }
-    return p;
-  }
 }
 
 /** What this instance knows of a workspace's change: its base, its last iteration (null before the first). */
@@ -730,84 +734,6 @@ async function run(cwd: string, args: string[], o?: GitOptions) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && existsSync(cwd))
       throw new UserError('git is not installed or not on PATH: install git, then run this again.');
     throw err;
-  }
-}
-
-/**
- * Git errors another git process causes for a moment: a lock file it holds,
- * or (seen with 8 concurrent `worktree add`) the half-written entry of a
- * worktree it is creating, which this one reads while checking where a
- * branch is checked out ("failed to read .git/worktrees/3/commondir").
- */
-const RETRYABLE = /\.lock\b|lock file|failed to read .*worktrees\//i;
-
-/**
- * The workspace's HEAD file and its branch's ref file, read without git
- * (null when the workspace is not a linked worktree). A worktree's HEAD and
- * its branch's folder are writable inside the sandbox: an agent can make
- * either a symbolic ref to another branch (`ref: refs/heads/main`), and git
- * outside, moving HEAD for the runner, would move that branch.
- */
-function headFiles(
-  ws: string,
-): { head: string | null; branchFile: (branch: string) => string | null } | null {
-  const read = (p: string): string | null => {
-    try {
-      return readFileSync(p, 'utf8').trim();
-    } catch {
-      return null;
-    }
-  };
-  const link = /^gitdir: (.+)$/m.exec(read(join(ws, '.git')) ?? '')?.[1];
-  if (!link) return null;
-  const admin = resolve(ws, link);
-  const common = read(join(admin, 'commondir'));
-  if (!common) return null;
-  const commonDir = resolve(admin, common);
-  return { head: read(join(admin, 'HEAD')), branchFile: (b) => read(join(commonDir, 'refs', 'heads', b)) };
-}
-
-/** How old a workspace branch's ref lock must be to be taken for one a killed git left. */
-export const STALE_REF_LOCK_MS = 5_000;
-
-/**
- * Runs `fn` (which moves workspace branch `branch`) and, when it fails on
- * that branch's ref lock and the lock is older than STALE_REF_LOCK_MS,
- * removes the lock and runs it once more. The caller holds the workspace
- * (claimed, nothing working in it), so nothing else moves its branch: a
- * lock there is one a git killed mid-update left (a runner SIGKILLed as it
- * committed), and git would refuse the branch for good ("Unable to create
- * '….lock': File exists"), leaving the workspace unusable. A live git holds
- * a ref lock for milliseconds; a younger lock is left, and the error stands.
- */
-async function withStaleBranchLock<T>(branch: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!isWorkspaceBranch(branch) || !(err instanceof GitError)) throw err;
-    const lock = /Unable to create '([^']+\.lock)': File exists/.exec(err.result.stderr)?.[1];
-    if (!lock || !lock.endsWith(`/refs/heads/${branch}.lock`)) throw err;
-    let age: number;
-    try {
-      age = Date.now() - statSync(lock).mtimeMs;
-    } catch {
-      return fn(); // gone meanwhile: the git that held it has finished
-    }
-    if (age < STALE_REF_LOCK_MS) throw err;
-    rmSync(lock, { force: true });
-    return fn();
-  }
-}
-
-/** Retries a git command that lost such a race. */
-async function withLockRetry<T>(fn: () => Promise<T>, tries = 5): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= tries || !(err instanceof GitError) || !RETRYABLE.test(err.result.stderr)) throw err;
-      await new Promise((r) => setTimeout(r, 50 * i));
-    }
   }
 }
 

@@ -67,6 +67,12 @@ export interface Vcs extends RemoteVcs {
   /** Makes a released workspace clean again and checks out `baseRev` (reuse). */
   resetWorkspace(path: string, branch: string, baseRev: string): Promise<void>;
   removeWorkspace(root: string, path: string): Promise<void>;
+  /**
+   * Ends what this Vcs keeps running for the workspace `path` (its
+   * long-lived git processes) when a job is done with it; what it is asked
+   * next starts them again.
+   */
+  release(path: string): void;
 
   head(ws: string): Promise<string>;
   /** True when the working copy differs from HEAD, protocol files aside. */

@@ -3,7 +3,7 @@
 // of the loop and checks what was recorded, not only the exit code.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii } from '../helpers/cli.js';
@@ -33,6 +33,9 @@ function scenario(name: string, s: unknown): string {
 const run = (args: string[], scenarioPath?: string) =>
   ii(args, { cwd: repo, env: { ...env, ...(scenarioPath ? { II_SCRIPTED_SCENARIO: scenarioPath } : {}) } });
 
+/** The runner's long-lived git processes for this test's workspaces (they name the worktree's git dir). */
+const longLivedGits = () => runningWith(`--git-dir=${realpathSync(repo)}/.git/worktrees/`);
+
 const show = (id: string): JobJson => JSON.parse(run(['job', 'show', id, '--json']).stdout) as JobJson;
 
 beforeEach(() => {
@@ -50,7 +53,7 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 describe('ii job do', () => {
-  it('accepted the first time: one change, one iteration, committed, project review accepts, todo done', () => {
+  it('accepted the first time: one change, one iteration, committed, project review accepts, todo done', async () => {
     setup();
     const s = scenario('accept', {
       implement: [{ actions: [write('hello.txt', 'hi\n')] }],
@@ -58,6 +61,8 @@ describe('ii job do', () => {
     });
     const r = run(['job', 'do', '--title', 'say hello'], s);
     expect(r.stderr).toContain('completed');
+    // The runner's long-lived git processes ended with it.
+    await waitFor(() => longLivedGits().length === 0, 'no git process of the job left');
     expect(r.code).toBe(0);
     // In the foreground, a completed job says how to land it.
     expect(r.stderr).toContain(`ii job land ${jobIdFrom(r.stderr)}`);
@@ -276,6 +281,8 @@ describe('ii job do', () => {
       'the agent to start',
     );
     await waitFor(() => stderr.includes('implementing'), 'the implementing stage');
+    // HEAD is read and the change's base ref written through the runner's long-lived git processes.
+    await waitFor(() => longLivedGits().length >= 2, 'the long-lived git processes');
     child.kill('SIGINT');
     const code = await new Promise<number | null>((res) => child.on('close', res));
     expect(code).toBe(1);
@@ -283,6 +290,7 @@ describe('ii job do', () => {
     expect(job.status).toBe('failed');
     expect(job.failure_reason).toMatch(/SIGINT/);
     await waitFor(() => runningWith(join(tmp.path, 'state')).length === 0, 'no process of the job left');
+    await waitFor(() => longLivedGits().length === 0, 'no git process of the job left');
     const open = JSON.parse(run(['todo', 'list', '--json', '--status', 'open']).stdout) as unknown[];
     expect(open).toHaveLength(1);
   });
@@ -298,10 +306,12 @@ describe('ii job do', () => {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     await waitFor(() => stderr.includes('implementing'), 'the implementing stage');
+    await waitFor(() => longLivedGits().length >= 2, 'the long-lived git processes');
     const id = jobIdFrom(stderr);
     const a = run(['job', 'abandon', id, '--wait']);
     expect(a.stdout).toContain('abandoned');
     expect(await new Promise<number | null>((res) => child.on('close', res))).toBe(1);
+    await waitFor(() => longLivedGits().length === 0, 'no git process of the abandoned job left');
     expect(show(id).status).toBe('abandoned');
 
     const quick = scenario('quick', { implement: [{ actions: [write('q.txt', 'q\n')] }] });

@@ -34,11 +34,15 @@ const SCENARIO = {
 
 /**
  * The most git processes an iteration may start, by kind (git's own children
- * count too: a porcelain `git commit` starts `git maintenance run --auto`).
- * Changes requested 11 (the job's first iteration also reads HEAD and the
- * committer identity), tests failed 7, committed 10, committed in a new change 12.
+ * count too). HEAD and object reads, ref writes, file lists and commits go
+ * through four long-lived processes (cat-file, update-ref, diff-tree,
+ * hash-object); each iteration runs status, add and write-tree. The job's
+ * first iteration starts three of the four, takes protocol files out of the
+ * index, and commits with commit-tree (which shows who commits); the second
+ * starts hash-object. Changes requested 8, tests failed 4, committed 3,
+ * committed in a new change 3 (twice).
  */
-const MOST = [11, 7, 10, 12, 12];
+const MOST = [8, 4, 3, 3, 3];
 
 /** Seconds since midnight UTC of a GIT_TRACE line (TZ=UTC), to the microsecond. */
 const traceTime = (line: string) => {

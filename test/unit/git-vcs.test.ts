@@ -290,10 +290,9 @@ describe('iterations of a change', () => {
     // Against iteration 2, the one before it.
     expect(three.files).toEqual([{ path: 'a.txt', status: 'modified', additions: 1, deletions: 1 }]);
     expect(git(ws, 'rev-parse', changeRef(id, 'head'))).toBe(three.commit_id);
-    // The branch's reflog names each iteration, as before.
-    expect(git(ws, 'reflog', '-1', '--format=%gs', 'incrementum/ws-1')).toBe(
-      `incrementum: change ${id} iteration 3`,
-    );
+    // The branch's reflog says incrementum moved it (not which iteration: the
+    // long-lived update-ref takes one message, when it starts).
+    expect(git(ws, 'reflog', '-1', '--format=%gs', 'incrementum/ws-1')).toBe('incrementum');
   });
 
   it('the file lists it remembers (after describe too) are the ones git diff gives', async () => {

@@ -1,0 +1,86 @@
+// The guards GitVcs keeps around the commands that move a workspace's
+// branch: the workspace's HEAD and branch files read without git (an agent
+// can rewrite both), a stale ref lock a killed git left, and the lock races
+// of concurrent `worktree add`s.
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isWorkspaceBranch } from '../model/workspace-branch.js';
+import { GitError } from './git-run.js';
+
+/**
+ * Git errors another git process causes for a moment: a lock file it holds,
+ * or (seen with 8 concurrent `worktree add`) the half-written entry of a
+ * worktree it is creating, which this one reads while checking where a
+ * branch is checked out ("failed to read .git/worktrees/3/commondir").
+ */
+const RETRYABLE = /\.lock\b|lock file|failed to read .*worktrees\//i;
+
+/**
+ * The workspace's HEAD file and its branch's ref file, read without git
+ * (null when the workspace is not a linked worktree). A worktree's HEAD and
+ * its branch's folder are writable inside the sandbox: an agent can make
+ * either a symbolic ref to another branch (`ref: refs/heads/main`), and git
+ * outside, moving HEAD for the runner, would move that branch.
+ */
+export function headFiles(
+  ws: string,
+): { head: string | null; branchFile: (branch: string) => string | null } | null {
+  const read = (p: string): string | null => {
+    try {
+      return readFileSync(p, 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const link = /^gitdir: (.+)$/m.exec(read(join(ws, '.git')) ?? '')?.[1];
+  if (!link) return null;
+  const admin = resolve(ws, link);
+  const common = read(join(admin, 'commondir'));
+  if (!common) return null;
+  const commonDir = resolve(admin, common);
+  return { head: read(join(admin, 'HEAD')), branchFile: (b) => read(join(commonDir, 'refs', 'heads', b)) };
+}
+
+/** How old a workspace branch's ref lock must be to be taken for one a killed git left. */
+export const STALE_REF_LOCK_MS = 5_000;
+
+/**
+ * Runs `fn` (which moves workspace branch `branch`) and, when it fails on
+ * that branch's ref lock and the lock is older than STALE_REF_LOCK_MS,
+ * removes the lock and runs it once more. The caller holds the workspace
+ * (claimed, nothing working in it), so nothing else moves its branch: a
+ * lock there is one a git killed mid-update left (a runner SIGKILLed as it
+ * committed), and git would refuse the branch for good ("Unable to create
+ * '….lock': File exists"), leaving the workspace unusable. A live git holds
+ * a ref lock for milliseconds; a younger lock is left, and the error stands.
+ */
+export async function withStaleBranchLock<T>(branch: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isWorkspaceBranch(branch) || !(err instanceof GitError)) throw err;
+    const lock = /Unable to create '([^']+\.lock)': File exists/.exec(err.result.stderr)?.[1];
+    if (!lock || !lock.endsWith(`/refs/heads/${branch}.lock`)) throw err;
+    let age: number;
+    try {
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      return fn(); // gone meanwhile: the git that held it has finished
+    }
+    if (age < STALE_REF_LOCK_MS) throw err;
+    rmSync(lock, { force: true });
+    return fn();
+  }
+}
+
+/** Retries a git command that lost such a race. */
+export async function withLockRetry<T>(fn: () => Promise<T>, tries = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= tries || !(err instanceof GitError) || !RETRYABLE.test(err.result.stderr)) throw err;
+      await new Promise((r) => setTimeout(r, 50 * i));
+    }
+  }
+}
