@@ -5,7 +5,7 @@
 // Written as \uXXXX escapes they parse to the same value and never reach the
 // terminal.
 
-import { redact, redactDeep } from './redact.js';
+import { redact, redactDeep, RULES_TEXT } from './redact.js';
 
 const RAW = /[\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 const RAW_ALL = new RegExp(RAW.source, 'g');
@@ -42,4 +42,37 @@ export function redactJsonText(text: string): string {
   const decoded = text.replace(ESCAPE, unescaped);
   if (redact(decoded) === decoded) return text;
   return JSON.stringify(redactDeep(JSON.parse(text) as unknown));
+}
+
+/** JSON text as `ii job list --json` prints it: secrets redacted, no raw control character. */
+export function shownJsonText(text: string): string {
+  return escapeJsonText(redactJsonText(text));
+}
+
+/**
+ * Whether shownJsonText(text) is `text` itself: nothing to redact in it, no
+ * control to escape. The store asks this of each listing text as it writes
+ * it (state/sqlite/job-json.ts) and keeps the answer with SHOWN_RULES, so a
+ * listing of texts found clean copies them as stored, without scanning 5 MB
+ * again on every call; a text with no answer, or one reached under other
+ * rules, goes through shownJsonText.
+ */
+export function shownAsIs(text: string): boolean {
+  if (RAW.test(text)) return false;
+  const decoded = text.replace(ESCAPE, unescaped);
+  return redact(decoded) === decoded;
+}
+
+/**
+ * The rules shownAsIs answers by (redaction's and escaping's), as a 31-bit
+ * number: FNV-1a of their patterns. A change to this file's code that
+ * changes what shownJsonText does bumps the version at its head.
+ */
+export const SHOWN_RULES = fnv1a(['shown 1', RULES_TEXT, RAW, ESCAPE].join('\n'));
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  // Never 0, so a stored 0 (or NULL) never passes for a verdict.
+  return h >>> 1 || 1;
 }

@@ -150,6 +150,23 @@ const ESCAPE_SEQUENCE = new RegExp(
   String.raw`(\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[^[\]])`,
 );
 
+/**
+ * The rules as text: a stored verdict that a text has nothing to redact
+ * (text/json.ts shownAsIs) holds only for the rules it was reached with, so
+ * it is kept with a fingerprint of this, and a change to a rule's pattern
+ * sends the texts checked before it through redact() again. Code is not in
+ * it (a function's text differs between the bundle and tsc's output, which
+ * both write the store): a change to how the rules are applied, or to a
+ * replacement function, bumps the version at its head.
+ */
+export const RULES_TEXT = [
+  'redact 1',
+  REDACTED,
+  KEY_WORD,
+  ESCAPE_SEQUENCE,
+  ...RULES.map((r) => [r.name, r.re, typeof r.to === 'string' ? r.to : '', r.needs].map(String).join('\t')),
+].join('\n');
+
 function redactRules(text: string): string {
   let out = text;
   // Three rules share KEY_WORD: on a text no rule changed its answer stands

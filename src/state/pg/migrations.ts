@@ -116,6 +116,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN waited_ms BIGINT NOT NULL DEFAULT 0;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 20 (sqlite/migrations.ts 20): whether a listing text is shown as it is
+  // (no secret to redact, no control to escape), answered as it is written;
+  // commits' is kept by SQLite's driver only, which keeps commit texts.
+  `
+  ALTER TABLE jobs ADD COLUMN list_shown BIGINT;
+  ALTER TABLE commits ADD COLUMN list_shown BIGINT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_BASELINE + PG_MIGRATIONS.length - 1;

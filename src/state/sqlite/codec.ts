@@ -20,6 +20,7 @@
 //   registered on the connection (registerCodec).
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import { fromMicros } from '../../model/usage.js';
+import { SHOWN_RULES, shownAsIs, shownJsonText } from '../../text/json.js';
 
 export type Row = Record<string, SQLOutputValue>;
 
@@ -165,12 +166,21 @@ export const stored =
   };
 
 const MICROS_FN = 'ii_js_dollars';
+/** SQL functions of the listing texts' verdict (job-json.ts): ii_js_shown(text), ii_js_show(text). */
+export const SHOWN_FN = 'ii_js_shown';
+export const SHOW_FN = 'ii_js_show';
 const registered = new WeakSet<DatabaseSync>();
 
 /** Registers the functions `dollars` fields' SQL calls; once per connection, before running it. */
 export function registerCodec(db: DatabaseSync): void {
   if (registered.has(db)) return;
   db.function(MICROS_FN, { deterministic: true }, (x) => JSON.stringify(fromMicros(Number(x))));
+  // A listing text's verdict (text/json.ts): SHOWN_RULES when it is shown as it is, else NULL.
+  db.function(SHOWN_FN, { deterministic: true }, (x) =>
+    typeof x === 'string' && shownAsIs(x) ? SHOWN_RULES : null,
+  );
+  // A listing text as shown, for one with no verdict under today's rules.
+  db.function(SHOW_FN, { deterministic: true }, (x) => (typeof x === 'string' ? shownJsonText(x) : null));
   registered.add(db);
 }
 

@@ -227,6 +227,16 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN waited_ms INTEGER NOT NULL DEFAULT 0;
   UPDATE jobs SET list_json = NULL;
   `,
+  // 20: whether a listing text needs redaction or escaping when shown,
+  // answered as the text is written (sqlite/job-json.ts, text/json.ts
+  // shownAsIs): the rules' fingerprint when it needs neither, else NULL. A
+  // listing copies the texts found clean as stored and scans only the others
+  // (`ii job list --json` scanned 5 MB on each call). NULL until a row's text
+  // is written again: such rows are scanned as before.
+  `
+  ALTER TABLE jobs ADD COLUMN list_shown INTEGER;
+  ALTER TABLE commits ADD COLUMN list_shown INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
