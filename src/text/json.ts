@@ -5,6 +5,7 @@
 // Written as \uXXXX escapes they parse to the same value and never reach the
 // terminal.
 
+import { createHash } from 'node:crypto';
 import { redact, redactDeep, RULES_TEXT } from './redact.js';
 
 const RAW = /[\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
@@ -65,14 +66,9 @@ export function shownAsIs(text: string): boolean {
 
 /**
  * The rules shownAsIs answers by (redaction's and escaping's), as a 31-bit
- * number: FNV-1a of their patterns. A change to this file's code that
+ * number: of a hash of their patterns. A change to this file's code that
  * changes what shownJsonText does bumps the version at its head.
  */
-export const SHOWN_RULES = fnv1a(['shown 1', RULES_TEXT, RAW, ESCAPE].join('\n'));
-
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  // Never 0, so a stored 0 (or NULL) never passes for a verdict.
-  return h >>> 1 || 1;
-}
+export const SHOWN_RULES =
+  createHash('sha256').update(['shown 1', RULES_TEXT, RAW, ESCAPE].join('\n')).digest().readUInt32BE(0) >>>
+    1 || 1; // never 0, so a stored 0 never passes for a verdict

@@ -27,20 +27,30 @@ import { registerCodec, SHOW_FN, SHOWN_FN } from './codec.js';
 import { statements } from './db.js';
 import { COMMIT, commitsJson, JOB } from './job-codec.js';
 
-const job = JOB.json('j');
-const commit = COMMIT.json('c');
-
-/** The job's text with each change's commits as [] (what its commits' verdicts do not answer for). */
-const ownPart = ((): string => {
+/**
+ * The SQL of the texts, made on first use: a listing of kept texts needs
+ * none of it, and making it was a part of every command's start.
+ */
+const texts = lazy(() => {
+  const job = JOB.json('j');
+  // The job's text with each change's commits as [] (what its commits' verdicts do not answer for).
   const parts = job.split(commitsJson('ch'));
   if (parts.length !== 2) throw new Error("a job's listing text holds its commits once");
-  return parts.join("'[]'");
-})();
+  const ownPart = parts.join("'[]'");
+  return {
+    job,
+    commit: COMMIT.json('c'),
+    /** The job aliased `j`'s verdict: its own part's, if each of its commits has a kept text found clean. */
+    jobShown: `CASE WHEN ${SHOWN_FN}(${ownPart}) IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM commits c WHERE c.job_id = j.id AND (c.list_shown IS NOT ${SHOWN_RULES} OR c.list_json IS NULL)
+    ) THEN ${SHOWN_RULES} END`,
+  };
+});
 
-/** The job aliased `j`'s verdict: its own part's, if each of its commits has a kept text found clean. */
-const jobShown = `CASE WHEN ${SHOWN_FN}(${ownPart}) IS NOT NULL AND NOT EXISTS (
-    SELECT 1 FROM commits c WHERE c.job_id = j.id AND (c.list_shown IS NOT ${SHOWN_RULES} OR c.list_json IS NULL)
-  ) THEN ${SHOWN_RULES} END`;
+function lazy<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
 
 /** A job's text as shown: its kept text if found clean under today's rules, else `text` through shownJsonText. */
 const shown = (text: string): string =>
@@ -59,7 +69,7 @@ export function jobsJson(db: DatabaseSync, where: string, params: SQLInputValue[
   ).get(...params) as { missing: number; json: string };
   if (kept.missing === 0) return kept.json;
   registerCodec(db);
-  const sql = `SELECT '[' || COALESCE(group_concat(COALESCE(j.list_json, ${job}), ','), '') || ']' AS json
+  const sql = `SELECT '[' || COALESCE(group_concat(COALESCE(j.list_json, ${texts().job}), ','), '') || ']' AS json
     FROM (SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id) j`;
   return (statements(db)(sql).get(...params) as { json: string }).json;
 }
@@ -80,7 +90,7 @@ export function jobsShown(db: DatabaseSync, where: string, params: SQLInputValue
      FROM (SELECT list_json, list_shown FROM jobs WHERE ${where} ORDER BY started_at DESC, id)`,
   ).get(...params) as { missing: number; json: Uint8Array };
   if (kept.missing === 0) return kept.json;
-  const sql = `SELECT CAST('[' || COALESCE(group_concat(${shown(`COALESCE(j.list_json, ${job})`)}, ','), '') || ']' AS BLOB) AS json
+  const sql = `SELECT CAST('[' || COALESCE(group_concat(${shown(`COALESCE(j.list_json, ${texts().job})`)}, ','), '') || ']' AS BLOB) AS json
     FROM (SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id) j`;
   return (statements(db)(sql).get(...params) as { json: Uint8Array }).json;
 }
@@ -94,7 +104,7 @@ export function jobsShown(db: DatabaseSync, where: string, params: SQLInputValue
 export function refreshCommitJson(db: DatabaseSync, jobId: string, changeSeq: number, seq: number): void {
   registerCodec(db);
   statements(db)(
-    `UPDATE commits AS c SET list_json = ${commit} WHERE c.job_id = ? AND c.change_seq = ? AND c.seq = ?`,
+    `UPDATE commits AS c SET list_json = ${texts().commit} WHERE c.job_id = ? AND c.change_seq = ? AND c.seq = ?`,
   ).run(jobId, changeSeq, seq);
   statements(db)(
     `UPDATE commits SET list_shown = ${SHOWN_FN}(list_json) WHERE job_id = ? AND change_seq = ? AND seq = ?`,
@@ -104,5 +114,7 @@ export function refreshCommitJson(db: DatabaseSync, jobId: string, changeSeq: nu
 /** Stores job `id`'s text in jobs.list_json; call it last in every transaction that changes the job. */
 export function refreshJobJson(db: DatabaseSync, id: string): void {
   registerCodec(db);
-  statements(db)(`UPDATE jobs AS j SET list_json = ${job}, list_shown = ${jobShown} WHERE j.id = ?`).run(id);
+  statements(db)(
+    `UPDATE jobs AS j SET list_json = ${texts().job}, list_shown = ${texts().jobShown} WHERE j.id = ?`,
+  ).run(id);
 }
