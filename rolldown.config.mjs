@@ -6,7 +6,9 @@
 // half of `ii job list`'s module loading; our schemas never reach another
 // package's zod. Other packages stay external, so there is one React and Ink.
 const cli = {
-  input: 'dist/src/cli/main.js',
+  // start.js is what bin/ii.js loads: ii job list runs from it without
+  // commander; main.js, the commander program, is loaded for anything else.
+  input: { start: 'dist/src/cli/start.js', main: 'dist/src/cli/main.js' },
   platform: 'node',
   // Warnings and errors only (scripts/bundle.mjs runs it).
   logLevel: 'warn',

@@ -95,13 +95,14 @@ async function run() {
 
   // dist/cli is the CLI bundled into a few files (npm run build: tsc, then
   // rolldown); loading ~90 separate modules was a third of a short command's time.
-  const entry = join(root, 'dist', 'cli', 'main.js');
+  // start.js runs ii job list itself and loads main.js, the commander program, for the rest.
+  const entry = join(root, 'dist', 'cli', 'start.js');
   if (!existsSync(entry)) {
     process.stderr.write(`ii: ${entry} is missing: run \`npm install\` (or \`npm run build\`) in ${root}.\n`);
     process.exit(2);
   }
-  const { main } = await import(entry);
-  await main(process.argv);
+  const { start } = await import(entry);
+  await start(process.argv);
 }
 
 /** $XDG_CACHE_HOME/incrementum/compile-cache (~/.cache when unset or relative, as the XDG spec says). */
