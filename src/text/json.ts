@@ -5,8 +5,8 @@
 // Written as \uXXXX escapes they parse to the same value and never reach the
 // terminal.
 
-import { createHash } from 'node:crypto';
 import { redact, redactDeep, RULES_TEXT } from './redact.js';
+import { sha256Hex } from './sha256.js';
 
 const RAW = /[\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 const RAW_ALL = new RegExp(RAW.source, 'g');
@@ -70,5 +70,4 @@ export function shownAsIs(text: string): boolean {
  * changes what shownJsonText does bumps the version at its head.
  */
 export const SHOWN_RULES =
-  createHash('sha256').update(['shown 1', RULES_TEXT, RAW, ESCAPE].join('\n')).digest().readUInt32BE(0) >>>
-    1 || 1; // never 0, so a stored 0 never passes for a verdict
+  parseInt(sha256Hex(['shown 1', RULES_TEXT, RAW, ESCAPE].join('\n')).slice(0, 8), 16) >>> 1 || 1; // never 0, so a stored 0 never passes for a verdict
