@@ -103,6 +103,24 @@ describe('jobs.listShown', () => {
     expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
   });
 
+  it('migration 20 judges the texts an older build kept: a finished job is shown from its verdict too', () => {
+    const clean = job('old-clean');
+    const secret = job('old-secret', 2, (i) => (i ? `feat: ${KEY}` : 'feat: ok'));
+    store.jobs.finish(clean, 'completed');
+    store.close();
+    // The store as schema 19 left it: no verdict columns.
+    raw.exec(
+      'ALTER TABLE jobs DROP COLUMN list_shown; ALTER TABLE commits DROP COLUMN list_shown; PRAGMA user_version = 19',
+    );
+    store = openStateStore({ dir: join(tmp.path, 'incrementum') });
+    expect(verdict(clean)).toBe(SHOWN_RULES);
+    expect(verdict(secret)).toBeNull();
+    const commits = raw.prepare('SELECT list_shown FROM commits WHERE job_id = ? ORDER BY seq').all(secret);
+    expect(commits.map((c) => c.list_shown)).toEqual([SHOWN_RULES, null]);
+    expect(shown()).not.toContain(KEY);
+    expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
+  });
+
   it("trusts a verdict under today's rules: a text judged clean is copied, not scanned again", () => {
     const id = job('trusted');
     raw
