@@ -153,11 +153,9 @@ const ESCAPE_SEQUENCE = new RegExp(
 /**
  * The rules as text: a stored verdict that a text has nothing to redact
  * (text/json.ts shownAsIs) holds only for the rules it was reached with, so
- * it is kept with a fingerprint of this, and a change to a rule's pattern
- * sends the texts checked before it through redact() again. Code is not in
- * it (a function's text differs between the bundle and tsc's output, which
- * both write the store): a change to how the rules are applied, or to a
- * replacement function, bumps the version at its head.
+ * it is kept with their version (text/json.ts SHOWN_RULES), which a test
+ * holds to this text's hash. Code is not in it: a change to how the rules
+ * are applied, or to a replacement function, bumps the version at its head.
  */
 export const RULES_TEXT = [
   'redact 1',

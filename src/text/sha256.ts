@@ -1,8 +1,7 @@
-// SHA-256 in JavaScript, for the few short texts hashed on every command's
-// start (a repository's slug, state/paths.ts; the redaction rules'
-// fingerprint, text/json.ts): loading node:crypto for them cost ii job list
-// 5 ms of its start, more than hashing a path takes here. Anything long or
-// hot uses node:crypto. Checked against node:crypto in test/unit/sha256.test.ts.
+// SHA-256 in JavaScript, for the short text hashed on every command's start
+// (a repository's slug, state/paths.ts): loading node:crypto for it cost
+// ii job list 5 ms of its start, far more than hashing a path takes here.
+// Anything long or hot uses node:crypto. Checked against node:crypto in test/unit/sha256.test.ts.
 
 /** The first 32 bits of the fractional parts of the square (initial hash) and cube (round constants) roots of the first primes. */
 const PRIMES: number[] = [];

@@ -3,12 +3,13 @@
 // escaped; always shownJsonText(listJson), byte for byte, whatever the rows
 // hold: a secret an agent wrote, a control character, a row an older build
 // wrote with no verdict, a verdict reached under other rules.
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
-import { SHOWN_RULES, shownJsonText } from '../../src/text/json.js';
+import { SHOWN_RULES, SHOWN_RULES_TEXT, shownJsonText } from '../../src/text/json.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const KEY = `sk-ant-api03-${'A'.repeat(40)}`;
@@ -148,5 +149,15 @@ describe('jobs.listShown', () => {
         shownJsonText(store.jobs.listJson('r', opts)),
       );
     expect(Buffer.from(store.jobs.listShown('nobody')).toString()).toBe('[]');
+  });
+
+  it('a change to the rules comes with a new SHOWN_RULES: verdicts reached under the old ones are then not trusted', () => {
+    // On a failure here: a redaction rule or an escape changed. Bump
+    // SHOWN_RULES (text/json.ts) and put the new version and hash here.
+    const hash = createHash('sha256').update(SHOWN_RULES_TEXT).digest('hex');
+    expect({ version: SHOWN_RULES, hash }).toEqual({
+      version: 1,
+      hash: 'a4b764919fddf655b0f1dd35df5f529df96c7ccf5888518aa04fb51368b8d17e',
+    });
   });
 });
