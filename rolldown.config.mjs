@@ -20,7 +20,10 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 // nothing). Other packages stay external.
 const BUNDLED = /^(commander|zod|ink|string-width)(\/|$)/;
 const cli = {
+  // start.js is what bin/ii.js loads: ii job list runs from it without
+  // commander; main.js, the commander program, is loaded for anything else.
   input: {
+    start: 'dist/src/cli/start.js',
     main: 'dist/src/cli/main.js',
     // The dashboard's entry under a name of its own (its exports keep their
     // names): bench/dashboard-rss.child.js builds the board from it, as

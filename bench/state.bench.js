@@ -96,7 +96,7 @@ export async function run() {
         unit: 'ms',
         floor: round(fm),
         ratio: round(lm / fm),
-        goal: '≤ 3× node -e 0',
+        goal: '≤ 2× node -e 0',
       },
       {
         name: 'job mutation (append commit, jobs of ≤ 10 commits) median',

@@ -3,11 +3,18 @@
 // when started by an older Node it re-runs itself on the Node 24 that the
 // repo's `node` devDependency installs, so `npx ii` works on a machine that
 // ships an older Node.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+//
+// Node's built-ins come from process.getBuiltinModule (a require on a Node
+// older than 20.16), not `import`: imported, a built-in's every lazy part is
+// loaded (node:fs its promises, streams and watchers), a cost on every
+// command's start (scripts/builtins.mjs does the same for the bundle).
+// child_process is wanted only to hand over to another Node.
+const builtin =
+  process.getBuiltinModule?.bind(process) ?? (await import('node:module')).createRequire(import.meta.url);
+const { existsSync, readFileSync } = builtin('node:fs');
+const { homedir } = builtin('node:os');
+const { dirname, isAbsolute, join } = builtin('node:path');
+const { fileURLToPath } = builtin('node:url');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);
@@ -40,6 +47,7 @@ if (major < 24) {
  * reaches ii twice.
  */
 function relay(node) {
+  const { spawn } = builtin('node:child_process');
   const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   const signals = ['SIGINT', 'SIGQUIT', 'SIGTERM', 'SIGHUP', 'SIGUSR2', 'SIGALRM'];
   const pass = (sig) => {
@@ -67,6 +75,7 @@ function holdsTerminal() {
     const f = readFileSync('/proc/self/stat', 'utf8');
     [, , pgrp, , , tpgid] = f.slice(f.lastIndexOf(')') + 2).split(' ');
   } catch {
+    const { spawnSync } = builtin('node:child_process');
     const r = spawnSync('ps', ['-o', 'pgid=,tpgid=', '-p', String(process.pid)], { encoding: 'utf8' });
     [pgrp, tpgid] = (r.stdout ?? '').trim().split(/\s+/);
   }
@@ -88,20 +97,21 @@ async function run() {
   // default; NODE_COMPILE_CACHE still chooses, NODE_DISABLE_COMPILE_CACHE=1
   // turns it off. A cache that cannot be written only costs the saving: Node
   // reports it in the status, which is not ours to print.
-  const { enableCompileCache } = await import('node:module');
+  const { enableCompileCache } = builtin('node:module');
   try {
     enableCompileCache?.(process.env.NODE_COMPILE_CACHE ? undefined : compileCacheDir());
   } catch {}
 
   // dist/cli is the CLI bundled into a few files (npm run build: tsc, then
   // rolldown); loading ~90 separate modules was a third of a short command's time.
-  const entry = join(root, 'dist', 'cli', 'main.js');
+  // start.js runs ii job list itself and loads main.js, the commander program, for the rest.
+  const entry = join(root, 'dist', 'cli', 'start.js');
   if (!existsSync(entry)) {
     process.stderr.write(`ii: ${entry} is missing: run \`npm install\` (or \`npm run build\`) in ${root}.\n`);
     process.exit(2);
   }
-  const { main } = await import(entry);
-  await main(process.argv);
+  const { start } = await import(entry);
+  await start(process.argv);
 }
 
 /** $XDG_CACHE_HOME/incrementum/compile-cache (~/.cache when unset or relative, as the XDG spec says). */

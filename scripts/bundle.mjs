@@ -4,9 +4,12 @@
 // (rolldown's default: console.warn) and an error fails the build with its message.
 import { build } from 'rolldown';
 import config from '../rolldown.config.mjs';
+import { builtinsWithoutFacades } from './builtins.mjs';
 
 try {
   for (const c of config) await build(c);
+  // The CLI's: its start is what users wait for (scripts/builtins.mjs).
+  builtinsWithoutFacades(config[0].output.dir);
 } catch (err) {
   console.error(`the bundle failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

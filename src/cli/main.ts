@@ -1,14 +1,13 @@
 // Entry point of the `ii` command: builds the commander program from one
 // folder per command group (its index.ts) and maps errors to exit codes.
 import { Command, CommanderError } from 'commander';
-import { asDiskFull, UserError } from '../errors.js';
-import { visibleText } from '../text/sanitize.js';
 import { defaultArgv, registerDashboardCommand } from './dashboard/index.js';
 import { registerDoctorCommand } from './doctor/index.js';
 import { registerHelpCommand } from './help/index.js';
 import { registerInitCommand } from './init/index.js';
 import { registerJobCommands, registerJobLogsCommand, registerJobRunCommands } from './job/index.js';
 import { registerJournalCommands } from './journal/index.js';
+import { EXIT, reportError } from './exit.js';
 import { guardOutput } from './output.js';
 import { registerDemoCommand } from './demo/index.js';
 import { registerRunCommand } from './run/index.js';
@@ -16,8 +15,7 @@ import { registerStateCommands } from './state/index.js';
 import { registerTodoCommands } from './todo/index.js';
 import { registerWorkspaceCommands } from './workspace/index.js';
 
-/** Exit codes (documented in the README). */
-export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 3 } as const;
+export { EXIT } from './exit.js';
 
 export function buildProgram(): Command {
   const program = new Command('ii')
@@ -56,19 +54,5 @@ function exitCodeFor(err: unknown): number {
     // --help and --version arrive here as "errors" with exit code 0.
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
-  if (err instanceof UserError) {
-    // A message may quote a name or a line an agent wrote.
-    process.stderr.write(`ii: ${visibleText(err.message)}\n`);
-    return err.exitCode;
-  }
-  // ENOSPC met where nothing turned it into a UserError: still the clear message, no stack.
-  const full = asDiskFull(err);
-  if (full) {
-    process.stderr.write(`ii: ${visibleText(full.message)}\n`);
-    return full.exitCode;
-  }
-  process.stderr.write(
-    `ii: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-  );
-  return EXIT.internal;
+  return reportError(err);
 }

@@ -120,6 +120,12 @@ export interface JobStore {
    * written without making the Job objects (`ii job list --json` on thousands of jobs).
    */
   listJson(repo: string, opts?: JobListFilter): string;
+  /**
+   * listJson's text as `ii job list --json` prints it, as UTF-8: secrets
+   * redacted and controls escaped (text/json.ts shownJsonText). The texts the
+   * writers found clean are copied as stored, the others scanned.
+   */
+  listShown(repo: string, opts?: JobListFilter): Uint8Array;
   /** Every job of every repo (dashboard, benchmarks). */
   listAll(opts?: { activeOnly?: boolean }): Job[];
   /**

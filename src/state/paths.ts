@@ -1,7 +1,7 @@
 // Where incrementum keeps its state, and how a repository is named in it.
-import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { sha256Hex } from '../text/sha256.js';
 
 /** `$XDG_STATE_HOME/incrementum`, else `~/.local/state/incrementum`. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -31,6 +31,6 @@ export function repoSlug(root: string): string {
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^-+|-+$/g, '') || 'repo';
-  const hash = createHash('sha256').update(root).digest('hex').slice(0, 8);
+  const hash = sha256Hex(root).slice(0, 8);
   return `${name}-${hash}`;
 }

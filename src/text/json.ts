@@ -5,7 +5,7 @@
 // Written as \uXXXX escapes they parse to the same value and never reach the
 // terminal.
 
-import { redact, redactDeep } from './redact.js';
+import { redact, redactDeep, RULES_TEXT } from './redact.js';
 
 const RAW = /[\x7f-\x9f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 const RAW_ALL = new RegExp(RAW.source, 'g');
@@ -43,3 +43,34 @@ export function redactJsonText(text: string): string {
   if (redact(decoded) === decoded) return text;
   return JSON.stringify(redactDeep(JSON.parse(text) as unknown));
 }
+
+/** JSON text as `ii job list --json` prints it: secrets redacted, no raw control character. */
+export function shownJsonText(text: string): string {
+  return escapeJsonText(redactJsonText(text));
+}
+
+/**
+ * Whether shownJsonText(text) is `text` itself: nothing to redact in it, no
+ * control to escape. The store asks this of each listing text as it writes
+ * it (state/sqlite/job-json.ts) and keeps the answer with SHOWN_RULES, so a
+ * listing of texts found clean copies them as stored, without scanning 5 MB
+ * again on every call; a text with no answer, or one reached under other
+ * rules, goes through shownJsonText.
+ */
+export function shownAsIs(text: string): boolean {
+  if (RAW.test(text)) return false;
+  const decoded = text.replace(ESCAPE, unescaped);
+  return redact(decoded) === decoded;
+}
+
+/** The rules shownAsIs answers by: redaction's patterns and the escapes here. */
+export const SHOWN_RULES_TEXT = [RULES_TEXT, RAW, ESCAPE].join('\n');
+
+/**
+ * The version of SHOWN_RULES_TEXT, kept with each verdict: one reached
+ * under other rules is not trusted. A change to the rules, or to what
+ * shownJsonText does, bumps it; test/unit/list-shown.test.ts holds the rules'
+ * hash at this version and fails until it is bumped. (Hashing the rules at
+ * each start instead cost ii job list 2 ms, or node:crypto's 5 to load.)
+ */
+export const SHOWN_RULES = 1;

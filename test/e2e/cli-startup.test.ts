@@ -105,11 +105,41 @@ process.on('exit', () => writeFileSync(${JSON.stringify(out)}, seen.join('\\n'))
       .filter((u) => u.startsWith('file:'));
     expect(files.filter((u) => u.includes('/node_modules/'))).toEqual([]);
     expect(files.filter((u) => u.includes('/dist/src/'))).toEqual([]);
-    // The launcher, the entry and the chunks of the job list body and the store.
-    expect(files.some((u) => u.endsWith('/dist/cli/main.js'))).toBe(true);
+    // The launcher, the entry and the chunks of the job list body and the store:
+    // not the commander program (main.js), which the entry loads for any other command.
+    expect(files.some((u) => u.endsWith('/dist/cli/start.js'))).toBe(true);
+    expect(files.filter((u) => u.endsWith('/dist/cli/main.js'))).toEqual([]);
     // Nor the dead-runner cleanup and the zod schemas it brings, with no runner gone.
     expect(files.filter((u) => /\/dist\/cli\/(schemas|dead-runner|event)-/.test(u))).toEqual([]);
     expect(files.length).toBeLessThan(30);
+  });
+
+  it('ii job list without commander reads its options as commander does, and leaves anything else to it', () => {
+    seed();
+    for (const args of [
+      ['--json'],
+      ['--json', '--all'],
+      ['--status', 'active', '--json'],
+      ['--status=failed', '--json'],
+    ]) {
+      const r = run(['job', 'list', ...args]);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(JSON.parse(r.stdout), args.join(' ')).toEqual([]);
+    }
+    expect(run(['job', 'list']).stdout).toBe('No active jobs.\n');
+    expect(run(['job', 'list', '--status', 'failed']).stdout).toBe('No failed jobs.\n');
+    const bad = run(['job', 'list', '--status', 'bogus']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^ii: unknown status "bogus"/);
+    // Left to commander: help, a missing value, an unknown option, an argument.
+    const help = run(['job', 'list', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--status <status>');
+    for (const args of [['--status'], ['--jsn'], ['extra']]) {
+      const r = run(['job', 'list', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^error: /);
+    }
   });
 
   it("keeps Node's compile cache in $XDG_CACHE_HOME/incrementum", () => {

@@ -8,6 +8,7 @@ import { claimRefusal } from '../../src/model/backlog.js';
 import type { Job } from '../../src/model/job.js';
 import type { NewPermissionAsk } from '../../src/model/permission-ask.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
+import { shownJsonText } from '../../src/text/json.js';
 import { DRIVERS, postgresDriver, sqliteDriver, type DriverFixture } from '../helpers/store-drivers.js';
 import { waitFor } from '../helpers/tmp.js';
 
@@ -16,6 +17,7 @@ const readyCheck =
     claimRefusal(id, todos, jobs, { mode: 'ready', maxAttempts: 2 });
 
 const T = '2026-11-22T00:00:00.000Z';
+const SECRET = `sk-ant-api03-${'S'.repeat(40)}`;
 
 const ASK: NewPermissionAsk = {
   tool_kind: 'execute',
@@ -246,6 +248,23 @@ describe.each(DRIVERS)('store on $name', (driver) => {
       await s.jobs.finish(jb.id, 'failed', 'x');
       expect(await runners('r')).toEqual([{ id: ja.id, status: 'active', pid: 9, host: 'h9' }]);
     }
+  });
+
+  it("jobs: listShown is listJson as ii job list --json prints it, an agent's secret redacted", async () => {
+    const a = await s.todos.create('r', { title: 'A' });
+    const b = await s.todos.create('r', { title: 'B' });
+    const clean = await s.jobs.claim('r', { todo_id: a.id, pid: 5, host: 'h' }, readyCheck(a.id));
+    const dirty = await s.jobs.claim('r', { todo_id: b.id, pid: 6, host: 'h' }, readyCheck(b.id));
+    await s.jobs.appendChange(clean.id, 'ch1');
+    await s.jobs.appendCommit(clean.id, { commit_id: 'c1', draft_message: 'feat: fine' });
+    await s.jobs.appendChange(dirty.id, 'ch2');
+    await s.jobs.appendCommit(dirty.id, { commit_id: 'c2', draft_message: `feat: ${SECRET} \u009b` });
+    const text = Buffer.from(await s.jobs.listShown('r')).toString('utf8');
+    expect(text).toBe(shownJsonText(await s.jobs.listJson('r')));
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('\u009b');
+    expect(text).toContain('feat: [REDACTED] \\u009b');
+    expect(Buffer.from(await s.jobs.listShown('nobody')).toString()).toBe('[]');
   });
 
   it('jobs: one landing at a time; an orphan is finished only as it was judged', async () => {

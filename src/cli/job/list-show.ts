@@ -4,7 +4,7 @@ import { JOB_STATUSES } from '../../model/enums.js';
 import { awaitsLanding } from '../../model/derive.js';
 import type { Job, JobStatus } from '../../model/job.js';
 import { isWaiting } from '../../model/waiting.js';
-import { escapeJsonText, redactJsonText } from '../../text/json.js';
+import { shownJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
@@ -29,16 +29,18 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
   if (o.json) {
     // The store writes the JSON text itself: no Job objects for thousands of
     // jobs. Secrets are redacted (parsing it only where one may be), control
-    // characters escaped.
-    const text = redactJsonText(
-      await withStore(async (s) => {
-        await reapDeadRunnersSaying(s, slug, 'ii job list');
-        const json = await s.jobs.listJson(slug, filter);
-        return waitingOnly ? JSON.stringify((JSON.parse(json) as Job[]).filter(isWaiting)) : json;
-      }),
-    );
-    if (process.stdout.isTTY) return printJson(JSON.parse(text));
-    process.stdout.write(escapeJsonText(text) + '\n');
+    // characters escaped; by the store, as bytes, when every job is listed
+    // (it scans only the texts not found clean as they were written).
+    const text = await withStore(async (s) => {
+      await reapDeadRunnersSaying(s, slug, 'ii job list');
+      if (!waitingOnly) return await s.jobs.listShown(slug, filter);
+      const json = await s.jobs.listJson(slug, filter);
+      return shownJsonText(JSON.stringify((JSON.parse(json) as Job[]).filter(isWaiting)));
+    });
+    if (process.stdout.isTTY)
+      return printJson(JSON.parse(typeof text === 'string' ? text : Buffer.from(text).toString('utf8')));
+    process.stdout.write(text);
+    process.stdout.write('\n');
     return;
   }
   const { jobs, total, todos } = await withStore(async (s) => {

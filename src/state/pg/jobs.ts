@@ -22,6 +22,7 @@ import type {
 import type { PermissionAsk } from '../../model/permission-ask.js';
 import { matchPrefix } from '../../model/prefix.js';
 import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
+import { SHOWN_RULES, shownAsIs, shownJsonText } from '../../text/json.js';
 import type { CommitUpdate, NewJob } from '../api.js';
 import type { AsyncJobStore } from '../async-api.js';
 import { iterationId, nowIso, shortId } from '../ids.js';
@@ -222,8 +223,15 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
   // the job, from the job as load() gives it, so a listing joins stored texts
   // and is JSON.stringify(list()) by construction.
   db.beforeCommit = async (t, ids) => {
-    for (const job of await load(t, ['id = ANY($1)', [ids]]))
-      await t.q('UPDATE jobs SET list_json = $1 WHERE id = $2', [JSON.stringify(job), job.id]);
+    for (const job of await load(t, ['id = ANY($1)', [ids]])) {
+      // With the text, whether it is shown as it is (sqlite/job-json.ts).
+      const text = JSON.stringify(job);
+      await t.q('UPDATE jobs SET list_json = $1, list_shown = $2 WHERE id = $3', [
+        text,
+        shownAsIs(text) ? SHOWN_RULES : null,
+        job.id,
+      ]);
+    }
   };
 
   /** `ii job list --json`'s text: the kept texts joined; a job with none yet (copied in, say) is loaded. */
@@ -236,18 +244,31 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       params,
     ))!;
     if (kept.missing === 0) return kept.json;
-    const rows = await db.q<{ id: string; list_json: string | null }>(
-      `SELECT id, list_json FROM jobs WHERE ${where} ORDER BY started_at DESC, id`,
+    return `[${(await listed(where, params)).map((r) => r.text).join(',')}]`;
+  }
+
+  /** listJson as shown: the texts found clean as they are, the others redacted and escaped (sqlite/job-json.ts). */
+  async function listShown([where, params]: Where): Promise<Uint8Array> {
+    const rows = await listed(where, params);
+    return Buffer.from(`[${rows.map((r) => (r.clean ? r.text : shownJsonText(r.text))).join(',')}]`);
+  }
+
+  /** Each job's kept text, newest first, loaded for one with none; clean when kept and found clean under today's rules. */
+  async function listed(where: string, params: Param[]): Promise<{ text: string; clean: boolean }[]> {
+    const rows = await db.q<{ id: string; list_json: string | null; list_shown: string | number | null }>(
+      `SELECT id, list_json, list_shown FROM jobs WHERE ${where} ORDER BY started_at DESC, id`,
       params,
     );
     const missing = rows.filter((r) => r.list_json === null).map((r) => r.id);
-    if (missing.length > 0) {
-      const made = new Map(
-        (await load(db, ['id = ANY($1)', [missing]])).map((j) => [j.id, JSON.stringify(j)]),
-      );
-      for (const r of rows) if (r.list_json === null) r.list_json = made.get(r.id) ?? null;
-    }
-    return `[${rows.map((r) => r.list_json).join(',')}]`;
+    const made =
+      missing.length > 0
+        ? new Map((await load(db, ['id = ANY($1)', [missing]])).map((j) => [j.id, JSON.stringify(j)]))
+        : new Map<string, string>();
+    return rows.map((r) =>
+      r.list_json === null
+        ? { text: made.get(r.id) ?? 'null', clean: false }
+        : { text: r.list_json, clean: Number(r.list_shown) === SHOWN_RULES },
+    );
   }
 
   const set = (column: string) => (id: string, value: string | null) =>
@@ -313,6 +334,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     list: (repo, opts = {}) => load(db, listWhere(repo, opts)),
     // Made from the loaded jobs, so it is JSON.stringify(list()) by construction.
     listJson: (repo, opts = {}) => listJson(listWhere(repo, opts)),
+    listShown: (repo, opts = {}) => listShown(listWhere(repo, opts)),
     listChangedAfter: (after, repo = null) =>
       repo
         ? load(db, ['repo = $1 AND changed_version > $2', [repo, after]])

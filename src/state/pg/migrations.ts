@@ -126,6 +126,13 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX job_logs_stream ON job_logs(job_id, stream, seq);
   `,
+  // 21 (sqlite/migrations.ts 21): whether a listing text is shown as it is
+  // (no secret to redact, no control to escape), answered as it is written;
+  // commits' is kept by SQLite's driver only, which keeps commit texts.
+  `
+  ALTER TABLE jobs ADD COLUMN list_shown BIGINT;
+  ALTER TABLE commits ADD COLUMN list_shown BIGINT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_BASELINE + PG_MIGRATIONS.length - 1;

@@ -20,6 +20,7 @@
 //   registered on the connection (registerCodec).
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
 import { fromMicros } from '../../model/usage.js';
+import { SHOWN_RULES, shownAsIs, shownJsonText } from '../../text/json.js';
 
 export type Row = Record<string, SQLOutputValue>;
 
@@ -67,23 +68,28 @@ export function table<T, X = unknown>(fields: { [K in keyof T]-?: Spec<T[K], X> 
   // store (o[key] = …) into a dictionary, and a job (27 keys and more) read so took
   // 2.4× the memory of one with the shape every job shares (the dashboard's
   // 10,000 jobs: 27 MB of heap against 11). The keys are the table's own.
+  // Made on the first read: compiling it (Node's compile cache does not keep
+  // code made at run time) for every table was a third of loading the store,
+  // and ii job list --json reads no row into an object.
   const readers = compiled.map(([, f]) => f);
-  const build = new Function(
-    'f',
-    'row',
-    'extra',
-    [
-      'const o = {};',
-      'let v;',
-      ...compiled.map(
-        ([key], i) => `v = f[${i}].read(row, extra); if (v !== undefined) o[${JSON.stringify(key)}] = v;`,
-      ),
-      'return o;',
-    ].join('\n'),
-  ) as (f: Field<unknown, X>[], row: Row, extra: X) => T;
+  let build: ((f: Field<unknown, X>[], row: Row, extra: X) => T) | null = null;
+  const reader = () =>
+    new Function(
+      'f',
+      'row',
+      'extra',
+      [
+        'const o = {};',
+        'let v;',
+        ...compiled.map(
+          ([key], i) => `v = f[${i}].read(row, extra); if (v !== undefined) o[${JSON.stringify(key)}] = v;`,
+        ),
+        'return o;',
+      ].join('\n'),
+    ) as (f: Field<unknown, X>[], row: Row, extra: X) => T;
   return {
     cols,
-    read: (row, extra) => build(readers, row, extra),
+    read: (row, extra) => (build ??= reader())(readers, row, extra),
     json: (a) => object(compiled.map(([key, f]) => [key, f.json(a), f.when?.(a)])),
     writes: compiled.flatMap(([key, f]) => (f.write ? [{ key: key as keyof T & string, ...f.write }] : [])),
   } as Table<T, X>;
@@ -165,12 +171,21 @@ export const stored =
   };
 
 const MICROS_FN = 'ii_js_dollars';
+/** SQL functions of the listing texts' verdict (job-json.ts): ii_js_shown(text), ii_js_show(text). */
+export const SHOWN_FN = 'ii_js_shown';
+export const SHOW_FN = 'ii_js_show';
 const registered = new WeakSet<DatabaseSync>();
 
 /** Registers the functions `dollars` fields' SQL calls; once per connection, before running it. */
 export function registerCodec(db: DatabaseSync): void {
   if (registered.has(db)) return;
   db.function(MICROS_FN, { deterministic: true }, (x) => JSON.stringify(fromMicros(Number(x))));
+  // A listing text's verdict (text/json.ts): SHOWN_RULES when it is shown as it is, else NULL.
+  db.function(SHOWN_FN, { deterministic: true }, (x) =>
+    typeof x === 'string' && shownAsIs(x) ? SHOWN_RULES : null,
+  );
+  // A listing text as shown, for one with no verdict under today's rules.
+  db.function(SHOW_FN, { deterministic: true }, (x) => (typeof x === 'string' ? shownJsonText(x) : null));
   registered.add(db);
 }
 

@@ -11,6 +11,7 @@ import {
   isCorruption,
   refuseIfNoted,
 } from './damage.js';
+import { registerCodec } from './codec.js';
 import { storeDiskFull } from './disk-full.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 
@@ -148,6 +149,8 @@ function corrupt(path: string, err: unknown): never {
 
 /** Applies the migrations after `from`, each in its own transaction. */
 export function migrate(db: DatabaseSync, from: number, to: number = SCHEMA_VERSION): void {
+  // Migrations may call the codec's functions (20 judges the listing texts kept).
+  registerCodec(db);
   for (let v = from; v < to; v++) {
     beginImmediate(db);
     try {

@@ -5,7 +5,8 @@
 //
 // A stored listing text is only right for the build that wrote it: a change to
 // what a job's or a commit's text holds must come with a migration that clears
-// list_json in both tables (UPDATE ... SET list_json = NULL).
+// list_json in both tables (UPDATE ... SET list_json = NULL). Its verdict
+// (list_shown) counts only beside a kept text, so it needs no clearing.
 import type { JobBrief } from '../../model/backlog.js';
 import type {
   AgentSessionRef,
@@ -56,19 +57,21 @@ export const COMMIT = table<JobCommit, { review: JobReview | null }>({
   diff_summary: plain(),
 });
 
-/** Its commits come from the commits table, each from its kept text when it has one. */
+/** The JSON array of the commits of the change aliased `ch`, each from its kept text when it has one. */
+export const commitsJson = (ch: string): string =>
+  jsonArray(
+    `COALESCE(c.list_json, ${COMMIT.json('c')})`,
+    'commits',
+    'c',
+    `job_id = ${ch}.job_id AND change_seq = ${ch}.seq`,
+    'seq',
+  );
+
+/** Its commits come from the commits table (commitsJson). */
 export const CHANGE = table<JobChange, { commits: JobCommit[] }>({
   change_id: plain(),
   created_at: plain(),
-  commits: given((ch) =>
-    jsonArray(
-      `COALESCE(c.list_json, ${COMMIT.json('c')})`,
-      'commits',
-      'c',
-      `job_id = ${ch}.job_id AND change_seq = ${ch}.seq`,
-      'seq',
-    ),
-  ),
+  commits: given(commitsJson),
 });
 
 export const AGENT_SESSION = table<AgentSessionRef>({

@@ -11,13 +11,50 @@
 // (job-codec.ts), so they are byte-identical to JSON.stringify of what `load`
 // in jobs.ts returns: test/unit/job-json.test.ts compares the two on jobs that
 // set every field.
+//
+// Each text is also judged as it is written: whether `ii job list --json`
+// shows it as it is, with no secret to redact and no control to escape
+// (text/json.ts shownAsIs). The verdict is kept in list_shown as the rules'
+// fingerprint (SHOWN_RULES), so a listing copies the texts found clean and
+// sends only the others, and those judged under other rules or never, through
+// shownJsonText. A commit's text is judged when it is written; a job's own
+// part (its text with its commits left out) when the job's is, the job's
+// verdict then being clean only if each of its commits' is: a mutation of a
+// job with hundreds of iterations does not scan them all again.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
-import { registerCodec } from './codec.js';
+import { SHOWN_RULES } from '../../text/json.js';
+import { registerCodec, SHOW_FN, SHOWN_FN } from './codec.js';
 import { statements } from './db.js';
-import { COMMIT, JOB } from './job-codec.js';
+import { COMMIT, commitsJson, JOB } from './job-codec.js';
 
-const job = JOB.json('j');
-const commit = COMMIT.json('c');
+/**
+ * The SQL of the texts, made on first use: a listing of kept texts needs
+ * none of it, and making it was a part of every command's start.
+ */
+const texts = lazy(() => {
+  const job = JOB.json('j');
+  // The job's text with each change's commits as [] (what its commits' verdicts do not answer for).
+  const parts = job.split(commitsJson('ch'));
+  if (parts.length !== 2) throw new Error("a job's listing text holds its commits once");
+  const ownPart = parts.join("'[]'");
+  return {
+    job,
+    commit: COMMIT.json('c'),
+    /** The job aliased `j`'s verdict: its own part's, if each of its commits has a kept text found clean. */
+    jobShown: `CASE WHEN ${SHOWN_FN}(${ownPart}) IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM commits c WHERE c.job_id = j.id AND (c.list_shown IS NOT ${SHOWN_RULES} OR c.list_json IS NULL)
+    ) THEN ${SHOWN_RULES} END`,
+  };
+});
+
+function lazy<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
+
+/** A job's text as shown: its kept text if found clean under today's rules, else `text` through shownJsonText. */
+const shown = (text: string): string =>
+  `CASE WHEN list_shown = ${SHOWN_RULES} AND list_json IS NOT NULL THEN list_json ELSE ${SHOW_FN}(${text}) END`;
 
 /**
  * JSON.stringify(load(where, params)) without making the objects: the jobs
@@ -32,9 +69,30 @@ export function jobsJson(db: DatabaseSync, where: string, params: SQLInputValue[
   ).get(...params) as { missing: number; json: string };
   if (kept.missing === 0) return kept.json;
   registerCodec(db);
-  const sql = `SELECT '[' || COALESCE(group_concat(COALESCE(j.list_json, ${job}), ','), '') || ']' AS json
+  const sql = `SELECT '[' || COALESCE(group_concat(COALESCE(j.list_json, ${texts().job}), ','), '') || ']' AS json
     FROM (SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id) j`;
   return (statements(db)(sql).get(...params) as { json: string }).json;
+}
+
+/**
+ * What `ii job list --json` prints of the jobs matching `where`:
+ * shownJsonText(jobsJson(...)) as UTF-8, made of the kept texts found clean
+ * as they are, and the others redacted and escaped one by one (the same
+ * text: JSON.stringify of an array joins its items' texts with commas). A
+ * BLOB, so the listing is never decoded into a JavaScript string and encoded
+ * back on its way to stdout.
+ */
+export function jobsShown(db: DatabaseSync, where: string, params: SQLInputValue[]): Uint8Array {
+  registerCodec(db);
+  const kept = statements(db)(
+    `SELECT count(*) - count(list_json) AS missing,
+       CAST('[' || COALESCE(group_concat(${shown('list_json')}, ','), '') || ']' AS BLOB) AS json
+     FROM (SELECT list_json, list_shown FROM jobs WHERE ${where} ORDER BY started_at DESC, id)`,
+  ).get(...params) as { missing: number; json: Uint8Array };
+  if (kept.missing === 0) return kept.json;
+  const sql = `SELECT CAST('[' || COALESCE(group_concat(${shown(`COALESCE(j.list_json, ${texts().job})`)}, ','), '') || ']' AS BLOB) AS json
+    FROM (SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id) j`;
+  return (statements(db)(sql).get(...params) as { json: Uint8Array }).json;
 }
 
 /**
@@ -44,13 +102,19 @@ export function jobsJson(db: DatabaseSync, where: string, params: SQLInputValue[
  * hundreds of iterations does not rebuild every iteration's text.
  */
 export function refreshCommitJson(db: DatabaseSync, jobId: string, changeSeq: number, seq: number): void {
+  registerCodec(db);
   statements(db)(
-    `UPDATE commits AS c SET list_json = ${commit} WHERE c.job_id = ? AND c.change_seq = ? AND c.seq = ?`,
+    `UPDATE commits AS c SET list_json = ${texts().commit} WHERE c.job_id = ? AND c.change_seq = ? AND c.seq = ?`,
+  ).run(jobId, changeSeq, seq);
+  statements(db)(
+    `UPDATE commits SET list_shown = ${SHOWN_FN}(list_json) WHERE job_id = ? AND change_seq = ? AND seq = ?`,
   ).run(jobId, changeSeq, seq);
 }
 
 /** Stores job `id`'s text in jobs.list_json; call it last in every transaction that changes the job. */
 export function refreshJobJson(db: DatabaseSync, id: string): void {
   registerCodec(db);
-  statements(db)(`UPDATE jobs AS j SET list_json = ${job} WHERE j.id = ?`).run(id);
+  statements(db)(
+    `UPDATE jobs AS j SET list_json = ${texts().job}, list_shown = ${texts().jobShown} WHERE j.id = ?`,
+  ).run(id);
 }

@@ -240,6 +240,19 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX job_logs_stream ON job_logs(job_id, stream, seq);
   `,
+  // 21: whether a listing text needs redaction or escaping when shown,
+  // answered as the text is written (sqlite/job-json.ts, text/json.ts
+  // shownAsIs): the rules' fingerprint when it needs neither, else NULL. A
+  // listing copies the texts found clean as stored and scans only the others
+  // (`ii job list --json` scanned 5 MB on each call). The texts kept already
+  // are judged here (a finished job's is never written again); NULL for a
+  // row with no text yet: such rows are scanned as before.
+  `
+  ALTER TABLE jobs ADD COLUMN list_shown INTEGER;
+  ALTER TABLE commits ADD COLUMN list_shown INTEGER;
+  UPDATE commits SET list_shown = ii_js_shown(list_json) WHERE list_json IS NOT NULL;
+  UPDATE jobs SET list_shown = ii_js_shown(list_json) WHERE list_json IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,163 @@
+// jobs.listShown: what `ii job list --json` prints, made of the listing texts
+// judged clean as they were written (list_shown) and the others redacted and
+// escaped; always shownJsonText(listJson), byte for byte, whatever the rows
+// hold: a secret an agent wrote, a control character, a row an older build
+// wrote with no verdict, a verdict reached under other rules.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StateStore } from '../../src/state/api.js';
+import { openStateStore } from '../../src/state/index.js';
+import { SHOWN_RULES, SHOWN_RULES_TEXT, shownJsonText } from '../../src/text/json.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const KEY = `sk-ant-api03-${'A'.repeat(40)}`;
+const CSI = '\u009b31m';
+
+let tmp: ReturnType<typeof tempDir>;
+let store: StateStore;
+let raw: DatabaseSync;
+beforeEach(() => {
+  tmp = tempDir();
+  store = openStateStore({ dir: join(tmp.path, 'incrementum') });
+  raw = new DatabaseSync(store.dbPath);
+});
+afterEach(() => {
+  raw.close();
+  store.close();
+  tmp.cleanup();
+});
+
+const shown = (repo = 'r') => Buffer.from(store.jobs.listShown(repo)).toString('utf8');
+const verdict = (id: string) =>
+  (raw.prepare('SELECT list_shown FROM jobs WHERE id = ?').get(id) as { list_shown: number | null })
+    .list_shown;
+
+/** A job with `n` commits; `draft` gives each commit's message. */
+function job(todo: string, n = 2, draft = (i: number) => `feat: step ${i}`): string {
+  const j = store.jobs.create('r', { todo_id: todo });
+  store.jobs.appendChange(j.id, `I${todo}`);
+  for (let i = 0; i < n; i++)
+    store.jobs.appendCommit(j.id, { commit_id: `${todo}${i}`.padEnd(40, '0'), draft_message: draft(i) });
+  return j.id;
+}
+
+describe('jobs.listShown', () => {
+  it('is shownJsonText(listJson) byte for byte, with what agents wrote redacted and escaped', () => {
+    const clean = job('clean');
+    const inCommit = job('commit', 3, (i) => (i === 1 ? `feat: uses ${KEY}` : 'feat: ok'));
+    const inOwn = job('own');
+    store.jobs.setFeedback(inOwn, `the agent said token=${'x'.repeat(20)}`);
+    const control = job('control', 1, () => `colour ${CSI}red`);
+    const asking = job('ask');
+    store.asks.open(asking, {
+      tool_kind: 'execute',
+      title: `curl -H "Authorization: Bearer ${'b'.repeat(30)}"`,
+      command: null,
+      paths: [],
+      diff_preview: null,
+      options: [],
+    });
+    const text = shown();
+    expect(text).toBe(shownJsonText(store.jobs.listJson('r')));
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain('x'.repeat(20));
+    expect(text).not.toContain('b'.repeat(30));
+    expect(text).not.toContain('\u009b');
+    expect(text).toContain('[REDACTED]');
+    expect(JSON.parse(text)).toHaveLength(5);
+    // Judged as written: only the job with nothing to redact or escape is clean.
+    expect(verdict(clean)).toBe(SHOWN_RULES);
+    for (const id of [inCommit, inOwn, control, asking]) expect(verdict(id), id).toBeNull();
+  });
+
+  it("a job's verdict follows its commits': a secret in a later commit makes it unclean", () => {
+    const id = job('later', 3);
+    expect(verdict(id)).toBe(SHOWN_RULES);
+    store.jobs.appendCommit(id, { commit_id: 'later9'.padEnd(40, '0'), draft_message: `oops ${KEY}` });
+    expect(verdict(id)).toBeNull();
+    expect(shown()).not.toContain(KEY);
+    expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
+  });
+
+  it('rows with no verdict (an older build wrote them) or one under other rules are scanned', () => {
+    job('a');
+    const secret = job('b', 2, (i) => (i ? `feat: ${KEY}` : 'feat: ok'));
+    const stale = job('c');
+    // As migration 21 leaves the rows an older build wrote.
+    raw.exec('UPDATE jobs SET list_shown = NULL; UPDATE commits SET list_shown = NULL');
+    expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
+    expect(shown()).not.toContain(KEY);
+    // A kept text with a secret in it, judged clean under other rules: scanned.
+    raw
+      .prepare(
+        `UPDATE jobs SET list_json = replace(list_json, 'feat: step 0', ?), list_shown = ? WHERE id = ?`,
+      )
+      .run(`feat: ${KEY}`, SHOWN_RULES + 1, stale);
+    expect(store.jobs.listJson('r')).toContain(KEY);
+    expect(shown()).not.toContain(KEY);
+    expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
+    // A job written again gets its verdict back, and its commits' (each judged as written).
+    store.jobs.setStage(secret, 'reviewing');
+    expect(verdict(secret)).toBeNull();
+    expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
+  });
+
+  it('migration 21 judges the texts an older build kept: a finished job is shown from its verdict too', () => {
+    const clean = job('old-clean');
+    const secret = job('old-secret', 2, (i) => (i ? `feat: ${KEY}` : 'feat: ok'));
+    store.jobs.finish(clean, 'completed');
+    store.close();
+    // The store as schema 20 left it: no verdict columns.
+    raw.exec(
+      'ALTER TABLE jobs DROP COLUMN list_shown; ALTER TABLE commits DROP COLUMN list_shown; PRAGMA user_version = 20',
+    );
+    store = openStateStore({ dir: join(tmp.path, 'incrementum') });
+    expect(verdict(clean)).toBe(SHOWN_RULES);
+    expect(verdict(secret)).toBeNull();
+    const commits = raw.prepare('SELECT list_shown FROM commits WHERE job_id = ? ORDER BY seq').all(secret);
+    expect(commits.map((c) => c.list_shown)).toEqual([SHOWN_RULES, null]);
+    expect(shown()).not.toContain(KEY);
+    expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
+  });
+
+  it("trusts a verdict under today's rules: a text judged clean is copied, not scanned again", () => {
+    const id = job('trusted');
+    raw
+      .prepare(`UPDATE jobs SET list_json = replace(list_json, 'feat: step 0', ?) WHERE id = ?`)
+      .run(`feat: ${KEY}`, id);
+    expect(verdict(id)).toBe(SHOWN_RULES);
+    // What the store judged is what it shows: the verdict is why a listing skips the scan.
+    expect(shown()).toContain(KEY);
+  });
+
+  it('a verdict does not stand for a text that is gone: a job with no kept text is built and scanned', () => {
+    const id = job('gone', 2, (i) => (i ? `feat: ${KEY}` : 'feat: ok'));
+    raw.exec('UPDATE commits SET list_shown = ' + SHOWN_RULES);
+    raw.prepare('UPDATE jobs SET list_json = NULL, list_shown = ? WHERE id = ?').run(SHOWN_RULES, id);
+    expect(shown()).not.toContain(KEY);
+    expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
+  });
+
+  it('lists what listJson lists, filters included, and an empty list as []', () => {
+    const done = job('done');
+    job('active');
+    store.jobs.finish(done, 'completed');
+    for (const opts of [{}, { activeOnly: true }, { status: 'completed' as const }])
+      expect(Buffer.from(store.jobs.listShown('r', opts)).toString(), JSON.stringify(opts)).toBe(
+        shownJsonText(store.jobs.listJson('r', opts)),
+      );
+    expect(Buffer.from(store.jobs.listShown('nobody')).toString()).toBe('[]');
+  });
+
+  it('a change to the rules comes with a new SHOWN_RULES: verdicts reached under the old ones are then not trusted', () => {
+    // On a failure here: a redaction rule or an escape changed. Bump
+    // SHOWN_RULES (text/json.ts) and put the new version and hash here.
+    const hash = createHash('sha256').update(SHOWN_RULES_TEXT).digest('hex');
+    expect({ version: SHOWN_RULES, hash }).toEqual({
+      version: 1,
+      hash: 'a4b764919fddf655b0f1dd35df5f529df96c7ccf5888518aa04fb51368b8d17e',
+    });
+  });
+});
