@@ -1,8 +1,8 @@
 // Opens the store of record on PostgreSQL, behind the asynchronous API
 // (async-api.ts): connects, checks the schema version (a database newer than
 // this build is refused, untouched) and applies the migrations it lacks.
-// Nothing here is reached yet by the commands (they still open SQLite
-// through state/index.ts); the both-driver suite runs it.
+// The commands reach it through withStore (cli/context.ts) and
+// openAsyncStateStore (open-async.ts) when II_DATABASE_URL is set.
 import type { AsyncStateStore } from '../async-api.js';
 import { stateDir } from '../paths.js';
 import { pgPermissionAskStore } from './asks.js';
