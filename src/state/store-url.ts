@@ -49,6 +49,11 @@ export function configuredStoreUrl(env: NodeJS.ProcessEnv = process.env): StoreU
   try {
     state = (parseTomlLazily(text) as { state?: unknown }).state;
   } catch (err) {
+    // A broken file with no url key (the word in a comment, say) is
+    // loadConfig's to report, as before: the reading commands warn and go
+    // on. One that may set the store is not guessed past: SQLite instead of
+    // the shared store would be a second, diverging record.
+    if (!/^\s*(url|"url"|'url')\s*=|^\s*state\.url\s*=/m.test(text)) return null;
     throw new UserError(`config ${file} is not valid TOML: ${(err as Error).message}`);
   }
   const url = (state as { url?: unknown } | undefined)?.url;

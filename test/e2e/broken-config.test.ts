@@ -1,7 +1,7 @@
 // A malformed incrementum.toml: the commands that only read the todos, jobs
 // and workspaces warn once on stderr (what is wrong, where, how to fix it) and
 // carry on with the defaults; those that act on the config still stop on it.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobFixture, jobIdFrom } from '../helpers/job.js';
@@ -59,5 +59,23 @@ describe('a malformed incrementum.toml', () => {
     const doc = f.run(['doctor']);
     expect(doc.code).toBe(1);
     expect(doc.stdout).toMatch(/FAIL config\s+config .*is not valid TOML/);
+  });
+
+  it('a broken user config that only mentions a url (a comment) is warned about as before; one that may set [state] url stops every command', () => {
+    const done = f.run(['todo', 'create', '--title', 'say hello']);
+    expect(done.code, done.stderr).toBe(0);
+    const dir = join(f.env.XDG_CONFIG_HOME!, 'incrementum');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'config.toml');
+    writeFileSync(file, '# our wiki: see the url in the README\n[agent\n');
+    const r = f.run(['todo', 'list']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('say hello');
+    expect(r.stderr).toContain('goes on with the default settings');
+    // The store itself may be named in it: not guessed past (SQLite would be a second record).
+    writeFileSync(file, '[state\nurl = "postgres://ii@db/incrementum"\n');
+    const refused = f.run(['todo', 'list']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`config ${file} is not valid TOML`);
   });
 });

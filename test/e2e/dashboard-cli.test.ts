@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { ii } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
@@ -24,4 +26,19 @@ it('plain ii without a terminal prints help rather than opening the dashboard', 
   gitRepo(repo.path);
   const r = ii([], { cwd: repo.path, env: { XDG_STATE_HOME: state.path } });
   expect(r.stderr + r.stdout).not.toContain('needs a terminal');
+});
+
+it('ii dashboard with a shared PostgreSQL store is refused, saying what reads it, and makes no local state', () => {
+  const repo = tempDir();
+  const state = tempDir();
+  dirs.push(repo, state);
+  gitRepo(repo.path);
+  // No server is asked: the refusal comes first (port 1 answers nothing).
+  const url = 'postgres://ii:hunter2@127.0.0.1:1/incrementum';
+  const r = ii(['dashboard'], { cwd: repo.path, env: { XDG_STATE_HOME: state.path, II_DATABASE_URL: url } });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('does not read a shared PostgreSQL store yet');
+  expect(r.stderr).toContain('ii job logs -f');
+  expect(r.stderr + r.stdout).not.toContain('hunter2');
+  expect(existsSync(join(state.path, 'incrementum', 'state.db'))).toBe(false);
 });

@@ -12,7 +12,7 @@ import { createDashboardStore } from '../../dashboard/view/store.js';
 import { DashboardSync } from '../../dashboard/io/sync.js';
 import { AskNotifier } from '../../dashboard/io/notify.js';
 import { openStateStore } from '../../state/index.js';
-import { databaseUrl, openAsyncStateStore } from '../../state/open-async.js';
+import { databaseUrl } from '../../state/open-async.js';
 import { asyncStore } from '../../state/sync-adapter.js';
 import { currentRepo, type RepoContext } from '../context.js';
 
@@ -78,6 +78,16 @@ async function notifyConfig(root: string) {
 const RESTORE = '\x1b[?1049l\x1b[?25h';
 
 export async function runDashboard(opts: { all: boolean }): Promise<void> {
+  // The board reads the SQLite file as it changes (io/sync.ts); it does not
+  // read PostgreSQL yet. With a shared store it would show this machine's
+  // local state while its keys wrote to the shared one: refused instead.
+  if (databaseUrl() !== null)
+    throw new UserError(
+      'ii dashboard does not read a shared PostgreSQL store yet (II_DATABASE_URL or [state] url is set):\n' +
+        "it would show this machine's local state while its keys wrote to the shared store.\n" +
+        'Use ii job list, ii job show and ii job logs -f, which read the shared store, or run\n' +
+        'II_DATABASE_URL= ii dashboard for the local board (and no [state] url in your config).',
+    );
   if (!process.stdout.isTTY || !process.stdin.isTTY)
     throw new UserError(
       'ii dashboard needs a terminal (its input and output must be a TTY).\n' +
@@ -92,11 +102,9 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   tuneHeapForDashboard();
   const scope = opts.all || !repo ? null : repo.slug;
   const state = openStateStore();
-  // What the board's actions and cleanups write: the store of record
-  // (PostgreSQL with II_DATABASE_URL), else the SQLite file the board reads.
-  const shared = databaseUrl() !== null;
-  const store = shared ? await openAsyncStateStore() : asyncStore(state);
-  const closeStore = () => (shared ? store.close().catch(() => {}) : Promise.resolve());
+  // What the board's actions and cleanups write: the SQLite file it reads
+  // (a shared store is refused above), through the asynchronous API.
+  const store = asyncStore(state);
   const dash = createDashboardStore({
     repo: scope,
     repoLabel: scope && repo ? repo.root : 'all repositories',
@@ -161,7 +169,6 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     restore();
     void notifier.close();
     void sync.close();
-    void closeStore();
     state.close();
     process.exit(sig === 'SIGINT' ? 130 : 143);
   };
@@ -200,7 +207,6 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     process.stdout.write(RESTORE);
     await notifier.close();
     await sync.close();
-    await closeStore();
     state.close();
     // Nothing of the dashboard may keep the process alive once it has quit.
     process.stdin.pause();

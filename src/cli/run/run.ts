@@ -218,17 +218,27 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       interrupts++;
       if (sig === 'SIGINT' && interrupts >= 2) {
         line(st.yellow('abandoning the jobs this run started…'));
-        void runner.abandonRunning('ii run was interrupted twice (Ctrl-C)').then((ids) => {
-          const starting = runner.startingCount();
-          if (ids.length)
+        void runner.abandonRunning('ii run was interrupted twice (Ctrl-C)').then(
+          (ids) => {
+            const starting = runner.startingCount();
+            if (ids.length)
+              line(
+                st.yellow(
+                  `asked ${ids.length} job${ids.length === 1 ? '' : 's'} to abandon: ${ids.join(', ')}`,
+                ),
+              );
+            if (starting)
+              line(
+                st.yellow(`${starting} still starting: each is asked to abandon as soon as its job exists`),
+              );
+          },
+          (err: unknown) =>
             line(
-              st.yellow(
-                `asked ${ids.length} job${ids.length === 1 ? '' : 's'} to abandon: ${ids.join(', ')}`,
+              st.red(
+                `could not ask the jobs to abandon: ${shownText(err instanceof Error ? err.message : String(err))}`,
               ),
-            );
-          if (starting)
-            line(st.yellow(`${starting} still starting: each is asked to abandon as soon as its job exists`));
-        });
+            ),
+        );
         return;
       }
       runner.stop();

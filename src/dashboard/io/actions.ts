@@ -427,6 +427,15 @@ export function createActions(deps: ActionDeps): Actions {
     todoAfterAbandon,
   };
 
+  /**
+   * An action runs on after its key: a failure it did not say itself (the
+   * store unreachable, a read that threw) is said on the board, not thrown
+   * where nothing hears it (an unhandled rejection closes the board).
+   */
+  function heard(p: unknown): void {
+    if (p instanceof Promise) p.catch((err: unknown) => say(errText(err).split('\n')[0] || 'that failed'));
+  }
+
   /** Carries out what a key asked for (view/key-intent.ts decides what that is). */
   function carryOut(i: Intent): void {
     const s = dash.getState();
@@ -436,33 +445,33 @@ export function createActions(deps: ActionDeps): Actions {
       case 'say':
         return s.setMessage(i.text);
       case 'abandon':
-        return void actions.abandon(i.jobId, i.closeTodo ? { closeTodo: true } : {});
+        return heard(actions.abandon(i.jobId, i.closeTodo ? { closeTodo: true } : {}));
       case 'retry':
-        return void actions.retry(i.jobId);
+        return heard(actions.retry(i.jobId));
       case 'askLand':
-        return void actions.askLand(i.jobId);
+        return heard(actions.askLand(i.jobId));
       case 'land':
-        return actions.land(i.jobId);
+        return heard(actions.land(i.jobId));
       case 'createTodo':
-        return void actions.createTodo();
+        return heard(actions.createTodo());
       case 'startTodo':
-        return actions.startTodo(i.todoId);
+        return heard(actions.startTodo(i.todoId));
       case 'closeTodo':
-        return void actions.closeTodo(i.todoId);
+        return heard(actions.closeTodo(i.todoId));
       case 'editTodo':
-        return void actions.editTodo(i.todoId);
+        return heard(actions.editTodo(i.todoId));
       case 'toggleRunner':
-        return actions.toggleRunner();
+        return heard(actions.toggleRunner());
       case 'stopRunner':
-        return actions.stopRunner();
+        return heard(actions.stopRunner());
       case 'changeSlots':
-        return void actions.changeSlots(i.delta);
+        return heard(actions.changeSlots(i.delta));
       case 'loadDiff':
-        return void actions.loadDiff(i.jobId, i.change, i.iteration, i.from);
+        return heard(actions.loadDiff(i.jobId, i.change, i.iteration, i.from));
       case 'loadRecord':
-        return void actions.loadRecord(i.jobId);
+        return heard(actions.loadRecord(i.jobId));
       case 'answer':
-        return void actions.answer(i.jobId, i.askId, i.answer, i.note);
+        return heard(actions.answer(i.jobId, i.askId, i.answer, i.note));
       case 'quit':
         return deps.quit();
       default: {
