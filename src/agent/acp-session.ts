@@ -19,6 +19,7 @@ import { lineStream } from './line-stream.js';
 import { missingFileAnswer } from './missing-file.js';
 import { answerPermission, type PermissionContext } from './permission-answer.js';
 import { spawnInGroup, type GroupChild } from '../proc/recorded.js';
+import { withoutStoreCredentials } from '../proc/child-env.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
 import { quotedOutput } from './quoted-output.js';
@@ -213,8 +214,9 @@ export class AcpSession implements AgentSession {
     const [cmd, ...args] = agent.command;
     if (!cmd) throw new Error(`agent ${agent.name} has an empty command`);
     // Inside the job's sandbox the environment loses what looks like a
-    // credential, except what [agent.env] names (the user put it there).
-    const env = { ...process.env, ...agent.env };
+    // credential, except what [agent.env] names (the user put it there); the
+    // store's URL and password go sandboxed or not, whatever names them.
+    const env = withoutStoreCredentials({ ...process.env, ...agent.env });
     const run = this.o.sandbox
       ? this.o.sandbox.wrap(cmd, args, env, Object.keys(agent.env))
       : { command: cmd, args, env };

@@ -3,6 +3,7 @@
 // group, so a cancel kills the command and everything it started
 // (src/proc/exec-in-group.ts).
 import type { TestResult } from '../model/job.js';
+import { withoutStoreCredentials } from '../proc/child-env.js';
 import { execInGroup } from '../proc/exec-in-group.js';
 import type { GroupRecorder } from '../proc/recorded.js';
 import type { Sandbox } from '../proc/sandbox/sandbox.js';
@@ -35,7 +36,8 @@ export interface TestRun {
 
 async function runOne(command: string, o: TestRunOptions): Promise<TestResult & { aborted: boolean }> {
   const started = Date.now();
-  const env = o.env ?? process.env;
+  // Sandboxed or not, a test or setup command (code the agent may have written) never gets the store's credentials.
+  const env = withoutStoreCredentials(o.env ?? process.env);
   const run = o.sandbox
     ? o.sandbox.wrap('/bin/sh', ['-c', command], env)
     : { command: '/bin/sh', args: ['-c', command], env };

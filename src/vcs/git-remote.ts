@@ -53,18 +53,26 @@ function detail(r: GitResult): string {
   return scrubRemoteText(text);
 }
 
-/** One push; without --atomic again when the remote cannot do it (the refs are then pushed one by one). */
+/**
+ * One push; without --atomic again when the remote cannot do it (the refs are
+ * then pushed one by one). `hooks`: whether the user's pre-push hook runs.
+ * It does for the user's own branch (a landing): a hook that refuses refuses
+ * the landing. Incrementum's refs/incrementum/ pushes skip it: they are ours,
+ * made at every iteration, and a hook written for the user's branches
+ * (tests, lint, "no force push") has no business judging them.
+ */
 async function push(
   root: string,
   remote: RemoteSpec,
   options: string[],
   refspecs: string[],
+  hooks: 'run-hooks' | 'no-verify',
 ): Promise<GitResult> {
   const args = (atomic: boolean) => [
     'push',
     '--quiet',
     '--porcelain',
-    '--no-verify',
+    ...(hooks === 'no-verify' ? ['--no-verify'] : []),
     '--no-recurse-submodules',
     ...(atomic ? ['--atomic'] : []),
     ...options,
@@ -84,7 +92,7 @@ export async function pushChangeRefs(
 ): Promise<RemoteOutcome> {
   if (changeIds.length === 0) return { ok: true };
   try {
-    const r = await push(root, remote, [], changeRefspecs(changeIds));
+    const r = await push(root, remote, [], changeRefspecs(changeIds), 'no-verify');
     return r.code === 0 ? { ok: true } : { ok: false, detail: detail(r) };
   } catch (err) {
     return { ok: false, detail: scrubRemoteText((err as Error).message) };
@@ -172,6 +180,7 @@ export async function pushBranchWithLease(
       remote,
       [`--force-with-lease=${ref}:${expected ?? ''}`],
       [`${commit ?? ''}:${ref}`],
+      'run-hooks',
     );
     if (r.code === 0) return { ok: true };
     // --porcelain: `!<tab>src:dst<tab>[rejected] (stale info)` when the lease did not hold.

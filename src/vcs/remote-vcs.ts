@@ -36,7 +36,8 @@ export interface RemoteLandingVcs {
    * Sets the remote's refs/heads/<branch> to `commit` (null: deletes it) only
    * if it is still at `expected` (null: only if it has none), as
    * `--force-with-lease=refs/heads/<branch>:<expected>` does: compare-and-swap,
-   * never a plain force.
+   * never a plain force. The user's pre-push hook runs (it is their branch): a
+   * hook that refuses is `{ ok: false, lost: false }` with what it said.
    */
   pushBranchWithLease(
     root: string,

@@ -5,7 +5,7 @@
 // the remote only by compare-and-swap; a hung remote is ended whole at the
 // timeout; a URL's credentials never show in what is reported.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scrubRemoteText } from '../../src/vcs/git-remote.js';
@@ -163,5 +163,48 @@ describe('remoteBranchTip / pushBranchWithLease', () => {
       ok: false,
       lost: false,
     });
+  });
+});
+
+describe("the user's pre-push hook", () => {
+  /** A pre-push hook in A that notes each run (the refs git gave it) and refuses when `refuse`. */
+  function hook(refuse: boolean): string {
+    const log = join(tmp.path, 'hook.log');
+    const path = join(a, '.git', 'hooks', 'pre-push');
+    writeFileSync(
+      path,
+      `#!/bin/sh\ncat >> "${log}"\n` +
+        (refuse ? 'echo "pre-push: main is frozen today" >&2\nexit 1\n' : 'exit 0\n'),
+    );
+    chmodSync(path, 0o755);
+    return log;
+  }
+
+  it("runs for a landing's push of the user's branch: a refusal changes nothing on the remote and says why", async () => {
+    machines();
+    const main0 = git(a, 'rev-parse', 'main');
+    writeFileSync(join(a, 'a.txt'), 'a\n');
+    git(a, 'add', 'a.txt');
+    git(a, 'commit', '-qm', 'a');
+    const main1 = git(a, 'rev-parse', 'main');
+    const log = hook(true);
+    const refused = await vcs.pushBranchWithLease(a, origin, 'main', main1, main0);
+    expect(refused).toMatchObject({ ok: false, lost: false });
+    expect(refused.ok ? '' : refused.detail).toContain('main is frozen today');
+    expect(readFileSync(log, 'utf8')).toContain(`${main1} refs/heads/main ${main0}`);
+    expect(git(bare, 'rev-parse', 'main')).toBe(main0);
+    // A hook that agrees: the push goes through, the hook having seen it.
+    hook(false);
+    expect(await vcs.pushBranchWithLease(a, origin, 'main', main1, main0)).toEqual({ ok: true });
+    expect(git(bare, 'rev-parse', 'main')).toBe(main1);
+  });
+
+  it("is skipped for incrementum's own refs/incrementum/ pushes", async () => {
+    machines();
+    const one = await changeIn(a, 'one');
+    const log = hook(true);
+    expect(await vcs.pushChangeRefs(a, origin, [one.id])).toEqual({ ok: true });
+    expect(remoteRefs()).toContain(`refs/incrementum/changes/${one.id}/head ${one.head}`);
+    expect(existsSync(log)).toBe(false);
   });
 });

@@ -192,6 +192,47 @@ describe('sandbox policy', () => {
     });
   });
 
+  it("drops the store's URL and libpq credentials whatever pass-env or [agent.env] names", () => {
+    const env = {
+      PATH: '/bin',
+      II_DATABASE_URL: 'postgres://ii:hunter2@db/x',
+      PGPASSWORD: 'hunter2',
+      PGPASSFILE: '/home/u/pw',
+      PGSERVICEFILE: '/home/u/svc',
+      PGSERVICE: 'ii',
+      PGSSLKEY: '/home/u/k',
+      PGHOST: 'db',
+      GITHUB_TOKEN: 't',
+    };
+    const names = ['II_DATABASE_URL', 'PGPASSWORD', 'PGPASSFILE', 'PGSERVICEFILE', 'PGSERVICE', 'PGSSLKEY'];
+    expect(sandboxEnv(env, [])).toEqual({ PATH: '/bin', PGHOST: 'db' });
+    const p = buildPolicy(input({ agentName: 'claude' }, { 'pass-env': names }));
+    // (the agent's keep list: what [agent.env] names, acp-session.ts)
+    expect(sandboxEnv(env, [...p.passEnv, ...names])).toEqual({ PATH: '/bin', PGHOST: 'db' });
+  });
+
+  it("hides the user's incrementum config (the store's URL) and PostgreSQL's password files", () => {
+    const p = buildPolicy(input());
+    for (const h of [
+      '/home/u/.config/incrementum/config.toml',
+      '/home/u/.pgpass',
+      '/home/u/.pg_service.conf',
+      '/home/u/.postgresql/postgresql.key',
+    ])
+      expect(effective(p.mounts, h), h).toBe('hidden');
+    expect(effective(p.mounts, '/home/u/.config/other/x')).toBe('ro');
+    const moved = buildPolicy(
+      input({
+        env: { HOME, XDG_CONFIG_HOME: '/cfg', PGPASSFILE: '/etc/pw', PGSERVICEFILE: '/srv/svc.conf' },
+      }),
+    );
+    for (const h of ['/cfg/incrementum/config.toml', '/etc/pw', '/srv/svc.conf'])
+      expect(effective(moved.mounts, h), h).toBe('hidden');
+    // [sandbox] readable takes it out, as for any hidden default.
+    const named = buildPolicy(input({}, { readable: ['~/.config/incrementum'] }));
+    expect(effective(named.mounts, '/home/u/.config/incrementum/config.toml')).toBe('ro');
+  });
+
   it('network "none" and the bwrap argv: namespaces, no capabilities, hidden files over /dev/null, hidden dirs read-only last', () => {
     const p = buildPolicy(input({}, { network: 'none' }));
     const kinds: Record<string, PathKind> = {

@@ -14,6 +14,7 @@ import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import type { SandboxSection } from '../../model/config.js';
 import type { DependencyOverlay } from './overlay.js';
 import { workspaceOfBranch } from '../../model/workspace-branch.js';
+import { isStoreCredentialEnv } from '../child-env.js';
 
 /** rw: writable; ro: readable only; hidden: there but empty (a dir) or empty (a file); tmpfs: private and writable. */
 export type Access = 'rw' | 'ro' | 'hidden' | 'tmpfs';
@@ -104,6 +105,12 @@ export const HIDDEN_BY_DEFAULT = [
   '~/.pypirc',
   '~/.config/gcloud',
   '~/.azure',
+  // PostgreSQL's password and service files and client certificates: the
+  // shared store's credentials (the incrementum config dir, which may hold
+  // its URL, is hidden in buildPolicy, wherever XDG_CONFIG_HOME puts it).
+  '~/.pgpass',
+  '~/.pg_service.conf',
+  '~/.postgresql',
   // Sockets that run commands outside the sandbox: the container daemon and
   // the user's session bus (a read-only mount does not stop a connect()).
   '/var/run/docker.sock',
@@ -196,12 +203,15 @@ export const AGENT_ENV: Record<string, string[]> = {
 
 export const looksLikeCredential = (name: string): boolean => CREDENTIAL.some((r) => r.test(name));
 
-/** `env` minus the names that look like credentials, except those in `pass`. */
+/**
+ * `env` minus the names that look like credentials, except those in `pass`;
+ * the store's URL and credentials (child-env.ts) go whatever `pass` names.
+ */
 export function sandboxEnv(env: NodeJS.ProcessEnv, pass: readonly string[]): Record<string, string> {
   const keep = new Set(pass);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env))
-    if (v !== undefined && (keep.has(k) || !looksLikeCredential(k))) out[k] = v;
+    if (v !== undefined && !isStoreCredentialEnv(k) && (keep.has(k) || !looksLikeCredential(k))) out[k] = v;
   return out;
 }
 
@@ -266,7 +276,14 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
   for (const p of writable) add(p, 'rw', `writable: the agent's state, caches, or [sandbox] writable`);
   const unhidden = new Set(i.config.readable.map(abs));
   const defaults = homes.flatMap((h) => HIDDEN_BY_DEFAULT.map((p) => expandHome(p, h)));
-  for (const p of [...defaults, ...i.config.hidden.map(abs)])
+  // The user's incrementum config may hold the shared store's URL and
+  // password ([state] url), and libpq's variables may name the files that do.
+  const storeFiles = homes.map((h) => join(xdg(i.env, 'XDG_CONFIG_HOME', join(h, '.config')), 'incrementum'));
+  for (const name of ['PGPASSFILE', 'PGSERVICEFILE']) {
+    const f = i.env[name];
+    if (f && isAbsolute(f)) storeFiles.push(normalize(f));
+  }
+  for (const p of [...defaults, ...storeFiles, ...i.config.hidden.map(abs)])
     if (!unhidden.has(p)) add(p, 'hidden', 'hidden: credentials, or [sandbox] hidden');
   add(i.stateDir, 'hidden', "hidden: incrementum's own state (the agent could forge its review)");
   // incrementum's compiled code (bin/ii.js keeps Node's compile cache there,
