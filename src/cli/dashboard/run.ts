@@ -96,13 +96,23 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   // (PostgreSQL with II_DATABASE_URL), else the SQLite file the board reads.
   const shared = databaseUrl() !== null;
   const store = shared ? await openAsyncStateStore() : asyncStore(state);
-  const closeStore = () => (shared ? store.close().catch(() => {}) : Promise.resolve());
+  // The events the board's land, abandon and cleanups append go to the shared store too, sent before it closes.
+  let shipping: { close(): Promise<void> } | null = null;
+  const closeStore = async () => {
+    if (!shared) return;
+    await shipping?.close().catch(() => {});
+    await store.close().catch(() => {});
+  };
   const dash = createDashboardStore({
     repo: scope,
     repoLabel: scope && repo ? repo.root : 'all repositories',
     banner: readBanner(process.env),
     color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
   });
+  if (shared)
+    shipping = (await import('../job/log-shipping.js')).mirrorJobLogs(store, (m) =>
+      dash.getState().setMessage(`warning: ${m}`),
+    );
   // A job met with its runner gone is cleaned up here as prune would.
   const sync = new DashboardSync({ state, dash, reap: boardReaper(store, dash) });
   // Read once the board is up: the config brings zod, which its start does without.
