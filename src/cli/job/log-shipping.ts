@@ -33,7 +33,10 @@ export function shipJobLogs(dir: string, warn: (message: string) => void): LogSh
       throw err;
     }));
   const shipper = new LogShipper({
-    store: { append: async (jobId, stream, lines) => (await store()).logs.append(jobId, stream, lines) },
+    store: {
+      append: async (jobId, stream, lines) => (await store()).logs.append(jobId, stream, lines),
+      read: async (jobId, o) => (await store()).logs.read(jobId, o),
+    },
     warn,
   });
   // Inside withStore's mirror (mirrorJobLogs): that one takes the lines again once this one ends.
