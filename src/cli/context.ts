@@ -101,9 +101,16 @@ export async function withStore<T>(
   opts: { integrityCheck?: boolean; reserve?: boolean } = {},
 ): Promise<T> {
   const store = await openAsyncStateStore(opts);
+  // A shared store is the record of each job's log too: the events a command
+  // appends here (a landing, an abandon, a dead runner's cleanup) go to it,
+  // sent before the store closes (log-shipping.ts). Loaded only then: a
+  // local store's commands do without it.
+  const shipping =
+    store.driver === 'postgres' ? (await import('./job/log-shipping.js')).mirrorJobLogs(store) : null;
   try {
     return await fn(store);
   } finally {
+    await shipping?.close();
     await store.close();
   }
 }

@@ -4,7 +4,8 @@
 // they go through the same readers and renderers (log-lines.ts,
 // event-text.ts, transcript-text.ts), which redact and escape them alike:
 // a line from the store is no more trusted than one from a file.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { ZodType } from 'zod';
 import type { JobEvent } from '../model/event.js';
 import type { Job } from '../model/job.js';
@@ -64,12 +65,50 @@ export class StoredJobLog {
   }
 }
 
+/**
+ * Whether the store's copy of a job's events is its whole event log and the
+ * file here is not: there is no file, the job ran on another host (a
+ * landing, an abandon or a cleanup here wrote a few lines of its end), or the
+ * store holds more events than the file (those lines were written on another
+ * machine). With a shared store its copy is the record; the file here is
+ * read when it is the whole of it, as it is where the job ran.
+ */
+export function storedEventsAreTheRecord(
+  stateDir: string,
+  job: Job,
+  stored: StoredJobLog | null | undefined,
+  thisHost = hostname(),
+): stored is StoredJobLog {
+  if (!stored) return false;
+  const file = eventsFile(stateDir, job.id);
+  if (!existsSync(file)) return true;
+  if (job.host !== null && job.host !== thisHost) return true;
+  let lines: number;
+  try {
+    lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+  } catch {
+    return true;
+  }
+  return stored.events.length > lines;
+}
+
 /** Whether some of the job's log is not in this state dir (its events file, or an agent's transcript). */
 export function logFilesMissing(stateDir: string, job: Job): boolean {
   if (!existsSync(eventsFile(stateDir, job.id))) return true;
   return job.agent_sessions.some(
     (a) => !existsSync(a.transcript.startsWith('/') ? a.transcript : `${stateDir}/${a.transcript}`),
   );
+}
+
+/** The job's events in the store (only: its transcripts are read from the files here). */
+export async function readStoredEvents(logs: AsyncJobLogStore, jobId: string): Promise<StoredJobLog> {
+  const log = new StoredJobLog(jobId);
+  for (let after = 0; ; ) {
+    const page = await logs.read(jobId, { after, stream: EVENTS_STREAM, limit: PAGE });
+    for (const l of page) log.events.push(l.line);
+    if (page.length) after = page.at(-1)!.seq;
+    if (page.length < PAGE) return log;
+  }
 }
 
 /** The whole of a job's log in the store. */

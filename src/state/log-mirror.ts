@@ -1,8 +1,10 @@
 // The shared store's copy of this process's job logs: when the store is
-// shared (PostgreSQL), the command that runs a job installs a LogShipper
-// here, and every event appended to a job's events.jsonl in this process
-// (the runner's, its launch's, its journal's) goes to it as well, and every
-// transcript the runner records (runner.ts hands the recorder its sink).
+// shared (PostgreSQL), every command that opens it (cli/context.ts withStore,
+// the dashboard) installs a LogShipper here, and the command that runs a job
+// its own for the job's length; every event appended to a job's events.jsonl
+// in this process (the runner's, a landing's, an abandon's, a dead runner's
+// cleanup) goes to it as well, and every transcript the runner records
+// (runner.ts hands the recorder its sink).
 // None installed (SQLite, tests): the files alone, as before.
 import type { LogShipper } from './log-shipper.js';
 

@@ -13,12 +13,28 @@
 //   clear warning when it starts failing and one when it gets through. Only
 //   past `maxBufferedBytes` waiting (a flood while the server is away) are
 //   the oldest lines dropped, counted in a marker line: they are in the files.
+// - never stored twice: an append whose reply was lost may have committed,
+//   and the store numbers lines itself, so a resend would not be caught
+//   there. Before a failed batch is sent again, the store's lines of its
+//   stream after this writer's last known seq are read, and the batch is
+//   not sent when they hold it as one run of consecutive seqs: one append
+//   is one statement whose lines take consecutive numbers (pg/logs.ts), so
+//   another appender of the job (a landing on another machine) cannot have
+//   made that run unless it wrote the very same lines, which an event's
+//   timestamp and a transcript's single writer rule out.
 // A transcript's turn is capped in the store as in its file: the first half
 // of the cap is sent as it comes, then only the turn's newest quarter is
 // kept and sent at the turn's end, after a marker saying what was left out.
 
 export interface LogAppender {
   append(jobId: string, stream: string, lines: readonly string[]): Promise<number>;
+  /** The store's lines (JobLogStore.read): without it a failed batch is sent again unchecked. */
+  read?(jobId: string, o: { after: number; stream: string; limit: number }): Promise<StoredLine[]>;
+}
+
+interface StoredLine {
+  seq: number;
+  line: string;
 }
 
 /** What a transcript recorder tells the store about one agent session's transcript. */
@@ -53,6 +69,8 @@ interface Pending {
   jobId: string;
   stream: string;
   lines: string[];
+  /** Its append failed: it may have been stored all the same (the reply lost), so the store is asked first. */
+  uncertain?: boolean;
 }
 
 /** Figures of what was sent: batches, lines, and the time the store took. */
@@ -77,6 +95,8 @@ export class LogShipper {
   private failing: string | null = null;
   private retryWait: number;
   private dropped = new Map<string, number>();
+  /** Each job's last seq this writer was given: its next batch, if stored, lies after it. */
+  private lastSeq = new Map<string, number>();
   private closed = false;
   readonly stats: ShipStats = { batches: 0, lines: 0, ms: 0, failures: 0 };
   private readonly flushMs: number;
@@ -94,7 +114,8 @@ export class LogShipper {
   add(jobId: string, stream: string, lines: readonly string[], now = false): void {
     if (this.closed || lines.length === 0) return;
     const last = this.queue.at(-1);
-    if (last && last.jobId === jobId && last.stream === stream) last.lines.push(...lines);
+    // Not onto a batch that may be stored already: the store is searched for it as it was sent.
+    if (last && last.jobId === jobId && last.stream === stream && !last.uncertain) last.lines.push(...lines);
     else this.queue.push({ jobId, stream, lines: [...lines] });
     this.waitingLines += lines.length;
     for (const l of lines) this.waitingBytes += l.length;
@@ -183,9 +204,13 @@ export class LogShipper {
           await this.o.store.append(p.jobId, EVENTS_STREAM, [droppedMarker(markers)]);
           this.dropped.delete(p.jobId);
         }
-        await this.o.store.append(p.jobId, p.stream, p.lines);
+        if (!(p.uncertain && (await this.stored(p)))) {
+          const seq = await this.o.store.append(p.jobId, p.stream, p.lines);
+          if (seq > (this.lastSeq.get(p.jobId) ?? 0)) this.lastSeq.set(p.jobId, seq);
+        }
       } catch (err) {
         // Back at the head, whole (the rest of a split entry after it).
+        p.uncertain = true;
         this.queue.unshift(p);
         this.stats.failures++;
         const why = (err as Error).message?.split('\n')[0] ?? String(err);
@@ -213,6 +238,26 @@ export class LogShipper {
     }
   }
 
+  /** Whether the store holds `p`'s lines already, as one run of consecutive seqs after this writer's last (see the top). */
+  private async stored(p: Pending): Promise<boolean> {
+    const read = this.o.store.read;
+    if (!read) return false;
+    const rows: StoredLine[] = [];
+    for (let after = this.lastSeq.get(p.jobId) ?? 0; ; ) {
+      const page = await read.call(this.o.store, p.jobId, { after, stream: p.stream, limit: 5000 });
+      rows.push(...page);
+      if (page.length < 5000) break;
+      after = page.at(-1)!.seq;
+    }
+    for (let i = 0; i + p.lines.length <= rows.length; i++)
+      if (runAt(rows, i, p.lines)) {
+        const seq = rows[i + p.lines.length - 1]!.seq;
+        if (seq > (this.lastSeq.get(p.jobId) ?? 0)) this.lastSeq.set(p.jobId, seq);
+        return true;
+      }
+    return false;
+  }
+
   /** Drops the oldest waiting lines (not the batch in flight) until what waits fits again. */
   private dropOldest(): void {
     while (this.waitingBytes > this.maxBytes && this.queue.length > 0) {
@@ -224,6 +269,15 @@ export class LogShipper {
       this.dropped.set(p.jobId, (this.dropped.get(p.jobId) ?? 0) + 1);
     }
   }
+}
+
+/** Whether `rows` from `at` are `lines`, in one run of consecutive seqs. */
+function runAt(rows: readonly StoredLine[], at: number, lines: readonly string[]): boolean {
+  for (let i = 0; i < lines.length; i++) {
+    const r = rows[at + i]!;
+    if (r.line !== lines[i] || r.seq !== rows[at]!.seq + i) return false;
+  }
+  return true;
 }
 
 /** The warning event put in the store where lines were dropped while it could not be reached. */

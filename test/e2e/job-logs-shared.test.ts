@@ -4,7 +4,7 @@
 // deleted from the state dir after it ran) prints what it printed where they
 // were, the agent's hostile text redacted and escaped exactly as from a file.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
@@ -116,6 +116,42 @@ describe.skipIf(!server)(
       expect(alone.code).not.toBe(0);
       expect(alone.stderr).toMatch(/no job/i);
       expect(alone.stdout).not.toContain('second pass');
+    });
+
+    it('a landing on a machine without the job’s files adds its lines to the store’s log, and ii job logs shows the whole of it', async () => {
+      // Run after the test above: the job's files are gone, as on machine B.
+      const stateDir = join(fx.env.XDG_STATE_HOME!, 'incrementum');
+      expect(existsSync(join(stateDir, 'jobs', jobId, 'events.jsonl'))).toBe(false);
+      const before = logs('text');
+      expect(before.code, before.stderr).toBe(0);
+      // This clone has no remote: the landing stays in it (the user's config, so the clone stays clean).
+      const conf = join(fx.env.XDG_CONFIG_HOME!, 'incrementum');
+      mkdirSync(conf, { recursive: true });
+      writeFileSync(join(conf, 'config.toml'), '[land]\npush = false\n', { mode: 0o600 });
+      const land = fx.run(['job', 'land', jobId, '--no-test']);
+      expect(land.code, land.stderr).toBe(0);
+      // The landing wrote its events here (a file of one or two lines) and sent them to the store.
+      expect(existsSync(join(stateDir, 'jobs', jobId, 'events.jsonl'))).toBe(true);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        const r = await c.query(
+          "SELECT count(*)::int AS n FROM job_logs WHERE job_id = $1 AND stream = 'events' AND line LIKE '%landed on%'",
+          [jobId],
+        );
+        expect(r.rows[0].n).toBe(1);
+      } finally {
+        await c.end();
+      }
+      // Every line it printed before, and the landing after them: the store's log, not the short file here.
+      const after = logs('text');
+      expect(after.code, after.stderr).toBe(0);
+      const lines = (t: string) => t.split('\n').filter((l) => l.trim() !== '');
+      for (const l of lines(before.stdout).filter((x) => !x.startsWith('■'))) expect(after.stdout).toContain(l);
+      expect(after.stdout).toContain('  second pass');
+      expect(after.stdout).toMatch(/landed on \S+ at [0-9a-f]+/);
+      expect(after.stdout.indexOf('landed on')).toBeGreaterThan(after.stdout.indexOf('second pass'));
+      expect(lines(after.stdout).length).toBeGreaterThan(lines(before.stdout).length);
     });
 
     it('ii job logs --follow on another machine gets a running job’s lines through the store’s watch, to its end', async () => {

@@ -93,5 +93,52 @@ describe.skipIf(!server)(
         await stop();
       }
     });
+
+    it('a batch whose append committed but whose reply was lost is stored once, with another appender of the job between', async () => {
+      const warnings: string[] = [];
+      let lose = 0; // appends to commit and then fail, as a reply lost with the connection
+      let fail = 0; // appends to fail before reaching the store
+      const store = {
+        append: async (jobId: string, stream: string, lines: readonly string[]) => {
+          if (fail > 0) {
+            fail--;
+            throw new Error('Connection terminated unexpectedly');
+          }
+          const seq = await writer.logs.append(jobId, stream, lines);
+          if (lose > 0) {
+            lose--;
+            // Another machine (a landing) appends to the job before the resend.
+            await reader.logs.append(jobId, 'events', ['{"landing":"elsewhere"}']);
+            throw new Error('Connection terminated unexpectedly');
+          }
+          return seq;
+        },
+        read: writer.logs.read.bind(writer.logs),
+      };
+      const shipper = new LogShipper({ store, warn: (m) => warnings.push(m), flushMs: 5, retryMs: 20 });
+      shipper.event('job2', '{"n":1}');
+      shipper.add('job2', 'transcript:a', ['t1', 't2']);
+      await waitFor(() => shipper.waiting === 0, 'the first lines sent', 30_000);
+      lose = 1;
+      shipper.event('job2', '{"n":2}');
+      shipper.event('job2', '{"n":3}');
+      await waitFor(() => shipper.waiting === 0 && lose === 0, 'the lost reply resent', 30_000);
+      // A batch that never reached the store is sent again, once.
+      fail = 1;
+      shipper.event('job2', '{"n":4}');
+      expect(await shipper.close(30_000)).toBe(0);
+      const stored = await writer.logs.read('job2');
+      expect(stored.map((l) => l.line)).toEqual([
+        '{"n":1}',
+        't1',
+        't2',
+        '{"n":2}',
+        '{"n":3}',
+        '{"landing":"elsewhere"}',
+        '{"n":4}',
+      ]);
+      expect(stored.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(warnings.some((w) => /could not take job job2's log lines/.test(w))).toBe(true);
+    });
   },
 );

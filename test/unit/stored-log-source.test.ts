@@ -6,7 +6,7 @@ import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readJobRecord } from '../../src/dashboard/io/record.js';
-import { StoredJobLog, StoredStreamTail } from '../../src/job-log/store-source.js';
+import { StoredJobLog, StoredStreamTail, storedEventsAreTheRecord } from '../../src/job-log/store-source.js';
 import { JobEvent } from '../../src/model/event.js';
 import { openStateStore } from '../../src/state/index.js';
 import { JsonLinesTail } from '../../src/state/jsonl.js';
@@ -89,5 +89,33 @@ describe('the store’s copy of a job’s log', () => {
     expect(fromStore).toEqual(fromFiles);
     expectNoControl(fromStore.log.join('\n'), 'the record from the store');
     expectNoSecret(fromStore.log.join('\n'), 'the record from the store');
+  });
+
+  it('is read where the events file here is not the whole log: no file, another host’s job, or fewer lines', () => {
+    const job = { id: 'j2', host: 'here' } as Parameters<typeof storedEventsAreTheRecord>[1];
+    const log = new StoredJobLog('j2');
+    expect(storedEventsAreTheRecord(dir, job, null, 'here')).toBe(false);
+    expect(storedEventsAreTheRecord(dir, job, log, 'here')).toBe(true); // no file
+    both(log, eventsFile(dir, 'j2'), 'events', [
+      ev({ type: 'info', message: 'one' }),
+      ev({ type: 'info', message: 'two' }),
+    ]);
+    expect(storedEventsAreTheRecord(dir, job, log, 'here')).toBe(false); // the file is the whole of it
+    expect(storedEventsAreTheRecord(dir, job, log, 'elsewhere')).toBe(true); // the job ran on another host
+    // A landing on another machine added a line to the store's copy only.
+    log.events.push(ev({ type: 'info', message: 'landed on main' }));
+    expect(storedEventsAreTheRecord(dir, job, log, 'here')).toBe(true);
+    // And a record read from it has that line, after the rest.
+    const store = openStateStore({ dir });
+    const todo = store.todos.create('r', { title: 't' });
+    const j = store.jobs.create('r', { todo_id: todo.id });
+    store.close();
+    const mine = new StoredJobLog(j.id);
+    both(mine, eventsFile(dir, j.id), 'events', [ev({ type: 'info', message: 'ran here' })]);
+    mine.events.push(ev({ type: 'info', message: 'landed elsewhere' }));
+    const text = readJobRecord(dir, { ...j, host: 'not-this-host-at-all' }, mine).log.join('\n');
+    expect(text).toContain('ran here');
+    expect(text).toContain('landed elsewhere');
+    expect(readJobRecord(dir, j, null).log.join('\n')).not.toContain('landed elsewhere');
   });
 });

@@ -6,7 +6,7 @@
 // made again after a loss: a server away at the start or mid-job costs a
 // warning and a wait, never the job or a line of its local files.
 import { LogShipper } from '../../state/log-shipper.js';
-import { setLogMirror } from '../../state/log-mirror.js';
+import { logMirror, setLogMirror } from '../../state/log-mirror.js';
 import { databaseUrl, openAsyncStateStore } from '../../state/open-async.js';
 import type { AsyncStateStore } from '../../state/async-api.js';
 
@@ -33,15 +33,20 @@ export function shipJobLogs(dir: string, warn: (message: string) => void): LogSh
       throw err;
     }));
   const shipper = new LogShipper({
-    store: { append: async (jobId, stream, lines) => (await store()).logs.append(jobId, stream, lines) },
+    store: {
+      append: async (jobId, stream, lines) => (await store()).logs.append(jobId, stream, lines),
+      read: async (jobId, o) => (await store()).logs.read(jobId, o),
+    },
     warn,
   });
+  // Inside withStore's mirror (mirrorJobLogs): that one takes the lines again once this one ends.
+  const outer = logMirror();
   setLogMirror(shipper);
   return {
     shipper,
     async close() {
       await shipper.close();
-      setLogMirror(null);
+      setLogMirror(outer);
       if (process.env.II_LOG_SHIP_STATS) {
         // Figures for the tests and measurements: the connection (made with the first batch) apart.
         const { batches, lines, failures } = shipper.stats;
@@ -53,6 +58,28 @@ export function shipJobLogs(dir: string, warn: (message: string) => void): LogSh
       const s = opening;
       opening = null;
       if (s) await (await s.catch(() => null))?.close();
+    },
+  };
+}
+
+/**
+ * The log mirror of a command on the shared store (cli/context.ts withStore):
+ * the job events it appends (a landing's, an abandon's, a dead runner's
+ * `finished`) are sent over `store`, so the store keeps each job's whole log
+ * wherever it is written. Null when a mirror is installed already (a nested
+ * withStore). close() sends what is left (trying for up to 10 s) and removes it.
+ */
+export function mirrorJobLogs(
+  store: AsyncStateStore,
+  warn: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`),
+): { close(): Promise<void> } | null {
+  if (logMirror() !== null) return null;
+  const shipper = new LogShipper({ store: store.logs, warn });
+  setLogMirror(shipper);
+  return {
+    async close() {
+      await shipper.close();
+      if (logMirror() === shipper) setLogMirror(null);
     },
   };
 }

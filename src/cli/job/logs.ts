@@ -2,9 +2,8 @@
 // output: secrets are redacted and control characters escaped in the text
 // (src/text/shown.ts) and in the --json entries (redactDeep, terminalJson);
 // the events after each turn are shown as src/job-log/event-text.ts renders them.
-import { existsSync } from 'node:fs';
 import { jobEvents, jobLogLines, testLogLines } from '../../job-log/log-lines.js';
-import type { StoredJobLog } from '../../job-log/store-source.js';
+import { storedEventsAreTheRecord, type StoredJobLog } from '../../job-log/store-source.js';
 import type { Job } from '../../model/job.js';
 import { readJsonLines, skippedWarning } from '../../state/jsonl.js';
 import { eventsFile } from '../../state/paths.js';
@@ -66,9 +65,9 @@ export function printJobLogs(
     }
     return;
   }
-  const local = o.stateDir && existsSync(eventsFile(o.stateDir, job.id));
+  const fromStore = o.stateDir ? storedEventsAreTheRecord(o.stateDir, job, o.stored) : Boolean(o.stored);
   const log =
-    !local && o.stored
+    fromStore && o.stored
       ? o.stored.parsedEvents()
       : o.stateDir
         ? jobEvents(o.stateDir, job.id)
@@ -78,7 +77,7 @@ export function printJobLogs(
     out.write(
       (l.kind === 'header' ? o.st.bold(l.text) : l.kind === 'dim' ? o.st.dim(l.text) : l.text) + '\n',
     );
-  const where = !local && o.stored ? `the shared store's events of job ${job.id}` : null;
+  const where = fromStore ? `the shared store's events of job ${job.id}` : null;
   const skipped = o.stateDir
     ? skippedWarning(where ?? eventsFile(o.stateDir, job.id), log.skipped, 'an event')
     : null;

@@ -1,7 +1,15 @@
 // The shared store's copy of a job's log, for `ii job logs` of a job whose
-// files are not on this machine (it ran on another): read only when the
-// store is shared (II_DATABASE_URL) and some of the job's files are missing.
-import { logFilesMissing, readStoredLog, type StoredJobLog } from '../../job-log/store-source.js';
+// files are not on this machine (it ran on another), or whose events file
+// here is not the whole log (a landing or an abandon on another machine
+// added to it in the store): read only when the store is shared (II_DATABASE_URL).
+import { hostname } from 'node:os';
+import {
+  logFilesMissing,
+  readStoredEvents,
+  readStoredLog,
+  storedEventsAreTheRecord,
+  type StoredJobLog,
+} from '../../job-log/store-source.js';
 import type { Job } from '../../model/job.js';
 import { databaseUrl, openAsyncStateStore } from '../../state/open-async.js';
 
@@ -12,11 +20,17 @@ export async function storedLogIfNeeded(
   warn: (message: string) => void,
 ): Promise<StoredJobLog | null> {
   const url = databaseUrl();
-  if (url === null || !logFilesMissing(stateDir, job)) return null;
+  if (url === null) return null;
+  // Its files all here: the store's events only, and only where they have
+  // more than the file (a landing or an abandon on another machine).
+  const whole = logFilesMissing(stateDir, job) || (job.host !== null && job.host !== hostname());
+  if (!whole && job.status === 'active') return null; // written here as it runs: the file is the record
   try {
     const store = await openAsyncStateStore({ dir: stateDir, url });
     try {
-      return await readStoredLog(store.logs, job.id);
+      if (whole) return await readStoredLog(store.logs, job.id);
+      const events = await readStoredEvents(store.logs, job.id);
+      return storedEventsAreTheRecord(stateDir, job, events) ? events : null;
     } finally {
       await store.close();
     }
