@@ -168,7 +168,7 @@ async function landJobIn(input: LandInput): Promise<LandResult> {
   const progress = input.onProgress ?? (() => {});
   const { base, final } = landable(job);
   // A job run on another machine: its commits come from the shared remote first.
-  await fetchJobCommits(input.vcs, repo.root, job, [base, final], () => jobFetchRemote(input.config, job));
+  await fetchJobCommits(input.vcs, repo.root, job, [base, final], () => jobFetchRemote(input.config, job, repo.root));
   if (!(await input.vcs.isAncestor(repo.root, base, final)))
     throw new LandRefused(
       `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(base)} (or is missing from this repository): it cannot be landed.`,
