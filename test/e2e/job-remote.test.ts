@@ -298,4 +298,41 @@ describe('git across machines', () => {
     expect(r.stderr).toContain('[remote] push = true, but this repository has no remote named origin');
     expect(r.stderr).toContain('git remote add origin');
   });
+
+  it('ii job land --continue after a git pull (another machine landed while the conflict waited) lands on the pulled branch and pushes it', () => {
+    f.setup(['test -f README.md'], { job: `${PUSH_ON}\n[land]\non-conflict = "stop"\n` });
+    const bare = sharedRemote();
+    const id = runJob({
+      implement: [{ actions: [write('README.md', '# from the job\n')] }],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Job work' }] }],
+    });
+    writeFileSync(join(f.repo, 'README.md'), '# from main\n');
+    f.git('-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qam', 'main edits the same line');
+    f.git('push', '-q', 'origin', 'main');
+    const stopped = f.run(['job', 'land', id]);
+    expect(stopped.code).toBe(2);
+    expect(stopped.stderr).toContain('stopped in a conflict');
+    const ws = (f.show(id) as unknown as { land_conflict: { worktree: string } }).land_conflict.worktree;
+
+    // Meanwhile another machine lands on the shared main, and this one pulls it.
+    const other = join(f.tmp.path, 'other');
+    git(f.tmp.path, 'clone', '-q', bare, other);
+    writeFileSync(join(other, 'theirs.txt'), 'landed elsewhere\n');
+    git(other, 'add', 'theirs.txt');
+    git(other, '-c', 'user.name=r', '-c', 'user.email=r@x', 'commit', '-qm', 'another machine');
+    git(other, 'push', '-q', 'origin', 'HEAD:main');
+    const theirs = git(other, 'rev-parse', 'HEAD');
+    f.git('pull', '-q', '--ff-only', 'origin', 'main');
+
+    writeFileSync(join(ws, 'README.md'), '# from main and the job\n');
+    f.git('-C', ws, 'add', 'README.md');
+    const done = f.run(['job', 'land', id, '--continue']);
+    expect(done.code, done.stderr).toBe(0);
+    const landed = f.git('rev-parse', 'main').trim();
+    expect(git(bare, 'rev-parse', 'main')).toBe(landed);
+    expect(git(bare, 'rev-parse', `${landed}^`)).toBe(theirs);
+    expect(readFileSync(join(f.repo, 'README.md'), 'utf8')).toBe('# from main and the job\n');
+    expect(readFileSync(join(f.repo, 'theirs.txt'), 'utf8')).toBe('landed elsewhere\n');
+    expect((f.show(id) as unknown as { landed: { commit: string } | null }).landed?.commit).toBe(landed);
+  });
 });
