@@ -8,6 +8,7 @@ import type { Config } from '../model/config.js';
 import type { Job } from '../model/job.js';
 import { fetchRemote, type RemoteSpec } from '../model/remote.js';
 import { databaseUrl } from '../state/open-async.js';
+import { hasRemoteSync } from '../vcs/remote-config.js';
 import type { RemoteVcs } from '../vcs/remote-vcs.js';
 
 /**
@@ -49,6 +50,6 @@ export async function fetchJobCommits(
 }
 
 /** Where this process fetches `job`'s refs from when it lacks them, or null (src/model/remote.ts). */
-export function jobFetchRemote(config: Config, job: Job): RemoteSpec | null {
-  return fetchRemote(config, databaseUrl() !== null, job.host, hostname());
+export function jobFetchRemote(config: Config, job: Job, root: string): RemoteSpec | null {
+  return fetchRemote(config, databaseUrl() !== null, job.host, hostname(), hasRemoteSync(root));
 }

@@ -7,14 +7,17 @@ import { asDiskFull, DiskFullError, UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
 import { claimRefusal } from '../model/backlog.js';
 import type { Job } from '../model/job.js';
+import { jobRefsRemote } from '../model/remote.js';
 import type { Session } from '../model/session.js';
 import type { Todo } from '../model/todo.js';
 import type { AsyncStateStore } from '../state/async-api.js';
 import { shortId } from '../state/ids.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
+import { databaseUrl } from '../state/open-async.js';
 import type { Base, Vcs } from '../vcs/vcs.js';
 import { newChangeId } from '../vcs/change-id.js';
+import { hasRemoteSync } from '../vcs/remote-config.js';
 import type { Config } from '../model/config.js';
 import { requireSandbox } from '../proc/sandbox/sandbox.js';
 import { cleanUpDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from './dead-runner.js';
@@ -103,6 +106,8 @@ async function checked(
   resolving.catch(() => {});
   requireTestCommands(input.config);
   requireSandbox(input.config);
+  // [remote] push = true with no such remote: refused now, not a warning at every push.
+  jobRefsRemote(input.config, databaseUrl() !== null, hasRemoteSync(input.repo.root));
   new Prompts(input.repo.root).loadAll();
   const agent = deps.resolveAgent(input.config, input.agent);
   const base = await resolving;

@@ -53,6 +53,7 @@ import { redact } from '../text/redact.js';
 import { WorkspaceRedirected } from '../vcs/worktree-link.js';
 import { newChangeId } from '../vcs/change-id.js';
 import { jobRefsRemote } from '../model/remote.js';
+import { hasRemoteSync } from '../vcs/remote-config.js';
 import { databaseUrl } from '../state/open-async.js';
 import { RefPusher } from './ref-pusher.js';
 
@@ -167,7 +168,9 @@ export class JobRunner {
             agent: opts.agent,
           });
     const remote =
-      opts.refsRemote !== undefined ? opts.refsRemote : jobRefsRemote(opts.config, databaseUrl() !== null);
+      opts.refsRemote !== undefined
+        ? opts.refsRemote
+        : jobRefsRemote(opts.config, databaseUrl() !== null, hasRemoteSync(opts.repoRoot));
     this.pusher = remote
       ? new RefPusher(opts.vcs, opts.repoRoot, remote, (type, message) =>
           type === 'info' ? this.event({ type, message }) : this.warn(message),

@@ -168,7 +168,9 @@ async function landJobIn(input: LandInput): Promise<LandResult> {
   const progress = input.onProgress ?? (() => {});
   const { base, final } = landable(job);
   // A job run on another machine: its commits come from the shared remote first.
-  await fetchJobCommits(input.vcs, repo.root, job, [base, final], () => jobFetchRemote(input.config, job));
+  await fetchJobCommits(input.vcs, repo.root, job, [base, final], () =>
+    jobFetchRemote(input.config, job, repo.root),
+  );
   if (!(await input.vcs.isAncestor(repo.root, base, final)))
     throw new LandRefused(
       `job ${job.id}'s final commit ${short(final)} is not on top of its base ${short(base)} (or is missing from this repository): it cannot be landed.`,
@@ -322,8 +324,22 @@ async function landIn(input: LandInput, l: Landing): Promise<LandResult> {
   let attempts: number;
   let remote: RemoteTarget | null;
   try {
+    // Where the target is now: a continued landing's tip was recorded when
+    // its conflict stopped, and the person may have pulled since (as a
+    // refusal tells them to). The remote is checked against this tip, and
+    // what is pushed is built on it: the resolved commits go onto it first,
+    // so a push never leaves out what the pull brought.
+    const here = (await input.vcs.branchTip(repo.root, l.onto)) ?? l.tip;
+    if (here !== tip) {
+      if (pending) {
+        base = tip;
+        head = pending;
+        pending = null;
+      }
+      tip = here;
+    }
     // Where the shared remote's branch is, before anything is done ([land] push).
-    remote = await remoteTarget(input, l.onto, l.tip);
+    remote = await remoteTarget(input, l.onto, tip);
     for (attempts = 1; attempts <= max; attempts++) {
       let next: string;
       if (pending) {

@@ -8,6 +8,7 @@
 // local move that then fails puts the remote back (with a lease again).
 import { landingRemote, type RemoteSpec } from '../model/remote.js';
 import { databaseUrl } from '../state/open-async.js';
+import { hasRemoteSync } from '../vcs/remote-config.js';
 import type { LandInput } from './input.js';
 import { LandRefused, short } from './plan.js';
 
@@ -25,7 +26,7 @@ type Input = Pick<LandInput, 'config' | 'repo' | 'job' | 'vcs'>;
  * be asked or holds commits the local branch has not.
  */
 export async function remoteTarget(input: Input, onto: string, tip: string): Promise<RemoteTarget | null> {
-  const remote = landingRemote(input.config, databaseUrl() !== null);
+  const remote = landingRemote(input.config, databaseUrl() !== null, hasRemoteSync(input.repo.root));
   if (!remote) return null;
   const { root } = input.repo;
   const r = await input.vcs.remoteBranchTip(root, remote, onto);
@@ -44,7 +45,13 @@ export async function remoteTarget(input: Input, onto: string, tip: string): Pro
   return { remote, expected: r.sha };
 }
 
-/** Moves the remote's branch to `next` if it is still where the landing found it; refused (nothing changed) when not. */
+/**
+ * Moves the remote's branch to `next` if it is still where the landing found
+ * it; refused when not. A push that fails otherwise (a timeout, a dropped
+ * connection) may still have been taken: the remote is asked again, and the
+ * landing goes on when it holds `next`; "nothing was changed" is said only
+ * once the remote is seen where the landing found it.
+ */
 export async function pushLanded(input: Input, onto: string, next: string, t: RemoteTarget): Promise<void> {
   const p = await input.vcs.pushBranchWithLease(input.repo.root, t.remote, onto, next, t.expected);
   if (p.ok) return;
@@ -54,9 +61,28 @@ export async function pushLanded(input: Input, onto: string, next: string, t: Re
         `Nothing was changed, on the remote or here. Bring ${onto} up to date (git pull --ff-only ${t.remote.name} ${onto}), then run ii job land ${input.job.id} again.`,
       'remote',
     );
+  // Bounded by the remote's timeout, as the push was.
+  const now = await input.vcs.remoteBranchTip(input.repo.root, t.remote, onto);
+  if (now.ok && now.sha === next) return; // taken, only its answer was lost: the local move follows
+  const failed = `pushing ${onto} to the remote ${t.remote.name} failed:\n${p.detail}\n`;
+  if (!now.ok)
+    throw new LandRefused(
+      failed +
+        `Whether the remote took the push is not known: asking it again failed too (${now.detail.split('\n')[0]}). ` +
+        `${onto} here is not moved and job ${input.job.id} is not landed. Once the remote answers, run git ls-remote ${t.remote.name} refs/heads/${onto}: ` +
+        `at ${short(next)}, the landing is on the remote (bring ${onto} here up to date: git pull --ff-only ${t.remote.name} ${onto}); ` +
+        `${t.expected ? `at ${short(t.expected)}` : 'absent'}, nothing was changed (run ii job land ${input.job.id} again).`,
+      'remote',
+    );
+  if (now.sha === t.expected)
+    throw new LandRefused(
+      `${failed}The remote's ${onto} is still ${t.expected ? `at ${short(t.expected)}` : 'absent'}, so nothing was changed, on the remote or here. ` +
+        `Fix what the remote said, or land on this clone only with [land] push = false.`,
+      'remote',
+    );
   throw new LandRefused(
-    `pushing ${onto} to the remote ${t.remote.name} failed, so nothing was changed:\n${p.detail}\n` +
-      `Fix what the remote said, or land on this clone only with [land] push = false.`,
+    `${failed}The remote's ${onto} is now ${now.sha ? `at ${short(now.sha)}` : 'deleted'}: another machine landed or pushed, not this landing. ` +
+      `Nothing was changed here. Bring ${onto} up to date (git pull --ff-only ${t.remote.name} ${onto}), then run ii job land ${input.job.id} again.`,
     'remote',
   );
 }

@@ -99,3 +99,8 @@ export function remoteUrlSync(root: string, name: string): string | null {
   const r = gitSync(root, ['config', '--get', `remote.${name}.url`], { keepGitEnv: true });
   return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
+
+/** Whether the repository at `root` has a remote named `name` (its URL set): model/remote.ts's HasRemote. */
+export function hasRemoteSync(root: string): (name: string) => boolean {
+  return (name) => remoteUrlSync(root, name) !== null;
+}

@@ -12,7 +12,7 @@
 // lost changes nothing, here or there, and one whose local move is refused
 // puts the remote back.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActions } from '../../src/dashboard/io/actions.js';
@@ -252,5 +252,87 @@ describe('git across machines', () => {
     expect(r.stderr).toContain('Nothing was changed');
     expect(git(bare, 'rev-parse', 'main')).toBe(theirs);
     expect(f.git('rev-parse', 'main').trim()).toBe(main);
+  });
+
+  /** A hook in the shared remote that holds every push past the remote's timeout (the push is then ended). */
+  function slowHook(bare: string, hook: 'pre-receive' | 'post-receive'): void {
+    const path = join(bare, 'hooks', hook);
+    writeFileSync(path, '#!/bin/sh\ncat >/dev/null\nsleep 30\n');
+    chmodSync(path, 0o755);
+  }
+  const SLOW = '\n[remote]\npush = true\ntimeout-seconds = 3\n';
+
+  it("a landing push that times out after the remote took it (its post-receive hook is slow) is a landing: the remote's branch moved, so this one moves too", () => {
+    f.setup(['test -f README.md'], { job: SLOW });
+    const bare = sharedRemote();
+    const id = runJob();
+    // Only now: the job's ref pushes are not held.
+    slowHook(bare, 'post-receive');
+    const r = f.run(['job', 'land', id, '--no-test']);
+    expect(r.code, r.stderr).toBe(0);
+    const landed = f.git('rev-parse', 'main').trim();
+    expect(git(bare, 'rev-parse', 'main')).toBe(landed);
+    expect(existsSync(join(f.repo, 'hello.txt'))).toBe(true);
+    expect((f.show(id) as unknown as { landed: { commit: string } | null }).landed?.commit).toBe(landed);
+  });
+
+  it('a landing push that times out before the remote took it (its pre-receive hook is slow) says nothing was changed only once the remote is seen unmoved', () => {
+    f.setup(['test -f README.md'], { job: SLOW });
+    const bare = sharedRemote();
+    const id = runJob();
+    const main = f.git('rev-parse', 'main').trim();
+    slowHook(bare, 'pre-receive');
+    const r = f.run(['job', 'land', id, '--no-test']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('pushing main to the remote origin failed');
+    expect(r.stderr).toContain(`The remote's main is still at ${main.slice(0, 10)}, so nothing was changed`);
+    expect(git(bare, 'rev-parse', 'main')).toBe(main);
+    expect(f.git('rev-parse', 'main').trim()).toBe(main);
+    expect((f.show(id) as unknown as { landed: unknown }).landed).toBeNull();
+  });
+
+  it('[remote] push = true in a repository with no such remote is refused before a job starts', () => {
+    f.setup(['test -f README.md'], { job: PUSH_ON });
+    const r = f.run(['job', 'do', '--title', 'greet'], f.scenario('job', TWO_ITERATIONS));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('[remote] push = true, but this repository has no remote named origin');
+    expect(r.stderr).toContain('git remote add origin');
+  });
+
+  it('ii job land --continue after a git pull (another machine landed while the conflict waited) lands on the pulled branch and pushes it', () => {
+    f.setup(['test -f README.md'], { job: `${PUSH_ON}\n[land]\non-conflict = "stop"\n` });
+    const bare = sharedRemote();
+    const id = runJob({
+      implement: [{ actions: [write('README.md', '# from the job\n')] }],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Job work' }] }],
+    });
+    writeFileSync(join(f.repo, 'README.md'), '# from main\n');
+    f.git('-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qam', 'main edits the same line');
+    f.git('push', '-q', 'origin', 'main');
+    const stopped = f.run(['job', 'land', id]);
+    expect(stopped.code).toBe(2);
+    expect(stopped.stderr).toContain('stopped in a conflict');
+    const ws = (f.show(id) as unknown as { land_conflict: { worktree: string } }).land_conflict.worktree;
+
+    // Meanwhile another machine lands on the shared main, and this one pulls it.
+    const other = join(f.tmp.path, 'other');
+    git(f.tmp.path, 'clone', '-q', bare, other);
+    writeFileSync(join(other, 'theirs.txt'), 'landed elsewhere\n');
+    git(other, 'add', 'theirs.txt');
+    git(other, '-c', 'user.name=r', '-c', 'user.email=r@x', 'commit', '-qm', 'another machine');
+    git(other, 'push', '-q', 'origin', 'HEAD:main');
+    const theirs = git(other, 'rev-parse', 'HEAD');
+    f.git('pull', '-q', '--ff-only', 'origin', 'main');
+
+    writeFileSync(join(ws, 'README.md'), '# from main and the job\n');
+    f.git('-C', ws, 'add', 'README.md');
+    const done = f.run(['job', 'land', id, '--continue']);
+    expect(done.code, done.stderr).toBe(0);
+    const landed = f.git('rev-parse', 'main').trim();
+    expect(git(bare, 'rev-parse', 'main')).toBe(landed);
+    expect(git(bare, 'rev-parse', `${landed}^`)).toBe(theirs);
+    expect(readFileSync(join(f.repo, 'README.md'), 'utf8')).toBe('# from main and the job\n');
+    expect(readFileSync(join(f.repo, 'theirs.txt'), 'utf8')).toBe('landed elsewhere\n');
+    expect((f.show(id) as unknown as { landed: { commit: string } | null }).landed?.commit).toBe(landed);
   });
 });

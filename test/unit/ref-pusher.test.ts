@@ -12,20 +12,41 @@ import type { RemoteOutcome } from '../../src/vcs/remote-vcs.js';
 const config = (toml: Record<string, unknown> = {}) => Config.parse(toml);
 
 describe('which remote, when', () => {
+  const has = () => true;
+  const none = () => false;
   it('off with the local store unless asked for; on with PostgreSQL unless turned off; landing follows unless set', () => {
-    expect(jobRefsRemote(config(), false)).toBeNull();
-    expect(landingRemote(config(), false)).toBeNull();
-    expect(jobRefsRemote(config(), true)).toEqual({ name: 'origin', timeoutMs: 60_000 });
-    expect(landingRemote(config(), true)).toEqual({ name: 'origin', timeoutMs: 60_000 });
+    expect(jobRefsRemote(config(), false, has)).toBeNull();
+    expect(landingRemote(config(), false, has)).toBeNull();
+    expect(jobRefsRemote(config(), true, has)).toEqual({ name: 'origin', timeoutMs: 60_000 });
+    expect(landingRemote(config(), true, has)).toEqual({ name: 'origin', timeoutMs: 60_000 });
     const on = config({ remote: { push: true, name: 'shared', 'timeout-seconds': 5 } });
-    expect(jobRefsRemote(on, false)).toEqual({ name: 'shared', timeoutMs: 5000 });
-    expect(jobRefsRemote(config({ remote: { push: false } }), true)).toBeNull();
-    expect(landingRemote(config({ remote: { push: true }, land: { push: false } }), true)).toBeNull();
-    expect(landingRemote(config({ land: { push: true } }), false)).not.toBeNull();
+    expect(jobRefsRemote(on, false, has)).toEqual({ name: 'shared', timeoutMs: 5000 });
+    expect(jobRefsRemote(config({ remote: { push: false } }), true, has)).toBeNull();
+    expect(landingRemote(config({ remote: { push: true }, land: { push: false } }), true, has)).toBeNull();
+    expect(landingRemote(config({ land: { push: true } }), false, has)).not.toBeNull();
     // A job another host ran is fetched for whatever this one pushes, unless sharing is turned off here.
-    expect(fetchRemote(config(), false, 'box-b', 'box-a')).not.toBeNull();
-    expect(fetchRemote(config(), false, 'box-a', 'box-a')).toBeNull();
-    expect(fetchRemote(config({ remote: { push: false } }), true, 'box-b', 'box-a')).toBeNull();
+    expect(fetchRemote(config(), false, 'box-b', 'box-a', has)).not.toBeNull();
+    expect(fetchRemote(config(), false, 'box-a', 'box-a', has)).toBeNull();
+    expect(fetchRemote(config({ remote: { push: false } }), true, 'box-b', 'box-a', has)).toBeNull();
+  });
+
+  it('the PostgreSQL default is on only where the repository has the remote; an explicit push = true without it is refused', () => {
+    // A repository with neither remote nor project (the README's "its path") lands and runs as on SQLite.
+    expect(jobRefsRemote(config(), true, none)).toBeNull();
+    expect(landingRemote(config(), true, none)).toBeNull();
+    const asked: string[] = [];
+    expect(
+      jobRefsRemote(config({ remote: { name: 'shared' } }), true, (n) => (asked.push(n), false)),
+    ).toBeNull();
+    expect(asked).toEqual(['shared']);
+    expect(() => jobRefsRemote(config({ remote: { push: true } }), false, none)).toThrow(
+      /\[remote\] push = true, but this repository has no remote named origin.*git remote add origin/,
+    );
+    expect(() => landingRemote(config({ land: { push: true } }), true, none)).toThrow(
+      /\[land\] push = true, but this repository has no remote named origin/,
+    );
+    // Turned off, nothing is asked of the repository.
+    expect(landingRemote(config({ land: { push: false } }), true, none)).toBeNull();
   });
 });
 

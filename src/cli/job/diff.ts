@@ -34,7 +34,7 @@ export async function jobDiff(id: string, o: DiffOptions): Promise<void> {
     repo.root,
     job,
     [ref.fromCommit, ref.commit.commit_id],
-    () => jobFetchRemote(configOrDefaults(repo.root, 'ii job diff'), job),
+    () => jobFetchRemote(configOrDefaults(repo.root, 'ii job diff'), job, repo.root),
     (remote) => process.stderr.write(`fetching job ${job.id}'s refs from the remote ${remote.name}…\n`),
   );
   const d = await loadIterationDiff(vcs, job, ref, [repo.root], {

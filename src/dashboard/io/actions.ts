@@ -363,7 +363,7 @@ export function createActions(deps: ActionDeps): Actions {
             root,
             job,
             [ref.fromCommit, ref.commit.commit_id],
-            async () => jobFetchRemote(await repoConfig(root), job),
+            async () => jobFetchRemote(await repoConfig(root), job, root),
           );
         loaded = await loadIterationDiff(vcs, job, ref, dirs);
       } catch (err) {
