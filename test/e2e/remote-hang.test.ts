@@ -149,4 +149,34 @@ describe('a remote that hangs', () => {
     // Not promised again: there is no next iteration.
     expect(warnings.some((w) => w.includes('tried again'))).toBe(false);
   });
+
+  it("kill -9 of a runner mid-push: the push's group was recorded for the job, and the next command that meets the dead runner ends it", async () => {
+    f.setup(['test -f README.md'], { job: PUSH_ON });
+    sharedRemote();
+    f.git('config', 'remote.origin.receivepack', hangScript());
+    const job = f.spawn(
+      ['job', 'do', '--title', 'greet'],
+      f.scenario('job', {
+        implement: [{ actions: [write('hello.txt', 'hello\n')] }],
+        review: [delay(600_000)],
+      }),
+    );
+    await waitFor(
+      () => leftBehind().some((p) => p.cmd.includes('hang.sh')),
+      `the push to hang (stderr: ${job.stderr()})`,
+      60_000,
+    );
+    const id = jobIdFrom(job.stderr());
+    job.child.kill('SIGKILL');
+    await job.exit;
+    // The scripted agent is ended by the same cleanup (its group is recorded too): what is checked is the push.
+    const r = f.run(['job', 'list']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`job ${id} failed \\(its runner was gone\\)`));
+    await waitFor(
+      () => leftBehind().length === 0,
+      `nothing left running: ${JSON.stringify(leftBehind())}`,
+      10_000,
+    );
+  });
 });
