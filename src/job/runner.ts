@@ -106,6 +106,8 @@ export class JobRunner {
   private readonly prompts: Prompts;
   private readonly testCommands: string[];
   private readonly abort = new AbortController();
+  /** Aborted by cancel() only (abort above also ends every normal run): the ref pusher stops waiting on the remote. */
+  private readonly cancelled = new AbortController();
   private stopRequest: Stopped | null = null;
   private current: AgentSession | null = null;
   /** The first implement agent, starting while the baseline tests run, until its turn takes it. */
@@ -172,8 +174,13 @@ export class JobRunner {
         ? opts.refsRemote
         : jobRefsRemote(opts.config, databaseUrl() !== null, hasRemoteSync(opts.repoRoot));
     this.pusher = remote
-      ? new RefPusher(opts.vcs, opts.repoRoot, remote, (type, message) =>
-          type === 'info' ? this.event({ type, message }) : this.warn(message),
+      ? new RefPusher(
+          opts.vcs,
+          opts.repoRoot,
+          remote,
+          (type, message) => (type === 'info' ? this.event({ type, message }) : this.warn(message)),
+          // Recorded for the job: a runner killed outright leaves its push to the dead-runner cleanup.
+          { signal: this.cancelled.signal, record: { recorder: this.recordGroup, label: 'git push' } },
         )
       : null;
     // Parse every template now: a broken override fails before any agent runs.
@@ -207,6 +214,7 @@ export class JobRunner {
       opts.reason ?? (status === 'abandoned' ? 'abandoned' : 'cancelled'),
     );
     this.abort.abort();
+    this.cancelled.abort();
     void this.current?.cancel().catch(() => {});
   }
 
@@ -258,13 +266,14 @@ export class JobRunner {
     await this.stopTimers();
     this.abort.abort(); // whatever test process group is left goes now
     await this.closeEarly(); // a job that ended before its first turn
+    // The last push lands before the end is recorded: a job seen finished elsewhere has its commits on the remote.
+    // Before the recorded groups are ended below: the push in flight is one of them.
+    await this.pusher?.settle();
     // Anything still recorded (a group that outlived its stop) goes before
     // the workspace is released: the next job must not share it.
     await endRecordedGroups(store, { job_id: jobId }).catch(() => {});
     // And what left its group (setsid) but works in the workspace or names the job.
     await this.endStrays();
-    // The last push lands before the end is recorded: a job seen finished elsewhere has its commits on the remote.
-    await this.pusher?.settle();
     let job: Job;
     try {
       job = await recordDespiteFullDisk(store, () => store.jobs.finish(jobId, outcome.end, outcome.reason));

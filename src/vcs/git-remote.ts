@@ -8,7 +8,7 @@
 import type { RemoteSpec } from '../model/remote.js';
 import { redact, REDACTED } from '../text/redact.js';
 import { gitRaw, type GitResult } from './git-run.js';
-import type { LeasePush, RemoteOutcome, RemoteTip } from './remote-vcs.js';
+import type { LeasePush, PushControl, RemoteOutcome, RemoteTip } from './remote-vcs.js';
 
 const CHANGE_REFS = 'refs/incrementum/changes';
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -38,8 +38,13 @@ function remoteName(remote: RemoteSpec): string {
 }
 
 /** Runs a git command that talks to a remote: bounded, in its own process group. */
-function talk(root: string, remote: RemoteSpec, args: string[]): Promise<GitResult> {
-  return gitRaw(root, args, { timeoutMs: remote.timeoutMs, group: true });
+function talk(
+  root: string,
+  remote: RemoteSpec,
+  args: string[],
+  control: PushControl = {},
+): Promise<GitResult> {
+  return gitRaw(root, args, { timeoutMs: remote.timeoutMs, group: true, ...control });
 }
 
 /** What a failed command said, on one line or a few, credentials taken out. */
@@ -67,6 +72,7 @@ async function push(
   options: string[],
   refspecs: string[],
   hooks: 'run-hooks' | 'no-verify',
+  control?: PushControl,
 ): Promise<GitResult> {
   const args = (atomic: boolean) => [
     'push',
@@ -80,8 +86,9 @@ async function push(
     remoteName(remote),
     ...refspecs,
   ];
-  const r = await talk(root, remote, args(true));
-  if (r.code !== 0 && /does not support --atomic/i.test(r.stderr)) return talk(root, remote, args(false));
+  const r = await talk(root, remote, args(true), control);
+  if (r.code !== 0 && /does not support --atomic/i.test(r.stderr))
+    return talk(root, remote, args(false), control);
   return r;
 }
 
@@ -89,10 +96,11 @@ export async function pushChangeRefs(
   root: string,
   remote: RemoteSpec,
   changeIds: readonly string[],
+  control?: PushControl,
 ): Promise<RemoteOutcome> {
   if (changeIds.length === 0) return { ok: true };
   try {
-    const r = await push(root, remote, [], changeRefspecs(changeIds), 'no-verify');
+    const r = await push(root, remote, [], changeRefspecs(changeIds), 'no-verify', control);
     return r.code === 0 ? { ok: true } : { ok: false, detail: detail(r) };
   } catch (err) {
     return { ok: false, detail: scrubRemoteText((err as Error).message) };

@@ -3,6 +3,7 @@
 // point our commands at the user's checkout.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { startTicks, trackGroup } from './git-groups.js';
 import { decodeBytes } from '../text/bytes.js';
 
 export interface GitResult {
@@ -64,6 +65,13 @@ export function gitEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Records a process group for a job (src/proc/recorded.ts's GroupRecorder is one). */
+export type GitGroupRecorder = (
+  pgid: number,
+  label: string,
+  leaderStart?: number | null,
+) => { forget(): Promise<void> };
+
 export interface GitOptions {
   input?: string;
   env?: NodeJS.ProcessEnv;
@@ -75,6 +83,13 @@ export interface GitOptions {
    * receive-pack) that would outlive git killed alone.
    */
   group?: boolean;
+  /**
+   * With `group`: the group is recorded for a job while it runs, so that
+   * the cleanup after a runner killed outright (kill -9) ends it.
+   */
+  record?: { recorder: GitGroupRecorder; label: string };
+  /** Aborting kills git (its whole group with `group`); the result then has code -1 and says so. */
+  signal?: AbortSignal;
   /**
    * Runs just before git is spawned: when it throws, git is not run and the
    * call rejects with its error (a workspace whose .git was repointed). The
@@ -102,43 +117,61 @@ function argv(cwd: string, args: string[], o: GitOptions): string[] {
 /** Runs git in `cwd` and resolves with its output whatever the exit code. */
 export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
+    if (o.signal?.aborted) return resolve({ code: -1, stdout: '', stderr: 'cancelled' });
     const child = spawn('git', argv(cwd, args, o), {
       cwd,
       env: gitEnv(o.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: o.group === true,
     });
-    let timedOut = false;
-    const timer =
-      o.timeoutMs === undefined
-        ? null
-        : setTimeout(() => {
-            timedOut = true;
-            if (o.group && child.pid !== undefined)
-              try {
-                process.kill(-child.pid, 'SIGKILL');
-              } catch {
-                child.kill('SIGKILL');
-              }
-            else child.kill('SIGKILL');
-          }, o.timeoutMs);
+    const pgid = o.group === true ? child.pid : undefined;
+    // Taken now, while git cannot have been reaped: the group's identity for every later signal.
+    const leaderStart = pgid !== undefined ? startTicks(pgid) : null;
+    // Ended with this process too (exit, Ctrl-C): out of the terminal's group, nothing else would.
+    const untrack = pgid !== undefined ? trackGroup(pgid, leaderStart) : null;
+    const recorded =
+      pgid !== undefined && o.record ? o.record.recorder(pgid, o.record.label, leaderStart) : null;
+    let ended: 'timeout' | 'cancelled' | null = null;
+    const kill = (why: 'timeout' | 'cancelled') => {
+      ended ??= why;
+      try {
+        if (pgid === undefined) child.kill('SIGKILL');
+        else process.kill(-pgid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const timer = o.timeoutMs === undefined ? null : setTimeout(() => kill('timeout'), o.timeoutMs);
+    const onAbort = () => kill('cancelled');
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      if (timer) clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
+      untrack?.();
+      void recorded?.forget();
+    };
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => {
-      if (timer) clearTimeout(timer);
+      done();
       reject(spawnError(e, cwd, args));
     });
     child.stdin.on('error', () => {});
     child.stdin.end(o.input ?? '');
     child.on('close', (code) => {
-      if (timer) clearTimeout(timer);
+      done();
       resolve({
-        code: timedOut ? -1 : (code ?? -1),
+        code: ended ? -1 : (code ?? -1),
         // A file name need not be UTF-8: its other bytes are kept, not made U+FFFD (bytes.ts).
         stdout: decodeBytes(Buffer.concat(out)),
-        stderr: timedOut ? `timed out after ${o.timeoutMs! / 1000}s` : decodeBytes(Buffer.concat(err)),
+        stderr:
+          ended === 'timeout'
+            ? `timed out after ${o.timeoutMs! / 1000}s`
+            : ended === 'cancelled'
+              ? 'cancelled'
+              : decodeBytes(Buffer.concat(err)),
       });
     });
   });

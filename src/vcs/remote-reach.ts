@@ -5,6 +5,7 @@
 // on the timeout, so an ssh it started is never left behind. The user's ssh
 // setup (core.sshCommand, GIT_SSH_COMMAND) is used as it is.
 import { spawn } from 'node:child_process';
+import { startTicks, trackGroup } from './git-groups.js';
 
 export interface RemoteReach {
   ok: boolean;
@@ -26,6 +27,8 @@ export function reachRemote(root: string, name: string, timeoutMs = 15_000): Pro
         SSH_ASKPASS: '',
       },
     });
+    // Ended with this process too (exit, Ctrl-C of ii doctor): out of the terminal's group, nothing else would.
+    const untrack = child.pid !== undefined ? trackGroup(child.pid, startTicks(child.pid)) : null;
     let timedOut = false;
     const err: Buffer[] = [];
     const killGroup = () => {
@@ -42,11 +45,13 @@ export function reachRemote(root: string, name: string, timeoutMs = 15_000): Pro
     child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e) => {
       clearTimeout(timer);
+      untrack?.();
       resolve({ ok: false, why: e.message });
     });
     child.on('close', (code) => {
       clearTimeout(timer);
       killGroup(); // anything git left in its group (an ssh master) ends with it
+      untrack?.();
       if (timedOut) return resolve({ ok: false, why: `no answer within ${timeoutMs / 1000} s` });
       if (code === 0) return resolve({ ok: true });
       const lines = Buffer.concat(err).toString('utf8').trim().split('\n').slice(-3).join('\n');

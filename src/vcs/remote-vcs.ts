@@ -4,6 +4,13 @@
 // branch by compare-and-swap. GitVcs implements them (git-remote.ts); they
 // are part of Vcs and LandingVcs, so callers get them as they get the rest.
 import type { RemoteSpec } from '../model/remote.js';
+import type { GitGroupRecorder } from './git-run.js';
+
+/** For a runner's push: the job's cancel ends it, and its group is recorded for the job (a runner killed outright). */
+export interface PushControl {
+  signal?: AbortSignal;
+  record?: { recorder: GitGroupRecorder; label: string };
+}
 
 /** A push or fetch that did not happen: what git said, any URL's credentials redacted. */
 export type RemoteOutcome = { ok: true } | { ok: false; detail: string };
@@ -16,7 +23,12 @@ export interface RemoteVcs {
    * change's head is rewritten by each iteration. Never throws for what the
    * remote or the network did.
    */
-  pushChangeRefs(root: string, remote: RemoteSpec, changeIds: readonly string[]): Promise<RemoteOutcome>;
+  pushChangeRefs(
+    root: string,
+    remote: RemoteSpec,
+    changeIds: readonly string[],
+    control?: PushControl,
+  ): Promise<RemoteOutcome>;
   /** Which of `commits` (full shas) the repository at `root` has no commit for. */
   missingCommits(root: string, commits: readonly string[]): Promise<string[]>;
   /** Fetches the changes' refs (refs/incrementum/changes/<id>/*) from the remote, and nothing else. */

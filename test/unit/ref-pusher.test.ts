@@ -50,14 +50,22 @@ describe('which remote, when', () => {
   });
 });
 
-/** A stand-in git whose pushes wait until the test ends them. */
+/** A stand-in git whose pushes wait until the test ends them (or the cancel does, as git-run.ts's signal would). */
 function heldPushes() {
   const calls: { ids: string[]; end: (r: RemoteOutcome) => void }[] = [];
   return {
     calls,
     vcs: {
-      pushChangeRefs: (_root: string, _remote: unknown, ids: readonly string[]) =>
-        new Promise<RemoteOutcome>((end) => calls.push({ ids: [...ids], end })),
+      pushChangeRefs: (
+        _root: string,
+        _remote: unknown,
+        ids: readonly string[],
+        control?: { signal?: AbortSignal },
+      ) =>
+        new Promise<RemoteOutcome>((end) => {
+          calls.push({ ids: [...ids], end });
+          control?.signal?.addEventListener('abort', () => end({ ok: false, detail: 'cancelled' }));
+        }),
     },
   };
 }
@@ -119,5 +127,26 @@ describe('RefPusher', () => {
     expect(said.at(-1)).toBe(
       "warning: the job's commits are on this machine only: push them with git push origin '+refs/incrementum/changes/I1/*:refs/incrementum/changes/I1/*' '+refs/incrementum/changes/I2/*:refs/incrementum/changes/I2/*'",
     );
+  });
+
+  it('after a cancel: the push under way is ended, nothing is tried again, and the warning names the refs left unpushed and the command', async () => {
+    const { calls, vcs } = heldPushes();
+    const said: string[] = [];
+    const cancel = new AbortController();
+    const p = new RefPusher(
+      vcs,
+      '/repo',
+      { name: 'origin', timeoutMs: 60_000 },
+      (t, m) => said.push(`${t}: ${m}`),
+      { signal: cancel.signal },
+    );
+    p.push('I1');
+    p.push('I2'); // folded into one more push, which the cancel must not start
+    cancel.abort();
+    await p.settle();
+    expect(calls).toHaveLength(1);
+    expect(said).toEqual([
+      "warning: the job was cancelled before its refs reached the remote origin: refs/incrementum/changes/I1/*, refs/incrementum/changes/I2/* were not pushed; push them by hand with git push origin '+refs/incrementum/changes/I1/*:refs/incrementum/changes/I1/*' '+refs/incrementum/changes/I2/*:refs/incrementum/changes/I2/*'",
+    ]);
   });
 });
