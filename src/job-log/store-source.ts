@@ -85,7 +85,9 @@ export function storedEventsAreTheRecord(
   if (job.host !== null && job.host !== thisHost) return true;
   let lines: number;
   try {
-    lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+    lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '').length;
   } catch {
     return true;
   }
@@ -103,7 +105,7 @@ export function logFilesMissing(stateDir: string, job: Job): boolean {
 /** The job's events in the store (only: its transcripts are read from the files here). */
 export async function readStoredEvents(logs: AsyncJobLogStore, jobId: string): Promise<StoredJobLog> {
   const log = new StoredJobLog(jobId);
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await logs.read(jobId, { after, stream: EVENTS_STREAM, limit: PAGE });
     for (const l of page) log.events.push(l.line);
     if (page.length) after = page.at(-1)!.seq;

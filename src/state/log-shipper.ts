@@ -243,7 +243,7 @@ export class LogShipper {
     const read = this.o.store.read;
     if (!read) return false;
     const rows: StoredLine[] = [];
-    for (let after = this.lastSeq.get(p.jobId) ?? 0; ; ) {
+    for (let after = this.lastSeq.get(p.jobId) ?? 0; ;) {
       const page = await read.call(this.o.store, p.jobId, { after, stream: p.stream, limit: 5000 });
       rows.push(...page);
       if (page.length < 5000) break;

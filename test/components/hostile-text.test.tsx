@@ -87,7 +87,13 @@ afterAll(async () => {
 it('every view of the dashboard shows the text escaped and redacted', async () => {
   const dash = createDashboardStore({ repo: null, repoLabel: fx.repo, color: false });
   const sync = new DashboardSync({ state, dash });
-  const actions = createActions({ state: asyncStore(state), read: state, dash, repoRoot: fx.repo, quit: () => {} });
+  const actions = createActions({
+    state: asyncStore(state),
+    read: state,
+    dash,
+    repoRoot: fx.repo,
+    quit: () => {},
+  });
   sync.loadAll();
   sync.start();
   await sync.ready();

@@ -147,7 +147,8 @@ describe.skipIf(!server)(
       const after = logs('text');
       expect(after.code, after.stderr).toBe(0);
       const lines = (t: string) => t.split('\n').filter((l) => l.trim() !== '');
-      for (const l of lines(before.stdout).filter((x) => !x.startsWith('■'))) expect(after.stdout).toContain(l);
+      for (const l of lines(before.stdout).filter((x) => !x.startsWith('■')))
+        expect(after.stdout).toContain(l);
       expect(after.stdout).toContain('  second pass');
       expect(after.stdout).toMatch(/landed on \S+ at [0-9a-f]+/);
       expect(after.stdout.indexOf('landed on')).toBeGreaterThan(after.stdout.indexOf('second pass'));

@@ -9,8 +9,9 @@ import type { JobRecord } from '../view/state.js';
 
 /** `stored`: the shared store's copy of the job's log, read where the files here are not all of it (a job of another machine). */
 export function readJobRecord(stateDir: string, job: Job, stored?: StoredJobLog | null): JobRecord {
-  const { events } =
-    storedEventsAreTheRecord(stateDir, job, stored) ? stored.parsedEvents() : jobEvents(stateDir, job.id);
+  const { events } = storedEventsAreTheRecord(stateDir, job, stored)
+    ? stored.parsedEvents()
+    : jobEvents(stateDir, job.id);
   return {
     log: jobLogLines(job, stateDir, events, stored).map((l) => l.text),
     tests: testRuns(events),
