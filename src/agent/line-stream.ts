@@ -47,6 +47,14 @@ export function lineStream(
     start(c) {
       controller = c;
     },
+    // The SDK's close() cancels its reader: the stream is closed from that
+    // side, and a line the agent wrote as it was stopped (its answer to the
+    // cancelled prompt) comes after. Enqueued, it would throw in a 'data'
+    // handler, an uncaught exception that ended ii (exit 1) before the job's
+    // end was recorded.
+    cancel() {
+      closed = true;
+    },
   });
 
   /** A JSON-RPC message has arrived: from now on a bad line is skipped, not fatal. */
