@@ -68,7 +68,9 @@ export function fetchRemote(
   thisHost: string,
   hasRemote: HasRemote,
 ): RemoteSpec | null {
-  // A job run on another machine can only be read through the remote, whatever this machine pushes.
-  if (jobHost && jobHost !== thisHost && config.remote.push !== false) return spec(config);
+  // A job run on another machine can only be read through the remote, whatever this machine pushes,
+  // if this clone has that remote: without it there is nothing to fetch from (the diff is unavailable, as before).
+  if (jobHost && jobHost !== thisHost && config.remote.push !== false && hasRemote(config.remote.name))
+    return spec(config);
   return jobRefsRemote(config, sharedStore, hasRemote);
 }
