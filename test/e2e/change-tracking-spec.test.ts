@@ -42,8 +42,16 @@ describe('job-change-tracking.md, State Transitions / Implementing Stage', () =>
       return j.stage === 'implementing' && j.changes.length === 1 ? j : null;
     }, 'the change on the record while implementing');
     expect(during.changes[0]).toMatchObject({ change_id: printed, commits: [] });
-    // Its refs are made with it (spec Housekeeping: a ref names a recorded change).
-    expect(f.git('rev-parse', `${CHANGE_REFS}${printed}/base`).trim()).toBe(during.base_rev);
+    // Its refs are made with it (spec Housekeeping: a ref names a recorded
+    // change), just after it is recorded, so prune never meets a ref of no one's.
+    const base = await waitFor(() => {
+      try {
+        return f.git('rev-parse', `${CHANGE_REFS}${printed}/base`).trim();
+      } catch {
+        return null;
+      }
+    }, 'the change base ref');
+    expect(base).toBe(during.base_rev);
     const shown = f.run(['job', 'show', id]).stdout;
     expect(shown).toContain(printed);
     expect(shown).toContain('no iteration yet');
