@@ -258,6 +258,31 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     return Buffer.from(`[${rows.map((r) => (r.clean ? r.text : shownJsonText(r.text))).join(',')}]`);
   }
 
+  /**
+   * Keeps the texts a listing had to make, so the next one joins them: a
+   * copy that renames its repository (ii state migrate) drops every job's
+   * text, and until each job was written again every ii job list loaded
+   * them all (1,000 jobs / 10,000 commits: ~370 ms on PostgreSQL, ~110 ms
+   * on SQLite). Only where there is still none: a writer that committed
+   * meanwhile kept its own, newer one. A failure here loses nothing (the
+   * listing is made all the same) and is not the listing's.
+   */
+  async function keepTexts(made: Map<string, string>): Promise<void> {
+    const ids = [...made.keys()];
+    const texts = ids.map((id) => made.get(id)!);
+    try {
+      await db.q(
+        `UPDATE jobs SET list_json = u.text, list_shown = NULLIF(u.shown, 0)
+         FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, text, shown)
+         WHERE jobs.id = u.id COLLATE "C" AND jobs.list_json IS NULL`,
+        // 0: not found clean, kept as NULL (the rules' number is never 0).
+        [ids, texts, texts.map((t) => (shownAsIs(t) ? SHOWN_RULES : 0))],
+      );
+    } catch {
+      // A read-only role, a lost connection: the next listing makes them again.
+    }
+  }
+
   /** Each job's kept text, newest first, loaded for one with none; clean when kept and found clean under today's rules. */
   async function listed(where: string, params: Param[]): Promise<{ text: string; clean: boolean }[]> {
     const rows = await db.q<{ id: string; list_json: string | null; list_shown: string | number | null }>(
@@ -269,6 +294,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       missing.length > 0
         ? new Map((await load(db, ['id = ANY($1)', [missing]])).map((j) => [j.id, JSON.stringify(j)]))
         : new Map<string, string>();
+    if (made.size > 0) await keepTexts(made);
     return rows.map((r) =>
       r.list_json === null
         ? { text: made.get(r.id) ?? 'null', clean: false }
