@@ -160,7 +160,7 @@ async function jobList(server, tmp, bare) {
       times.lite,
     ),
     row(
-      'ii todo list --json (1 todo; its 1,000 jobs' briefs), PostgreSQL, median',
+      'ii todo list --json (1 todo; its 1,000 jobs’ briefs), PostgreSQL, median',
       times.pgTodo,
       times.liteTodo,
     ),
