@@ -192,9 +192,14 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
       // And did the work (a commit), as C reads it from the store.
       const onC = JSON.parse(run(C(), ['job', 'show', j.id, '--json']).stdout) as {
         host: string;
+        workspace_path: string | null;
         changes: { commits: unknown[] }[];
       };
       expect(onC.host).toBe(j.host);
+      // In a workspace of its own machine (the store lists every machine's).
+      expect(onC.workspace_path?.startsWith(ran[0]!.env.XDG_STATE_HOME!), onC.workspace_path ?? '').toBe(
+        true,
+      );
       expect(onC.changes.flatMap((c) => c.commits).length, j.id).toBeGreaterThan(0);
     }
     const hosts = new Set(jobs.map((j) => j.host));
