@@ -6,7 +6,7 @@
 // claim, so a SIGKILL of it strands nothing, and a new one counts the jobs
 // already running against its slots.
 import { watch, type FSWatcher } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import type { ChildProcess } from 'node:child_process';
 import { backlog, type JobBrief } from '../model/backlog.js';
 import { isStale } from '../model/derive.js';
@@ -327,7 +327,7 @@ export class BacklogRunner {
     const { store, repo } = this.o;
     const todos = await store.todos.list(repo.slug);
     const briefs = await store.jobs.briefs(repo.slug);
-    const host = hostname();
+    const host = hostName();
     const now = Date.now();
     // A child's job is the one it claimed: same pid on this host, started after it was.
     for (const c of this.children.values()) {

@@ -2,7 +2,7 @@
 // its runner pushed them to the shared remote (src/job/ref-pusher.ts). A diff
 // or a landing here that lacks them fetches that job's refs, and only those,
 // first (ii job diff, the board's diff view, ii job land).
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import { UserError } from '../errors.js';
 import type { Config } from '../model/config.js';
 import type { Job } from '../model/job.js';
@@ -51,5 +51,5 @@ export async function fetchJobCommits(
 
 /** Where this process fetches `job`'s refs from when it lacks them, or null (src/model/remote.ts). */
 export function jobFetchRemote(config: Config, job: Job, root: string): RemoteSpec | null {
-  return fetchRemote(config, databaseUrl() !== null, job.host, hostname(), hasRemoteSync(root));
+  return fetchRemote(config, databaseUrl() !== null, job.host, hostName(), hasRemoteSync(root));
 }

@@ -5,7 +5,7 @@
 // event-text.ts, transcript-text.ts), which redact and escape them alike:
 // a line from the store is no more trusted than one from a file.
 import { existsSync, readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import type { ZodType } from 'zod';
 import type { JobEvent } from '../model/event.js';
 import type { Job } from '../model/job.js';
@@ -77,7 +77,7 @@ export function storedEventsAreTheRecord(
   stateDir: string,
   job: Job,
   stored: StoredJobLog | null | undefined,
-  thisHost = hostname(),
+  thisHost = hostName(),
 ): stored is StoredJobLog {
   if (!stored) return false;
   const file = eventsFile(stateDir, job.id);

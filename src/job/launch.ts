@@ -1,7 +1,7 @@
 // Starting a job: the todo's session (a workspace), the job record, and a
 // runner wired to them. Shared by `ii job do`, `ii job retry` and anything
 // else that starts jobs; the concrete collaborators come in as JobDeps.
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import type { AfterImplement, AgentSpec } from '../agent/types.js';
 import { asDiskFull, DiskFullError, UserError } from '../errors.js';
 import { isStale } from '../model/derive.js';
@@ -171,7 +171,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       auto_commit: input.autoCommit ?? config.job['auto-commit'],
       retried_from: input.retriedFrom ?? null,
       pid: process.pid,
-      host: hostname(),
+      host: hostName(),
       // In the claim's transaction: a landing runner killed at any moment
       // after this leaves the job to land, for the next one to land.
       ...(input.toLand ? { to_land: true } : {}),

@@ -1,7 +1,7 @@
 // Whether a job's runner is provably gone, in a module of its own: ii job
 // list and ii todo list ask it of every active job, and load the cleanup
 // (dead-runner.ts, with the event schemas and zod) only for a job it names.
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import type { JobBrief } from '../model/backlog.js';
 import { pidAlive } from '../proc/alive.js';
 import { startTicks } from '../proc/group.js';
@@ -19,7 +19,7 @@ import type { AsyncStateStore } from '../state/async-api.js';
 export function runnerGone(
   job: Pick<JobBrief, 'status' | 'pid' | 'host'>,
   start: number | null = null,
-  probe: { host: string; pidAlive: (pid: number) => boolean } = { host: hostname(), pidAlive },
+  probe: { host: string; pidAlive: (pid: number) => boolean } = { host: hostName(), pidAlive },
 ): boolean {
   if (job.status !== 'active' || job.host !== probe.host || job.pid == null) return false;
   if (!probe.pidAlive(job.pid)) return true;
@@ -33,6 +33,6 @@ export async function runnerGoneIn(
   store: AsyncStateStore,
   job: Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>,
 ): Promise<boolean> {
-  if (job.status !== 'active' || job.host !== hostname() || job.pid == null) return false;
+  if (job.status !== 'active' || job.host !== hostName() || job.pid == null) return false;
   return runnerGone(job, pidAlive(job.pid) ? await store.jobs.runnerStart(job.id) : null);
 }

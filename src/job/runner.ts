@@ -4,7 +4,7 @@
 // events, the dashboard mirrors them, and cancel() stops it from anywhere.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import { dirname } from 'node:path';
 import type { PermissionPolicy } from '../agent/permission-policy.js';
 import type { AgentSession, PromptResult } from '../agent/types.js';
@@ -348,7 +348,7 @@ export class JobRunner {
 
   private async beat(): Promise<void> {
     try {
-      await this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostname(), OWN_START);
+      await this.o.store.jobs.heartbeat(this.o.jobId, process.pid, hostName(), OWN_START);
     } catch {}
   }
 

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import type { Job, JobLandConflict, JobLanded, JobLanding } from '../model/job.js';
 import { shownText } from '../text/shown.js';
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
 import { removeOverlays } from '../proc/sandbox/overlay.js';
@@ -57,7 +57,7 @@ async function recordingSteps(
 ): Promise<LandResult> {
   const { store, job } = input;
   let onto = input.job.land_conflict?.onto ?? input.onto ?? '';
-  const me = { pid: process.pid, host: hostname() };
+  const me = { pid: process.pid, host: hostName() };
   const at = () => new Date().toISOString();
   // Taken first, in one transaction: a landing runner (ii run --land) and a
   // person's ii job land, or two landing runners, never land one job twice.

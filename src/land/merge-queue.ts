@@ -5,7 +5,7 @@
 // the history the killed runner would have given it. Each landing is
 // landJob's, which takes the job in the store first: two landing runners, or
 // one and a person's ii job land, never land one job twice.
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import type { Config } from '../model/config.js';
 import { landingUnderWay } from '../model/derive.js';
 import type { Job, JobLanded } from '../model/job.js';
@@ -186,7 +186,7 @@ export class LandQueue {
           step: message.split('\n', 1)[0] ?? '',
           at: new Date().toISOString(),
           pid: process.pid,
-          host: hostname(),
+          host: hostName(),
         });
       this.notLanded.push(jobId);
       this.o.onRefused?.(jobId, message, err);

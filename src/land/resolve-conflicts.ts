@@ -2,7 +2,7 @@
 // job's commits replayed onto the target taking the job's side, and a new
 // change, run by a job runner like any other, that brings the target's side
 // back; then the landing is tried again.
-import { hostname } from 'node:os';
+import { hostName } from '../proc/host.js';
 import { newJobRunner, type JobDeps } from '../job/launch.js';
 import type { Job } from '../model/job.js';
 import { shortId } from '../state/ids.js';
@@ -67,7 +67,7 @@ export async function resolveThenLand(
   // pointing at the session that holds it, so the dead-runner cleanup gives
   // the workspace back instead of leaving it held by no one.
   const sessionId = shortId(todo.id);
-  await store.jobs.resume(job.id, process.pid, hostname(), sessionId);
+  await store.jobs.resume(job.id, process.pid, hostName(), sessionId);
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
   try {
     started = await deps.startSession(store, {

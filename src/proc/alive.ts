@@ -1,6 +1,6 @@
 // Whether a process, and so a job's runner, is alive, probed from this
 // machine (isStale in src/model/derive.ts stays pure and takes the probe).
-import { hostname } from 'node:os';
+import { hostName } from './host.js';
 import { isZombie } from './group.js';
 
 /**
@@ -20,4 +20,4 @@ export function pidAlive(pid: number): boolean {
 }
 
 /** This machine, for isStale: a runner recorded here is alive when its pid is. */
-export const localProbe = { host: hostname(), pidAlive };
+export const localProbe = { host: hostName(), pidAlive };

@@ -4,7 +4,7 @@
 // retry, prune, the next acquire of the workspace) finds them here and ends
 // them before the workspace is released or handed out again.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { hostname } from 'node:os';
+import { hostName } from './host.js';
 import type { ProcessGroup } from '../model/session.js';
 import type { AsyncStateStore } from '../state/async-api.js';
 import { endGroup, isOurGroup, startTicks } from './group.js';
@@ -33,7 +33,7 @@ export function groupRecorder(store: AsyncStateStore, jobId: string, workspacePa
         workspace_path: workspacePath,
         pgid,
         start_ticks: leaderStart,
-        host: hostname(),
+        host: hostName(),
         label,
       })
       .then(
@@ -128,7 +128,7 @@ export async function endRecordedGroups(
   filter: { job_id: string } | { workspace_path: string },
   graceMs = 3000,
 ): Promise<EndedGroups> {
-  const host = hostname();
+  const host = hostName();
   const out: EndedGroups = { ended: [], left: [] };
   const groups = (await store.processGroups.list(filter)).filter((g) => g.host === host);
   await Promise.all(

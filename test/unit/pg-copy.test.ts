@@ -4,6 +4,7 @@
 // ones; a store that is not empty is refused, untouched. And the opener that
 // picks the driver by II_DATABASE_URL.
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewPermissionAsk } from '../../src/model/permission-ask.js';
 import type { StateStore } from '../../src/state/api.js';
@@ -149,6 +150,39 @@ describe.skipIf(!server)(
         expect((await b.asks.open(job!.id, ASK)).id).toBe(3);
       } finally {
         await b.close();
+      }
+    });
+
+    it("a copy that renames the repository: its jobs' listing texts are made again by the first listing and kept for the next", async () => {
+      const liteDir = join(tmp.path, 'a');
+      const lite = openStateStore({ dir: liteDir });
+      fill(lite);
+      lite.close();
+      const name = await freshDatabase(server!);
+      dbs.push(name);
+      const url = socketUrl(server!, name);
+      await copySqliteToPg(join(liteDir, 'state.db'), url, { rekey: { r: 'shared' } });
+      const kept = async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        try {
+          return (await c.query<{ n: string }>('SELECT count(list_json) AS n FROM jobs')).rows[0]!.n;
+        } finally {
+          await c.end();
+        }
+      };
+      expect(await kept()).toBe('0');
+      const p = await openPgStore(url);
+      try {
+        const made = JSON.stringify(await p.jobs.list('shared'));
+        expect(JSON.parse(made)[0].repo).toBe('shared');
+        expect(Buffer.from(await p.jobs.listShown('shared', {})).toString()).toBe(made);
+        // Kept: the next listing joins the stored texts (the same), loading nothing.
+        expect(await kept()).toBe('1');
+        expect(await p.jobs.listJson('shared')).toBe(made);
+        expect(Buffer.from(await p.jobs.listShown('shared', {})).toString()).toBe(made);
+      } finally {
+        await p.close();
       }
     });
 

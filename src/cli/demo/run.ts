@@ -15,7 +15,7 @@ import { BANNER_ENV } from '../dashboard/banner.js';
 import { iiBin } from '../../package-root.js';
 import { DEMO_FILES } from './project.js';
 import { DEMO_TODOS, type DemoTodo } from './scenarios.js';
-import { hostname } from 'node:os';
+import { hostName } from '../../proc/host.js';
 import { BacklogRunner } from '../../backlog/scheduler.js';
 import { openStateStore } from '../../state/index.js';
 import { asyncStore } from '../../state/sync-adapter.js';
@@ -207,7 +207,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     const me = await store.runners.register({
       repo: slug,
       pid: process.pid,
-      host: hostname(),
+      host: hostName(),
       slots: DEMO_SLOTS,
       watch: false,
     });

@@ -1,7 +1,7 @@
 // The body of ii run (definition in index.ts): check what a job needs once,
 // hand the scheduling to src/backlog/scheduler.ts, show its progress, and
 // turn Ctrl-C into "start no more" then "abandon them".
-import { hostname } from 'node:os';
+import { hostName } from '../../proc/host.js';
 import { BacklogRunner, type BacklogRunEvent, type BacklogRunResult } from '../../backlog/scheduler.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
@@ -72,7 +72,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     const me = await store.runners.register({
       repo: repo.slug,
       pid: process.pid,
-      host: hostname(),
+      host: hostName(),
       slots,
       watch: o.watch === true,
       // The board decides readiness as this run does (model/backlog.ts depsLanded).

@@ -36,13 +36,18 @@ import type { Param, PgDb, Q, Row, Tx } from './db.js';
 const asCodec = (r: Row): CodecRow => r as CodecRow;
 
 const BRIEF_COLS = BRIEF.cols.filter((c) => c !== 'iteration' && c !== 'unlanded' && c !== 'committed');
+// jobs.id is COLLATE "C" and the tables keyed by job_id are not: compared as
+// they are, the two collations keep the planner off those tables' indexes
+// (a seq scan of commits per job: 1 s for 1,000 jobs / 10,000 commits,
+// ii todo list 9x SQLite). Compared in job_id's collation, they are used (10 ms).
+const JOB_ID = 'j.id COLLATE "default"';
 /** What the backlog needs of each job of a repo (model/backlog.ts); flags as 0/1, as SQLite gives them. */
 const BRIEFS = `SELECT ${BRIEF_COLS.map((c) => `j.${c}`).join(', ')},
-    (SELECT COUNT(*) FROM commits c WHERE c.job_id = j.id
-       AND c.change_seq = (SELECT MAX(seq) FROM changes WHERE job_id = j.id)) AS iteration,
+    (SELECT COUNT(*) FROM commits c WHERE c.job_id = ${JOB_ID}
+       AND c.change_seq = (SELECT MAX(seq) FROM changes WHERE job_id = ${JOB_ID})) AS iteration,
     CASE WHEN j.status = 'completed' AND j.landed IS NULL
-       AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id) THEN 1 ELSE 0 END AS unlanded,
-    CASE WHEN EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id) THEN 1 ELSE 0 END AS committed
+       AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = ${JOB_ID}) THEN 1 ELSE 0 END AS unlanded,
+    CASE WHEN EXISTS (SELECT 1 FROM commits c WHERE c.job_id = ${JOB_ID}) THEN 1 ELSE 0 END AS committed
   FROM jobs j WHERE j.repo = $1`;
 const briefs = (rows: Row[]): JobBrief[] => rows.map((r) => BRIEF.read(asCodec(r), undefined));
 
@@ -253,6 +258,31 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     return Buffer.from(`[${rows.map((r) => (r.clean ? r.text : shownJsonText(r.text))).join(',')}]`);
   }
 
+  /**
+   * Keeps the texts a listing had to make, so the next one joins them: a
+   * copy that renames its repository (ii state migrate) drops every job's
+   * text, and until each job was written again every ii job list loaded
+   * them all (1,000 jobs / 10,000 commits: ~370 ms on PostgreSQL, ~110 ms
+   * on SQLite). Only where there is still none: a writer that committed
+   * meanwhile kept its own, newer one. A failure here loses nothing (the
+   * listing is made all the same) and is not the listing's.
+   */
+  async function keepTexts(made: Map<string, string>): Promise<void> {
+    const ids = [...made.keys()];
+    const texts = ids.map((id) => made.get(id)!);
+    try {
+      await db.q(
+        `UPDATE jobs SET list_json = u.text, list_shown = NULLIF(u.shown, 0)
+         FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, text, shown)
+         WHERE jobs.id = u.id COLLATE "C" AND jobs.list_json IS NULL`,
+        // 0: not found clean, kept as NULL (the rules' number is never 0).
+        [ids, texts, texts.map((t) => (shownAsIs(t) ? SHOWN_RULES : 0))],
+      );
+    } catch {
+      // A read-only role, a lost connection: the next listing makes them again.
+    }
+  }
+
   /** Each job's kept text, newest first, loaded for one with none; clean when kept and found clean under today's rules. */
   async function listed(where: string, params: Param[]): Promise<{ text: string; clean: boolean }[]> {
     const rows = await db.q<{ id: string; list_json: string | null; list_shown: string | number | null }>(
@@ -264,6 +294,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       missing.length > 0
         ? new Map((await load(db, ['id = ANY($1)', [missing]])).map((j) => [j.id, JSON.stringify(j)]))
         : new Map<string, string>();
+    if (made.size > 0) await keepTexts(made);
     return rows.map((r) =>
       r.list_json === null
         ? { text: made.get(r.id) ?? 'null', clean: false }
@@ -489,7 +520,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
           t,
           id,
           `status = $1, completed_at = $2, failure_reason = $3, waited_ms = waited_ms + $4,
-           to_land = CASE WHEN $1 = 'completed' AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = jobs.id)
+           to_land = CASE WHEN $1 = 'completed' AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = jobs.id COLLATE "default")
              THEN to_land ELSE 0 END`,
           [status, now, reason, waited],
         );

@@ -1,0 +1,308 @@
+// The shared store past one machine (issue 31), against a private PostgreSQL
+// server this bench starts (test/helpers/pg-server.ts), each figure beside a
+// floor measured in the same run:
+// - `ii job list --all --json` (the built CLI, a process per call) with 1,000
+//   jobs / 10,000 commits on PostgreSQL, floor: the same on SQLite. The data
+//   is made in SQLite and moved with `ii state migrate --to <url>`, as a
+//   user would.
+// - A write on one connection → another connection's watch (LISTEN/NOTIFY)
+//   and its read of what changed show it: p95 on loopback, goal ≤ 150 ms;
+//   floor: the write's own round trip.
+// - 3 machines (clones of one bare repository, own state dirs, II_HOST) ×
+//   `ii run --jobs 8` at once on 24 todos with the scripted agent, one
+//   database: todos run more than once (goal 0), claims lost to another
+//   runner (a race resolved: reported), and the wall time.
+// Sized for a 2-core machine: about a minute and a half in all.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { median, quantile, round, timeMs } from './stats.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const II = join(root, 'bin', 'ii.js');
+const { openStateStore, repoSlug } = await import(join(root, 'dist', 'src', 'state', 'index.js'));
+const { openPgStore } = await import(join(root, 'dist', 'src', 'state', 'pg', 'index.js'));
+// Node 24 runs the TypeScript helper as it is (type stripping).
+const { startPgServer } = await import(join(root, 'test', 'helpers', 'pg-server.ts'));
+
+const TOML =
+  '[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n';
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'b',
+  GIT_AUTHOR_EMAIL: 'b@example.com',
+  GIT_COMMITTER_NAME: 'b',
+  GIT_COMMITTER_EMAIL: 'b@example.com',
+};
+
+const git = (cwd, ...args) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+
+/** A repository with the scripted agent's config, cloned from (and pushing to) a bare one. */
+function sharedRepo(tmp) {
+  const seed = join(tmp, 'seed');
+  mkdirSync(seed);
+  git(seed, 'init', '-q', '-b', 'main');
+  writeFileSync(join(seed, 'README.md'), '# bench\n');
+  writeFileSync(join(seed, 'incrementum.toml'), TOML);
+  git(seed, 'add', '-A');
+  execFileSync('git', ['commit', '-qm', 'initial'], { cwd: seed, env: { ...process.env, ...GIT_ENV } });
+  const bare = join(tmp, 'shared.git');
+  git(tmp, 'clone', '-q', '--bare', seed, bare);
+  return bare;
+}
+
+/** A machine: a clone of the bare repository and its own state, config and host name. */
+function machine(tmp, bare, name, url) {
+  const home = join(tmp, `machine-${name}`);
+  mkdirSync(home);
+  const repo = join(home, 'repo');
+  git(home, 'clone', '-q', '--no-local', bare, repo);
+  const env = {
+    ...GIT_ENV,
+    XDG_STATE_HOME: join(home, 'state'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    HOME: home,
+    II_HOST: `machine-${name}`,
+    NO_COLOR: '1',
+    ...(url ? { II_DATABASE_URL: url } : {}),
+  };
+  return { name, home, repo: git(repo, 'rev-parse', '--show-toplevel'), env };
+}
+
+function ii(m, args, extraEnv = {}) {
+  const r = spawnSync(process.execPath, [II, ...args], {
+    cwd: m.repo,
+    env: { ...process.env, ...m.env, ...extraEnv },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`ii ${args.join(' ')}: exit ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function seed(dir, slug, jobs = 1000, commitsPerJob = 10) {
+  const store = openStateStore({ dir });
+  const todo = store.todos.create(slug, { title: 'benchmark todo' });
+  for (let j = 0; j < jobs; j++) {
+    const job = store.jobs.create(slug, { todo_id: todo.id });
+    store.jobs.appendChange(job.id, `I${j.toString(16).padStart(40, '0')}`);
+    for (let c = 0; c < commitsPerJob; c++)
+      store.jobs.appendCommit(job.id, {
+        commit_id: `${j}-${c}`.padEnd(40, '0'),
+        draft_message: 'feat: something',
+        tests_passed: true,
+        files: [{ path: 'src/a.ts', is_new: false, is_deleted: false, additions: 3, deletions: 1 }],
+      });
+    store.jobs.finish(job.id, j % 3 === 0 ? 'failed' : 'completed');
+  }
+  store.close();
+}
+
+async function database(server, name) {
+  const admin = new pg.Client({
+    host: server.socketDir,
+    port: server.port,
+    user: server.user,
+    database: 'postgres',
+  });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return `postgres://${server.user}@localhost:${server.port}/${name}?host=${encodeURIComponent(server.socketDir)}`;
+}
+
+async function query(url, sql, params = []) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** `ii job list --all --json` through the CLI, SQLite and PostgreSQL on the same 1,000 jobs. */
+async function jobList(server, tmp, bare) {
+  const url = await database(server, 'ii_bench_list');
+  const m = machine(tmp, bare, 'list', null);
+  seed(join(m.env.XDG_STATE_HOME, 'incrementum'), repoSlug(m.repo));
+  ii(m, ['state', 'migrate', '--to', url]);
+  await query(url, 'ANALYZE');
+  const onPg = { II_DATABASE_URL: url };
+  const a = JSON.parse(ii(m, ['job', 'list', '--all', '--json']));
+  const b = JSON.parse(ii(m, ['job', 'list', '--all', '--json'], onPg));
+  if (a.length !== 1000 || b.length !== 1000)
+    throw new Error(`listed ${a.length} and ${b.length} jobs, not 1,000`);
+  const times = { lite: [], pg: [], liteTodo: [], pgTodo: [] };
+  // Interleaved, so both see the same machine load. ii todo list (one todo)
+  // is what a command costs before the listing: start-up, connection, schema check.
+  for (let i = 0; i < 7; i++) {
+    times.lite.push(await timeMs(() => ii(m, ['job', 'list', '--all', '--json'])));
+    times.pg.push(await timeMs(() => ii(m, ['job', 'list', '--all', '--json'], onPg)));
+    times.liteTodo.push(await timeMs(() => ii(m, ['todo', 'list', '--json'])));
+    times.pgTodo.push(await timeMs(() => ii(m, ['todo', 'list', '--json'], onPg)));
+  }
+  const row = (name, pgMs, liteMs) => ({
+    name,
+    value: round(median(pgMs)),
+    unit: 'ms',
+    floor: round(median(liteMs)),
+    ratio: round(median(pgMs) / median(liteMs)),
+    goal: 'report (floor: the same on SQLite)',
+  });
+  return [
+    row(
+      'ii job list --all --json, 1,000 jobs / 10,000 commits, PostgreSQL (CLI), median',
+      times.pg,
+      times.lite,
+    ),
+    row(
+      'ii todo list --json (1 todo; its 1,000 jobs’ briefs), PostgreSQL, median',
+      times.pgTodo,
+      times.liteTodo,
+    ),
+  ];
+}
+
+/** A write on one connection until another connection's watch has read it back. */
+async function watchLatency(server) {
+  const url = await database(server, 'ii_bench_watch');
+  const writer = await openPgStore(url);
+  const reader = await openPgStore(url);
+  const REPO = 'bench-watch';
+  const seenAt = new Map();
+  let last = await reader.jobs.version();
+  let reading = Promise.resolve();
+  // A board's loop: on each notice, read the todos changed after the last version seen.
+  const stop = await reader.watch(() => {
+    reading = reading.then(async () => {
+      const v = await reader.jobs.version();
+      for (const t of await reader.todos.listChangedAfter(REPO, last))
+        if (!seenAt.has(t.id)) seenAt.set(t.id, process.hrtime.bigint());
+      last = Math.max(last, v);
+    });
+  });
+  try {
+    const latencies = [];
+    const writes = [];
+    for (let i = 0; i < 150; i++) {
+      const t0 = process.hrtime.bigint();
+      const todo = await writer.todos.create(REPO, { title: `todo ${i}` });
+      writes.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      const end = Date.now() + 5000;
+      while (!seenAt.has(todo.id)) {
+        if (Date.now() > end) throw new Error(`todo ${i} was not seen by the watcher within 5 s`);
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      latencies.push(Number(seenAt.get(todo.id) - t0) / 1e6);
+    }
+    return [
+      {
+        name: 'write → other connection watch + read sees it, p95 (150 writes)',
+        value: round(quantile(latencies, 0.95)),
+        unit: 'ms',
+        floor: round(median(writes)),
+        ratio: round(quantile(latencies, 0.95) / median(writes)),
+        goal: '≤ 150 ms (floor: the write, median)',
+      },
+      {
+        name: 'write → other connection watch + read sees it, median',
+        value: round(median(latencies)),
+        unit: 'ms',
+        goal: 'report',
+      },
+    ];
+  } finally {
+    await stop();
+    await writer.close();
+    await reader.close();
+  }
+}
+
+/** 3 machines × ii run --jobs 8 on one backlog of 24 todos. */
+async function machines(server, tmp, bare) {
+  const url = await database(server, 'ii_bench_machines');
+  const ms = ['a', 'b', 'c'].map((n) => machine(tmp, bare, n, url));
+  const scenarios = join(tmp, 'scenarios');
+  mkdirSync(scenarios);
+  writeFileSync(
+    join(scenarios, 'default.json'),
+    JSON.stringify({
+      implement: [
+        {
+          actions: [
+            { type: 'write', path: 'work.txt', content: 'done\n' },
+            { type: 'delay', ms: 500 },
+          ],
+        },
+      ],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Do the work' }] }],
+    }),
+  );
+  for (const m of ms) m.env.II_SCRIPTED_SCENARIO = scenarios;
+  const todos = 24;
+  for (let i = 0; i < todos; i++) ii(ms[0], ['todo', 'create', '--title', `task ${i + 1}`]);
+  const t0 = Date.now();
+  const outs = await Promise.all(
+    ms.map(
+      (m) =>
+        new Promise((res, rej) => {
+          const c = spawn(process.execPath, [II, 'run', '--jobs', '8'], {
+            cwd: m.repo,
+            env: { ...process.env, ...m.env },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let out = '';
+          c.stdout.on('data', (d) => (out += d));
+          c.stderr.on('data', (d) => (out += d));
+          c.on('close', (code) =>
+            code === 0 ? res(out) : rej(new Error(`ii run on ${m.name}: exit ${code}: ${out}`)),
+          );
+        }),
+    ),
+  );
+  const wallS = (Date.now() - t0) / 1000;
+  const rows = await query(
+    url,
+    "SELECT todo_id, count(*)::int AS n, count(*) FILTER (WHERE status = 'completed')::int AS done FROM jobs GROUP BY todo_id",
+  );
+  const hosts = await query(url, 'SELECT host, count(*)::int AS n FROM jobs GROUP BY host ORDER BY host');
+  const twice = rows.filter((r) => r.n > 1).length;
+  const completed = rows.reduce((s, r) => s + r.done, 0);
+  const lost = outs.reduce((s, o) => s + (o.match(/taken by another runner first/g) ?? []).length, 0);
+  if (rows.length !== todos) throw new Error(`${rows.length} of ${todos} todos got a job`);
+  return [
+    {
+      name: `3 machines × ii run --jobs 8, ${todos} todos: todos run more than once`,
+      value: twice,
+      unit: 'todos',
+      goal: '0',
+    },
+    {
+      name: `… jobs completed / claims lost to another runner (resolved) / per host ${hosts.map((h) => `${h.host.replace('machine-', '')}:${h.n}`).join(' ')}`,
+      value: `${completed}/${todos} · ${lost}`,
+      unit: '',
+      goal: 'report',
+    },
+    { name: '… wall time, all three runs', value: round(wallS, 1), unit: 's', goal: 'report' },
+  ];
+}
+
+export async function run() {
+  const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-shared-'));
+  const server = await startPgServer();
+  try {
+    const bare = sharedRepo(tmp);
+    return [
+      ...(await jobList(server, tmp, bare)),
+      ...(await watchLatency(server)),
+      ...(await machines(server, tmp, bare)),
+    ];
+  } finally {
+    await server.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
