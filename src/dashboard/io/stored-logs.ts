@@ -53,6 +53,15 @@ export class StoredLogs {
     return this.held.get(jobId)?.log ?? null;
   }
 
+  /**
+   * Stops following a job's log (an ended job: its pane is no longer live,
+   * and `l` reads the store afresh): a board open for days would otherwise
+   * hold every remote job's whole log.
+   */
+  release(jobId: string): void {
+    this.held.delete(jobId);
+  }
+
   private readSoon(f: Followed): void {
     if (f.behind || this.closed) return;
     f.behind = true;

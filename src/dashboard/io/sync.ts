@@ -486,7 +486,11 @@ export class DashboardSync {
   private readLogs(job: Job): void {
     let logs = this.logs.get(job.id);
     if (!logs) {
-      const stored = this.fromStore(job) ? this.storedLogs!.get(job.id) : null;
+      const remote = this.fromStore(job);
+      // An ended job of another machine has no live pane: its log is not
+      // followed (`l` reads the store when asked), nor read again on each of its writes.
+      if (remote && job.status !== 'active') return;
+      const stored = remote ? this.storedLogs!.get(job.id) : null;
       logs = {
         events: stored
           ? new StoredStreamTail(stored, { events: true }, JobEvent)
@@ -505,6 +509,8 @@ export class DashboardSync {
       this.logs.set(job.id, logs);
     }
     logs.agentStage = job.status === 'active' && job.stage !== 'testing';
+    // What an ended job's held copy has is read below, for the last time.
+    if (logs.stored && job.status !== 'active') this.storedLogs!.release(job.id);
     let changed = false;
     const s = this.dash.getState();
     const read = logs.events.read();
