@@ -2,6 +2,7 @@
 // connection shows what another connection (another machine's runner) writes,
 // as LISTEN/NOTIFY announces it, and the live pane of a job whose log files
 // are not on the board's machine is read from the store's copy of its log.
+import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selectedJob } from '../../src/dashboard/view/board.js';
 import { StoreMirror } from '../../src/dashboard/io/board-source.js';
@@ -41,6 +42,26 @@ describe.skipIf(!server)(`the dashboard on PostgreSQL${server ? '' : ` (skipped:
     await dropDatabase(server!, db);
     for (const d of dirs.splice(0)) d.cleanup();
   });
+
+  const terminateAll = (): number =>
+    Number(
+      execFileSync(
+        'psql',
+        [
+          '-h',
+          server!.socketDir,
+          '-p',
+          String(server!.port),
+          '-U',
+          server!.user,
+          '-d',
+          'postgres',
+          '-Atc',
+          `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '${db}' AND pid <> pg_backend_pid()`,
+        ],
+        { encoding: 'utf8' },
+      ).trim(),
+    );
 
   const openBoard = async () => {
     const dash = createDashboardStore({ repo: REPO, repoLabel: '/src/demo', color: false });
@@ -109,6 +130,37 @@ describe.skipIf(!server)(`the dashboard on PostgreSQL${server ? '' : ` (skipped:
     took.sort((a, b) => a - b);
     console.log(
       `write → board (PostgreSQL, socket): p50 ${took[19]!.toFixed(1)} ms, p95 ${took[37]!.toFixed(1)} ms`,
+    );
+  });
+
+  it('after the server ends its sessions, the board comes back and shows what was written meanwhile', async () => {
+    const dash = await openBoard();
+    const jobOf = (id: string) => dash.getState().jobs.find((j) => j.id === id);
+    const t = await writer.todos.create(REPO, { title: 'before the cut' });
+    const job = await writer.jobs.claim(REPO, { todo_id: t.id, pid: 12, host: 'machine-b' }, () => null);
+    await waitFor(() => jobOf(job.id), 'the job on the board', 20_000);
+    // Every session of the database ends (an administrator, a restart): the
+    // board's LISTEN and its pool's connections too.
+    expect(terminateAll()).toBeGreaterThan(0);
+    // Written while the board may still be reconnecting (a pooled session
+    // that was ended fails once: written again).
+    const retry = async <T>(f: () => Promise<T>): Promise<T> => {
+      for (let i = 0; ; i++)
+        try {
+          return await f();
+        } catch (err) {
+          if (i > 20) throw err;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+    };
+    await retry(() => writer.jobs.setStage(job.id, 'reviewing'));
+    const t2 = await retry(() => writer.todos.create(REPO, { title: 'after the cut' }));
+    await retry(() => writer.jobs.claim(REPO, { todo_id: t2.id, pid: 13, host: 'machine-b' }, () => null));
+    await waitFor(() => jobOf(job.id)?.stage === 'reviewing', 'the stage written across the cut', 30_000);
+    await waitFor(
+      () => dash.getState().todoTitles[t2.id] === 'after the cut',
+      'the job claimed after it',
+      30_000,
     );
   });
 });
