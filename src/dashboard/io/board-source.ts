@@ -117,12 +117,13 @@ export class StoreMirror implements BoardSource {
       const t = await this.store.todos.get(j.repo, j.todo_id);
       if (t) this.setTodo(t, v);
     }
-    const repos = this.repo ? [this.repo] : [...new Set([...this.jobsById.values()].map((x) => x.job.repo))];
-    for (const r of repos) {
-      if (jobsChanged || !this.briefsOf.has(r)) this.briefsOf.set(r, await this.store.jobs.briefs(r));
-      // A runner's start, slots and heartbeat are writes too: read with every version.
-      this.runnersOf.set(r, await this.store.runners.list(r));
-    }
+    // Only the board's repository has a Backlog column (every repository's
+    // briefs on every write would be the whole store's jobs again and again).
+    const r = this.repo;
+    if (!r) return;
+    if (jobsChanged || !this.briefsOf.has(r)) this.briefsOf.set(r, await this.store.jobs.briefs(r));
+    // A runner's start, slots and heartbeat are writes too: read with every version.
+    this.runnersOf.set(r, await this.store.runners.list(r));
   }
 
   private setTodo(t: Todo, v: number): void {
@@ -158,7 +159,12 @@ export class StoreMirror implements BoardSource {
     },
     // The board compares only its count (todos are never deleted).
     stamp: (repo) => `${this.heldTodos(repo).length}|${this.version}`,
-    list: (repo, filter) => this.heldTodos(repo).filter((t) => !filter?.status || t.status === filter.status),
+    // Only the board's repository's todos are all held (others only as the titles of jobs):
+    // another repository lists none, so nothing is decided from a part of its todos.
+    list: (repo, filter) =>
+      repo !== this.repo
+        ? []
+        : this.heldTodos(repo).filter((t) => !filter?.status || t.status === filter.status),
     get: (repo, id) => this.todosByKey.get(todoKey(repo, id))?.todo ?? null,
   };
 
