@@ -119,6 +119,30 @@ describe.skipIf(!server)(`the dashboard on PostgreSQL${server ? '' : ` (skipped:
       20_000,
     );
 
+    // Its agent's transcript is shipped too: the pane shows what the agent says.
+    await writer.jobs.setStage(job.id, 'implementing');
+    await writer.jobs.addAgentSession(job.id, {
+      purpose: 'implement',
+      id: 'sess-b',
+      transcript: `jobs/${job.id}/transcripts/sess-b.jsonl`,
+    });
+    const chunk = (text: string) =>
+      JSON.stringify({
+        t: 1,
+        dir: 'in',
+        message: {
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } },
+        },
+      });
+    await writer.logs.append(job.id, 'transcript:sess-b', [chunk('the agent on machine B speaks')]);
+    await waitFor(
+      () => dash.getState().live[job.id]?.some((l) => l.includes('the agent on machine B speaks')),
+      "the store's transcript in the pane",
+      20_000,
+    );
+
     // Write on one connection → on the board: the figure the issue asks for (reported, not asserted).
     const took: number[] = [];
     for (let i = 0; i < 40; i++) {
