@@ -1,6 +1,6 @@
 // The shared store's copy of this process's job logs: when the store is
 // shared (PostgreSQL), every command that opens it (cli/context.ts
-// withStore; not the dashboard, which refuses a shared store for now)
+// withStore, and the dashboard, cli/dashboard/run.ts)
 // installs a LogShipper here, and the command that runs a job its own for
 // the job's length; every event appended to a job's events.jsonl
 // in this process (the runner's, a landing's, an abandon's, a dead runner's

@@ -28,17 +28,17 @@ it('plain ii without a terminal prints help rather than opening the dashboard', 
   expect(r.stderr + r.stdout).not.toContain('needs a terminal');
 });
 
-it('ii dashboard with a shared PostgreSQL store is refused, saying what reads it, and makes no local state', () => {
+it('ii dashboard with a shared PostgreSQL store is not refused for it: without a terminal it asks for one, before any store is opened', () => {
   const repo = tempDir();
   const state = tempDir();
   dirs.push(repo, state);
   gitRepo(repo.path);
-  // No server is asked: the refusal comes first (port 1 answers nothing).
+  // No server is asked: the terminal check comes first (port 1 answers nothing).
   const url = 'postgres://ii:hunter2@127.0.0.1:1/incrementum';
   const r = ii(['dashboard'], { cwd: repo.path, env: { XDG_STATE_HOME: state.path, II_DATABASE_URL: url } });
   expect(r.code).toBe(2);
-  expect(r.stderr).toContain('does not read a shared PostgreSQL store yet');
-  expect(r.stderr).toContain('ii job logs -f');
+  expect(r.stderr).toContain('needs a terminal');
+  expect(r.stderr).not.toContain('does not read a shared');
   expect(r.stderr + r.stdout).not.toContain('hunter2');
   expect(existsSync(join(state.path, 'incrementum', 'state.db'))).toBe(false);
 });

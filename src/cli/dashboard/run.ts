@@ -12,7 +12,8 @@ import { createDashboardStore } from '../../dashboard/view/store.js';
 import { DashboardSync } from '../../dashboard/io/sync.js';
 import { AskNotifier } from '../../dashboard/io/notify.js';
 import { openStateStore } from '../../state/index.js';
-import { databaseUrl } from '../../state/open-async.js';
+import { databaseUrl, openAsyncStateStore } from '../../state/open-async.js';
+import { StoreMirror, type BoardSource } from '../../dashboard/io/board-source.js';
 import { asyncStore } from '../../state/sync-adapter.js';
 import { currentRepo, type RepoContext } from '../context.js';
 
@@ -78,16 +79,6 @@ async function notifyConfig(root: string) {
 const RESTORE = '\x1b[?1049l\x1b[?25h';
 
 export async function runDashboard(opts: { all: boolean }): Promise<void> {
-  // The board reads the SQLite file as it changes (io/sync.ts); it does not
-  // read PostgreSQL yet. With a shared store it would show this machine's
-  // local state while its keys wrote to the shared one: refused instead.
-  if (databaseUrl() !== null)
-    throw new UserError(
-      'ii dashboard does not read a shared PostgreSQL store yet (II_DATABASE_URL or [state] url is set):\n' +
-        "it would show this machine's local state while its keys wrote to the shared store.\n" +
-        'Use ii job list, ii job show and ii job logs -f, which read the shared store, or run\n' +
-        'II_DATABASE_URL= ii dashboard for the local board (and no [state] url in your config).',
-    );
   if (!process.stdout.isTTY || !process.stdin.isTTY)
     throw new UserError(
       'ii dashboard needs a terminal (its input and output must be a TTY).\n' +
@@ -101,10 +92,38 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   }
   tuneHeapForDashboard();
   const scope = opts.all || !repo ? null : repo.slug;
-  const state = openStateStore();
-  // What the board's actions and cleanups write: the SQLite file it reads
-  // (a shared store is refused above), through the asynchronous API.
-  const store = asyncStore(state);
+  // On SQLite the board reads the file as it changes (io/sync.ts), with no
+  // await between a write and the frame; on a shared PostgreSQL store it
+  // reads a copy in memory that LISTEN/NOTIFY keeps up to date
+  // (io/board-source.ts), and the logs of other machines' jobs from the store.
+  // Its actions and cleanups write through the asynchronous API either way.
+  const shared = databaseUrl() !== null;
+  const state = shared ? null : openStateStore();
+  const store = state ? asyncStore(state) : await openAsyncStateStore();
+  // The events the board's own writes append (an abandon, a dead runner's
+  // cleanup) go to the shared store's copy of the job's log too; closed
+  // before the store is.
+  const shipping = shared ? (await import('../job/log-shipping.js')).mirrorJobLogs(store) : null;
+  let onMirror = () => {};
+  const mirror = shared
+    ? new StoreMirror(
+        store,
+        scope,
+        () => onMirror(),
+        (err) =>
+          dash
+            .getState()
+            .setMessage(
+              `the shared store could not be read (${err instanceof Error ? err.message : String(err)}); shown as last read`,
+            ),
+      )
+    : null;
+  const source: BoardSource = state ?? mirror!;
+  const closeStores = async () => {
+    await mirror?.close();
+    await shipping?.close();
+    await store.close();
+  };
   const dash = createDashboardStore({
     repo: scope,
     repoLabel: scope && repo ? repo.root : 'all repositories',
@@ -112,7 +131,13 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
   });
   // A job met with its runner gone is cleaned up here as prune would.
-  const sync = new DashboardSync({ state, dash, reap: boardReaper(store, dash) });
+  const sync = new DashboardSync({
+    state: source,
+    dash,
+    reap: boardReaper(store, dash),
+    ...(shared ? { stored: store } : {}),
+  });
+  onMirror = () => sync.refreshJobs();
   // Read once the board is up: the config brings zod, which its start does without.
   if (scope && repo)
     void maxAttemptsOf(repo.root).then((n) => {
@@ -123,6 +148,12 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
       const banner = dash.getState().banner;
       if (warning) dash.setState({ banner: banner ? `${banner} · ${warning}` : warning });
     });
+  try {
+    await mirror?.load();
+  } catch (err) {
+    await closeStores().catch(() => {});
+    throw err;
+  }
   sync.loadAll();
   // A job that starts waiting for a person rings the bell and runs [notify]
   // command; the requests open now are on the board being opened.
@@ -136,6 +167,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
       if (c) notifier.setConfig(c);
     });
   sync.start();
+  await mirror?.watch();
 
   const [{ render }, { Dashboard }] = await loadView();
   let quit: () => void = () => {};
@@ -144,11 +176,12 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   const suspended: { fn: (() => void) | null } = { fn: null };
   const actions = createActions({
     state: store,
-    read: state,
+    read: source,
     dash,
     repoRoot: repo?.root ?? null,
     maxAttempts: () => sync.maxAttemptsNow,
-    onChanged: () => sync.refreshJobs(),
+    // On a shared store the copy is read again first (the write is in the store).
+    onChanged: () => (mirror ? void mirror.refresh() : sync.refreshJobs()),
     quit: () => quit(),
     suspend: (fn) => {
       suspended.fn = fn;
@@ -169,8 +202,14 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     restore();
     void notifier.close();
     void sync.close();
-    state.close();
-    process.exit(sig === 'SIGINT' ? 130 : 143);
+    const code = sig === 'SIGINT' ? 130 : 143;
+    if (state) {
+      state.close();
+      process.exit(code);
+    }
+    // The shipper sends what the board appended before the process goes (bounded).
+    setTimeout(() => process.exit(code), 3000).unref();
+    void closeStores().finally(() => process.exit(code));
   };
   const onCrash = (err: unknown) => {
     restore();
@@ -207,7 +246,8 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     process.stdout.write(RESTORE);
     await notifier.close();
     await sync.close();
-    state.close();
+    if (state) state.close();
+    else await closeStores();
     // Nothing of the dashboard may keep the process alive once it has quit.
     process.stdin.pause();
     process.stdin.unref?.();

@@ -25,7 +25,7 @@ import { landable, landPlan } from '../../land/plan.js';
 import { count } from '../view/count.js';
 import { shownLine } from '../../text/shown.js';
 import { localProbe } from '../../proc/alive.js';
-import type { StateStore } from '../../state/api.js';
+import { hostname } from 'node:os';
 import type { AsyncStateStore } from '../../state/async-api.js';
 import { GitVcs } from '../../vcs/git.js';
 import { fetchJobCommits, jobFetchRemote } from '../../history/fetch-job.js';
@@ -33,6 +33,8 @@ import type { LandingVcs } from '../../vcs/landing-vcs.js';
 import type { Vcs } from '../../vcs/vcs.js';
 import type { Actions } from '../view/actions-api.js';
 import { readJobRecord } from './record.js';
+import type { BoardSource } from './board-source.js';
+import { logFilesMissing, readStoredLog } from '../../job-log/store-source.js';
 import { keyIntents, keyPresses, NO_BACKLOG, type Intent, type KeyFacts } from '../view/key-intent.js';
 import { diffKey, iterationLabel } from '../view/state.js';
 import { shortJobId } from '../../model/job-id.js';
@@ -49,7 +51,7 @@ export interface ActionDeps {
    * acts (a question's words: the todo an abandon leaves) is read there, at
    * once, as the rest of the board is. Absent: those words go without it.
    */
-  read?: Pick<StateStore, 'todos' | 'jobs' | 'runners'>;
+  read?: Pick<BoardSource, 'todos' | 'jobs' | 'runners'>;
   dash: DashboardStore;
   /** The repository the dashboard runs in (retries start there); null outside one. */
   repoRoot: string | null;
@@ -373,7 +375,13 @@ export function createActions(deps: ActionDeps): Actions {
     },
     async loadRecord(jobId) {
       const job = await deps.state.jobs.get(jobId);
-      if (job) dash.getState().setRecord(jobId, readJobRecord(deps.state.dir, job));
+      if (!job) return;
+      // A shared store holds the whole log of a job whose files are not here (another machine's).
+      const stored =
+        deps.state.driver === 'postgres' && logFilesMissingOrRemote(deps.state.dir, job)
+          ? await readStoredLog(deps.state.logs, job.id)
+          : null;
+      dash.getState().setRecord(jobId, readJobRecord(deps.state.dir, job, stored));
     },
     async answer(jobId, askId, answer, note) {
       const order = waitingJobs(dash.getState().jobs).filter(stillOpen);
@@ -545,4 +553,9 @@ export function createActions(deps: ActionDeps): Actions {
   }
 
   return actions;
+}
+
+/** Whether a job's log is read from the shared store: another host's job, or files not here. */
+function logFilesMissingOrRemote(stateDir: string, job: Job): boolean {
+  return (job.host !== null && job.host !== hostname()) || logFilesMissing(stateDir, job);
 }

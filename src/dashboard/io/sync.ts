@@ -16,8 +16,11 @@ import type { Todo } from '../../model/todo.js';
 import { localProbe } from '../../proc/alive.js';
 import { quietSince, transcriptText } from '../../job-log/transcript-text.js';
 import { eventLines, logText, type EventLine } from '../../job-log/event-text.js';
-import type { JobEvent } from '../../model/event.js';
-import type { StateStore } from '../../state/api.js';
+import { JobEvent } from '../../model/event.js';
+import type { AsyncStateStore } from '../../state/async-api.js';
+import type { BoardSource } from './board-source.js';
+import { logFilesMissing, StoredStreamTail, type StoredJobLog } from '../../job-log/store-source.js';
+import { StoredLogs } from './stored-logs.js';
 import { tailEvents } from '../../state/events.js';
 import { JsonLinesTail } from '../../state/jsonl.js';
 import { readJobRecord } from './record.js';
@@ -47,15 +50,21 @@ export const RECORD_GAP_MS = 250;
 /** A loaded log is read again only after this many times its last read's length has passed. */
 const RECORD_COST_GAPS = 4;
 
+/** What readLogs reads a log through: a file's tail, or the shared store's copy (StoredStreamTail). */
+interface LineTail<T = unknown> {
+  read(): ReturnType<JsonLinesTail<T>['read']>;
+  readonly breaks: number;
+}
+
 interface JobLogs {
-  events: JsonLinesTail<JobEvent>;
+  events: LineTail<JobEvent>;
   /** Facts, test results and warnings of the turns before the current agent's. */
   earlier: string[];
   /** The lines of the events since the current agent started, with their event's type. */
   /** `agent`: an agent's warning, which the transcript shown above the events holds too. */
   eventLines: { type: JobEvent['type'] | null; line: EventLine; agent?: boolean }[];
   transcriptPath: string | null;
-  transcript: JsonLinesTail | null;
+  transcript: LineTail | null;
   entries: unknown[];
   /** The pane's heading: the current agent session. */
   header: string[];
@@ -65,6 +74,8 @@ interface JobLogs {
   silence: string | null;
   /** Whether the event log gave a line yet (until then the reader is not kept). */
   readAny: boolean;
+  /** The shared store's copy of the log, when it is read from there (fromStore). */
+  stored: StoredJobLog | null;
 }
 
 /**
@@ -77,7 +88,14 @@ interface JobLogs {
 const shownJobId = (s: Parameters<typeof selectedJob>[0]): string | null => selectedJob(s)?.id ?? null;
 
 export interface SyncOptions {
-  state: StateStore;
+  /** The SQLite store itself, or a shared store's copy in memory (board-source.ts StoreMirror). */
+  state: BoardSource;
+  /**
+   * The shared store, when there is one: a job whose log files are not in
+   * this state dir (it ran on another machine) is read from the store's copy
+   * of its log, followed as lines are appended (LISTEN/NOTIFY).
+   */
+  stored?: AsyncStateStore;
   dash: DashboardStore;
   /** Debounce of file events, ms. */
   debounceMs?: number;
@@ -97,7 +115,9 @@ export interface SyncOptions {
 }
 
 export class DashboardSync {
-  private readonly state: StateStore;
+  private readonly state: BoardSource;
+  /** The shared store's copies of the logs of jobs whose files are not here (SyncOptions.stored). */
+  private readonly storedLogs: StoredLogs | null;
   private readonly dash: DashboardStore;
   private readonly probe: { host: string; pidAlive: (pid: number) => boolean };
   private readonly logs = new Map<string, JobLogs>();
@@ -144,6 +164,23 @@ export class DashboardSync {
     this.dash = o.dash;
     this.probe = o.probe ?? localProbe;
     this.maxAttempts = o.maxAttempts ?? 2;
+    this.storedLogs = o.stored
+      ? new StoredLogs(o.stored, (id) => {
+          this.pendingJobs.add(id);
+          this.schedule();
+        })
+      : null;
+  }
+
+  /**
+   * Whether a job's log is read from the shared store: it ran on another
+   * machine, or its files are not in this state dir. A job of this machine
+   * is read from its files, as on SQLite (its runner writes them first).
+   */
+  private fromStore(job: Job): boolean {
+    if (!this.storedLogs) return false;
+    if (job.host !== null && job.host !== this.probe.host) return true;
+    return logFilesMissing(this.state.dir, job);
   }
 
   /** The first full load: every job of the scope, titles, staleness and the active jobs' logs. */
@@ -231,6 +268,7 @@ export class DashboardSync {
     this.dbWatcher = null;
     await this.watcher?.close();
     this.watcher = null;
+    await this.storedLogs?.close();
   }
 
   private onPath(path: string): void {
@@ -448,8 +486,16 @@ export class DashboardSync {
   private readLogs(job: Job): void {
     let logs = this.logs.get(job.id);
     if (!logs) {
+      const remote = this.fromStore(job);
+      // An ended job of another machine has no live pane: its log is not
+      // followed (`l` reads the store when asked), nor read again on each of its writes.
+      if (remote && job.status !== 'active') return;
+      const stored = remote ? this.storedLogs!.get(job.id) : null;
       logs = {
-        events: tailEvents(this.state.dir, job.id),
+        events: stored
+          ? new StoredStreamTail(stored, { events: true }, JobEvent)
+          : tailEvents(this.state.dir, job.id),
+        stored,
         earlier: [],
         eventLines: [],
         transcriptPath: null,
@@ -463,6 +509,8 @@ export class DashboardSync {
       this.logs.set(job.id, logs);
     }
     logs.agentStage = job.status === 'active' && job.stage !== 'testing';
+    // What an ended job's held copy has is read below, for the last time.
+    if (logs.stored && job.status !== 'active') this.storedLogs!.release(job.id);
     let changed = false;
     const s = this.dash.getState();
     const read = logs.events.read();
@@ -525,13 +573,16 @@ export class DashboardSync {
       if (shownJobId(s) === job.id) this.followTranscript(null); // it just ended
     } else if (path !== logs.transcriptPath || !logs.transcript) {
       logs.transcriptPath = path;
-      logs.transcript = path
-        ? new JsonLinesTail(path, undefined, { lastBytes: TRANSCRIPT_TAIL_BYTES })
-        : null;
+      logs.transcript =
+        logs.stored && latest
+          ? new StoredStreamTail(logs.stored, { transcript: latest.id })
+          : path
+            ? new JsonLinesTail(path, undefined, { lastBytes: TRANSCRIPT_TAIL_BYTES })
+            : null;
       logs.entries = [];
       changed = true;
     }
-    if (shown) this.followTranscript(logs.transcriptPath);
+    if (shown) this.followTranscript(logs.stored ? null : logs.transcriptPath);
     if (logs.transcript) {
       const breaks = logs.transcript.breaks;
       const entries = logs.transcript.read().flatMap((l) => (l.ok ? [l.value] : []));
@@ -618,7 +669,7 @@ export class DashboardSync {
       const job = this.state.jobs.get(jobId);
       if (!job || this.closed || !this.dash.getState().records[jobId]) return;
       const at = performance.now();
-      this.dash.getState().setRecord(jobId, readJobRecord(this.state.dir, job));
+      this.dash.getState().setRecord(jobId, readJobRecord(this.state.dir, job, this.storedLogs?.peek(jobId)));
       this.recordReads.set(jobId, { at, tookMs: performance.now() - at });
     };
     if (wait <= 0) read();

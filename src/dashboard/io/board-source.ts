@@ -1,0 +1,185 @@
+// What the board reads, synchronously (io/sync.ts, the actions' question
+// texts): the SQLite StateStore itself, or, on a shared PostgreSQL store, a
+// copy in memory kept up to date from the store's asynchronous API as
+// LISTEN/NOTIFY tells of each committed version. The SQLite path stays as it
+// was (no await between a file event and the frame: bench/dashboard.bench.js);
+// the copy holds only what the board asks for: the scope's jobs, their
+// todos' titles, the repository's todos, job briefs and runners.
+import type { JobBrief } from '../../model/backlog.js';
+import type { BacklogRunnerRecord } from '../../model/backlog-runner.js';
+import type { Job } from '../../model/job.js';
+import type { Todo } from '../../model/todo.js';
+import type { JobStore, RunnerStore, TodoStore } from '../../state/api.js';
+import type { AsyncStateStore } from '../../state/async-api.js';
+
+export interface BoardSource {
+  readonly dir: string;
+  jobs: Pick<JobStore, 'version' | 'list' | 'listAll' | 'listChangedAfter' | 'get' | 'briefs'>;
+  todos: Pick<TodoStore, 'listChangedAfter' | 'stamp' | 'list' | 'get'>;
+  runners: Pick<RunnerStore, 'list'>;
+}
+
+const todoKey = (repo: string, id: string) => `${repo}\0${id}`;
+
+/**
+ * The board's copy of a shared store. Each held row carries the store
+ * version of the refresh that read it, so listChangedAfter answers as the
+ * store would (what was read after the version the board last saw). Refreshes
+ * run one at a time; versions announced meanwhile make one more refresh
+ * after it, not one each.
+ */
+export class StoreMirror implements BoardSource {
+  readonly dir: string;
+  private version = -1;
+  private readonly jobsById = new Map<string, { job: Job; v: number }>();
+  /** The scope's todos, and other repositories' todos the held jobs name (titles). */
+  private readonly todosByKey = new Map<string, { todo: Todo; v: number }>();
+  private readonly briefsOf = new Map<string, JobBrief[]>();
+  private readonly runnersOf = new Map<string, BacklogRunnerRecord[]>();
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopWatch: (() => Promise<void>) | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly store: AsyncStateStore,
+    /** The board's repository (slug), or null for every repository. */
+    private readonly repo: string | null,
+    /** Called after a refresh that read a newer version (the board reads the copy then). */
+    private readonly onChange: () => void = () => {},
+    /** Called with what a refresh threw (a lost connection: the watch says when it is back). */
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {
+    this.dir = store.dir;
+  }
+
+  /** The first read: every job of the scope, the repository's todos, briefs and runners. */
+  async load(): Promise<void> {
+    const v = await this.store.jobs.version();
+    const jobs = this.repo ? await this.store.jobs.list(this.repo) : await this.store.jobs.listAll();
+    for (const job of jobs) this.jobsById.set(job.id, { job, v });
+    if (this.repo) for (const t of await this.store.todos.list(this.repo)) this.setTodo(t, v);
+    await this.readAround(jobs, v, true);
+    this.version = v;
+  }
+
+  /** Follows the store's versions (LISTEN/NOTIFY); a reconnect announces the current one and is read from the last seen. */
+  async watch(): Promise<void> {
+    if (!this.store.watch) throw new Error('this store cannot be watched');
+    this.stopWatch = await this.store.watch((v) => {
+      if (v !== this.version) void this.refresh();
+    });
+    // What was committed between load() and the watch's start.
+    void this.refresh();
+  }
+
+  /** Reads what was written after the version held; one at a time, coalescing calls made meanwhile. */
+  refresh(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    const run = async () => {
+      do {
+        this.again = false;
+        try {
+          if (await this.readChanges()) this.onChange();
+        } catch (err) {
+          if (!this.closed) this.onError(err);
+        }
+      } while (this.again && !this.closed);
+      this.running = null;
+    };
+    this.running = run();
+    return this.running;
+  }
+
+  /** Whether anything newer was read. */
+  private async readChanges(): Promise<boolean> {
+    // Read before the rows: a write landing in between is read now and again next time.
+    const v = await this.store.jobs.version();
+    if (v === this.version) return false;
+    const after = this.version;
+    const changed = await this.store.jobs.listChangedAfter(after, this.repo);
+    const todos = this.repo ? await this.store.todos.listChangedAfter(this.repo, after) : [];
+    for (const t of todos) this.setTodo(t, v);
+    for (const job of changed) this.jobsById.set(job.id, { job, v });
+    await this.readAround(changed, v, changed.length > 0);
+    this.version = v;
+    return true;
+  }
+
+  /** The titles of the jobs' todos not held, and the briefs (when jobs changed) and runners of the repositories shown. */
+  private async readAround(jobs: Job[], v: number, jobsChanged: boolean): Promise<void> {
+    for (const j of jobs) {
+      if (this.todosByKey.has(todoKey(j.repo, j.todo_id))) continue;
+      const t = await this.store.todos.get(j.repo, j.todo_id);
+      if (t) this.setTodo(t, v);
+    }
+    // Only the board's repository has a Backlog column (every repository's
+    // briefs on every write would be the whole store's jobs again and again).
+    const r = this.repo;
+    if (!r) return;
+    if (jobsChanged || !this.briefsOf.has(r)) this.briefsOf.set(r, await this.store.jobs.briefs(r));
+    // A runner's start, slots and heartbeat are writes too: read with every version.
+    this.runnersOf.set(r, await this.store.runners.list(r));
+  }
+
+  private setTodo(t: Todo, v: number): void {
+    this.todosByKey.set(todoKey(t.repo, t.id), { todo: t, v });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.stopWatch?.();
+    this.stopWatch = null;
+    await this.running;
+  }
+
+  readonly jobs: BoardSource['jobs'] = {
+    version: () => this.version,
+    list: (repo) => this.heldJobs().filter((j) => j.repo === repo),
+    listAll: () => this.heldJobs(),
+    listChangedAfter: (after, repo) => {
+      const out: Job[] = [];
+      for (const { job, v } of this.jobsById.values())
+        if (v > after && (repo == null || job.repo === repo)) out.push(job);
+      return out;
+    },
+    get: (id) => this.jobsById.get(id)?.job ?? null,
+    briefs: (repo) => this.briefsOf.get(repo) ?? [],
+  };
+
+  readonly todos: BoardSource['todos'] = {
+    listChangedAfter: (repo, after) => {
+      const out: Todo[] = [];
+      for (const { todo, v } of this.todosByKey.values()) if (v > after && todo.repo === repo) out.push(todo);
+      return out;
+    },
+    // The board compares only its count (todos are never deleted).
+    stamp: (repo) => `${this.heldTodos(repo).length}|${this.version}`,
+    // Only the board's repository's todos are all held (others only as the titles of jobs):
+    // another repository lists none, so nothing is decided from a part of its todos.
+    list: (repo, filter) =>
+      repo !== this.repo
+        ? []
+        : this.heldTodos(repo).filter((t) => !filter?.status || t.status === filter.status),
+    get: (repo, id) => this.todosByKey.get(todoKey(repo, id))?.todo ?? null,
+  };
+
+  readonly runners: BoardSource['runners'] = {
+    list: (repo) => this.runnersOf.get(repo) ?? [],
+  };
+
+  /** Newest first, as the store lists them. */
+  private heldJobs(): Job[] {
+    return [...this.jobsById.values()]
+      .map((x) => x.job)
+      .sort((a, b) => b.started_at.localeCompare(a.started_at) || a.id.localeCompare(b.id));
+  }
+
+  private heldTodos(repo: string): Todo[] {
+    return [...this.todosByKey.values()].map((x) => x.todo).filter((t) => t.repo === repo);
+  }
+}

@@ -1,0 +1,85 @@
+// The board's copy of a store (dashboard/io/board-source.ts StoreMirror),
+// here over the SQLite driver's asynchronous API (the PostgreSQL one is
+// pg-dashboard.test.ts): it answers the board's reads as the store would,
+// and refreshes run one at a time, those asked for meanwhile making one more.
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { StoreMirror } from '../../src/dashboard/io/board-source.js';
+import type { AsyncStateStore } from '../../src/state/async-api.js';
+import { openStateStore } from '../../src/state/index.js';
+import { asyncStore } from '../../src/state/sync-adapter.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const REPO = 'r';
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function open() {
+  const tmp = tempDir();
+  cleanups.push(tmp.cleanup);
+  const state = openStateStore({ dir: join(tmp.path, 'incrementum') });
+  cleanups.push(() => state.close());
+  return { state, store: asyncStore(state) };
+}
+
+/** The store with its version() calls counted: one per refresh that reads. */
+function counted(store: AsyncStateStore): { store: AsyncStateStore; reads: () => number } {
+  let n = 0;
+  const jobs = { ...store.jobs, version: () => (n++, store.jobs.version()) };
+  return { store: { ...store, jobs }, reads: () => n };
+}
+
+it('answers as the store does after each refresh, and only with what was read', async () => {
+  const { state, store } = open();
+  const t0 = state.todos.create(REPO, { title: 'first' });
+  const j0 = state.jobs.claim(REPO, { todo_id: t0.id, pid: 1, host: 'b' }, () => null)!;
+  let changes = 0;
+  const m = new StoreMirror(store, REPO, () => changes++);
+  cleanups.push(() => m.close());
+  await m.load();
+  expect(m.jobs.version()).toBe(state.jobs.version());
+  expect(m.jobs.list(REPO).map((j) => j.id)).toEqual([j0.id]);
+  expect(m.todos.get(REPO, t0.id)?.title).toBe('first');
+  expect(m.todos.stamp(REPO).split('|')[0]).toBe(state.todos.stamp(REPO).split('|')[0]);
+  const seen = m.jobs.version();
+
+  const t1 = state.todos.create(REPO, { title: 'second' });
+  state.jobs.setStage(j0.id, 'testing');
+  // Not read yet: the copy is as it was.
+  expect(m.jobs.get(j0.id)?.stage).toBe('implementing');
+  await m.refresh();
+  expect(changes).toBe(1);
+  expect(m.jobs.get(j0.id)?.stage).toBe('testing');
+  expect(m.jobs.listChangedAfter(seen, REPO).map((j) => j.id)).toEqual([j0.id]);
+  expect(m.todos.listChangedAfter(REPO, seen).map((t) => t.id)).toEqual([t1.id]);
+  expect(
+    m.todos
+      .list(REPO)
+      .map((t) => t.id)
+      .sort(),
+  ).toEqual([t0.id, t1.id].sort());
+  expect(m.jobs.briefs(REPO)).toEqual(state.jobs.briefs(REPO));
+  // Another repository's todos are not all held: none are listed.
+  expect(m.todos.list('other')).toEqual([]);
+  // Nothing new: no change is announced.
+  await m.refresh();
+  expect(changes).toBe(1);
+});
+
+it('runs one refresh at a time: those asked for during one make a single one after it', async () => {
+  const { state, store } = open();
+  state.todos.create(REPO, { title: 'first' });
+  const c = counted(store);
+  const m = new StoreMirror(c.store, REPO);
+  cleanups.push(() => m.close());
+  await m.load();
+  const before = c.reads();
+  state.todos.create(REPO, { title: 'second' });
+  const all = [m.refresh(), m.refresh(), m.refresh(), m.refresh()];
+  await Promise.all(all);
+  // The first, and one more for the three asked for while it ran.
+  expect(c.reads() - before).toBe(2);
+  expect(m.todos.list(REPO)).toHaveLength(2);
+});
