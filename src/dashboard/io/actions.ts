@@ -25,7 +25,7 @@ import { landable, landPlan } from '../../land/plan.js';
 import { count } from '../view/count.js';
 import { shownLine } from '../../text/shown.js';
 import { localProbe } from '../../proc/alive.js';
-import { hostname } from 'node:os';
+import { hostName } from '../../proc/host.js';
 import type { AsyncStateStore } from '../../state/async-api.js';
 import { GitVcs } from '../../vcs/git.js';
 import { fetchJobCommits, jobFetchRemote } from '../../history/fetch-job.js';
@@ -557,5 +557,5 @@ export function createActions(deps: ActionDeps): Actions {
 
 /** Whether a job's log is read from the shared store: another host's job, or files not here. */
 function logFilesMissingOrRemote(stateDir: string, job: Job): boolean {
-  return (job.host !== null && job.host !== hostname()) || logFilesMissing(stateDir, job);
+  return (job.host !== null && job.host !== hostName()) || logFilesMissing(stateDir, job);
 }
