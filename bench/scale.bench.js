@@ -520,15 +520,39 @@ async function idleJob(tmp) {
     // Past the start's one-off work (module loading, the workspace, the agent's handshake).
     await pause(3000);
     const pids = runners.map((r) => r.child.pid);
+    // The workspace's long-lived git processes (src/vcs/git-pipe.ts) are the
+    // runner's own: counted into its figures below, not taken for strays.
+    const isGitPipe = (cmd) =>
+      /\bgit\b/.test(cmd) &&
+      /cat-file|update-ref|diff-tree|hash-object/.test(cmd) &&
+      /--(batch|stdin)/.test(cmd);
+    const pipesOf = (pid) => descendants(pid).filter((d) => isGitPipe(d.cmd));
     const others = pids.flatMap((pid) =>
-      descendants(pid).filter((d) => !d.cmd.includes(join('agent', 'scripted', 'main.js'))),
+      descendants(pid).filter(
+        (d) => !d.cmd.includes(join('agent', 'scripted', 'main.js')) && !isGitPipe(d.cmd),
+      ),
     );
     if (others.length) throw new Error(`an idle runner has a child other than its agent: ${others[0].cmd}`);
-    const before = [...pids, bare.pid].map(procFigures);
+    /** A runner's figures with its git processes' added (they live and die with it). */
+    const withPipes = (pid) => {
+      const own = procFigures(pid);
+      for (const g of pipesOf(pid)) {
+        try {
+          const p = procFigures(g.pid);
+          own.privateMb += p.privateMb;
+          own.rssMb += p.rssMb;
+          own.fds += p.fds;
+          own.ticks += p.ticks;
+        } catch {} // ended meanwhile
+      }
+      return own;
+    };
+    const figures = () => [...pids.map(withPipes), procFigures(bare.pid)];
+    const before = figures();
     const t0 = performance.now();
     await pause(8000);
     const wall = (performance.now() - t0) / 1000;
-    const after = [...pids, bare.pid].map(procFigures);
+    const after = figures();
     const cpu = after.map((a, i) => ((a.ticks - before[i].ticks) / 100 / wall) * 100);
     const f = after.pop();
     const fCpu = cpu.pop();
