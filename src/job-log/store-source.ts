@@ -95,6 +95,15 @@ export function storedEventsAreTheRecord(
 }
 
 /** Whether some of the job's log is not in this state dir (its events file, or an agent's transcript). */
+/**
+ * Whether a job's whole log is read from the shared store: it ran on another
+ * machine, or its files are not in this state dir. A job of this machine is
+ * read from its files, as on SQLite (its runner writes them first).
+ */
+export function logIsElsewhere(stateDir: string, job: Job, thisHost = hostName()): boolean {
+  return (job.host !== null && job.host !== thisHost) || logFilesMissing(stateDir, job);
+}
+
 export function logFilesMissing(stateDir: string, job: Job): boolean {
   if (!existsSync(eventsFile(stateDir, job.id))) return true;
   return job.agent_sessions.some(

@@ -2,9 +2,8 @@
 // files are not on this machine (it ran on another), or whose events file
 // here is not the whole log (a landing or an abandon on another machine
 // added to it in the store): read only when the store is shared (II_DATABASE_URL).
-import { hostName } from '../../proc/host.js';
 import {
-  logFilesMissing,
+  logIsElsewhere,
   readStoredEvents,
   readStoredLog,
   storedEventsAreTheRecord,
@@ -23,7 +22,7 @@ export async function storedLogIfNeeded(
   if (url === null) return null;
   // Its files all here: the store's events only, and only where they have
   // more than the file (a landing or an abandon on another machine).
-  const whole = logFilesMissing(stateDir, job) || (job.host !== null && job.host !== hostName());
+  const whole = logIsElsewhere(stateDir, job);
   if (!whole && job.status === 'active') return null; // written here as it runs: the file is the record
   try {
     const store = await openAsyncStateStore({ dir: stateDir, url });

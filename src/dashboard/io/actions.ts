@@ -25,7 +25,6 @@ import { landable, landPlan } from '../../land/plan.js';
 import { count } from '../view/count.js';
 import { shownLine } from '../../text/shown.js';
 import { localProbe } from '../../proc/alive.js';
-import { hostName } from '../../proc/host.js';
 import type { AsyncStateStore } from '../../state/async-api.js';
 import { GitVcs } from '../../vcs/git.js';
 import { fetchJobCommits, jobFetchRemote } from '../../history/fetch-job.js';
@@ -34,7 +33,7 @@ import type { Vcs } from '../../vcs/vcs.js';
 import type { Actions } from '../view/actions-api.js';
 import { readJobRecord } from './record.js';
 import type { BoardSource } from './board-source.js';
-import { logFilesMissing, readStoredLog } from '../../job-log/store-source.js';
+import { logIsElsewhere, readStoredLog } from '../../job-log/store-source.js';
 import { keyIntents, keyPresses, NO_BACKLOG, type Intent, type KeyFacts } from '../view/key-intent.js';
 import { diffKey, iterationLabel } from '../view/state.js';
 import { shortJobId } from '../../model/job-id.js';
@@ -378,7 +377,7 @@ export function createActions(deps: ActionDeps): Actions {
       if (!job) return;
       // A shared store holds the whole log of a job whose files are not here (another machine's).
       const stored =
-        deps.state.driver === 'postgres' && logFilesMissingOrRemote(deps.state.dir, job)
+        deps.state.driver === 'postgres' && logIsElsewhere(deps.state.dir, job)
           ? await readStoredLog(deps.state.logs, job.id)
           : null;
       dash.getState().setRecord(jobId, readJobRecord(deps.state.dir, job, stored));
@@ -553,9 +552,4 @@ export function createActions(deps: ActionDeps): Actions {
   }
 
   return actions;
-}
-
-/** Whether a job's log is read from the shared store: another host's job, or files not here. */
-function logFilesMissingOrRemote(stateDir: string, job: Job): boolean {
-  return (job.host !== null && job.host !== hostName()) || logFilesMissing(stateDir, job);
 }

@@ -19,7 +19,7 @@ import { eventLines, logText, type EventLine } from '../../job-log/event-text.js
 import { JobEvent } from '../../model/event.js';
 import type { AsyncStateStore } from '../../state/async-api.js';
 import type { BoardSource } from './board-source.js';
-import { logFilesMissing, StoredStreamTail, type StoredJobLog } from '../../job-log/store-source.js';
+import { logIsElsewhere, StoredStreamTail, type StoredJobLog } from '../../job-log/store-source.js';
 import { StoredLogs } from './stored-logs.js';
 import { tailEvents } from '../../state/events.js';
 import { JsonLinesTail } from '../../state/jsonl.js';
@@ -172,15 +172,9 @@ export class DashboardSync {
       : null;
   }
 
-  /**
-   * Whether a job's log is read from the shared store: it ran on another
-   * machine, or its files are not in this state dir. A job of this machine
-   * is read from its files, as on SQLite (its runner writes them first).
-   */
+  /** Whether a job's log is read from the shared store (job-log/store-source.ts logIsElsewhere). */
   private fromStore(job: Job): boolean {
-    if (!this.storedLogs) return false;
-    if (job.host !== null && job.host !== this.probe.host) return true;
-    return logFilesMissing(this.state.dir, job);
+    return !!this.storedLogs && logIsElsewhere(this.state.dir, job, this.probe.host);
   }
 
   /** The first full load: every job of the scope, titles, staleness and the active jobs' logs. */
