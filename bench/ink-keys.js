@@ -59,7 +59,9 @@ export function fakeTerminal(seen) {
  * the press to the first frame drawn from a render that saw `state.get()` as
  * it was right after the press: a probe around the element records
  * `state.use()` (a hook) at each render, and each frame notes the last one.
- * Presses that change nothing are not counted; presses stop after `budgetMs`. `also` is another such state,
+ * Presses that change nothing are not counted; presses stop after `budgetMs`,
+ * once `want` presses are counted or `stopWhen()` says so (`onPress(ms, cpuMs)` is told of each, with the
+ * process's CPU time from the press to the frame). `also` is another such state,
  * noted in `frames.also`, and `after(frames)` runs while the app is still
  * mounted; the `prelude` keys are pressed first, untimed.
  */
@@ -73,6 +75,9 @@ export async function keyLatency({
   after,
   prelude = [],
   budgetMs = 30_000,
+  want = Infinity,
+  onPress,
+  stopWhen = () => false,
 }) {
   const { render } = await import('ink');
   // A terminal has colours: without them (chalk sees no TTY here) a moved
@@ -102,11 +107,12 @@ export async function keyLatency({
   }
   const out = [];
   const end = Date.now() + budgetMs;
-  for (let i = 0; i < n && Date.now() < end; i++) {
+  for (let i = 0; i < n && out.length < want && !stopWhen() && Date.now() < end; i++) {
     // Past Ink's frame throttle (maxFps), as a person's keypresses are.
     await pause(gapMs);
     const before = state.get();
     const t0 = now();
+    const c0 = onPress ? process.cpuUsage() : null;
     t.stdin.press(keys[i % keys.length]);
     const target = state.get();
     if (target === before) continue;
@@ -121,6 +127,10 @@ export async function keyLatency({
       throw e;
     });
     out.push(t.frames.at - t0);
+    if (c0) {
+      const c = process.cpuUsage(c0);
+      onPress(t.frames.at - t0, (c.user + c.system) / 1000);
+    }
   }
   await after?.(t.frames);
   app.unmount();

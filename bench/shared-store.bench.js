@@ -8,15 +8,32 @@
 // - A write on one connection → another connection's watch (LISTEN/NOTIFY)
 //   and its read of what changed show it: p95 on loopback, goal ≤ 150 ms;
 //   floor: the write's own round trip.
-// - 3 machines (clones of one bare repository, own state dirs, II_HOST) ×
-//   `ii run --jobs 8` at once on 24 todos with the scripted agent, one
-//   database: todos run more than once (goal 0), claims lost to another
-//   runner (a race resolved: reported), and the wall time.
-// Sized for a 2-core machine: about a minute and a half in all.
+// - 3 machines (clones of one bare repository, own state dirs, HOME, config,
+//   II_HOST) × `ii run --jobs 8` at once on 24 todos with the scripted agent
+//   (a file written, then 30 s of streamed text), one database: todos run
+//   more than once (goal 0), claims lost to another runner (a race
+//   resolved: reported), and the wall time.
+// - Meanwhile, on each machine, its dashboard on the shared store (built as
+//   `ii dashboard` builds it, bench/board-keys.child.js) is driven by
+//   keypresses while the jobs run: keypress → frame (the write of a key to
+//   the first frame drawn from a render that saw the selection it made,
+//   bench/ink-keys.js, as the dashboard and scale benches time it), p95 and
+//   median per board over ≥ 100 presses made while the board showed a
+//   running job, goal p95 ≤ 33 ms, and the board's own CPU time from a press
+//   to its frame. Floor: the same board and presses on one machine's SQLite
+//   state while its `ii run --jobs 8` runs 8 todos, in the same run. The
+//   load average during each is reported: on a shared 2-core machine the
+//   wall figures are mostly time spent waiting for a core.
+//   BENCH_SHARED_ONLY=machines runs these rows alone; BENCH_DEBUG prints
+//   each board's queries, BENCH_BOARD_PROF=dir writes their CPU profiles,
+//   BENCH_BOARD_TRACE=prefix each press's trace, BENCH_BOARD_NICE=n runs
+//   them at that priority.
+// Sized for a 2-core machine: about five minutes in all under load.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { median, quantile, round, timeMs } from './stats.js';
@@ -222,49 +239,194 @@ async function watchLatency(server) {
   }
 }
 
-/** 3 machines × ii run --jobs 8 on one backlog of 24 todos. */
-async function machines(server, tmp, bare) {
-  const url = await database(server, 'ii_bench_machines');
-  const ms = ['a', 'b', 'c'].map((n) => machine(tmp, bare, n, url));
+/** Presses each board makes that change its selection (≥ 100, the figure's sample). */
+const PRESSES = Number(process.env.BENCH_BOARD_PRESSES ?? 120);
+
+/**
+ * The scripted agent's scenario for the run's jobs: a file written, then a
+ * turn streaming STREAM_S seconds of text (10 updates a second), so that the
+ * boards are pressed while jobs run and stream, not after.
+ */
+const STREAM_S = Number(process.env.BENCH_BOARD_STREAM_S ?? 30);
+function scenario(tmp) {
+  const stream = [];
+  for (let i = 0; i < STREAM_S * 10; i++)
+    stream.push({ type: 'message', text: `token ${i} ` }, { type: 'delay', ms: 100 });
   const scenarios = join(tmp, 'scenarios');
-  mkdirSync(scenarios);
+  mkdirSync(scenarios, { recursive: true });
   writeFileSync(
     join(scenarios, 'default.json'),
     JSON.stringify({
       implement: [
         {
-          actions: [
-            { type: 'write', path: 'work.txt', content: 'done\n' },
-            { type: 'delay', ms: 500 },
-          ],
+          actions: [{ type: 'write', path: 'work.txt', content: 'done\n' }, ...stream],
         },
       ],
       'commit-message': [{ actions: [{ type: 'commit_message', text: 'Do the work' }] }],
     }),
   );
+  return scenarios;
+}
+
+/** A machine's dashboard (bench/board-keys.child.js), loaded: `go()` starts its presses, `done` is its result. */
+async function board(m) {
+  // BENCH_BOARD_PROF=dir: a CPU profile of each board into dir.
+  const prof = process.env.BENCH_BOARD_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_BOARD_PROF}`]
+    : [];
+  const c = spawn(
+    process.execPath,
+    [...prof, join(root, 'bench', 'board-keys.child.js'), join(root, 'dist'), PRESSES],
+    {
+      cwd: m.repo,
+      env: { ...process.env, ...m.env, NODE_ENV: 'production' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  // BENCH_BOARD_NICE=n: the boards at that priority (a diagnostic: how much of
+  // their wall time is waiting for a core the jobs hold).
+  if (process.env.BENCH_BOARD_NICE) setPriority(c.pid, Number(process.env.BENCH_BOARD_NICE));
+  let err = '';
+  c.stderr.on('data', (d) => {
+    err += d;
+    if (process.env.BENCH_DEBUG) process.stderr.write(d);
+  });
+  const lines = [];
+  let wake = () => {};
+  createInterface({ input: c.stdout }).on('line', (l) => (lines.push(l), wake()));
+  const exited = new Promise((r) => c.on('exit', r));
+  const line = async () => {
+    while (!lines.length) {
+      const code = await Promise.race([new Promise((r) => (wake = r)), exited]);
+      if (code !== undefined && !lines.length) throw new Error(`board on ${m.name}: exit ${code}: ${err}`);
+    }
+    return lines.shift();
+  };
+  if ((await line()) !== 'ready') throw new Error(`board on ${m.name} did not start: ${err}`);
+  return {
+    go: () => c.stdin.write('go\n'),
+    done: line().then((l) => JSON.parse(l)),
+    // Given a moment to exit on its own (a CPU profile is written at exit).
+    kill: async () => {
+      const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
+      if (c.exitCode === null && c.signalCode === null) await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+/** `ii run --jobs 8` on a machine until its backlog is done: its output. */
+function runJobs(m) {
+  return new Promise((res, rej) => {
+    const c = spawn(process.execPath, [II, 'run', '--jobs', '8'], {
+      cwd: m.repo,
+      env: { ...process.env, ...m.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.stderr.on('data', (d) => (out += d));
+    c.on('close', (code) =>
+      code === 0 ? res(out) : rej(new Error(`ii run on ${m.name}: exit ${code}: ${out}`)),
+    );
+  });
+}
+
+/** The 1-minute load average, sampled each second while `p` runs: [median, max]. */
+async function loadDuring(p) {
+  const samples = [loadavg()[0]];
+  const t = setInterval(() => samples.push(loadavg()[0]), 1000);
+  try {
+    return { result: await p, load: [median(samples), Math.max(...samples)] };
+  } finally {
+    clearInterval(t);
+  }
+}
+
+/**
+ * Runs `ii run --jobs 8` on each machine at once with each machine's board
+ * pressed while the jobs run: the runs' outputs, each board's result, the
+ * wall time of the runs and the load average meanwhile.
+ */
+async function runWithBoards(ms) {
+  const boards = [];
+  try {
+    for (const m of ms) boards.push(await board(m));
+    const t0 = Date.now();
+    // Each board starts pressing once it shows a running job.
+    for (const b of boards) b.go();
+    const { result, load } = await loadDuring(
+      Promise.all([
+        Promise.all(ms.map(runJobs)).then((o) => [o, (Date.now() - t0) / 1000]),
+        Promise.all(boards.map((b) => b.done)),
+      ]),
+    );
+    const [[outs, wallS], keys] = result;
+    if (process.env.BENCH_BOARD_TRACE)
+      writeFileSync(`${process.env.BENCH_BOARD_TRACE}-${ms.length}.json`, JSON.stringify(keys));
+    return { outs, wallS, keys, load };
+  } finally {
+    await Promise.all(boards.map((b) => b.kill()));
+  }
+}
+
+/** The most jobs a board showed running while it was pressed. */
+const mostRunning = (k) => Math.max(0, ...k.trace.filter((t) => t[2] > 0).map((t) => t[2]));
+
+/**
+ * Each board's rows against the SQLite board's (`floor`): keypress → frame,
+ * p95 and median, and the board's own CPU time from a press to its frame
+ * (what load moves least: the wall figures under load are mostly waiting for
+ * a core).
+ */
+function keyRows(label, keys, floor) {
+  const floorRun = `floor: SQLite, 1 machine × 8 jobs, at most ${mostRunning(floor)} running`;
+  return keys.flatMap((k, i) => [
+    {
+      name: `${label(i)}: keypress → frame, p95 (${k.ms.length} presses while jobs ran, at most ${mostRunning(k)} running)`,
+      value: round(quantile(k.ms, 0.95)),
+      unit: 'ms',
+      floor: round(quantile(floor.ms, 0.95)),
+      ratio: round(quantile(k.ms, 0.95) / quantile(floor.ms, 0.95)),
+      goal: `≤ 33 ms (${floorRun})`,
+    },
+    {
+      name: `${label(i)}: keypress → frame, median`,
+      value: round(median(k.ms)),
+      unit: 'ms',
+      floor: round(median(floor.ms)),
+      ratio: round(median(k.ms) / median(floor.ms)),
+      goal: 'report',
+    },
+    {
+      name: `${label(i)}: its CPU time from a press to the frame, median / p95 (floor: SQLite's p95)`,
+      value: `${round(median(k.cpu), 1)} / ${round(quantile(k.cpu, 0.95), 1)}`,
+      unit: 'ms',
+      floor: round(quantile(floor.cpu, 0.95), 1),
+      ratio: round(quantile(k.cpu, 0.95) / quantile(floor.cpu, 0.95)),
+      goal: 'report',
+    },
+  ]);
+}
+
+/** The floor of the keypress rows: one machine on SQLite, `ii run --jobs 8` on 8 todos, its board pressed. */
+async function sqliteBoard(tmp, bare) {
+  const m = machine(tmp, bare, 'solo', null);
+  m.env.II_SCRIPTED_SCENARIO = scenario(tmp);
+  for (let i = 0; i < 8; i++) ii(m, ['todo', 'create', '--title', `task ${i + 1}`]);
+  const r = await runWithBoards([m]);
+  return { ...r.keys[0], load: r.load };
+}
+
+/** 3 machines × ii run --jobs 8 on one backlog of 24 todos, each machine's board pressed meanwhile. */
+async function machines(server, tmp, bare, floor) {
+  const url = await database(server, 'ii_bench_machines');
+  const ms = ['a', 'b', 'c'].map((n) => machine(tmp, bare, n, url));
+  const scenarios = scenario(tmp);
   for (const m of ms) m.env.II_SCRIPTED_SCENARIO = scenarios;
   const todos = 24;
   for (let i = 0; i < todos; i++) ii(ms[0], ['todo', 'create', '--title', `task ${i + 1}`]);
-  const t0 = Date.now();
-  const outs = await Promise.all(
-    ms.map(
-      (m) =>
-        new Promise((res, rej) => {
-          const c = spawn(process.execPath, [II, 'run', '--jobs', '8'], {
-            cwd: m.repo,
-            env: { ...process.env, ...m.env },
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-          let out = '';
-          c.stdout.on('data', (d) => (out += d));
-          c.stderr.on('data', (d) => (out += d));
-          c.on('close', (code) =>
-            code === 0 ? res(out) : rej(new Error(`ii run on ${m.name}: exit ${code}: ${out}`)),
-          );
-        }),
-    ),
-  );
-  const wallS = (Date.now() - t0) / 1000;
+  const { outs, wallS, keys, load } = await runWithBoards(ms);
   const rows = await query(
     url,
     "SELECT todo_id, count(*)::int AS n, count(*) FILTER (WHERE status = 'completed')::int AS done FROM jobs GROUP BY todo_id",
@@ -274,6 +436,13 @@ async function machines(server, tmp, bare) {
   const completed = rows.reduce((s, r) => s + r.done, 0);
   const lost = outs.reduce((s, o) => s + (o.match(/taken by another runner first/g) ?? []).length, 0);
   if (rows.length !== todos) throw new Error(`${rows.length} of ${todos} todos got a job`);
+  for (const [i, k] of keys.entries()) {
+    if (k.ms.length < 100)
+      throw new Error(`the board on ${ms[i].name} counted ${k.ms.length} presses, not ≥ 100`);
+    if (k.errors.length)
+      throw new Error(`the board on ${ms[i].name} could not read the store: ${k.errors[0]}`);
+  }
+  const f = (x) => round(x, 1);
   return [
     {
       name: `3 machines × ii run --jobs 8, ${todos} todos: todos run more than once`,
@@ -287,7 +456,19 @@ async function machines(server, tmp, bare) {
       unit: '',
       goal: 'report',
     },
-    { name: '… wall time, all three runs', value: round(wallS, 1), unit: 's', goal: 'report' },
+    {
+      name: '… wall time, all three runs (a board on each machine)',
+      value: round(wallS, 1),
+      unit: 's',
+      goal: 'report',
+    },
+    ...keyRows((i) => `… machine ${ms[i].name}'s board on PostgreSQL`, keys, floor),
+    {
+      name: `… load average (1 min) during the runs, median / max; SQLite floor run: ${f(floor.load[0])} / ${f(floor.load[1])}, its board ${floor.ms.length} presses while jobs ran`,
+      value: `${f(load[0])} / ${f(load[1])}`,
+      unit: '',
+      goal: 'report',
+    },
   ];
 }
 
@@ -296,10 +477,12 @@ export async function run() {
   const server = await startPgServer();
   try {
     const bare = sharedRepo(tmp);
+    // BENCH_SHARED_ONLY=machines: the 3-machine rows alone (the boards' figures).
+    const all = process.env.BENCH_SHARED_ONLY !== 'machines';
     return [
-      ...(await jobList(server, tmp, bare)),
-      ...(await watchLatency(server)),
-      ...(await machines(server, tmp, bare)),
+      ...(all ? await jobList(server, tmp, bare) : []),
+      ...(all ? await watchLatency(server) : []),
+      ...(await machines(server, tmp, bare, await sqliteBoard(tmp, bare))),
     ];
   } finally {
     await server.stop();
