@@ -6,9 +6,9 @@
 // else on this machine's SQLite state; drawn through Ink's real render path
 // into a fake terminal and timed with bench/ink-keys.js (the frame a key is
 // measured to is the first drawn from a render that saw the key's selection).
-// Arguments: dist, the presses wanted.
+// Arguments: dist, the presses wanted, and "floor" for the one-line app below.
 // Protocol: prints "ready" once the board is loaded; on the line "go" waits
-// until the board shows a running job, then presses keys until `want`
+// until the board shows a running job, says "pressing", then presses keys until `want`
 // presses that changed the selection were made while the board showed a
 // running job, or no job runs any more (or the budget is spent), and prints
 // one JSON line: {ms: those presses' latencies, cpu: the board's CPU time
@@ -17,11 +17,26 @@
 // the process's user+sys CPU while pressing, errors: what the store's reads
 // threw, trace: each press's time, latency, running jobs and CPU time}.
 import { createInterface } from 'node:readline';
-import { keyLatency, until } from './ink-keys.js';
+import { floorKeyLatency, keyLatency, until } from './ink-keys.js';
 
 process.env.NODE_ENV ??= 'production';
-const [dist, wantArg] = process.argv.slice(2);
+const [dist, wantArg, mode] = process.argv.slice(2);
 const want = Number(wantArg ?? 120);
+if (mode === 'floor') {
+  // The floor beside the boards: the same keys into a one-line Ink app, in
+  // a process of its own on the same machine at the same time ("go" is sent
+  // when the first board starts pressing): what the machine's load alone
+  // does to keypress → frame.
+  const rl = createInterface({ input: process.stdin });
+  process.stdout.write('ready\n');
+  await new Promise((r) => rl.once('line', r));
+  const cpu = [];
+  const ms = await floorKeyLatency(['j', 'j', 'j', 'k', 'k', 'k', 'L', 'h'], want, {
+    onPress: (_ms, cpuMs) => cpu.push(cpuMs),
+  });
+  process.stdout.write(JSON.stringify({ ms, cpu }) + '\n');
+  process.exit(0);
+}
 const m = (p) => import(`${dist}/${p}`);
 (await m('src/cli/dashboard/heap.js')).tuneHeapForDashboard();
 const { currentRepo } = await m('src/cli/context.js');
@@ -100,6 +115,7 @@ const next = () => new Promise((r) => lines.once('line', r));
 process.stdout.write('ready\n');
 await next();
 await until(running, 'a running job on the board', 120_000);
+process.stdout.write('pressing\n');
 let busy = 0;
 // Each counted press: [ms since the first press, its latency, jobs running then, CPU ms press → frame].
 const trace = [];

@@ -137,8 +137,8 @@ export async function keyLatency({
   return out;
 }
 
-/** The floor: the same keypresses into a one-line Ink app that counts them. */
-export async function floorKeyLatency(keys, n = 60) {
+/** The floor: the same keypresses into a one-line Ink app that counts them (`o`: more of keyLatency's options). */
+export async function floorKeyLatency(keys, n = 60, o = {}) {
   const { createElement, useSyncExternalStore } = await import('react');
   const { Text, useInput } = await import('ink');
   let count = 0;
@@ -158,5 +158,6 @@ export async function floorKeyLatency(keys, n = 60) {
     state: { get, use: () => useSyncExternalStore(sub, get) },
     keys,
     n,
+    ...o,
   });
 }

@@ -269,14 +269,20 @@ function scenario(tmp) {
 }
 
 /** A machine's dashboard (bench/board-keys.child.js), loaded: `go()` starts its presses, `done` is its result. */
-async function board(m) {
+async function board(m, floor = false) {
   // BENCH_BOARD_PROF=dir: a CPU profile of each board into dir.
   const prof = process.env.BENCH_BOARD_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_BOARD_PROF}`]
     : [];
   const c = spawn(
     process.execPath,
-    [...prof, join(root, 'bench', 'board-keys.child.js'), join(root, 'dist'), PRESSES],
+    [
+      ...prof,
+      join(root, 'bench', 'board-keys.child.js'),
+      join(root, 'dist'),
+      PRESSES,
+      ...(floor ? ['floor'] : []),
+    ],
     {
       cwd: m.repo,
       env: { ...process.env, ...m.env, NODE_ENV: 'production' },
@@ -303,9 +309,12 @@ async function board(m) {
     return lines.shift();
   };
   if ((await line()) !== 'ready') throw new Error(`board on ${m.name} did not start: ${err}`);
+  // A board says "pressing" once it presses (the floor app does not).
+  const pressing = floor ? null : line();
   return {
     go: () => c.stdin.write('go\n'),
-    done: line().then((l) => JSON.parse(l)),
+    pressing,
+    done: (pressing ?? Promise.resolve()).then(() => line()).then((l) => JSON.parse(l)),
     // Given a moment to exit on its own (a CPU profile is written at exit).
     kill: async () => {
       const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
@@ -352,19 +361,27 @@ async function runWithBoards(ms) {
   const boards = [];
   try {
     for (const m of ms) boards.push(await board(m));
+    const floor = await board(ms[0], true);
+    boards.push(floor);
     const t0 = Date.now();
-    // Each board starts pressing once it shows a running job.
-    for (const b of boards) b.go();
+    // Each board starts pressing once it shows a running job; the floor app with the first.
+    for (const b of boards.slice(0, -1)) b.go();
+    void Promise.race(boards.slice(0, -1).map((b) => b.pressing)).then(
+      () => floor.go(),
+      () => {},
+    );
     const { result, load } = await loadDuring(
       Promise.all([
         Promise.all(ms.map(runJobs)).then((o) => [o, (Date.now() - t0) / 1000]),
         Promise.all(boards.map((b) => b.done)),
       ]),
     );
-    const [[outs, wallS], keys] = result;
+    const [[outs, wallS], pressed] = result;
+    const keys = pressed.slice(0, -1);
+    const app = pressed.at(-1);
     if (process.env.BENCH_BOARD_TRACE)
       writeFileSync(`${process.env.BENCH_BOARD_TRACE}-${ms.length}.json`, JSON.stringify(keys));
-    return { outs, wallS, keys, load };
+    return { outs, wallS, keys, app, load };
   } finally {
     await Promise.all(boards.map((b) => b.kill()));
   }
@@ -415,7 +432,7 @@ async function sqliteBoard(tmp, bare) {
   m.env.II_SCRIPTED_SCENARIO = scenario(tmp);
   for (let i = 0; i < 8; i++) ii(m, ['todo', 'create', '--title', `task ${i + 1}`]);
   const r = await runWithBoards([m]);
-  return { ...r.keys[0], load: r.load };
+  return { ...r.keys[0], load: r.load, app: r.app };
 }
 
 /** 3 machines × ii run --jobs 8 on one backlog of 24 todos, each machine's board pressed meanwhile. */
@@ -426,7 +443,7 @@ async function machines(server, tmp, bare, floor) {
   for (const m of ms) m.env.II_SCRIPTED_SCENARIO = scenarios;
   const todos = 24;
   for (let i = 0; i < todos; i++) ii(ms[0], ['todo', 'create', '--title', `task ${i + 1}`]);
-  const { outs, wallS, keys, load } = await runWithBoards(ms);
+  const { outs, wallS, keys, app, load } = await runWithBoards(ms);
   const rows = await query(
     url,
     "SELECT todo_id, count(*)::int AS n, count(*) FILTER (WHERE status = 'completed')::int AS done FROM jobs GROUP BY todo_id",
@@ -463,6 +480,14 @@ async function machines(server, tmp, bare, floor) {
       goal: 'report',
     },
     ...keyRows((i) => `… machine ${ms[i].name}'s board on PostgreSQL`, keys, floor),
+    {
+      // What the machine's load alone does: a one-line Ink app pressed beside the boards.
+      name: `… a one-line Ink app beside the boards: keypress → frame, p95 / median (${app.ms.length} presses; floor: the same beside the SQLite board)`,
+      value: `${f(quantile(app.ms, 0.95))} / ${f(median(app.ms))}`,
+      unit: 'ms',
+      floor: `${f(quantile(floor.app.ms, 0.95))} / ${f(median(floor.app.ms))}`,
+      goal: 'report',
+    },
     {
       name: `… load average (1 min) during the runs, median / max; SQLite floor run: ${f(floor.load[0])} / ${f(floor.load[1])}, its board ${floor.ms.length} presses while jobs ran`,
       value: `${f(load[0])} / ${f(load[1])}`,
