@@ -23,6 +23,7 @@ import {
   type Standby,
 } from '../job/detached.js';
 import { localProbe } from '../proc/alive.js';
+import { mark } from '../proc/trace.js';
 
 export interface BacklogRunnerOptions {
   store: AsyncStateStore;
@@ -452,6 +453,7 @@ export class BacklogRunner {
     while (this.waiting.length > want) this.waiting.pop()!.dismiss();
     while (this.waiting.length < want && this.o.standby && this.standbyFailures < STANDBY_FAILURES) {
       const s = this.o.standby();
+      mark('standby_spawn', { child: s.pid });
       this.waiting.push(s);
       s.child.once('exit', () => {
         if (!this.waiting.includes(s)) return; // handed a todo (a child now) or dismissed
@@ -477,6 +479,7 @@ export class BacklogRunner {
           todo,
         );
     this.startedCount++;
+    mark('handover', { todo: todo.id, child: d.pid, standby: standby ? 1 : 0 });
     const c: Child = { todo, pid: d.pid, log: d.log, job: null, spawnedAt, child: d.child, exit: null };
     this.children.set(d.pid, c);
     const exited = d.child.exitCode !== null || d.child.signalCode !== null;

@@ -28,6 +28,7 @@ import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
 import type { JobRunnerOptions, StartAgent } from './runner-types.js';
 import { localProbe } from '../proc/alive.js';
+import { mark } from '../proc/trace.js';
 import type { SessionStartInput } from '../session/index.js';
 import { setupInputProblem } from '../session/setup-check.js';
 
@@ -126,6 +127,7 @@ async function checked(
 export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Launched> {
   const { store, repo, todo } = input;
   const { agent, base } = await checked(deps, input);
+  mark('checked');
   const config = input.config;
   const mode = input.claim ?? 'manual';
   const endedStale: DeadRunnerCleanup[] = [];
@@ -178,6 +180,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
     },
     (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
   );
+  mark('claim', { job: job.id });
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
   const t0 = performance.now();
   try {
@@ -212,6 +215,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
     throw err;
   }
   const { session, workspacePath, baseRev } = started;
+  mark('workspace', { job: job.id });
   try {
     const made = appendEvent(input.stateDir, job.id, 'workspace', {
       path: workspacePath,
@@ -244,6 +248,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
       ...(input.onFinished ? { onFinished: input.onFinished } : {}),
     });
+    mark('launched', { job: job.id });
     return {
       job: (await store.jobs.get(job.id)) ?? job,
       runner,

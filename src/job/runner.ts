@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { hostName } from '../proc/host.js';
+import { mark } from '../proc/trace.js';
 import { dirname } from 'node:path';
 import type { PermissionPolicy } from '../agent/permission-policy.js';
 import type { AgentSession, PromptResult } from '../agent/types.js';
@@ -222,6 +223,7 @@ export class JobRunner {
 
   private async runOnce(): Promise<Job> {
     const { store, jobId } = this.o;
+    mark('run_start', { job: jobId });
     await this.beat();
     this.timers.push(
       setInterval(() => this.inBackground('beat', () => this.beat()), this.o.heartbeatMs ?? 5000),
@@ -263,6 +265,7 @@ export class JobRunner {
         );
       }
     }
+    mark('loop_done', { job: jobId });
     await this.stopTimers();
     this.abort.abort(); // whatever test process group is left goes now
     await this.closeEarly(); // a job that ended before its first turn
@@ -280,6 +283,7 @@ export class JobRunner {
     } catch (err) {
       throw unrecorded(err, jobId, outcome);
     }
+    mark('job_end', { job: jobId });
     await this.closeIteration(job, 'job_ended', true).catch((e: unknown) =>
       this.warn(`could not snapshot the last iteration: ${String(e)}`),
     );
@@ -289,12 +293,14 @@ export class JobRunner {
     } catch (err) {
       this.warn(`could not release the workspace: ${(err as Error).message}`);
     }
+    mark('session_finished', { job: jobId });
     job = (await store.jobs.get(jobId)) ?? job;
     try {
       await this.o.onFinished?.(job);
     } catch (err) {
       this.warn(`the finish hook failed: ${(err as Error).message}`);
     }
+    mark('journal_done', { job: jobId });
     return job;
   }
 
@@ -371,6 +377,7 @@ export class JobRunner {
    */
   private async prepare(): Promise<void> {
     const failed = await this.setup();
+    mark('setup_done', { job: this.o.jobId });
     if (failed)
       throw new JobFailure(
         `the workspace setup failed: \`${failed.result.command}\` exited ${failed.result.exit_code}` +
@@ -380,10 +387,12 @@ export class JobRunner {
     if (this.o.config.job['baseline-tests'] && !this.o.resolving) {
       this.startEarly();
       await this.baseline();
+      mark('baseline_done', { job: this.o.jobId });
     }
     // A landing's resolver starts mid-rebase, its conflicts uncommitted on purpose.
     if (this.o.resolving) return;
     const left = await this.o.vcs.uncommittedPaths(this.o.workspacePath);
+    mark('leftovers_checked', { job: this.o.jobId });
     this.checkStopped();
     if (left.length) throw new JobFailure(leftoversReason(left));
   }
@@ -437,8 +446,9 @@ export class JobRunner {
     const id = randomBytes(6).toString('hex');
     const transcript = transcriptFile(this.o.stateDir, this.o.jobId, id);
     mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
+    mark('agent_spawn', { job: this.o.jobId });
     const starting = this.launchAgent('implement', id, transcript);
-    starting.catch(() => {}); // a failed start is met, and said, at its turn
+    starting.then(() => mark('agent_ready', { job: this.o.jobId })).catch(() => {}); // a failed start is met, and said, at its turn
     this.early = { id, transcript, startedAt: new Date().toISOString(), starting };
   }
 
@@ -516,8 +526,10 @@ export class JobRunner {
   private async implement(): Promise<Next> {
     const { store, jobId, vcs, workspacePath: ws, config } = this.o;
     await this.enter('implementing');
+    mark('implementing', { job: jobId });
     let job = await this.job();
     const change = await this.enterChange(job);
+    mark('change_started', { job: jobId });
     job = await this.job();
     const number = job.changes.length;
     const maxIter = config.job['max-iterations'];
@@ -542,6 +554,7 @@ export class JobRunner {
     const prompt = await this.render(this.o.resolving ? 'resolve-conflicts' : 'implement', {
       Feedback: feedback ?? '',
     });
+    mark('rendered', { job: jobId });
     const turn = await this.agentTurn('implement', prompt, async (session, result) => {
       if (!job.auto_commit || !this.o.afterImplement || !(await vcs.hasChanges(ws))) return;
       try {
@@ -829,6 +842,7 @@ export class JobRunner {
     }
     this.current = session;
     try {
+      mark('prompt', { job: jobId, purpose });
       const result = await this.interruptible(session.prompt(prompt));
       if (result.stopReason === 'cancelled') throw new Error('its turn was cancelled');
       if (result.stopReason !== 'end_turn') this.warn(`the ${purpose} agent stopped: ${result.stopReason}`);

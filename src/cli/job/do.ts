@@ -9,6 +9,7 @@ import { loadConfig } from '../../job/config.js';
 import { checkLaunch, launchJob, type JobDeps } from '../../job/launch.js';
 import { sandboxState, sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import { loadExeca } from '../../proc/exec-in-group.js';
+import { mark } from '../../proc/trace.js';
 import { Prompts } from '../../job/prompts.js';
 import type { Job } from '../../model/job.js';
 import { changesMade, latestCommit } from '../../model/derive.js';
@@ -97,11 +98,14 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
   await warmUp(deps, repo.root, o);
   try {
     const code = await withStore(async (store) => {
+      mark('standby_ready');
       const handed = await firstLine(process.stdin);
       if (handed === null) return 0;
+      mark('handed', { todo: handed });
       const config = loadConfig(repo.root);
       const run = runOptions(o);
       const todo = await store.todos.resolve(repo.slug, handed);
+      mark('todo_read');
       return runJob(deps, store, repo, config, todo, {
         ...run,
         claim: 'ready',
