@@ -157,3 +157,67 @@ it.each([
     );
   },
 );
+
+it("a standby's replacement is not started while the runner it was handed to is on its way to its first prompt: only once that runner ends (or the hold passes)", async () => {
+  for (let i = 0; i < 6; i++) store.todos.create('r', { title: `T${i}` });
+  /** Per standby started: whether a runner handed a todo by a standby was alive then. */
+  const startedWhileHeld: boolean[] = [];
+  const handedAlive = new Set<ChildProcess>();
+  let handOvers = 0;
+  let replacements = 0;
+  const claim = (todoId: string, pid: number) =>
+    store.jobs.claim('r', { todo_id: todoId, pid, host: hostname() }, () => null);
+  const runner = new BacklogRunner({
+    store: asyncStore(store),
+    finishSession: async () => {},
+    repo: { root: tmp.path, slug: 'r' },
+    slots: 1,
+    maxAttempts: 2,
+    pollMs: 20,
+    // Longer than the test: only the handed runner's end lifts it.
+    standbyHoldMs: 600_000,
+    start: (t) => {
+      const c = stdinBound();
+      claim(t.id, c.pid!);
+      return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+    },
+    standby: () => {
+      const c = stdinBound();
+      startedWhileHeld.push(handedAlive.size > 0);
+      if (handOvers > 0) replacements++;
+      return {
+        pid: c.pid!,
+        log: join(tmp.path, 'standby.log'),
+        child: c,
+        handOver: (todoId) => {
+          handOvers++;
+          handedAlive.add(c);
+          c.once('exit', () => handedAlive.delete(c));
+          claim(todoId, c.pid!);
+          return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+        },
+        dismiss: () => c.stdin!.end(),
+      };
+    },
+    onTick: (snap) => {
+      // A job is ended two looks after it is first seen: the look between is
+      // where the old scheduler started the replacement.
+      for (const j of snap.mine) {
+        if (!j.job || j.job.status !== 'active') continue;
+        const seen = (looks.get(j.job.id) ?? 0) + 1;
+        looks.set(j.job.id, seen);
+        if (seen < 2) continue;
+        store.jobs.finish(j.job.id, 'completed');
+        store.todos.setStatus('r', j.todo.id, 'done');
+        children.find((c) => c.pid === j.pid)?.stdin!.end();
+      }
+    },
+  });
+  const looks = new Map<string, number>();
+  const r = await runner.run();
+  expect(r.completed).toHaveLength(6);
+  // Standbys were handed todos, and replaced: each replacement after the runner it replaces for ended.
+  expect(handOvers).toBeGreaterThanOrEqual(1);
+  expect(replacements).toBeGreaterThanOrEqual(1);
+  expect(startedWhileHeld.every((held) => !held)).toBe(true);
+});
