@@ -284,6 +284,9 @@ export class JobRunner {
       throw unrecorded(err, jobId, outcome);
     }
     mark('job_end', { job: jobId });
+    try {
+      this.o.onEndRecorded?.();
+    } catch {}
     await this.closeIteration(job, 'job_ended', true).catch((e: unknown) =>
       this.warn(`could not snapshot the last iteration: ${String(e)}`),
     );
@@ -450,6 +453,22 @@ export class JobRunner {
     const starting = this.launchAgent('implement', id, transcript);
     starting.then(() => mark('agent_ready', { job: this.o.jobId })).catch(() => {}); // a failed start is met, and said, at its turn
     this.early = { id, transcript, startedAt: new Date().toISOString(), starting };
+  }
+
+  /**
+   * Starts the first implement agent as the workspace is made, before the
+   * runner runs (see startEarly), when nothing runs in the workspace before
+   * its turn but the tests: no [workspace] setup, which may change what it
+   * must see (an overlay it mounts), and no landing's resolver.
+   */
+  startAgentEarly(): void {
+    if (this.o.resolving || this.o.config.workspace.setup.length > 0 || this.stopRequest) return;
+    this.startEarly();
+  }
+
+  /** The agent startAgentEarly started, for a job that will not run: closed, unrecorded. */
+  async discardEarly(): Promise<void> {
+    await this.closeEarly();
   }
 
   /** The early agent of a job that ended before its turn: closed (its group is ended after, in any case), its transcript removed. */

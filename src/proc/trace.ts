@@ -6,13 +6,14 @@
 // the time between went (config, checks, the agent's spawn, ACP's start).
 // Unset, a mark costs one property read.
 import { appendFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 
 const file = process.env.II_TRACE?.trim() || null;
 
 /** Whether marks are written (II_TRACE is set). */
 export const tracing = file !== null;
 
-/** Appends one mark: wall clock (ms since the epoch, sub-ms), this process's CPU time so far (ms), and `extra`. */
+/** Appends one mark: wall clock (ms since the epoch, sub-ms), this process's CPU time so far (ms), its nice value, and `extra`. */
 export function mark(name: string, extra: Record<string, string | number | null> = {}): void {
   if (file === null) return;
   const cpu = process.cpuUsage();
@@ -21,6 +22,7 @@ export function mark(name: string, extra: Record<string, string | number | null>
     pid: process.pid,
     mark: name,
     cpu: (cpu.user + cpu.system) / 1000,
+    nice: getPriority(),
     ...extra,
   });
   try {
