@@ -231,15 +231,19 @@ async function oneRun(tmp, root, jobs, n) {
       return next.marks.get(name);
     };
     const steps = {};
+    const cpuSteps = {};
     for (const [step, from, to] of STEPS) {
       const a = markAt(from);
       const b = markAt(to);
       steps[step] = a && b ? b.t - a.t : NaN;
+      // The CPU a step took in its process (marks of one process only).
+      cpuSteps[step] = a && b && a.pid === b.pid ? b.cpu - a.cpu : NaN;
     }
     const handed = next.marks.get('handed');
     const prompted = next.marks.get('prompt');
     hand.push({
       steps,
+      cpuSteps,
       cpu: handed && prompted ? prompted.cpu - handed.cpu : NaN,
       prevCpu:
         prev.marks.get('job_end') && prev.marks.get('journal_done')
@@ -322,6 +326,10 @@ function rowsOf(label, jobs, hand, floor) {
   for (const [step] of STEPS) {
     const v = hand.map((h) => h.steps[step]).filter((x) => !Number.isNaN(x));
     if (v.length) rows.push(row(`    step ${step}, median`, v, 0.5));
+  }
+  for (const [step] of STEPS) {
+    const v = hand.map((h) => h.cpuSteps?.[step]).filter((x) => x !== undefined && !Number.isNaN(x));
+    if (v.length && process.env.HANDOVER_CPU_STEPS) rows.push(row(`    cpu of step ${step}, median`, v, 0.5));
   }
   const cpu = col('cpu');
   if (cpu.length) rows.push(row('  cpu: next runner, hand-over → prompt, median', cpu, 0.5));
