@@ -77,11 +77,6 @@ export interface BacklogRunnerOptions {
    * costs no process start. None when not given.
    */
   standby?: () => Standby;
-  /**
-   * How long after a standby is handed a todo its replacement waits (ms;
-   * default STANDBY_HOLD_MS), unless that runner ends first.
-   */
-  standbyHoldMs?: number;
   onEvent?: (e: BacklogRunEvent) => void;
   /** After each look at the store, with what it saw. */
   onTick?: (s: BacklogSnapshot) => void | Promise<void>;
@@ -174,17 +169,6 @@ const STANDBY_FAILURES = 3;
  */
 const MAX_STANDBYS = 2;
 
-/**
- * A standby's replacement is not started at the hand-over: its load (a Node
- * start and the job's modules, a few hundred ms of CPU) then competed with
- * the handed runner's own way to its first prompt, on the same cores
- * (bench/handover.bench.js). It starts once that runner is past it (its
- * hand-over → first prompt took 0.7 to 1.1 s under load 10 to 20 on two
- * cores), or has ended; the other standby, when two are kept, covers a
- * second slot freed meanwhile.
- */
-export const STANDBY_HOLD_MS = 1500;
-
 export class BacklogRunner {
   private readonly o: BacklogRunnerOptions;
   private readonly children = new Map<number, Child>();
@@ -204,9 +188,6 @@ export class BacklogRunner {
   private waiting: Standby[] = [];
   /** Standbys that ended before they were handed a todo: after a few, jobs start cold. */
   private standbyFailures = 0;
-  /** The runner last handed a todo by a standby, and when: no new standby starts until it is past its start. */
-  private hold: { pid: number; until: number } | null = null;
-  private holdTimer: NodeJS.Timeout | null = null;
   /** Jobs whose runner is gone, being cleaned up; and those whose cleanup failed (not tried again). */
   private readonly reaping = new Set<string>();
   private readonly unreapable = new Set<string>();
@@ -412,7 +393,7 @@ export class BacklogRunner {
     const room = this.o.maxJobs === undefined ? Infinity : this.o.maxJobs - this.startedCount;
     // Two when two todos wait for a slot and two slots may free: no more than could be handed a todo.
     const want = Math.min(MAX_STANDBYS, slots, room, Math.max(1, unstarted));
-    if (!this.stopping && room > 0 && more) this.keepStandby(want, this.holding());
+    if (!this.stopping && room > 0 && more) this.keepStandby(want);
     else this.dismissStandby();
     this.last = {
       mine: [...this.children.values()].map(({ todo, pid, log, job }) => ({ todo, pid, log, job })),
@@ -467,22 +448,9 @@ export class BacklogRunner {
     await this.o.starts.set(todoIds);
   }
 
-  /** Whether a runner just handed a todo is still on its way to its first prompt (its replacement waits). */
-  private holding(): boolean {
-    const h = this.hold;
-    if (!h) return false;
-    const c = this.children.get(h.pid);
-    if (!c || c.exit || performance.now() >= h.until) {
-      this.hold = null;
-      return false;
-    }
-    return true;
-  }
-
-  /** Starts standbys until `want` wait (not while `held`, or while standbys keep failing); dismisses those past it. */
-  private keepStandby(want: number, held = false): void {
+  /** Starts standbys until `want` wait (or standbys keep failing); dismisses those past it. */
+  private keepStandby(want: number): void {
     while (this.waiting.length > want) this.waiting.pop()!.dismiss();
-    if (held) return;
     while (this.waiting.length < want && this.o.standby && this.standbyFailures < STANDBY_FAILURES) {
       const s = this.o.standby();
       mark('standby_spawn', { child: s.pid });
@@ -497,8 +465,6 @@ export class BacklogRunner {
   }
 
   private dismissStandby(): void {
-    if (this.holdTimer) clearTimeout(this.holdTimer);
-    this.holdTimer = null;
     const all = this.waiting;
     this.waiting = [];
     for (const s of all) s.dismiss();
@@ -516,14 +482,6 @@ export class BacklogRunner {
     mark('handover', { todo: todo.id, child: d.pid, standby: standby ? 1 : 0 });
     const c: Child = { todo, pid: d.pid, log: d.log, job: null, spawnedAt, child: d.child, exit: null };
     this.children.set(d.pid, c);
-    if (standby) {
-      const ms = this.o.standbyHoldMs ?? STANDBY_HOLD_MS;
-      this.hold = { pid: d.pid, until: performance.now() + ms };
-      // The loop may sleep longer than the hold: look again as it ends.
-      if (this.holdTimer) clearTimeout(this.holdTimer);
-      this.holdTimer = setTimeout(() => this.poke(), ms);
-      this.holdTimer.unref();
-    }
     const exited = d.child.exitCode !== null || d.child.signalCode !== null;
     if (exited)
       c.exit = { code: d.child.exitCode, signal: d.child.signalCode }; // a standby that just died
