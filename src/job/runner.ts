@@ -450,6 +450,8 @@ export class JobRunner {
     const transcript = transcriptFile(this.o.stateDir, this.o.jobId, id);
     mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
     mark('agent_spawn', { job: this.o.jobId });
+    // While the agent starts: the git processes the first change goes through.
+    this.o.vcs.warm?.(this.o.workspacePath).catch(() => {}); // met again, and said, at first use
     const starting = this.launchAgent('implement', id, transcript);
     starting.then(() => mark('agent_ready', { job: this.o.jobId })).catch(() => {}); // a failed start is met, and said, at its turn
     this.early = { id, transcript, startedAt: new Date().toISOString(), starting };
