@@ -19,9 +19,10 @@
 //   workspace  the claim → the workspace made (the `workspace` event)
 //   prepare    setup + reuse + baseline, as recorded
 //   agent      agent_start → its first prompt: spawn, ACP initialize, session/new;
-//              the first implement agent is started as the baseline tests start
-//              and recorded (agent_start) at its turn, so this is what is left of
-//              its start once the tests and the steps after them are done
+//              the first implement agent is started as the workspace is made
+//              (after [workspace] setup when there is one, as the baseline tests
+//              start) and recorded (agent_start) at its turn, so this is what is
+//              left of its start once the steps before its turn are done
 //   other      the rest (store writes, events, templates)
 // The floor, measured in the same run: `node -e 0`, the least a new process costs.
 //
