@@ -19,11 +19,24 @@
 //   workspace  the claim → the workspace made (the `workspace` event)
 //   prepare    setup + reuse + baseline, as recorded
 //   agent      agent_start → its first prompt: spawn, ACP initialize, session/new;
-//              the first implement agent is started as the baseline tests start
-//              and recorded (agent_start) at its turn, so this is what is left of
-//              its start once the tests and the steps after them are done
+//              the first implement agent is started as the workspace is made
+//              (after [workspace] setup when there is one, as the baseline tests
+//              start) and recorded (agent_start) at its turn, so this is what is
+//              left of its start once the steps before its turn are done
 //   other      the rest (store writes, events, templates)
 // The floor, measured in the same run: `node -e 0`, the least a new process costs.
+//
+// Steps: each process on the way writes marks (src/proc/trace.ts, II_TRACE):
+// the previous runner at its job's end and after its clean-up and journal,
+// ii run at the hand-over, the next runner at each step to its first prompt
+// (with its CPU time), and the agent's spawn, ACP initialize and session/new.
+// Rows "step …" are the medians of each step's time; "cpu …" the next
+// runner's own CPU time from the hand-over to its prompt, which the load
+// moves less than the wall clock.
+//
+// HANDOVER_ROOTS=/old/clone:/new/clone runs the same bench on each build in
+// turn, alternating (HANDOVER_ROUNDS rounds, default 1), for a before/after
+// in one run; the rows are then prefixed with each root's last folder name.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   mkdirSync,
@@ -39,9 +52,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, quantile, round } from './stats.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const II = join(root, 'bin', 'ii.js');
-const { openStateStore, repoSlug } = await import(join(root, 'dist', 'src', 'state', 'index.js'));
+const here = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { openStateStore, repoSlug } = await import(join(here, 'dist', 'src', 'state', 'index.js'));
 
 const N = Number(process.env.HANDOVER_N ?? 10);
 const CONFIG = `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n`;
@@ -78,8 +90,53 @@ function firstPromptAt(transcript) {
   return NaN;
 }
 
+function readTrace(file) {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/**
+ * The next runner's way to its first prompt, step by step: [step name, from
+ * mark, to mark]. Marks of the next runner unless prefixed: "prev:" the
+ * previous runner, "run:" ii run. The agent's start runs beside the steps
+ * from baseline_done on; "wait for the agent" is what the prompt waited on it.
+ */
+const STEPS = [
+  ['job end → ii run hands over', 'prev:job_end', 'run:handover'],
+  ['hand-over → runner reads its todo id', 'run:handover', 'handed'],
+  ['todo read (config, store)', 'handed', 'todo_read'],
+  ['checks (base, templates, agent, setup)', 'todo_read', 'checked'],
+  ['claim', 'checked', 'claim'],
+  ['workspace (excluded)', 'claim', 'workspace'],
+  ['records after the workspace', 'workspace', 'launched'],
+  ['→ runner started', 'launched', 'run_start'],
+  ['setup (excluded when run)', 'run_start', 'setup_done'],
+  ['baseline tests (excluded)', 'setup_done', 'baseline_done'],
+  ['leftovers check', 'baseline_done', 'leftovers_checked'],
+  ['stage implementing', 'leftovers_checked', 'implementing'],
+  ['change started', 'implementing', 'change_started'],
+  ['prompt rendered', 'change_started', 'rendered'],
+  ['wait for the agent → prompt sent', 'rendered', 'prompt'],
+  ['agent: spawn', 'agent_spawn', 'agent_spawned'],
+  ['agent: → ACP initialize answered', 'agent_spawned', 'acp_initialized'],
+  ['agent: → session/new answered', 'acp_initialized', 'acp_session'],
+  ['agent: start, whole', 'agent_spawn', 'agent_ready'],
+  ['previous runner: job end → clean-up done', 'prev:job_end', 'prev:session_finished'],
+  ['previous runner: → journal done', 'prev:session_finished', 'prev:journal_done'],
+];
+
 /** One `ii run --jobs <jobs>` over n fresh todos; the hand-overs' phases. */
-async function oneRun(tmp, jobs, n) {
+async function oneRun(tmp, root, jobs, n) {
+  const II = join(root, 'bin', 'ii.js');
   const dir = join(tmp, `run-${jobs}`);
   const repo = join(dir, 'repo');
   mkdirSync(repo, { recursive: true });
@@ -98,6 +155,7 @@ async function oneRun(tmp, jobs, n) {
     GIT_AUTHOR_EMAIL: 'b@example.com',
     GIT_COMMITTER_NAME: 'b',
     GIT_COMMITTER_EMAIL: 'b@example.com',
+    II_TRACE: join(dir, 'trace.jsonl'),
   };
   for (let i = 0; i < n; i++)
     execFileSync(process.execPath, [II, 'todo', 'create', '--title', `T${i}`], { cwd: repo, env });
@@ -127,6 +185,12 @@ async function oneRun(tmp, jobs, n) {
     const todo = /-([^-]+)\.log$/.exec(f)?.[1];
     if (todo && !spawned.has(todo)) spawned.set(todo, logStamp(f));
   }
+  const trace = readTrace(env.II_TRACE);
+  const marksOf = (pred) => {
+    const m = new Map();
+    for (const e of trace) if (pred(e) && !m.has(e.mark)) m.set(e.mark, e);
+    return m;
+  };
   const info = list.map((j) => {
     const ev = events(stateDir, j.id);
     const at = (type) => ev.find((e) => e.type === type);
@@ -147,6 +211,8 @@ async function oneRun(tmp, jobs, n) {
       baselineMs,
       agentStart,
       prompt,
+      marks: marksOf((e) => e.pid === j.pid && (e.job === undefined || e.job === j.id)),
+      handedBy: trace.find((e) => e.mark === 'handover' && e.todo === j.todo_id),
     };
   });
   const byStart = [...info].sort((a, b) => a.started - b.started);
@@ -160,7 +226,30 @@ async function oneRun(tmp, jobs, n) {
     const exit = next.spawned - prev.completed;
     const boot = next.started - next.spawned;
     const agent = next.prompt - next.agentStart;
+    const markAt = (name) => {
+      if (name.startsWith('prev:')) return prev.marks.get(name.slice(5));
+      if (name.startsWith('run:')) return name === 'run:handover' ? next.handedBy : undefined;
+      return next.marks.get(name);
+    };
+    const steps = {};
+    const cpuSteps = {};
+    for (const [step, from, to] of STEPS) {
+      const a = markAt(from);
+      const b = markAt(to);
+      steps[step] = a && b ? b.t - a.t : NaN;
+      // The CPU a step took in its process (marks of one process only).
+      cpuSteps[step] = a && b && a.pid === b.pid ? b.cpu - a.cpu : NaN;
+    }
+    const handed = next.marks.get('handed');
+    const prompted = next.marks.get('prompt');
     hand.push({
+      steps,
+      cpuSteps,
+      cpu: handed && prompted ? prompted.cpu - handed.cpu : NaN,
+      prevCpu:
+        prev.marks.get('job_end') && prev.marks.get('journal_done')
+          ? prev.marks.get('journal_done').cpu - prev.marks.get('job_end').cpu
+          : NaN,
       raw,
       excl: raw - own,
       exit,
@@ -182,6 +271,75 @@ async function oneRun(tmp, jobs, n) {
 }
 
 export async function run() {
+  const roots = (process.env.HANDOVER_ROOTS ?? '').split(':').filter(Boolean);
+  if (roots.length === 0) return runOn(here, '', [1, 2]);
+  const rounds = Number(process.env.HANDOVER_ROUNDS ?? 1);
+  const jobsList = (process.env.HANDOVER_JOBS ?? '2').split(',').map(Number);
+  const all = new Map(roots.map((r) => [r, []]));
+  for (let i = 0; i < rounds; i++)
+    for (const r of roots)
+      all.get(r).push(await runOn(r, `${r.split('/').filter(Boolean).at(-1)} `, jobsList, true));
+  // Each root's rounds pooled: the hand-overs of all its runs in one median.
+  return roots.flatMap((r) => merge(all.get(r)));
+}
+
+/** The rows of several rounds of one root, from their hand-overs pooled. */
+function merge(rounds) {
+  if (rounds.length === 1) return rounds[0].rows;
+  const pooled = rounds[0].raw.map((x, i) => ({
+    ...x,
+    hand: rounds.flatMap((r) => r.raw[i].hand),
+    floor: median(rounds.map((r) => r.raw[i].floor)),
+  }));
+  return pooled.flatMap((p) => rowsOf(p.label, p.jobs, p.hand, p.floor));
+}
+
+function rowsOf(label, jobs, hand, floor) {
+  const col = (k) => hand.map((h) => h[k]).filter((v) => !Number.isNaN(v));
+  const row = (name, values, q, goal = '') => {
+    const v = round(quantile(values, q), 0);
+    return {
+      name: `${label}--jobs ${jobs}: ${name}`,
+      value: v,
+      unit: 'ms',
+      floor: round(floor, 0),
+      ratio: round(v / floor, 1),
+      goal,
+    };
+  };
+  const rows = [
+    row(`hand-over, job end → next first prompt, median of ${hand.length}`, col('raw'), 0.5),
+    row('hand-over, p95', col('raw'), 0.95),
+    row(
+      'hand-over excluding the workspace (worktree, [workspace] setup, reuse, baseline tests), median',
+      col('excl'),
+      0.5,
+      '≤ 200 ms',
+    ),
+    row('hand-over excluding the workspace, p95', col('excl'), 0.95),
+    row('  phase exit: job end → next runner started / handed its todo, median', col('exit'), 0.5),
+    row('  phase boot: → claim, median', col('boot'), 0.5),
+    row('  phase workspace: worktree made, median', col('workspace'), 0.5),
+    row('  phase prepare: setup + baseline tests, median', col('prepare'), 0.5),
+    row('  phase agent: agent start → first prompt, median', col('agent'), 0.5),
+    row('  phase other: the rest, median', col('other'), 0.5),
+  ];
+  for (const [step] of STEPS) {
+    const v = hand.map((h) => h.steps[step]).filter((x) => !Number.isNaN(x));
+    if (v.length) rows.push(row(`    step ${step}, median`, v, 0.5));
+  }
+  for (const [step] of STEPS) {
+    const v = hand.map((h) => h.cpuSteps?.[step]).filter((x) => x !== undefined && !Number.isNaN(x));
+    if (v.length && process.env.HANDOVER_CPU_STEPS) rows.push(row(`    cpu of step ${step}, median`, v, 0.5));
+  }
+  const cpu = col('cpu');
+  if (cpu.length) rows.push(row('  cpu: next runner, hand-over → prompt, median', cpu, 0.5));
+  const prevCpu = col('prevCpu');
+  if (prevCpu.length) rows.push(row('  cpu: previous runner, job end → journal done, median', prevCpu, 0.5));
+  return rows;
+}
+
+async function runOn(root, label, jobsList, keepRaw = false) {
   const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-handover-'));
   try {
     // The floor around each run (the machine's load moves): node -e 0, before and after.
@@ -195,41 +353,15 @@ export async function run() {
       return out;
     };
     const rows = [];
-    for (const jobs of [1, 2]) {
+    const raw = [];
+    for (const jobs of jobsList) {
       const before = floorNow();
-      const hand = await oneRun(tmp, jobs, N);
+      const hand = await oneRun(tmp, root, jobs, N);
       const floor = median([...before, ...floorNow()]);
-      const col = (k) => hand.map((h) => h[k]).filter((v) => !Number.isNaN(v));
-      const row = (name, k, q, goal = '') => {
-        const v = round(quantile(col(k), q), 0);
-        return {
-          name: `--jobs ${jobs}: ${name}`,
-          value: v,
-          unit: 'ms',
-          floor: round(floor, 0),
-          ratio: round(v / floor, 1),
-          goal,
-        };
-      };
-      rows.push(
-        row(`hand-over, job end → next first prompt, median of ${hand.length}`, 'raw', 0.5),
-        row('hand-over, p95', 'raw', 0.95),
-        row(
-          'hand-over excluding the workspace (worktree, [workspace] setup, reuse, baseline tests), median',
-          'excl',
-          0.5,
-          '≤ 200 ms',
-        ),
-        row('hand-over excluding the workspace, p95', 'excl', 0.95),
-        row('  phase exit: job end → next runner started / handed its todo, median', 'exit', 0.5),
-        row('  phase boot: → claim, median', 'boot', 0.5),
-        row('  phase workspace: worktree made, median', 'workspace', 0.5),
-        row('  phase prepare: setup + baseline tests, median', 'prepare', 0.5),
-        row('  phase agent: agent start → first prompt, median', 'agent', 0.5),
-        row('  phase other: the rest, median', 'other', 0.5),
-      );
+      raw.push({ label, jobs, hand, floor });
+      rows.push(...rowsOf(label, jobs, hand, floor));
     }
-    return rows;
+    return keepRaw ? { rows, raw } : rows;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -20,6 +20,7 @@ import { missingFileAnswer } from './missing-file.js';
 import { answerPermission, type PermissionContext } from './permission-answer.js';
 import { spawnInGroup, type GroupChild } from '../proc/recorded.js';
 import { withoutStoreCredentials } from '../proc/child-env.js';
+import { mark } from '../proc/trace.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
 import { quotedOutput } from './quoted-output.js';
@@ -228,6 +229,7 @@ export class AcpSession implements AgentSession {
       this.o.recordGroup ? { recorder: this.o.recordGroup, label: `agent ${agent.name}` } : undefined,
     );
     this.child = this.group.child;
+    mark('agent_spawned', { agent_pid: this.group.child.pid ?? null });
     const child = this.child;
     child.on('error', (err) => {
       const e = err as NodeJS.ErrnoException;
@@ -347,6 +349,7 @@ export class AcpSession implements AgentSession {
             clientInfo: { name: 'incrementum', version: '0' },
           });
           this.agentName = init.agentInfo?.name;
+          mark('acp_initialized');
           const { title } = this.o;
           const s = await this.conn.agent.request(methods.agent.session.new, {
             cwd: this.ws.path,
@@ -354,6 +357,7 @@ export class AcpSession implements AgentSession {
             ...(title ? { _meta: { incrementum: { title } } } : {}),
           });
           this.id = s.sessionId;
+          mark('acp_session');
           if (title) await this.setTitle(title, init.agentCapabilities);
         })(),
         this.whenFatal(),

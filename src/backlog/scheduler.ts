@@ -23,6 +23,7 @@ import {
   type Standby,
 } from '../job/detached.js';
 import { localProbe } from '../proc/alive.js';
+import { mark } from '../proc/trace.js';
 
 export interface BacklogRunnerOptions {
   store: AsyncStateStore;
@@ -76,6 +77,11 @@ export interface BacklogRunnerOptions {
    * costs no process start. None when not given.
    */
   standby?: () => Standby;
+  /**
+   * How long after a standby is handed a todo its replacement waits at most
+   * (ms; default STANDBY_HOLD_MS) for that runner's claim.
+   */
+  standbyHoldMs?: number;
   onEvent?: (e: BacklogRunEvent) => void;
   /** After each look at the store, with what it saw. */
   onTick?: (s: BacklogSnapshot) => void | Promise<void>;
@@ -168,6 +174,17 @@ const STANDBY_FAILURES = 3;
  */
 const MAX_STANDBYS = 2;
 
+/**
+ * A standby's replacement is not started in the same look as its hand-over:
+ * its load (a Node start and the job's modules, a few hundred ms of CPU)
+ * then competed with the handed runner's checks and claim on the same cores
+ * (bench/handover.bench.js). It starts once the store shows that runner's
+ * claim (or it ended, or this long passed). Held longer, until that runner's
+ * first prompt (1.5 s), the replacement was still loading at the next
+ * hand-over in the bench: 2 → 200 ms of waiting for it, more than was won.
+ */
+export const STANDBY_HOLD_MS = 1500;
+
 export class BacklogRunner {
   private readonly o: BacklogRunnerOptions;
   private readonly children = new Map<number, Child>();
@@ -187,6 +204,9 @@ export class BacklogRunner {
   private waiting: Standby[] = [];
   /** Standbys that ended before they were handed a todo: after a few, jobs start cold. */
   private standbyFailures = 0;
+  /** The runner last handed a todo by a standby, and until when at most: no new standby starts before its claim. */
+  private hold: { pid: number; until: number } | null = null;
+  private holdTimer: NodeJS.Timeout | null = null;
   /** Jobs whose runner is gone, being cleaned up; and those whose cleanup failed (not tried again). */
   private readonly reaping = new Set<string>();
   private readonly unreapable = new Set<string>();
@@ -392,7 +412,7 @@ export class BacklogRunner {
     const room = this.o.maxJobs === undefined ? Infinity : this.o.maxJobs - this.startedCount;
     // Two when two todos wait for a slot and two slots may free: no more than could be handed a todo.
     const want = Math.min(MAX_STANDBYS, slots, room, Math.max(1, unstarted));
-    if (!this.stopping && room > 0 && more) this.keepStandby(want);
+    if (!this.stopping && room > 0 && more) this.keepStandby(want, this.holding());
     else this.dismissStandby();
     this.last = {
       mine: [...this.children.values()].map(({ todo, pid, log, job }) => ({ todo, pid, log, job })),
@@ -447,11 +467,25 @@ export class BacklogRunner {
     await this.o.starts.set(todoIds);
   }
 
-  /** Starts standbys until `want` wait (or standbys keep failing); dismisses those past it. */
-  private keepStandby(want: number): void {
+  /** Whether a runner just handed a todo has not claimed it yet (its replacement waits). */
+  private holding(): boolean {
+    const h = this.hold;
+    if (!h) return false;
+    const c = this.children.get(h.pid);
+    if (!c || c.exit || c.job || performance.now() >= h.until) {
+      this.hold = null;
+      return false;
+    }
+    return true;
+  }
+
+  /** Starts standbys until `want` wait (not while `held`, or while standbys keep failing); dismisses those past it. */
+  private keepStandby(want: number, held = false): void {
     while (this.waiting.length > want) this.waiting.pop()!.dismiss();
+    if (held) return;
     while (this.waiting.length < want && this.o.standby && this.standbyFailures < STANDBY_FAILURES) {
       const s = this.o.standby();
+      mark('standby_spawn', { child: s.pid });
       this.waiting.push(s);
       s.child.once('exit', () => {
         if (!this.waiting.includes(s)) return; // handed a todo (a child now) or dismissed
@@ -463,6 +497,8 @@ export class BacklogRunner {
   }
 
   private dismissStandby(): void {
+    if (this.holdTimer) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     const all = this.waiting;
     this.waiting = [];
     for (const s of all) s.dismiss();
@@ -477,8 +513,17 @@ export class BacklogRunner {
           todo,
         );
     this.startedCount++;
+    mark('handover', { todo: todo.id, child: d.pid, standby: standby ? 1 : 0 });
     const c: Child = { todo, pid: d.pid, log: d.log, job: null, spawnedAt, child: d.child, exit: null };
     this.children.set(d.pid, c);
+    if (standby) {
+      const ms = this.o.standbyHoldMs ?? STANDBY_HOLD_MS;
+      this.hold = { pid: d.pid, until: performance.now() + ms };
+      // The loop may sleep longer than the hold: look again as it ends.
+      if (this.holdTimer) clearTimeout(this.holdTimer);
+      this.holdTimer = setTimeout(() => this.poke(), ms);
+      this.holdTimer.unref();
+    }
     const exited = d.child.exitCode !== null || d.child.signalCode !== null;
     if (exited)
       c.exit = { code: d.child.exitCode, signal: d.child.signalCode }; // a standby that just died

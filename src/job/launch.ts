@@ -28,6 +28,7 @@ import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
 import type { JobRunnerOptions, StartAgent } from './runner-types.js';
 import { localProbe } from '../proc/alive.js';
+import { mark } from '../proc/trace.js';
 import type { SessionStartInput } from '../session/index.js';
 import { setupInputProblem } from '../session/setup-check.js';
 
@@ -59,6 +60,8 @@ export interface LaunchInput {
   allowFailingBaseline?: boolean;
   onEvent?: (e: JobEvent) => void;
   onFinished?: (job: Job) => void | Promise<void>;
+  /** See JobRunnerOptions.onEndRecorded. */
+  onEndRecorded?: () => void;
   /**
    * How the todo is claimed: 'manual' (default; a person chose it: refused
    * only while another job holds it, a dead runner's job is ended first) or
@@ -126,6 +129,7 @@ async function checked(
 export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Launched> {
   const { store, repo, todo } = input;
   const { agent, base } = await checked(deps, input);
+  mark('checked');
   const config = input.config;
   const mode = input.claim ?? 'manual';
   const endedStale: DeadRunnerCleanup[] = [];
@@ -178,6 +182,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
     },
     (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
   );
+  mark('claim', { job: job.id });
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
   const t0 = performance.now();
   try {
@@ -212,6 +217,8 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
     throw err;
   }
   const { session, workspacePath, baseRev } = started;
+  mark('workspace', { job: job.id });
+  let runner: JobRunner | null = null;
   try {
     const made = appendEvent(input.stateDir, job.id, 'workspace', {
       path: workspacePath,
@@ -219,16 +226,12 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       duration_ms: Math.round(performance.now() - t0),
     });
     input.onEvent?.(made);
-    await store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
-    // Where `ii job land` goes by default: the branch the base commit was
-    // taken from, in the same lookup, so the two always agree.
-    await store.jobs.setBaseBranch(job.id, base.branch);
     // The first change is named before the job starts, so the job's context
     // names it from the first line; the runner makes it (record and refs)
     // when it enters implementing (the job change tracking spec), so a job
     // that never gets there leaves no ref for a change no record holds.
     const changeId = newChangeId();
-    const runner = newJobRunner(deps, {
+    runner = newJobRunner(deps, {
       store,
       stateDir: input.stateDir,
       agent,
@@ -243,7 +246,17 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       ...(input.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
       ...(input.onFinished ? { onFinished: input.onFinished } : {}),
+      ...(input.onEndRecorded ? { onEndRecorded: input.onEndRecorded } : {}),
     });
+    // The agent's start (a process, ACP's initialize and session/new) is the
+    // longest step to the first prompt: it starts now, beside the records
+    // below and the runner's own start, when no setup runs first.
+    runner.startAgentEarly();
+    await store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
+    // Where `ii job land` goes by default: the branch the base commit was
+    // taken from, in the same lookup, so the two always agree.
+    await store.jobs.setBaseBranch(job.id, base.branch);
+    mark('launched', { job: job.id });
     return {
       job: (await store.jobs.get(job.id)) ?? job,
       runner,
@@ -255,6 +268,8 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       endedStale,
     };
   } catch (err) {
+    // An agent started early for a job that never ran: closed, its transcript removed.
+    await runner?.discardEarly();
     const full = asDiskFull(err, workspacePath);
     await recordDespiteFullDisk(store, () =>
       store.jobs.finish(

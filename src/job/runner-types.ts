@@ -40,6 +40,12 @@ export interface JobRunnerOptions {
   onEvent?: (e: JobEvent) => void;
   /** Called once when the job reaches a terminal state (the journal plugs in here). */
   onFinished?: (job: Job) => void | Promise<void>;
+  /**
+   * Called once, at once, when the job's end is recorded, before its wrap-up
+   * (snapshot, workspace release, onFinished): ii run's runners step aside
+   * there, since the next job starts on that record.
+   */
+  onEndRecorded?: () => void;
   /** Heartbeat period; the default keeps the job well inside STALE_AFTER_MS. */
   heartbeatMs?: number;
   /** How often control requests are polled (abandon must be honoured within 2 s). */

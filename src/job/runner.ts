@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { hostName } from '../proc/host.js';
+import { mark } from '../proc/trace.js';
 import { dirname } from 'node:path';
 import type { PermissionPolicy } from '../agent/permission-policy.js';
 import type { AgentSession, PromptResult } from '../agent/types.js';
@@ -222,6 +223,7 @@ export class JobRunner {
 
   private async runOnce(): Promise<Job> {
     const { store, jobId } = this.o;
+    mark('run_start', { job: jobId });
     await this.beat();
     this.timers.push(
       setInterval(() => this.inBackground('beat', () => this.beat()), this.o.heartbeatMs ?? 5000),
@@ -263,6 +265,7 @@ export class JobRunner {
         );
       }
     }
+    mark('loop_done', { job: jobId });
     await this.stopTimers();
     this.abort.abort(); // whatever test process group is left goes now
     await this.closeEarly(); // a job that ended before its first turn
@@ -280,6 +283,10 @@ export class JobRunner {
     } catch (err) {
       throw unrecorded(err, jobId, outcome);
     }
+    mark('job_end', { job: jobId });
+    try {
+      this.o.onEndRecorded?.();
+    } catch {}
     await this.closeIteration(job, 'job_ended', true).catch((e: unknown) =>
       this.warn(`could not snapshot the last iteration: ${String(e)}`),
     );
@@ -289,12 +296,14 @@ export class JobRunner {
     } catch (err) {
       this.warn(`could not release the workspace: ${(err as Error).message}`);
     }
+    mark('session_finished', { job: jobId });
     job = (await store.jobs.get(jobId)) ?? job;
     try {
       await this.o.onFinished?.(job);
     } catch (err) {
       this.warn(`the finish hook failed: ${(err as Error).message}`);
     }
+    mark('journal_done', { job: jobId });
     return job;
   }
 
@@ -371,6 +380,7 @@ export class JobRunner {
    */
   private async prepare(): Promise<void> {
     const failed = await this.setup();
+    mark('setup_done', { job: this.o.jobId });
     if (failed)
       throw new JobFailure(
         `the workspace setup failed: \`${failed.result.command}\` exited ${failed.result.exit_code}` +
@@ -380,10 +390,12 @@ export class JobRunner {
     if (this.o.config.job['baseline-tests'] && !this.o.resolving) {
       this.startEarly();
       await this.baseline();
+      mark('baseline_done', { job: this.o.jobId });
     }
     // A landing's resolver starts mid-rebase, its conflicts uncommitted on purpose.
     if (this.o.resolving) return;
     const left = await this.o.vcs.uncommittedPaths(this.o.workspacePath);
+    mark('leftovers_checked', { job: this.o.jobId });
     this.checkStopped();
     if (left.length) throw new JobFailure(leftoversReason(left));
   }
@@ -437,9 +449,28 @@ export class JobRunner {
     const id = randomBytes(6).toString('hex');
     const transcript = transcriptFile(this.o.stateDir, this.o.jobId, id);
     mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
+    mark('agent_spawn', { job: this.o.jobId });
+    // While the agent starts: the git processes the first change goes through.
+    this.o.vcs.warm?.(this.o.workspacePath).catch(() => {}); // met again, and said, at first use
     const starting = this.launchAgent('implement', id, transcript);
-    starting.catch(() => {}); // a failed start is met, and said, at its turn
+    starting.then(() => mark('agent_ready', { job: this.o.jobId })).catch(() => {}); // a failed start is met, and said, at its turn
     this.early = { id, transcript, startedAt: new Date().toISOString(), starting };
+  }
+
+  /**
+   * Starts the first implement agent as the workspace is made, before the
+   * runner runs (see startEarly), when nothing runs in the workspace before
+   * its turn but the tests: no [workspace] setup, which may change what it
+   * must see (an overlay it mounts), and no landing's resolver.
+   */
+  startAgentEarly(): void {
+    if (this.o.resolving || this.o.config.workspace.setup.length > 0 || this.stopRequest) return;
+    this.startEarly();
+  }
+
+  /** The agent startAgentEarly started, for a job that will not run: closed, unrecorded. */
+  async discardEarly(): Promise<void> {
+    await this.closeEarly();
   }
 
   /** The early agent of a job that ended before its turn: closed (its group is ended after, in any case), its transcript removed. */
@@ -516,8 +547,10 @@ export class JobRunner {
   private async implement(): Promise<Next> {
     const { store, jobId, vcs, workspacePath: ws, config } = this.o;
     await this.enter('implementing');
+    mark('implementing', { job: jobId });
     let job = await this.job();
     const change = await this.enterChange(job);
+    mark('change_started', { job: jobId });
     job = await this.job();
     const number = job.changes.length;
     const maxIter = config.job['max-iterations'];
@@ -542,6 +575,7 @@ export class JobRunner {
     const prompt = await this.render(this.o.resolving ? 'resolve-conflicts' : 'implement', {
       Feedback: feedback ?? '',
     });
+    mark('rendered', { job: jobId });
     const turn = await this.agentTurn('implement', prompt, async (session, result) => {
       if (!job.auto_commit || !this.o.afterImplement || !(await vcs.hasChanges(ws))) return;
       try {
@@ -829,6 +863,7 @@ export class JobRunner {
     }
     this.current = session;
     try {
+      mark('prompt', { job: jobId, purpose });
       const result = await this.interruptible(session.prompt(prompt));
       if (result.stopReason === 'cancelled') throw new Error('its turn was cancelled');
       if (result.stopReason !== 'end_turn') this.warn(`the ${purpose} agent stopped: ${result.stopReason}`);

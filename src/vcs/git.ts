@@ -303,6 +303,10 @@ export class GitVcs implements Vcs, LandingVcs {
     if (branch && isWorkspaceBranch(branch)) await run(root, ['branch', '-q', '-D', branch]);
   }
 
+  async warm(ws: string): Promise<void> {
+    await this.batch(ws).warm();
+  }
+
   async head(ws: string): Promise<string> {
     const [head] = await this.batch(ws).info(['HEAD']);
     if (head?.type !== 'commit')

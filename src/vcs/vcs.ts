@@ -73,6 +73,12 @@ export interface Vcs extends RemoteVcs {
    * next starts them again.
    */
   release(path: string): void;
+  /**
+   * Starts what this Vcs keeps running for the workspace `ws` before it is
+   * first asked (a job's agent is starting meanwhile), so the first change's
+   * HEAD read and ref write wait for no git start. Changes nothing.
+   */
+  warm?(ws: string): Promise<void>;
 
   head(ws: string): Promise<string>;
   /** True when the working copy differs from HEAD, protocol files aside. */

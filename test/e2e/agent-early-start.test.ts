@@ -83,3 +83,53 @@ describe('the first implement agent', () => {
     expect(runningIn(tmp.path)).toEqual([]);
   });
 });
+
+/** The marks of the hand-over trace (II_TRACE, src/proc/trace.ts), in the order written. */
+function traced(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { mark: string }).mark);
+}
+
+describe('with no [workspace] setup, the first implement agent', () => {
+  it('starts as the workspace is made, before the runner runs, with or without baseline tests', () => {
+    for (const baseline of [true, false]) {
+      repo = join(tmp.path, `repo-${baseline}`);
+      execFileSync('mkdir', ['-p', repo]);
+      gitRepo(repo, {
+        'README.md': '# r\n',
+        'incrementum.toml':
+          `[agent]\npreset = "scripted"\n\n[sandbox]\nmode = "off"\n\n` +
+          `[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\nbaseline-tests = ${baseline}\n`,
+      });
+      const trace = join(tmp.path, `trace-${baseline}.jsonl`);
+      const r = ii(['job', 'do', '--title', 'anything'], { cwd: repo, env: { ...env, II_TRACE: trace } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(show(jobIdFrom(r.stderr)).status).toBe('completed');
+      const marks = traced(trace);
+      expect(marks, `baseline-tests = ${baseline}`).toContain('agent_spawn');
+      expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('launched'));
+      expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('run_start'));
+      // One agent for the first turn: the early one was taken, not a second started.
+      expect(marks.filter((m) => m === 'agent_spawn')).toHaveLength(1);
+    }
+    expect(runningIn(tmp.path)).toEqual([]);
+  });
+
+  it('with a [workspace] setup, still waits for it (what it mounts must be in the agent sandbox)', () => {
+    repo = join(tmp.path, 'repo');
+    execFileSync('mkdir', ['-p', repo]);
+    gitRepo(repo, {
+      'README.md': '# r\n',
+      'incrementum.toml':
+        `[agent]\npreset = "scripted"\n\n[sandbox]\nmode = "off"\n\n[workspace]\nsetup = ["true"]\n\n` +
+        `[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n`,
+    });
+    const trace = join(tmp.path, 'trace.jsonl');
+    const r = ii(['job', 'do', '--title', 'anything'], { cwd: repo, env: { ...env, II_TRACE: trace } });
+    expect(r.code, r.stderr).toBe(0);
+    const marks = traced(trace);
+    expect(marks.indexOf('agent_spawn')).toBeGreaterThan(marks.indexOf('setup_done'));
+  });
+});

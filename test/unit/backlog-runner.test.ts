@@ -157,3 +157,67 @@ it.each([
     );
   },
 );
+
+it("a standby's replacement is not started in the look that hands its todo over: only once that runner's claim is seen (or it ended)", async () => {
+  for (let i = 0; i < 6; i++) store.todos.create('r', { title: `T${i}` });
+  /** Per standby started: whether a todo handed over was not yet seen claimed then. */
+  const startedBeforeClaim: boolean[] = [];
+  const unclaimed = new Set<string>();
+  let handOvers = 0;
+  let replacements = 0;
+  const looks = new Map<string, number>();
+  const claim = (todoId: string, pid: number) =>
+    store.jobs.claim('r', { todo_id: todoId, pid, host: hostname() }, () => null);
+  const runner = new BacklogRunner({
+    store: asyncStore(store),
+    finishSession: async () => {},
+    repo: { root: tmp.path, slug: 'r' },
+    slots: 1,
+    maxAttempts: 2,
+    pollMs: 20,
+    // Longer than the test: only the claim (or the runner's end) lifts it.
+    standbyHoldMs: 600_000,
+    start: (t) => {
+      const c = stdinBound();
+      claim(t.id, c.pid!);
+      return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+    },
+    standby: () => {
+      const c = stdinBound();
+      startedBeforeClaim.push(unclaimed.size > 0);
+      if (handOvers > 0) replacements++;
+      return {
+        pid: c.pid!,
+        log: join(tmp.path, 'standby.log'),
+        child: c,
+        handOver: (todoId) => {
+          handOvers++;
+          unclaimed.add(todoId);
+          claim(todoId, c.pid!);
+          return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+        },
+        dismiss: () => c.stdin!.end(),
+      };
+    },
+    onEvent: (e) => {
+      if (e.kind === 'claimed' || e.kind === 'ended') unclaimed.delete(e.todo.id);
+    },
+    onTick: (snap) => {
+      // A job ends on the second look that sees it, so a replacement has a look to start in.
+      for (const j of snap.mine) {
+        if (!j.job || j.job.status !== 'active') continue;
+        const seen = (looks.get(j.job.id) ?? 0) + 1;
+        looks.set(j.job.id, seen);
+        if (seen < 2) continue;
+        store.jobs.finish(j.job.id, 'completed');
+        store.todos.setStatus('r', j.todo.id, 'done');
+        children.find((c) => c.pid === j.pid)?.stdin!.end();
+      }
+    },
+  });
+  const r = await runner.run();
+  expect(r.completed).toHaveLength(6);
+  expect(handOvers).toBeGreaterThanOrEqual(1);
+  expect(replacements).toBeGreaterThanOrEqual(1);
+  expect(startedBeforeClaim.every((early) => !early)).toBe(true);
+});

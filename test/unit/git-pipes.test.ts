@@ -149,3 +149,19 @@ it('where git finds no committer identity, every commit (commit-tree, then hash-
       else process.env[k] = v;
   }
 });
+
+it("warm starts a workspace's reader and ref writer before any request, changing nothing; the first change then starts no git for them", async () => {
+  const { ws, base } = await workspace();
+  const refsBefore = git(repo, 'for-each-ref');
+  expect(pipes()).toHaveLength(0);
+  await vcs.warm(ws);
+  const warmed = pipes();
+  // cat-file and update-ref, nothing else, and no ref written.
+  expect(warmed).toHaveLength(2);
+  expect(git(repo, 'for-each-ref')).toBe(refsBefore);
+  expect(await vcs.head(ws)).toBe(base);
+  await vcs.startChange(ws, undefined, base);
+  expect(pipes()).toEqual(warmed);
+  vcs.release(ws);
+  await waitFor(() => pipes().length === 0, 'the warmed processes to end on release');
+});

@@ -9,6 +9,8 @@ import { loadConfig } from '../../job/config.js';
 import { checkLaunch, launchJob, type JobDeps } from '../../job/launch.js';
 import { sandboxState, sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import { loadExeca } from '../../proc/exec-in-group.js';
+import { mark } from '../../proc/trace.js';
+import { stepAside } from '../../proc/priority.js';
 import { Prompts } from '../../job/prompts.js';
 import type { Job } from '../../model/job.js';
 import { changesMade, latestCommit } from '../../model/derive.js';
@@ -97,11 +99,14 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
   await warmUp(deps, repo.root, o);
   try {
     const code = await withStore(async (store) => {
+      mark('standby_ready');
       const handed = await firstLine(process.stdin);
       if (handed === null) return 0;
+      mark('handed', { todo: handed });
       const config = loadConfig(repo.root);
       const run = runOptions(o);
       const todo = await store.todos.resolve(repo.slug, handed);
+      mark('todo_read');
       return runJob(deps, store, repo, config, todo, {
         ...run,
         claim: 'ready',
@@ -239,42 +244,53 @@ export async function runJob(
     onFinished: async (job) => {
       await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });
     },
+    // ii run hands this job's slot to the next one as its end is recorded:
+    // what is left here (snapshot, release, journal) must not slow its start.
+    ...(o.claim === 'ready' ? { onEndRecorded: stepAside } : {}),
   }).catch(async (err: unknown) => {
     await shipping?.close();
     throw err;
   });
   const { job, runner, session, workspacePath, baseRev, baseRef, changeId } = launched;
   jobId = job.id;
-  for (const c of launched.endedStale)
-    progress.line(`job ${c.job.id} of this todo failed (its runner was gone): ${describeCleanup(c)}`);
-  const context = jobContextLines(
-    {
-      jobId: job.id,
-      todo: (await store.todos.get(repo.slug, todo.id)) ?? todo,
-      sessionId: session.id,
-      workspaceName: (await store.workspaces.list(repo.slug)).find((w) => w.path === workspacePath)?.branch,
-      workspacePath,
-      baseRev,
-      baseRef,
-      changeId,
-      retriedFrom: o.retriedFrom,
-    },
-    st,
-  );
-  for (const line of context) progress.line(line);
-  // ii run checks it once for all its jobs.
-  const ident = o.claim === 'ready' ? { ok: true, detail: '' } : checkIdentity(repo.root);
-  if (!ident.ok) progress.line(st.yellow(`warning: ${ident.detail}; ii doctor says how to set one`));
-
-  // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage: the runner
-  // cancels the agent and the tests, marks the job failed and releases the
-  // workspace; a second signal is ignored so that cleanup is never cut short.
+  // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage, from here on
+  // (its first agent may be starting already): the runner cancels the agent
+  // and the tests, marks the job failed and releases the workspace; a second
+  // signal is ignored so that cleanup is never cut short.
   const onSignal = (sig: NodeJS.Signals) => {
     progress.line(st.yellow(`${sig}: stopping the job (cancelling the agent, releasing the workspace)…`));
     runner.cancel({ status: 'failed', reason: `interrupted (${sig})` });
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const sig of signals) process.on(sig, onSignal);
+  try {
+    for (const c of launched.endedStale)
+      progress.line(`job ${c.job.id} of this todo failed (its runner was gone): ${describeCleanup(c)}`);
+    const context = jobContextLines(
+      {
+        jobId: job.id,
+        todo: (await store.todos.get(repo.slug, todo.id)) ?? todo,
+        sessionId: session.id,
+        workspaceName: (await store.workspaces.list(repo.slug)).find((w) => w.path === workspacePath)?.branch,
+        workspacePath,
+        baseRev,
+        baseRef,
+        changeId,
+        retriedFrom: o.retriedFrom,
+      },
+      st,
+    );
+    for (const line of context) progress.line(line);
+    // ii run checks it once for all its jobs.
+    const ident = o.claim === 'ready' ? { ok: true, detail: '' } : checkIdentity(repo.root);
+    if (!ident.ok) progress.line(st.yellow(`warning: ${ident.detail}; ii doctor says how to set one`));
+  } catch (err) {
+    // Not run after all: the agent started for it goes, unrecorded.
+    for (const sig of signals) process.off(sig, onSignal);
+    await runner.discardEarly();
+    await shipping?.close();
+    throw err;
+  }
   let final: Job;
   try {
     final = await runner.run();

@@ -1,0 +1,31 @@
+// Timestamps of a job's way from `ii run`'s hand-over to its first prompt,
+// for bench/handover.bench.js: with II_TRACE naming a file, each mark is one
+// JSON line appended to it ({t, pid, mark, cpu, ...}), written by whichever
+// process passes it (ii run, the previous job's runner, the next one). The
+// job's own records say when it ended, claimed and prompted; these say where
+// the time between went (config, checks, the agent's spawn, ACP's start).
+// Unset, a mark costs one property read.
+import { appendFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
+
+const file = process.env.II_TRACE?.trim() || null;
+
+/** Whether marks are written (II_TRACE is set). */
+export const tracing = file !== null;
+
+/** Appends one mark: wall clock (ms since the epoch, sub-ms), this process's CPU time so far (ms), its nice value, and `extra`. */
+export function mark(name: string, extra: Record<string, string | number | null> = {}): void {
+  if (file === null) return;
+  const cpu = process.cpuUsage();
+  const line = JSON.stringify({
+    t: performance.timeOrigin + performance.now(),
+    pid: process.pid,
+    mark: name,
+    cpu: (cpu.user + cpu.system) / 1000,
+    nice: getPriority(),
+    ...extra,
+  });
+  try {
+    appendFileSync(file, `${line}\n`);
+  } catch {} // a bench's file gone: the job goes on
+}
