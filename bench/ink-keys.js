@@ -61,7 +61,9 @@ export function fakeTerminal(seen) {
  * `state.use()` (a hook) at each render, and each frame notes the last one.
  * Presses that change nothing are not counted; presses stop after `budgetMs`. `also` is another such state,
  * noted in `frames.also`, and `after(frames)` runs while the app is still
- * mounted; the `prelude` keys are pressed first, untimed.
+ * mounted; the `prelude` keys are pressed first, untimed. `onRender` is
+ * Ink's (each frame's render time); `inspect(ink)` is handed the Ink instance
+ * (its root node's hooks, for a breakdown of a frame's time).
  */
 export async function keyLatency({
   element,
@@ -73,6 +75,8 @@ export async function keyLatency({
   after,
   prelude = [],
   budgetMs = 30_000,
+  onRender,
+  inspect,
 }) {
   const { render } = await import('ink');
   // A terminal has colours: without them (chalk sees no TTY here) a moved
@@ -91,9 +95,11 @@ export async function keyLatency({
   const app = render(createElement(Probe, null, element), {
     ...RENDER_OPTIONS,
     patchConsole: false,
+    ...(onRender ? { onRender } : {}),
     stdout: t.stdout,
     stdin: t.stdin,
   });
+  if (inspect) inspect((await import('../node_modules/ink/build/instances.js')).default.get(t.stdout));
   await until(() => t.frames.n > 0 && t.stdin.listenerCount('readable') > 0, 'the first frame');
   // Untimed keys first (to the column the timed ones move in).
   for (const k of prelude) {
