@@ -8,7 +8,13 @@
 import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { backlog, updateBacklog, type Backlog, type JobBrief } from '../../model/backlog.js';
+import {
+  backlog,
+  updateBacklog,
+  type Backlog,
+  type BacklogIndex,
+  type JobBrief,
+} from '../../model/backlog.js';
 import { isStale } from '../../model/derive.js';
 import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import type { Job } from '../../model/job.js';
@@ -87,6 +93,17 @@ interface JobLogs {
  */
 const shownJobId = (s: Parameters<typeof selectedJob>[0]): string | null => selectedJob(s)?.id ?? null;
 
+/** Adds (or removes) `t` as a dependent of each of its deps. */
+function link(dependents: Map<string, Set<string>>, t: Todo, add: boolean): void {
+  for (const d of t.deps) {
+    let set = dependents.get(d);
+    if (add) {
+      if (!set) dependents.set(d, (set = new Set()));
+      set.add(t.id);
+    } else set?.delete(t.id);
+  }
+}
+
 export interface SyncOptions {
   /** The SQLite store itself, or a shared store's copy in memory (board-source.ts StoreMirror). */
   state: BoardSource;
@@ -137,7 +154,13 @@ export class DashboardSync {
   /** What the Backlog column was built from besides the todos: the jobs' statuses, the runners' landing, max-attempts. */
   private backlogKey = '';
   /** The repository's todos as last read, and the store version they reflect (only later writes are read again). */
-  private todos: { repo: string; version: number; byId: Map<string, Todo> } | null = null;
+  private todos: {
+    repo: string;
+    version: number;
+    byId: Map<string, Todo>;
+    /** The todos that depend on each todo (by id), for updateBacklog. */
+    dependents: Map<string, Set<string>>;
+  } | null = null;
   /** Todos were read by what changed since the last check of their count (checkTodoCount). */
   private todoCountDue = false;
   /**
@@ -391,7 +414,8 @@ export class DashboardSync {
     // Nothing written since the todos were read, and the jobs as they were: the poll's usual tick.
     if (sameJobs && this.todos?.repo === repo && this.todos.version === version) return;
     this.backlogKey = key;
-    const changed = this.readTodos(repo, version);
+    const read = this.readTodos(repo, version);
+    const changed = read?.changed ?? null;
     if (sameJobs && changed?.size === 0) return;
     if (this.briefs?.repo !== repo) this.briefs = { repo, list: this.state.jobs.briefs(repo) };
     const o = {
@@ -403,7 +427,7 @@ export class DashboardSync {
     const prev = this.planned;
     const plan =
       sameJobs && changed && prev?.repo === repo && prev.plan === this.dash.getState().backlog
-        ? updateBacklog(prev.plan, todos, changed, this.briefs.list, o)
+        ? updateBacklog(prev.plan, todos, changed, this.briefs.list, o, read!.index)
         : backlog([...todos.values()], this.briefs.list, o);
     this.planned = { repo, plan };
     this.dash.getState().setBacklog(plan);
@@ -416,20 +440,29 @@ export class DashboardSync {
    * missed); returns the ids read again, or null when all were. The check
    * is checkTodoCount's, on the poll.
    */
-  private readTodos(repo: string, version: number): Set<string> | null {
+  private readTodos(repo: string, version: number): { changed: Set<string>; index: BacklogIndex } | null {
     const held = this.todos;
     if (held && held.repo === repo) {
       const changed = new Set<string>();
+      const was = new Map<string, Todo>();
       for (const t of this.state.todos.listChangedAfter(repo, held.version)) {
+        const old = held.byId.get(t.id);
+        if (old) {
+          if (!was.has(t.id)) was.set(t.id, old);
+          link(held.dependents, old, false);
+        }
+        link(held.dependents, t, true);
         held.byId.set(t.id, t);
         changed.add(t.id);
       }
       held.version = version;
       this.todoCountDue = true;
-      return changed;
+      return { changed, index: { was, dependents: (id) => held.dependents.get(id) } };
     }
     const all = this.state.todos.list(repo);
-    this.todos = { repo, version, byId: new Map(all.map((t) => [t.id, t])) };
+    const dependents = new Map<string, Set<string>>();
+    for (const t of all) link(dependents, t, true);
+    this.todos = { repo, version, byId: new Map(all.map((t) => [t.id, t])), dependents };
     this.todoCountDue = false;
     return null;
   }
