@@ -273,15 +273,18 @@ function backlogCardsFrom(b: BacklogState, last: { backlog: BacklogState; column
   const lastCards = last.column.cards;
   const unlanded = b.unlanded ?? {};
   const wasUnlanded = was.unlanded ?? {};
-  // Unlanded deps are few: look them up only when there are some.
-  const anyUnlanded = Object.keys(unlanded).length > 0 || Object.keys(wasUnlanded).length > 0;
+  // The todos whose unlanded deps differ (few): a record looked up by each
+  // of 10,000 ids hashes each into V8's string table.
+  const differ = new Set<string>();
+  for (const id of Object.keys(unlanded)) if (unlanded[id] !== wasUnlanded[id]) differ.add(id);
+  for (const id of Object.keys(wasUnlanded)) if (unlanded[id] !== wasUnlanded[id]) differ.add(id);
   const cards: CardData[] = [];
   let j = 0;
   for (const t of b.ready) {
     while (j < was.ready.length && was.ready[j] !== t && byRunOrder(was.ready[j]!, t) < 0) j++;
     const same = j < was.ready.length && was.ready[j] === t;
-    if (same && (!anyUnlanded || unlanded[t.id] === wasUnlanded[t.id])) cards.push(lastCards[j]!);
-    else cards.push(readyCard(t, anyUnlanded ? unlanded[t.id] : undefined));
+    if (same && (differ.size === 0 || !differ.has(t.id))) cards.push(lastCards[j]!);
+    else cards.push(readyCard(t, unlanded[t.id]));
     if (same) j++;
   }
   const base = was.ready.length;
