@@ -63,7 +63,9 @@ export function fakeTerminal(seen) {
  * once `want` presses are counted or `stopWhen()` says so (`onPress(ms, cpuMs)` is told of each, with the
  * process's CPU time from the press to the frame). `also` is another such state,
  * noted in `frames.also`, and `after(frames)` runs while the app is still
- * mounted; the `prelude` keys are pressed first, untimed.
+ * mounted; the `prelude` keys are pressed first, untimed. `onRender` is
+ * Ink's (each frame's render time); `inspect(ink)` is handed the Ink instance
+ * (its root node's hooks, for a breakdown of a frame's time).
  */
 export async function keyLatency({
   element,
@@ -78,6 +80,8 @@ export async function keyLatency({
   want = Infinity,
   onPress,
   stopWhen = () => false,
+  onRender,
+  inspect,
 }) {
   const { render } = await import('ink');
   // A terminal has colours: without them (chalk sees no TTY here) a moved
@@ -96,9 +100,11 @@ export async function keyLatency({
   const app = render(createElement(Probe, null, element), {
     ...RENDER_OPTIONS,
     patchConsole: false,
+    ...(onRender ? { onRender } : {}),
     stdout: t.stdout,
     stdin: t.stdin,
   });
+  if (inspect) inspect((await import('../node_modules/ink/build/instances.js')).default.get(t.stdout));
   await until(() => t.frames.n > 0 && t.stdin.listenerCount('readable') > 0, 'the first frame');
   // Untimed keys first (to the column the timed ones move in).
   for (const k of prelude) {

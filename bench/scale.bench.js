@@ -201,6 +201,7 @@ async function openDashboard(stateDir, repo) {
   const actions = createActions({ state, dash: store, repoRoot: null, quit: () => {} });
   return {
     store,
+    sync,
     element: createElement(Dashboard, { store, actions }),
     // What a frame must have seen for a keypress: the selection it made (as
     // text: running jobs' writes give the board new nav objects all the time).
@@ -388,6 +389,131 @@ function seedBacklog(stateDir, repo) {
   if (r.status !== 0) throw new Error(`seeding the backlog failed: ${r.stderr}`);
 }
 
+/**
+ * BENCH_BACKLOG_STEPS=1: where a new todo's time goes, step by step, in this
+ * process (printed to stderr, median and p95 of each): the write's fs.watch
+ * event, the sync's flush (or its fallback poll) reading it, the store
+ * holding it, React rendering it, Ink writing the frame; and the GC pauses
+ * between the write and the frame (PerformanceObserver).
+ */
+function backlogSteps(d, stateDir) {
+  const samples = [];
+  let cur = null;
+  const mark = (k) => {
+    if (cur && cur[k] === undefined) cur[k] = now();
+  };
+  const w = watch(stateDir, (_e, name) => name?.startsWith('state.db') && mark('fs'));
+  const gcs = [];
+  const inks = [];
+  const yogas = [];
+  const obs = new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) gcs.push({ at: performance.timeOrigin + e.startTime, ms: e.duration });
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  const sync = d.sync;
+  const wrap = (name, key) => {
+    const f = sync[name].bind(sync);
+    sync[name] = (...a) => {
+      mark(key);
+      return f(...a);
+    };
+  };
+  wrap('flush', 'flush');
+  wrap('tick', 'poll');
+  // Each write adds one ready todo: the first backlog with more is the one that has it.
+  const unsub = d.store.subscribe((s) => cur && s.backlog.ready.length > cur.base && mark('store'));
+  const use = d.backlog.use;
+  d.backlog.use = () => {
+    const b = use();
+    if (cur && b.ready.length > cur.base) mark('render');
+    return b;
+  };
+  return {
+    /** Ink's onRender: each frame's time in Ink's renderer. */
+    onRender({ renderTime }) {
+      inks.push({ at: now() - renderTime, ms: renderTime });
+    },
+    /** React's commit reaching Ink (its root's onRender, before the frame throttle) and Yoga's layout. */
+    inspect(ink) {
+      const root = ink.rootNode;
+      const layout = root.onComputeLayout;
+      root.onComputeLayout = () => {
+        const t0 = now();
+        layout();
+        yogas.push({ at: t0, ms: now() - t0 });
+      };
+      const onRender = root.onRender;
+      root.onRender = () => {
+        mark('commit');
+        onRender();
+      };
+    },
+    /** Before the write is asked for (its file event may come before its reply). */
+    begin() {
+      cur = {
+        base: d.store.getState().backlog.ready.length,
+        hr0: process.hrtime.bigint(),
+        cpu0: process.cpuUsage(),
+      };
+    },
+    start(id, wrote) {
+      cur.id = id;
+      cur.wrote = wrote;
+    },
+    end(frameAt) {
+      cur.frame = frameAt;
+      cur.hr1 = process.hrtime.bigint();
+      const cpu = process.cpuUsage(cur.cpu0);
+      cur.cpu = (cpu.user + cpu.system) / 1000;
+      cur.ink = inks.filter((g) => g.at >= cur.wrote && g.at <= frameAt);
+      cur.yoga = yogas.filter((g) => g.at >= cur.wrote && g.at <= frameAt).reduce((n, g) => n + g.ms, 0);
+      cur.gc = gcs.filter((g) => g.at >= cur.wrote && g.at <= frameAt).reduce((n, g) => n + g.ms, 0);
+      samples.push(cur);
+      cur = null;
+    },
+    report() {
+      w.close();
+      obs.disconnect();
+      // With --cpu-prof: the windows (µs, the profile's clock) to read its samples in.
+      if (process.env.BENCH_BACKLOG_STEPS.endsWith('.json'))
+        writeFileSync(
+          process.env.BENCH_BACKLOG_STEPS,
+          JSON.stringify(samples.map((x) => [Number(x.hr0 / 1000n), Number(x.hr1 / 1000n)])),
+        );
+      unsub();
+      const steps = [
+        ['write → fs.watch event', (x) => x.fs - x.wrote],
+        ['fs.watch → flush (debounce)', (x) => (x.flush ?? x.poll) - x.fs],
+        ['flush → store', (x) => x.store - (x.flush ?? x.poll)],
+        ['store → render', (x) => x.render - x.store],
+        ['render → commit (React)', (x) => x.commit - x.render],
+        ['  of which Yoga layout', (x) => x.yoga],
+        ['commit → frame (throttle, Ink)', (x) => x.frame - x.commit],
+        ['write → frame', (x) => x.frame - x.wrote],
+        ['GC pauses in it', (x) => x.gc],
+        ["Ink's renderer in it", (x) => x.ink.reduce((n, g) => n + g.ms, 0)],
+        ['frames in it', (x) => x.ink.length],
+        ['CPU of this process in it', (x) => x.cpu],
+      ];
+      const f = (v) => (Number.isFinite(v) ? v.toFixed(1).padStart(7) : '      -');
+      process.stderr.write(`backlog steps, ${samples.length} samples (ms): median, p95, max\n`);
+      for (const [name, fn] of steps) {
+        const v = samples.map(fn).filter(Number.isFinite);
+        process.stderr.write(
+          `  ${name.padEnd(30)} ${f(median(v))} ${f(quantile(v, 0.95))} ${f(Math.max(...v))}\n`,
+        );
+      }
+      process.stderr.write(
+        `  through the poll: ${samples.filter((x) => x.poll !== undefined && (x.flush === undefined || x.poll < x.flush)).length}\n`,
+      );
+      for (const x of samples)
+        process.stderr.write(
+          `  ${['fs', 'flush', 'poll', 'store', 'render', 'commit', 'frame'].map((k) => `${k} ${f(x[k] - x.wrote)}`).join(' ')} gc ${f(x.gc)}\n`,
+        );
+    },
+  };
+}
+
 /** 2. The Backlog column with TODOS todos. */
 async function bigBacklog(tmp) {
   const stateDir = join(tmp, 'backlog', 'incrementum');
@@ -405,7 +531,9 @@ async function bigBacklog(tmp) {
   writeFileSync(floorFile, '');
   const lat = [];
   const floor = [];
+  const steps = process.env.BENCH_BACKLOG_STEPS ? backlogSteps(d, stateDir) : null;
   const dashMs = await keyLatency({
+    ...(steps ? { onRender: steps.onRender, inspect: steps.inspect } : {}),
     element: d.element,
     state: d.selection,
     also: d.backlog,
@@ -425,8 +553,10 @@ async function bigBacklog(tmp) {
       let fsSeen = 0;
       const fw = watch(floorFile, () => (fsSeen ||= now()));
       for (let i = 0; i < 20; i++) {
+        steps?.begin();
         w.send('todo');
         const [wrote, id] = (await w.next()).split(' ');
+        steps?.start(id, Number(wrote));
         let shown = null;
         await until(
           () =>
@@ -436,6 +566,7 @@ async function bigBacklog(tmp) {
         );
         await until(() => frames.also === shown, 'a frame drawn with the new todo', 30_000);
         lat.push(frames.at - Number(wrote));
+        steps?.end(frames.at);
         fsSeen = 0;
         w.send('floor');
         const appended = Number((await w.next()).split(' ')[0]);
@@ -444,6 +575,7 @@ async function bigBacklog(tmp) {
         await pause(50);
       }
       fw.close();
+      steps?.report();
       await w.end();
     },
   });

@@ -75,6 +75,7 @@ export function boardLayout(columns: ColumnData[], width: number): BoardLayout {
 /** Each card's title as shown, measured once: the board keeps the cards of what did not change. */
 const titleWidths = new WeakMap<CardData, number>();
 function titleWidth(card: CardData): number {
+  if (card.titleWidth !== undefined) return card.titleWidth;
   let w = titleWidths.get(card);
   if (w === undefined) titleWidths.set(card, (w = visibleLine(card.title).length));
   return w;

@@ -34,12 +34,18 @@ export interface DashFixture {
 }
 
 export function dashFixture(
-  opts: { deps?: Partial<ActionDeps>; dead?: number[]; pollMs?: number } = {},
+  opts: { deps?: Partial<ActionDeps>; dead?: number[]; pollMs?: number; debounceMs?: number } = {},
 ): DashFixture {
   const tmp = tempDir('ii-dash-');
   const state = openStateStore({ dir: join(tmp.path, 'incrementum') });
   const dash = createDashboardStore({ repo: REPO, repoLabel: '/src/demo', color: false });
-  const sync = new DashboardSync({ state, dash, probe: probe(opts.dead), pollMs: opts.pollMs });
+  const sync = new DashboardSync({
+    state,
+    dash,
+    probe: probe(opts.dead),
+    pollMs: opts.pollMs,
+    debounceMs: opts.debounceMs,
+  });
   const fx: DashFixture = {
     dir: tmp.path,
     state,

@@ -3,9 +3,15 @@
 // column must be the one a full rebuild (backlog()) gives. The board's cards
 // built from it are kept for what did not change (view/board.ts).
 import { describe, expect, it } from 'vitest';
-import { backlog, updateBacklog, type Backlog, type JobBrief } from '../../src/model/backlog.js';
+import {
+  backlog,
+  updateBacklog,
+  type Backlog,
+  type BacklogIndex,
+  type JobBrief,
+} from '../../src/model/backlog.js';
 import type { Todo } from '../../src/model/todo.js';
-import { boardColumns } from '../../src/dashboard/view/board.js';
+import { boardColumns, todoCard } from '../../src/dashboard/view/board.js';
 import { createDashboardStore } from '../../src/dashboard/view/store.js';
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
@@ -83,18 +89,42 @@ function write(todos: Map<string, Todo>, jobs: JobBrief[], prev: Backlog, next: 
   return { updated, full };
 }
 
+/** What the board's sync knows (BacklogIndex): each written todo as it was, and who depends on whom. */
+const indexOf = (todos: Map<string, Todo>, was: Map<string, Todo>): BacklogIndex => ({
+  was,
+  dependents: (id) => [...todos.values()].filter((t) => t.deps.includes(id)).map((t) => t.id),
+});
+
+/** The Backlog column's cards as built one by one from a backlog. */
+const cardsOf = (b: Backlog) => [
+  ...b.ready.map((t) => todoCard(t, null, b.unlanded[t.id])),
+  ...b.blocked.map((x) => todoCard(x.todo, x.blockers)),
+];
+
 describe('updateBacklog: the same column as a full rebuild', () => {
   for (const depsLanded of [false, true]) {
     it(`an inserted, a moved, a deleted, a closed and a reopened todo${depsLanded ? ' (deps must land)' : ''}`, () => {
       const { todos, jobs } = world();
       const o = { maxAttempts: 2, ...(depsLanded ? { depsLanded } : {}) };
       let b = backlog([...todos.values()], jobs, o);
+      // Also with the sync's index, and the board's column walked from the last one.
+      let bi = b;
+      const store = createDashboardStore({ repo: 'r', repoLabel: 'r' });
+      store.getState().setBacklog(bi);
       const step = (next: Todo[], gone: string[] = []) => {
+        const was = new Map<string, Todo>();
+        for (const id of [...next.map((t) => t.id), ...gone]) if (todos.has(id)) was.set(id, todos.get(id)!);
         for (const t of next) todos.set(t.id, t);
         for (const id of gone) todos.delete(id);
-        const u = updateBacklog(b, todos, new Set([...next.map((t) => t.id), ...gone]), jobs, o);
-        expect(ids(u)).toEqual(ids(backlog([...todos.values()], jobs, o)));
+        const changed = new Set([...next.map((t) => t.id), ...gone]);
+        const u = updateBacklog(b, todos, changed, jobs, o);
+        const full = backlog([...todos.values()], jobs, o);
+        expect(ids(u)).toEqual(ids(full));
         b = u;
+        bi = updateBacklog(bi, todos, changed, jobs, o, indexOf(todos, was));
+        expect(ids(bi)).toEqual(ids(full));
+        store.getState().setBacklog(bi);
+        expect(boardColumns(store.getState())[0]!.cards).toEqual(cardsOf(full));
       };
       // Inserted: at the top (priority 0, newest), in the middle, and one a missing dep named.
       step([todo('new-top', { priority: 0, created_at: at(50) })]);
@@ -119,6 +149,27 @@ describe('updateBacklog: the same column as a full rebuild', () => {
       );
     });
   }
+
+  it("with the sync's index, finds what to decide again without going through every todo", () => {
+    // With 10,000 todos, going through all of them (their deps) and every
+    // entry was most of updateBacklog's time for one new todo.
+    const { todos, jobs } = world();
+    const o = { maxAttempts: 2 };
+    const prev = backlog([...todos.values()], jobs, o);
+    const was = new Map([['t20', todos.get('t20')!]]);
+    todos.set('t20', { ...todos.get('t20')!, status: 'open' });
+    todos.set('new', todo('new', { priority: 0 }));
+    const full = backlog([...todos.values()], jobs, o);
+    const index = indexOf(todos, was);
+    const deps = index.dependents;
+    const counted = Object.assign(new Map(todos), {
+      values: () => {
+        throw new Error('went through every todo');
+      },
+    });
+    const u = updateBacklog(prev, counted, new Set(['t20', 'new']), jobs, o, { was, dependents: deps });
+    expect(ids(u)).toEqual(ids(full));
+  });
 
   it('keeps the entries it did not decide again, and nothing changed gives the same backlog', () => {
     const { todos, jobs } = world();

@@ -331,6 +331,71 @@ it('keeps the Backlog column in step with todos another process creates, edits a
   expect(fullReads).toBe(0);
 });
 
+it("reads another process's write as soon as its file event comes, not a debounce later", async () => {
+  // Waiting out the debounce before the first read was 20 of the ~60 ms a new
+  // todo took to reach the board with 10,000 todos (bench/scale.bench.js).
+  fx = dashFixture({ pollMs: 60_000, debounceMs: 60_000 });
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  const titles = () => fx!.dash.getState().backlog.ready.map((t) => t.title);
+  write(fx, 'todo', REPO, 'at once');
+  await waitFor(() => titles().includes('at once'), 'the new todo before the debounce ends');
+});
+
+it('reads the database again at the end of the window, for a write its file event came before', async () => {
+  // A write's last file event comes just before SQLite publishes it: a read
+  // at once can see the old version, and nothing else announces the new one.
+  fx = dashFixture({ pollMs: 60_000, debounceMs: 50 });
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  // The next version read answers as if the write were not published yet.
+  const version = fx.state.jobs.version.bind(fx.state.jobs);
+  const before = version();
+  let early = true;
+  fx.state.jobs.version = () => {
+    if (!early) return version();
+    early = false;
+    return before;
+  };
+  write(fx, 'todo', REPO, 'published late');
+  await waitFor(
+    () => fx!.dash.getState().backlog.ready.some((t) => t.title === 'published late'),
+    'the todo, read again at the end of the window',
+  );
+  expect(early).toBe(false);
+});
+
+it("reads a new todo without counting the repository's todos, and the poll's count finds one that was missed", async () => {
+  // Counting 10,000 todos was ~10 ms of the time a new todo took to reach the board.
+  fx = dashFixture({ pollMs: 60_000 });
+  fx.state.todos.create(REPO, { title: 'there' });
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  let counts = 0;
+  const stamp = fx.state.todos.stamp.bind(fx.state.todos);
+  fx.state.todos.stamp = (...args) => {
+    counts++;
+    return stamp(...args);
+  };
+  const titles = () => fx!.dash.getState().backlog.ready.map((t) => t.title);
+  write(fx, 'todo', REPO, 'counted later');
+  await waitFor(() => titles().includes('counted later'), 'the new todo');
+  expect(counts).toBe(0);
+  // A todo the changed-rows read misses (as if its version were lost) is found by the count.
+  const changed = fx.state.todos.listChangedAfter.bind(fx.state.todos);
+  fx.state.todos.listChangedAfter = (...args) => changed(...args).filter((t) => t.title !== 'missed');
+  write(fx, 'todo', REPO, 'missed');
+  write(fx, 'todo', REPO, 'seen');
+  await waitFor(() => titles().includes('seen'), 'the todo after it');
+  expect(titles()).not.toContain('missed');
+  (fx.sync as unknown as { tick(): void }).tick();
+  expect(counts).toBe(1);
+  expect(titles()).toContain('missed');
+});
+
 it("rebuilds the Backlog column from the jobs' briefs read once, and again only after a job is written", async () => {
   // With 1,300 jobs, reading every job's brief (its commit counts) for each
   // new todo was a third of the time the todo took to reach the board.

@@ -8,7 +8,13 @@
 import { watch as watchDir, type FSWatcher as DirWatcher } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { backlog, updateBacklog, type Backlog, type JobBrief } from '../../model/backlog.js';
+import {
+  backlog,
+  updateBacklog,
+  type Backlog,
+  type BacklogIndex,
+  type JobBrief,
+} from '../../model/backlog.js';
 import { isStale } from '../../model/derive.js';
 import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import type { Job } from '../../model/job.js';
@@ -87,6 +93,17 @@ interface JobLogs {
  */
 const shownJobId = (s: Parameters<typeof selectedJob>[0]): string | null => selectedJob(s)?.id ?? null;
 
+/** Adds (or removes) `t` as a dependent of each of its deps. */
+function link(dependents: Map<string, Set<string>>, t: Todo, add: boolean): void {
+  for (const d of t.deps) {
+    let set = dependents.get(d);
+    if (add) {
+      if (!set) dependents.set(d, (set = new Set()));
+      set.add(t.id);
+    } else set?.delete(t.id);
+  }
+}
+
 export interface SyncOptions {
   /** The SQLite store itself, or a shared store's copy in memory (board-source.ts StoreMirror). */
   state: BoardSource;
@@ -97,7 +114,7 @@ export interface SyncOptions {
    */
   stored?: AsyncStateStore;
   dash: DashboardStore;
-  /** Debounce of file events, ms. */
+  /** The window after a read in which further file events are held, and read together at its end (ms). */
   debounceMs?: number;
   /** The fallback poll (stale checks, missed file events), ms. */
   pollMs?: number;
@@ -123,7 +140,11 @@ export class DashboardSync {
   private readonly logs = new Map<string, JobLogs>();
   private watcher: FSWatcher | null = null;
   private dbWatcher: DirWatcher | null = null;
+  /** The window after a read that holds later file events (schedule), and the read waiting for this turn's events. */
   private timer: NodeJS.Timeout | null = null;
+  private lead: NodeJS.Immediate | null = null;
+  /** The read at the window's start was the database's: read its version again at the window's end. */
+  private recheckDb = false;
   private poll: NodeJS.Timeout | null = null;
   /** The store version the board reflects: jobs written after it are reloaded. */
   private version = -1;
@@ -133,7 +154,15 @@ export class DashboardSync {
   /** What the Backlog column was built from besides the todos: the jobs' statuses, the runners' landing, max-attempts. */
   private backlogKey = '';
   /** The repository's todos as last read, and the store version they reflect (only later writes are read again). */
-  private todos: { repo: string; version: number; byId: Map<string, Todo> } | null = null;
+  private todos: {
+    repo: string;
+    version: number;
+    byId: Map<string, Todo>;
+    /** The todos that depend on each todo (by id), for updateBacklog. */
+    dependents: Map<string, Set<string>>;
+  } | null = null;
+  /** Todos were read by what changed since the last check of their count (checkTodoCount). */
+  private todoCountDue = false;
   /**
    * The repository's job briefs the Backlog column was last built from,
    * until a job is written: a new todo does not change them, and reading
@@ -257,6 +286,7 @@ export class DashboardSync {
     for (const t of this.recordTimers.values()) clearTimeout(t);
     this.recordTimers.clear();
     if (this.timer) clearTimeout(this.timer);
+    if (this.lead) clearImmediate(this.lead);
     if (this.poll) clearInterval(this.poll);
     this.dbWatcher?.close();
     this.dbWatcher = null;
@@ -274,16 +304,38 @@ export class DashboardSync {
   }
 
   /**
-   * Applies pending changes a debounce interval after the first event, never
-   * at once: a write's last file event comes just before SQLite publishes the
-   * transaction (in its shared-memory index, which sends no event), so an
-   * immediate read can see the old state with nothing left to announce the new.
+   * Applies pending changes at once (after this turn's other file events),
+   * then holds later events for a window of debounceMs and applies them
+   * together at its end. A read of the database at once can be too early: a
+   * write's last file event comes just before SQLite publishes the
+   * transaction (in its shared-memory index, which sends no event), so such
+   * a read can see the old state with nothing left to announce the new. So
+   * every read the database's events caused is checked by another one at the
+   * window's end (a version read, when nothing more was written). Waiting out
+   * the window before the first read instead was 20 of the ~60 ms another
+   * process's new todo took to reach the board (bench/scale.bench.js).
    */
   private schedule(): void {
-    if (this.timer || this.closed) return;
+    if (this.timer || this.lead || this.closed) return;
+    this.lead = setImmediate(() => {
+      this.lead = null;
+      this.applyAndHold();
+    });
+  }
+
+  /** Applies what is pending, and opens the window that holds the next events (and checks this read). */
+  private applyAndHold(): void {
+    if (this.closed) return;
+    const db = this.pendingDb;
+    this.flush();
+    this.recheckDb = db;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.flush();
+      if (this.pendingDb || this.pendingJobs.size) this.applyAndHold();
+      else if (this.recheckDb && !this.closed) {
+        this.recheckDb = false;
+        this.refreshJobs();
+      }
     }, this.o.debounceMs ?? 20);
   }
 
@@ -362,7 +414,8 @@ export class DashboardSync {
     // Nothing written since the todos were read, and the jobs as they were: the poll's usual tick.
     if (sameJobs && this.todos?.repo === repo && this.todos.version === version) return;
     this.backlogKey = key;
-    const changed = this.readTodos(repo, version);
+    const read = this.readTodos(repo, version);
+    const changed = read?.changed ?? null;
     if (sameJobs && changed?.size === 0) return;
     if (this.briefs?.repo !== repo) this.briefs = { repo, list: this.state.jobs.briefs(repo) };
     const o = {
@@ -374,7 +427,7 @@ export class DashboardSync {
     const prev = this.planned;
     const plan =
       sameJobs && changed && prev?.repo === repo && prev.plan === this.dash.getState().backlog
-        ? updateBacklog(prev.plan, todos, changed, this.briefs.list, o)
+        ? updateBacklog(prev.plan, todos, changed, this.briefs.list, o, read!.index)
         : backlog([...todos.values()], this.briefs.list, o);
     this.planned = { repo, plan };
     this.dash.getState().setBacklog(plan);
@@ -384,29 +437,54 @@ export class DashboardSync {
    * Reads the repository's todos into this.todos: all of them the first time,
    * then only those written since (by store version, read before the todos,
    * so a write landing in between is read now and again next time, never
-   * missed); returns the ids read again, or null when all were. The stamp's
-   * count is the check: todos are never deleted, so a count that differs from
-   * what is held means something was missed, and all are read again.
+   * missed); returns the ids read again, or null when all were. The check
+   * is checkTodoCount's, on the poll.
    */
-  private readTodos(repo: string, version: number): Set<string> | null {
+  private readTodos(repo: string, version: number): { changed: Set<string>; index: BacklogIndex } | null {
     const held = this.todos;
     if (held && held.repo === repo) {
       const changed = new Set<string>();
+      const was = new Map<string, Todo>();
       for (const t of this.state.todos.listChangedAfter(repo, held.version)) {
+        const old = held.byId.get(t.id);
+        if (old) {
+          if (!was.has(t.id)) was.set(t.id, old);
+          link(held.dependents, old, false);
+        }
+        link(held.dependents, t, true);
         held.byId.set(t.id, t);
         changed.add(t.id);
       }
       held.version = version;
-      if (String(held.byId.size) === this.state.todos.stamp(repo).split('|')[0]) return changed;
+      this.todoCountDue = true;
+      return { changed, index: { was, dependents: (id) => held.dependents.get(id) } };
     }
     const all = this.state.todos.list(repo);
-    this.todos = { repo, version, byId: new Map(all.map((t) => [t.id, t])) };
+    const dependents = new Map<string, Set<string>>();
+    for (const t of all) link(dependents, t, true);
+    this.todos = { repo, version, byId: new Map(all.map((t) => [t.id, t])), dependents };
+    this.todoCountDue = false;
     return null;
+  }
+
+  /**
+   * The check of what readTodos read since its last full read: todos are
+   * never deleted, so a count (the stamp's) that differs from what is held
+   * means something was missed, and all are read again. On the poll, not on
+   * each write: counting 10,000 todos was ~10 ms of the ~60 another
+   * process's new todo took to reach the board (bench/scale.bench.js).
+   */
+  private checkTodoCount(): void {
+    const held = this.todos;
+    if (!this.todoCountDue || !held) return;
+    this.todoCountDue = false;
+    if (String(held.byId.size) !== this.state.todos.stamp(held.repo).split('|')[0]) this.todos = null;
   }
 
   private tick(): void {
     this.refreshJobs();
     this.checkStale();
+    this.checkTodoCount();
     this.refreshBacklog();
     // Catch file events the watcher missed (a job dir created after its watch was set up).
     for (const j of this.dash.getState().jobs) if (j.status === 'active') this.readLogs(j);

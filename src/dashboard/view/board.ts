@@ -13,7 +13,7 @@ import {
   jobColumn,
   noCommitNote,
 } from '../../model/derive.js';
-import type { BlockedTodo, Blocker } from '../../model/backlog.js';
+import { byRunOrder, type BlockedTodo, type Blocker } from '../../model/backlog.js';
 import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
 import { shortJobId } from '../../model/job-id.js';
@@ -34,6 +34,13 @@ export interface CardData {
   detail: string;
   tone: Tone;
   stale: boolean;
+  /**
+   * The title's width as shown, when the card's maker measured it (todo
+   * cards): the board checks every card's title against its column's width
+   * on each change, and looking 10,000 up was ~2 ms of a new todo's way to
+   * the board (components/Board.tsx).
+   */
+  titleWidth?: number;
 }
 
 export interface ColumnData {
@@ -185,9 +192,11 @@ export function unlandedWords(deps: readonly string[]): string {
 export function todoCard(todo: Todo, blockers: Blocker[] | null, unlanded: readonly string[] = []): CardData {
   const what = `p${todo.priority} ${todo.type} · ${todo.id}`;
   const note = unlanded.length ? ` · ${unlandedWords(unlanded)}` : '';
+  const title = shownTitle(todo.title);
   return {
     key: `${TODO_KEY}${todo.id}`,
-    title: shownTitle(todo.title),
+    title,
+    titleWidth: visibleLine(title).length,
     detail: blockers
       ? `blocked: ${blockers.map((b) => shownTitle(blockerWords(b))).join('; ')}`
       : `ready${note} · ${what}`,
@@ -222,10 +231,28 @@ function blockedCard(b: BlockedTodo): CardData {
 /** The Backlog column per backlog and filter (the job columns change far more often). */
 const backlogColumns = new WeakMap<BacklogState, { filter: string; column: ColumnData }>();
 
+/**
+ * The last Backlog column built without a filter, and from what: the next
+ * one (updateBacklog keeps the entries it did not decide again, in order)
+ * takes those entries' cards from it by walking both in step, instead of
+ * looking each of 10,000 todos up (bench/scale.bench.js).
+ */
+let lastBacklog: { backlog: BacklogState; column: ColumnData } | null = null;
+
 /** Ready todos in run order, then the blocked ones, each saying what holds it; filtered like the jobs. */
 function buildBacklog(s: DashboardState): ColumnData {
   const held = backlogColumns.get(s.backlog);
   if (held && held.filter === s.nav.filter) return held.column;
+  const column = {
+    title: BACKLOG,
+    cards: !s.nav.filter && lastBacklog ? backlogCardsFrom(s.backlog, lastBacklog) : backlogCards(s),
+  };
+  backlogColumns.set(s.backlog, { filter: s.nav.filter, column });
+  if (!s.nav.filter) lastBacklog = { backlog: s.backlog, column };
+  return column;
+}
+
+function backlogCards(s: DashboardState): CardData[] {
   const f = s.nav.filter.toLowerCase();
   const keep = (t: Todo) => !f || t.title.toLowerCase().includes(f) || t.id.includes(f);
   // A Map: looking a stored id up in a record's keys hashes it into V8's string table each time.
@@ -233,9 +260,42 @@ function buildBacklog(s: DashboardState): ColumnData {
   const cards: CardData[] = [];
   for (const t of s.backlog.ready) if (keep(t)) cards.push(readyCard(t, unlanded.get(t.id)));
   for (const b of s.backlog.blocked) if (keep(b.todo)) cards.push(blockedCard(b));
-  const column = { title: BACKLOG, cards };
-  backlogColumns.set(s.backlog, { filter: s.nav.filter, column });
-  return column;
+  return cards;
+}
+
+/**
+ * The unfiltered cards of `b`, those of entries `last` had taken from its
+ * column: both lists are in run order (byRunOrder is total), so one walk
+ * through each finds the entries kept, and only the others are looked up.
+ */
+function backlogCardsFrom(b: BacklogState, last: { backlog: BacklogState; column: ColumnData }): CardData[] {
+  const was = last.backlog;
+  const lastCards = last.column.cards;
+  const unlanded = b.unlanded ?? {};
+  const wasUnlanded = was.unlanded ?? {};
+  // The todos whose unlanded deps differ (few): a record looked up by each
+  // of 10,000 ids hashes each into V8's string table.
+  const differ = new Set<string>();
+  for (const id of Object.keys(unlanded)) if (unlanded[id] !== wasUnlanded[id]) differ.add(id);
+  for (const id of Object.keys(wasUnlanded)) if (unlanded[id] !== wasUnlanded[id]) differ.add(id);
+  const cards: CardData[] = [];
+  let j = 0;
+  for (const t of b.ready) {
+    while (j < was.ready.length && was.ready[j] !== t && byRunOrder(was.ready[j]!, t) < 0) j++;
+    const same = j < was.ready.length && was.ready[j] === t;
+    if (same && (differ.size === 0 || !differ.has(t.id))) cards.push(lastCards[j]!);
+    else cards.push(readyCard(t, unlanded[t.id]));
+    if (same) j++;
+  }
+  const base = was.ready.length;
+  let k = 0;
+  for (const x of b.blocked) {
+    while (k < was.blocked.length && was.blocked[k] !== x && byRunOrder(was.blocked[k]!.todo, x.todo) < 0)
+      k++;
+    if (k < was.blocked.length && was.blocked[k] === x) cards.push(lastCards[base + k++]!);
+    else cards.push(blockedCard(x));
+  }
+  return cards;
 }
 
 /**

@@ -29,9 +29,18 @@ export function waitingJobs(jobs: readonly Job[]): Job[] {
     });
 }
 
-/** How many jobs wait (the header's count). */
-export const waitingCount = (jobs: readonly Job[]): number =>
-  jobs.reduce((n, j) => n + (openAsk(j) ? 1 : 0), 0);
+/**
+ * How many jobs wait (the header's count), per job list: the header's
+ * selector runs on every change of the board's store (a new todo too), and
+ * going through 1,300 jobs each time showed in a new todo's way to the
+ * board (bench/scale.bench.js).
+ */
+const waitingCounts = new WeakMap<readonly Job[], number>();
+export function waitingCount(jobs: readonly Job[]): number {
+  let n = waitingCounts.get(jobs);
+  if (n === undefined) waitingCounts.set(jobs, (n = jobs.reduce((k, j) => k + (openAsk(j) ? 1 : 0), 0)));
+  return n;
+}
 
 /** What is asked for, in a few words: the command, else the first path, else the tool's title. */
 export function askWhat(ask: PermissionAsk): string {
