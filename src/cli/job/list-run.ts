@@ -1,0 +1,16 @@
+// `ii job list` as start.ts runs it, without commander: the output guarded
+// and an error ended as main.ts ends one. Bundled as one chunk with all it
+// loads (rolldown.config.mjs): the job list's start is what this is for.
+import { reportError } from '../exit.js';
+import { guardOutput } from '../output.js';
+import { jobList } from './list-show.js';
+import type { ListOptions } from './options.js';
+
+export async function runJobList(list: ListOptions): Promise<void> {
+  guardOutput();
+  try {
+    await jobList(list);
+  } catch (err) {
+    process.exitCode = reportError(err);
+  }
+}
