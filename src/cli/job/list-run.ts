@@ -2,12 +2,14 @@
 // and an error ended as main.ts ends one. Bundled as one chunk with all it
 // loads (rolldown.config.mjs): the job list's start is what this is for.
 import { reportError } from '../exit.js';
-import { guardOutput } from '../output.js';
+import { guardStderr } from '../output.js';
 import { jobList } from './list-show.js';
 import type { ListOptions } from './options.js';
 
 export async function runJobList(list: ListOptions): Promise<void> {
-  guardOutput();
+  // stdout is guarded where the listing writes it through process.stdout
+  // (list-show.ts): made here, it would slow the JSON written to a pipe.
+  guardStderr();
   try {
     await jobList(list);
   } catch (err) {

@@ -1,4 +1,5 @@
 // The bodies of ii job list | show (definitions in index.ts).
+import { isatty } from 'node:tty';
 import { UserError } from '../../errors.js';
 import { JOB_STATUSES } from '../../model/enums.js';
 import { awaitsLanding } from '../../model/derive.js';
@@ -8,8 +9,11 @@ import { shownJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
+import { guardStdout, stdoutBytes } from '../output.js';
 import { reapDeadRunnersSaying } from '../reap.js';
 import { jobDetail, jobListTable } from './view.js';
+
+const NEWLINE = new Uint8Array([0x0a]);
 
 export async function jobList(o: { status?: string; all?: boolean; json?: boolean }): Promise<void> {
   let status: JobStatus | undefined;
@@ -30,7 +34,18 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     // The store writes the JSON text itself: no Job objects for thousands of
     // jobs. Secrets are redacted (parsing it only where one may be), control
     // characters escaped; by the store, as bytes, when every job is listed
-    // (it scans only the texts not found clean as they were written).
+    // (it scans only the texts not found clean as they were written). To a
+    // pipe or a file, those bytes are written as they are read.
+    if (!waitingOnly && !isatty(1)) {
+      const out = stdoutBytes();
+      await withStore(async (s) => {
+        await reapDeadRunnersSaying(s, slug, 'ii job list');
+        await s.jobs.eachShown(slug, filter, out.put);
+      });
+      out.end(NEWLINE);
+      return;
+    }
+    guardStdout();
     const text = await withStore(async (s) => {
       await reapDeadRunnersSaying(s, slug, 'ii job list');
       if (!waitingOnly) return await s.jobs.listShown(slug, filter);
@@ -54,6 +69,7 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
         : all.filter((j) => j.status === 'active' || awaitsLanding(j));
     return { jobs, total: all.length, todos: new Map((await s.todos.list(slug)).map((t) => [t.id, t])) };
   });
+  guardStdout();
   if (jobs.length === 0) {
     const hint =
       total > 0 && !o.all ? ` (${total} finished job${total === 1 ? '' : 's'}: ii job list --all)` : '';
