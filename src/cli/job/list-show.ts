@@ -1,5 +1,5 @@
 // The bodies of ii job list | show (definitions in index.ts).
-import { isatty } from 'node:tty';
+import { fstatSync } from 'node:fs';
 import { UserError } from '../../errors.js';
 import { JOB_STATUSES } from '../../model/enums.js';
 import { awaitsLanding } from '../../model/derive.js';
@@ -14,6 +14,20 @@ import { reapDeadRunnersSaying } from '../reap.js';
 import { jobDetail, jobListTable } from './view.js';
 
 const NEWLINE = new Uint8Array([0x0a]);
+
+/**
+ * process.stdout.isTTY without making process.stdout (list-show's JSON
+ * writer must not) or loading node:tty (3 ms of a 30 ms start) for a pipe or
+ * a file: only a character device (a terminal, /dev/null) is asked.
+ */
+function stdoutIsTerminal(): boolean {
+  try {
+    if (!fstatSync(1).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(1);
+}
 
 export async function jobList(o: { status?: string; all?: boolean; json?: boolean }): Promise<void> {
   let status: JobStatus | undefined;
@@ -36,7 +50,7 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     // characters escaped; by the store, as bytes, when every job is listed
     // (it scans only the texts not found clean as they were written). To a
     // pipe or a file, those bytes are written as they are read.
-    if (!waitingOnly && !isatty(1)) {
+    if (!waitingOnly && !stdoutIsTerminal()) {
       const out = stdoutBytes();
       await withStore(async (s) => {
         await reapDeadRunnersSaying(s, slug, 'ii job list');
