@@ -3,6 +3,8 @@
 // pipe is blocking or was made non-blocking (a stderr Node made on the same
 // pipe, under 2>&1, answers EAGAIN: the rest then goes through
 // process.stdout), and a reader that went away ends the command quietly.
+// Also guardStderrWhenMade: stderr's guard installed when something first
+// makes process.stderr, so a closed stderr ends ii job list as quietly.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -83,5 +85,32 @@ describe('stdoutBytes', () => {
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
     }
+  });
+});
+
+describe('guardStderrWhenMade', () => {
+  it('guards stderr once it is made: a reader gone from stderr ends it quietly, exit 0', async () => {
+    const script = join(tmp.path, 'stderr.mjs');
+    writeFileSync(
+      script,
+      `import { guardStderrWhenMade } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'cli', 'output.js'))};
+guardStderrWhenMade();
+// Made by Node's own getter, which is back in place: the guard is on it once.
+const made = process.stderr;
+if (made !== process.stderr || made.listenerCount('error') !== 1) process.exit(5);
+setTimeout(() => { for (let i = 0; i < 64; i++) process.stderr.write('x'.repeat(65536)); }, 200);
+setTimeout(() => process.exit(0), 3000);
+process.on('exit', (c) => { if (c === 0) process.getBuiltinModule('node:fs').writeFileSync(1, 'ended quietly'); });
+`,
+    );
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.destroy();
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('ended quietly');
   });
 });
