@@ -20,10 +20,9 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 // nothing). Other packages stay external.
 const BUNDLED = /^(commander|zod|ink|string-width)(\/|$)/;
 const cli = {
-  // start.js is what bin/ii.js loads: ii job list runs from it without
-  // commander; main.js, the commander program, is loaded for anything else.
+  // main.js, the commander program, is what start.js (the build below)
+  // loads for anything but ii job list.
   input: {
-    start: 'dist/src/cli/start.js',
     main: 'dist/src/cli/main.js',
     // The dashboard's entry under a name of its own (its exports keep their
     // names): bench/dashboard-rss.child.js builds the board from it, as
@@ -58,6 +57,39 @@ const cli = {
   },
 };
 
+// start.js, what bin/ii.js loads, is a build of its own: with one entry,
+// rolldown puts everything the job list's body (cli/job/list-run.ts) loads
+// statically into that body's one chunk, where the build above would share
+// it with every command in ~30 chunks, each a module for the ES loader to
+// resolve, read and link (ii job list loaded 35 files; now 3, with bin/ii.js).
+// Its only way out is main.js, the build above's entry, which start.js
+// loads for every other command: that import is left as it is written. What
+// the body loads only on a rarer path (the PostgreSQL driver, the dead
+// runners' cleanup) is a chunk of this build, named list-*, a copy of the
+// other build's code that is never loaded beside it.
+const start = {
+  ...cli,
+  input: { start: 'dist/src/cli/start.js', 'job-list': 'dist/src/cli/job/list-run.js' },
+  external: (id, importer) => id === './main.js' || cli.external(id, importer),
+  preserveEntrySignatures: 'allow-extension',
+  output: {
+    ...cli.output,
+    paths: (id) => (id.endsWith('/dist/src/cli/main.js') || id === './main.js' ? './main.js' : id),
+    chunkFileNames: (chunk) => `list-${cli.output.chunkFileNames(chunk)}`,
+    // The body with everything it imports (a group takes its modules'
+    // dependencies too) and rolldown's runtime helpers, which rolldown would
+    // otherwise split out into chunks it shares with the rarer paths' chunks.
+    codeSplitting: {
+      groups: [
+        {
+          name: 'cli-job-list-run',
+          test: (id) => /[\\/]dist[\\/]src[\\/]cli[\\/]job[\\/]list-run\.js$|rolldown[\\/]runtime/.test(id),
+        },
+      ],
+    },
+  },
+};
+
 // The scripted agent (a separate process, started for every prompt of `ii
 // demo` and of the tests) as one file with its packages in it: it spent most
 // of its start loading the ACP SDK and zod from ~100 files, and its start is
@@ -69,4 +101,4 @@ const scriptedAgent = {
   output: { file: 'dist/agent/scripted/main.js', format: 'esm' },
 };
 
-export default [cli, scriptedAgent];
+export default [cli, start, scriptedAgent];

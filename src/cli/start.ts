@@ -3,19 +3,17 @@
 // (main.ts), which were a fifth of its start: scripts and the board's
 // neighbours call it often. Anything else, or any other word or option on
 // the line (--help included), goes to main.ts, which parses it as before.
-import { reportError } from './exit.js';
+//
+// This file imports nothing at its top: it is bundled on its own
+// (rolldown.config.mjs), with the job list's body (job/list-run.ts) as one
+// chunk of its own holding everything that body loads, so every command but
+// that one pays only for reading its arguments here.
 import type { ListOptions } from './job/options.js';
-import { guardOutput } from './output.js';
 
 export async function start(argv: string[]): Promise<void> {
   const list = jobListOptions(argv.slice(2));
   if (!list) return (await import('./main.js')).main(argv);
-  guardOutput();
-  try {
-    await (await import('./job/list-show.js')).jobList(list);
-  } catch (err) {
-    process.exitCode = reportError(err);
-  }
+  return (await import('./job/list-run.js')).runJobList(list);
 }
 
 /** `job list` with only the options commander would give it as these, or null for commander to parse. */

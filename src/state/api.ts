@@ -126,6 +126,12 @@ export interface JobStore {
    * writers found clean are copied as stored, the others scanned.
    */
   listShown(repo: string, opts?: JobListFilter): Uint8Array;
+  /**
+   * listShown's bytes handed to `part` in order, a job's text at a time with
+   * the brackets and commas between (PostgreSQL: all at once), so the
+   * listing is written as it is read, never held whole.
+   */
+  eachShown(repo: string, opts: JobListFilter, part: (bytes: Uint8Array) => void): void;
   /** Every job of every repo (dashboard, benchmarks). */
   listAll(opts?: { activeOnly?: boolean }): Job[];
   /**

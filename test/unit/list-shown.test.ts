@@ -151,6 +151,23 @@ describe('jobs.listShown', () => {
     expect(Buffer.from(store.jobs.listShown('nobody')).toString()).toBe('[]');
   });
 
+  it('eachShown hands the listing over a job at a time, a job with no kept text built in its place', () => {
+    const ids = ['one', 'two', 'three'].map((t) => job(t, 3, (i) => (i === 1 ? `feat: ${KEY}` : 'feat: ok')));
+    raw.prepare('UPDATE jobs SET list_json = NULL WHERE id = ?').run(ids[1]!);
+    const parts: string[] = [];
+    store.jobs.eachShown('r', {}, (b) => parts.push(Buffer.from(b).toString('utf8')));
+    // [, a job, ',', a job, ',', a job, ]: never the listing held whole.
+    expect(parts).toHaveLength(7);
+    expect(parts.filter((_, i) => i % 2 === 0)).toEqual(['[', ',', ',', ']']);
+    const jobs = parts.filter((_, i) => i % 2 === 1).map((t) => (JSON.parse(t) as { id: string }).id);
+    expect(jobs.sort()).toEqual([...ids].sort());
+    expect(parts.join('')).not.toContain(KEY);
+    expect(parts.join('')).toBe(shownJsonText(store.jobs.listJson('r')));
+    const none: string[] = [];
+    store.jobs.eachShown('nobody', {}, (b) => none.push(Buffer.from(b).toString('utf8')));
+    expect(none.join('')).toBe('[]');
+  });
+
   it('a change to the rules comes with a new SHOWN_RULES: verdicts reached under the old ones are then not trusted', () => {
     // On a failure here: a redaction rule or an escape changed. Bump
     // SHOWN_RULES (text/json.ts) and put the new version and hash here.

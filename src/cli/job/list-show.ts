@@ -1,4 +1,5 @@
 // The bodies of ii job list | show (definitions in index.ts).
+import { fstatSync } from 'node:fs';
 import { UserError } from '../../errors.js';
 import { JOB_STATUSES } from '../../model/enums.js';
 import { awaitsLanding } from '../../model/derive.js';
@@ -8,8 +9,25 @@ import { shownJsonText } from '../../text/json.js';
 import { redactDeep } from '../../text/redact.js';
 import { currentRepo, withStore } from '../context.js';
 import { printJson, style } from '../format.js';
+import { guardStdout, stdoutBytes } from '../output.js';
 import { reapDeadRunnersSaying } from '../reap.js';
 import { jobDetail, jobListTable } from './view.js';
+
+const NEWLINE = new Uint8Array([0x0a]);
+
+/**
+ * process.stdout.isTTY without making process.stdout (list-show's JSON
+ * writer must not) or loading node:tty (3 ms of a 30 ms start) for a pipe or
+ * a file: only a character device (a terminal, /dev/null) is asked.
+ */
+function stdoutIsTerminal(): boolean {
+  try {
+    if (!fstatSync(1).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(1);
+}
 
 export async function jobList(o: { status?: string; all?: boolean; json?: boolean }): Promise<void> {
   let status: JobStatus | undefined;
@@ -30,7 +48,18 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     // The store writes the JSON text itself: no Job objects for thousands of
     // jobs. Secrets are redacted (parsing it only where one may be), control
     // characters escaped; by the store, as bytes, when every job is listed
-    // (it scans only the texts not found clean as they were written).
+    // (it scans only the texts not found clean as they were written). To a
+    // pipe or a file, those bytes are written as they are read.
+    if (!waitingOnly && !stdoutIsTerminal()) {
+      const out = stdoutBytes();
+      await withStore(async (s) => {
+        await reapDeadRunnersSaying(s, slug, 'ii job list');
+        await s.jobs.eachShown(slug, filter, out.put);
+      });
+      out.end(NEWLINE);
+      return;
+    }
+    guardStdout();
     const text = await withStore(async (s) => {
       await reapDeadRunnersSaying(s, slug, 'ii job list');
       if (!waitingOnly) return await s.jobs.listShown(slug, filter);
@@ -54,6 +83,7 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
         : all.filter((j) => j.status === 'active' || awaitsLanding(j));
     return { jobs, total: all.length, todos: new Map((await s.todos.list(slug)).map((t) => [t.id, t])) };
   });
+  guardStdout();
   if (jobs.length === 0) {
     const hint =
       total > 0 && !o.all ? ` (${total} finished job${total === 1 ? '' : 's'}: ii job list --all)` : '';

@@ -366,6 +366,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     // Made from the loaded jobs, so it is JSON.stringify(list()) by construction.
     listJson: (repo, opts = {}) => listJson(listWhere(repo, opts)),
     listShown: (repo, opts = {}) => listShown(listWhere(repo, opts)),
+    eachShown: async (repo, opts, part) => part(await listShown(listWhere(repo, opts))),
     listChangedAfter: (after, repo = null) =>
       repo
         ? load(db, ['repo = $1 AND changed_version > $2', [repo, after]])

@@ -78,21 +78,54 @@ export function jobsJson(db: DatabaseSync, where: string, params: SQLInputValue[
  * What `ii job list --json` prints of the jobs matching `where`:
  * shownJsonText(jobsJson(...)) as UTF-8, made of the kept texts found clean
  * as they are, and the others redacted and escaped one by one (the same
- * text: JSON.stringify of an array joins its items' texts with commas). A
- * BLOB, so the listing is never decoded into a JavaScript string and encoded
- * back on its way to stdout.
+ * text: JSON.stringify of an array joins its items' texts with commas).
+ * Bytes (BLOBs), so the listing is never decoded into a JavaScript string
+ * and encoded back on its way to stdout.
  */
 export function jobsShown(db: DatabaseSync, where: string, params: SQLInputValue[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  eachJobShown(db, where, params, (b) => parts.push(b));
+  return Buffer.concat(parts);
+}
+
+const OPEN = new Uint8Array([0x5b]); // [
+const COMMA = new Uint8Array([0x2c]);
+const CLOSE = new Uint8Array([0x5d]); // ]
+
+/**
+ * jobsShown's bytes handed to `part` in order, one job's text at a time with
+ * the brackets and commas between, so `ii job list --json` writes them as
+ * they come. Built whole (group_concat, then a copy as a BLOB, then one into
+ * JavaScript), a listing of 1,000 jobs (5 MB) touched ~20 MB of fresh memory
+ * in a process that lives 50 ms: ~5,700 page faults, 17 ms of system time.
+ */
+export function eachJobShown(
+  db: DatabaseSync,
+  where: string,
+  params: SQLInputValue[],
+  part: (bytes: Uint8Array) => void,
+): void {
   registerCodec(db);
-  const kept = statements(db)(
-    `SELECT count(*) - count(list_json) AS missing,
-       CAST('[' || COALESCE(group_concat(${shown('list_json')}, ','), '') || ']' AS BLOB) AS json
-     FROM (SELECT list_json, list_shown FROM jobs WHERE ${where} ORDER BY started_at DESC, id)`,
-  ).get(...params) as { missing: number; json: Uint8Array };
-  if (kept.missing === 0) return kept.json;
-  const sql = `SELECT CAST('[' || COALESCE(group_concat(${shown(`COALESCE(j.list_json, ${texts().job})`)}, ','), '') || ']' AS BLOB) AS json
-    FROM (SELECT * FROM jobs WHERE ${where} ORDER BY started_at DESC, id) j`;
-  return (statements(db)(sql).get(...params) as { json: Uint8Array }).json;
+  // Usually every job has its stored text: copy those, in a small statement
+  // (preparing the one that builds texts costs a CLI call several ms); a row
+  // an older build wrote, with none, is built on its own.
+  const rows = statements(db)(
+    `SELECT id, CAST(${shown('list_json')} AS BLOB) AS json FROM jobs WHERE ${where} ORDER BY started_at DESC, id`,
+  ).iterate(...params) as Iterable<{ id: string; json: Uint8Array | null }>;
+  part(OPEN);
+  let first = true;
+  for (const { id, json } of rows) {
+    if (!first) part(COMMA);
+    first = false;
+    part(json ?? builtShown(db, id));
+  }
+  part(CLOSE);
+}
+
+/** Job `id`'s text as shown, made from its rows (it has no kept text). */
+function builtShown(db: DatabaseSync, id: string): Uint8Array {
+  const sql = `SELECT CAST(${shown(`COALESCE(j.list_json, ${texts().job})`)} AS BLOB) AS json FROM jobs j WHERE j.id = ?`;
+  return (statements(db)(sql).get(id) as { json: Uint8Array }).json;
 }
 
 /**

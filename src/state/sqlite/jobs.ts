@@ -22,7 +22,7 @@ import { NEXT_VERSION, statements, transaction } from './db.js';
 import { ASK } from './ask-codec.js';
 import { cancelOpenAsks } from './asks.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
-import { jobsJson, jobsShown, refreshCommitJson, refreshJobJson } from './job-json.js';
+import { eachJobShown, jobsJson, jobsShown, refreshCommitJson, refreshJobJson } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
 
 /** The keys a loader joins a commit's or a review's row to its job and change by. */
@@ -289,6 +289,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     list: (repo, opts = {}) => load(...listWhere(repo, opts)),
     listJson: (repo, opts = {}) => jobsJson(db, ...listWhere(repo, opts)),
     listShown: (repo, opts = {}) => jobsShown(db, ...listWhere(repo, opts)),
+    eachShown: (repo, opts, part) => eachJobShown(db, ...listWhere(repo, opts), part),
     // `+repo` keeps SQLite off the repo index: jobs_changed finds the few changed jobs.
     listChangedAfter: (after, repo = null) =>
       repo ? load('+repo = ? AND changed_version > ?', [repo, after]) : load('changed_version > ?', [after]),
