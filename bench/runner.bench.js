@@ -21,7 +21,8 @@ import { median, quantile, round, sample } from './stats.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(join(root, 'dist', 'src', p));
-const { openStateStore, repoSlug } = await dist('state/index.js');
+const { repoSlug } = await dist('state/index.js');
+const { openAsyncStateStore } = await dist('state/open-async.js');
 const { loadConfig } = await dist('job/config.js');
 const { launchJob } = await dist('job/launch.js');
 const { realJobDeps } = await dist('cli/job/wiring.js');
@@ -138,7 +139,7 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
         try {
           return await v.apply(target, args);
         } finally {
-          vcsSpans.push({ t0, t1: now() });
+          vcsSpans.push({ t0, t1: now(), name: String(key) });
         }
       };
     },
@@ -154,7 +155,7 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
   };
   const bounds = [];
   let testStart = 0;
-  const todo = ctx.store.todos.create(ctx.slug, { title: `bench job ${n}` });
+  const todo = await ctx.store.todos.create(ctx.slug, { title: `bench job ${n}` });
   const { runner } = await launchJob(deps, {
     store: ctx.store,
     stateDir: ctx.store.dir,
@@ -194,6 +195,8 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
         );
         process.stderr.write(`  git ${plain.join(' ').slice(0, 160)}\n`);
       }
+      for (const s of vcsSpans.filter((s) => s.t0 >= a && s.t1 <= b))
+        process.stderr.write(`  vcs.${s.name} ${(s.t1 - s.t0).toFixed(1)} ms\n`);
     }
     const tests = within(testSpans, a, b);
     out.push({
@@ -212,7 +215,8 @@ export async function run() {
   try {
     const repo = makeRepo(tmp);
     const home = join(tmp, 'home');
-    store = openStateStore({ dir: join(tmp, 'state', 'incrementum') });
+    // The runner takes the asynchronous store; SQLite behind it (url: null), whatever II_DATABASE_URL says.
+    store = await openAsyncStateStore({ dir: join(tmp, 'state', 'incrementum'), url: null });
     const ctx = {
       tmp,
       repo,
@@ -281,7 +285,7 @@ export async function run() {
     ];
   } finally {
     gitSpawns.restore();
-    store?.close();
+    await store?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
 }
