@@ -402,22 +402,21 @@ export class GitVcs implements Vcs, LandingVcs {
     const id = (await this.currentChangeId(ws)) ?? (await this.startChange(ws));
     const remembered = this.changes.get(ws);
     const known = remembered?.id === id ? remembered : await this.readChange(ws, id);
-    // What stageWorkingCopy wrote is recorded as it is while HEAD has not
-    // moved since: the index then still holds that tree (only git, run by
-    // this process, wrote it; an agent's commit would have moved HEAD).
-    let tree: string | null = null;
-    if (staged?.ws === ws && FULL_SHA.test(staged.tree)) {
-      const [head] = await this.batch(ws).info(['HEAD']);
-      if (head?.sha === staged.head) tree = staged.tree;
-    }
+    // What stageWorkingCopy wrote is recorded as it is, and HEAD moves only
+    // from the commit it was staged on, in the refs' transaction: HEAD still
+    // there, the index still holds that tree (an agent's commit would have
+    // moved it), and no request of its own asks first.
+    const given =
+      staged?.ws === ws && FULL_SHA.test(staged.tree) && FULL_SHA.test(staged.head) ? staged : null;
     try {
-      return await this.recordIteration(ws, id, known, message, tree);
+      return await this.recordIteration(ws, id, known, message, given);
     } catch (err) {
       // The refs moved under what this instance remembered (another process,
-      // or the agent's own git): list them again and record on top of them.
-      if (known === remembered && err instanceof GitError && err.args.includes('update-ref')) {
+      // or the agent's own git), or HEAD moved since the staging: list them
+      // again, stage again, and record on top of them.
+      if (err instanceof GitError && err.args.includes('update-ref') && (known === remembered || given)) {
         this.changes.delete(ws);
-        return this.recordIteration(ws, id, await this.readChange(ws, id), message, tree);
+        return this.recordIteration(ws, id, await this.readChange(ws, id), message, null);
       }
       throw err;
     }
@@ -442,7 +441,7 @@ export class GitVcs implements Vcs, LandingVcs {
     id: string,
     known: KnownChange,
     message: string,
-    staged: string | null = null,
+    staged: StagedCopy | null = null,
   ): Promise<IterationCommit> {
     const { base, last } = known;
     const previous = last?.sha ?? base;
@@ -453,7 +452,7 @@ export class GitVcs implements Vcs, LandingVcs {
       message,
       previous,
       base,
-      staged ?? (await this.stage(ws, known)),
+      staged?.tree ?? (await this.stage(ws, known)),
     );
     if (lists.protocol) {
       await this.unstageProtocolFiles(ws);
@@ -468,7 +467,7 @@ export class GitVcs implements Vcs, LandingVcs {
     await this.batch(ws).transaction([
       `create ${changeRef(id, n)} ${commit}`,
       `update ${changeRef(id, 'head')} ${commit}`,
-      `update HEAD ${commit}`,
+      staged ? `update HEAD ${commit} ${staged.head}` : `update HEAD ${commit}`,
     ]);
     this.changes.set(ws, { id, base, last: { n, sha: commit } });
     if (this.cleanTrees.size >= TREES_MEMO_SIZE)

@@ -42,8 +42,8 @@ export interface Base {
 
 /**
  * The working copy as stageWorkingCopy staged it: its tree, and HEAD then.
- * A commitIteration given it records that tree (no staging of its own) when
- * HEAD is still `head`; else it stages again.
+ * A commitIteration given it records that tree (no staging of its own),
+ * moving HEAD only from `head`; HEAD moved since, it stages again.
  */
 export interface StagedCopy {
   readonly ws: string;
