@@ -306,6 +306,8 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   async head(ws: string): Promise<string> {
+    const known = this.knownHead(ws);
+    if (known) return known;
     const [head] = await this.batch(ws).info(['HEAD']);
     if (head?.type !== 'commit')
       throw new GitError(['rev-parse', '--verify', 'HEAD'], ws, {
@@ -314,6 +316,34 @@ export class GitVcs implements Vcs, LandingVcs {
         stderr: 'fatal: HEAD names no commit',
       });
     return head.sha;
+  }
+
+  /**
+   * HEAD's commit as the workspace's files name it (its HEAD file, and the
+   * loose ref of the branch that names), when it is a commit this instance
+   * made or read (its tree known): no request to git. Anything else (a
+   * packed ref, a ref to a ref, text that is no id, a commit not seen here)
+   * is null, and git is asked. An id the agent wrote there is taken only if
+   * it names such a commit; HEAD moves only from what was read here in the
+   * refs' transaction (recordIteration).
+   */
+  private knownHead(ws: string): string | null {
+    // The link is checked as before any git command (a repointed one throws),
+    // and the files are read in the git dir it was pinned to.
+    const pin = this.links?.check(ws);
+    if (!pin) return null;
+    const read = (p: string): string | null => {
+      try {
+        return readFileSync(p, 'utf8').trim();
+      } catch {
+        return null;
+      }
+    };
+    const head = read(join(pin.gitDir, 'HEAD'));
+    const branch = head && /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
+    const common = branch ? read(join(pin.gitDir, 'commondir')) : null;
+    const sha = branch ? common && read(join(resolve(pin.gitDir, common), branch)) : head;
+    return sha && FULL_SHA.test(sha) && this.treeOf.has(sha) ? sha : null;
   }
 
   async hasChanges(ws: string): Promise<boolean> {
@@ -350,18 +380,27 @@ export class GitVcs implements Vcs, LandingVcs {
           ? remembered
           : await this.readChange(ws, id).catch(() => null);
     const tree = await this.stage(ws, known);
-    const [head, headTree] = await this.batch(ws).info(['HEAD', 'HEAD^{tree}']);
-    if (head?.type !== 'commit' || headTree?.type !== 'tree')
+    const head = await this.headAndTree(ws);
+    // The same tree: nothing to commit. Another: changed unless only
+    // protocol files differ (status leaves them out too: the agent staged
+    // one, or the base holds one the staging took out).
+    const changed = tree !== head.tree && (await this.treesDifferBeyondProtocol(ws, head.tree, tree));
+    return { ws, changed, tree, head: head.sha };
+  }
+
+  /** HEAD's commit and its tree: from the files when this instance knows the commit (knownHead), else from cat-file. */
+  private async headAndTree(ws: string): Promise<{ sha: string; tree: string }> {
+    const known = this.knownHead(ws);
+    if (known) return { sha: known, tree: this.treeOf.get(known)! };
+    const [head, tree] = await this.batch(ws).info(['HEAD', 'HEAD^{tree}']);
+    if (head?.type !== 'commit' || tree?.type !== 'tree')
       throw new GitError(['rev-parse', '--verify', 'HEAD^{tree}'], ws, {
         code: 128,
         stdout: '',
         stderr: 'fatal: HEAD names no commit',
       });
-    // The same tree: nothing to commit. Another: changed unless only
-    // protocol files differ (status leaves them out too: the agent staged
-    // one, or the base holds one the staging took out).
-    const changed = tree !== headTree.sha && (await this.treesDifferBeyondProtocol(ws, headTree.sha, tree));
-    return { ws, changed, tree, head: head.sha };
+    this.noteTree(head.sha, tree.sha);
+    return { sha: head.sha, tree: tree.sha };
   }
 
   /** Whether the two trees differ in a path other than a protocol file's: one diff-tree request on the pipe. */

@@ -205,6 +205,27 @@ describe('stageWorkingCopy', () => {
     vcs.release(ws);
   });
 
+  it("reads HEAD as git does when it reads it from the workspace's files", async () => {
+    const ws = await workspace();
+    writeFileSync(join(ws, 'a.txt'), 'first\n');
+    const one = await vcs.commitIteration(ws, 'one', await vcs.stageWorkingCopy(ws));
+    writeFileSync(join(ws, 'a.txt'), 'second\n');
+    const two = await vcs.commitIteration(ws, 'two', await vcs.stageWorkingCopy(ws));
+    const head = () => git(ws, 'rev-parse', 'HEAD').trim();
+    expect(await vcs.head(ws)).toBe(two.commit_id);
+    // The agent moves its branch back to a commit this instance made.
+    git(ws, 'reset', '-q', '--soft', one.commit_id);
+    expect(await vcs.head(ws)).toBe(one.commit_id);
+    // Packed (no loose ref file), detached, and on a commit of the agent's own.
+    git(ws, 'pack-refs', '--all');
+    expect(await vcs.head(ws)).toBe(head());
+    git(ws, 'checkout', '-q', '--detach', two.commit_id);
+    expect(await vcs.head(ws)).toBe(two.commit_id);
+    git(ws, '-c', 'user.name=A', '-c', 'user.email=a@b', 'commit', '-q', '--allow-empty', '-m', 'agent');
+    expect(await vcs.head(ws)).toBe(head());
+    vcs.release(ws);
+  });
+
   it('stages again when HEAD moved after the check (the agent committed)', async () => {
     const ws = await workspace();
     writeFileSync(join(ws, 'a.txt'), 'checked\n');
