@@ -21,12 +21,18 @@ import { median, quantile, round, sample } from './stats.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(join(root, 'dist', 'src', p));
-const { openStateStore, repoSlug } = await dist('state/index.js');
+const { repoSlug } = await dist('state/index.js');
+const { openAsyncStateStore } = await dist('state/open-async.js');
 const { loadConfig } = await dist('job/config.js');
 const { launchJob } = await dist('job/launch.js');
 const { realJobDeps } = await dist('cli/job/wiring.js');
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
+/** This process's CPU time (user + system), ms: the runner's own work, its children's (git, agent) not counted. */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const write = (path, content) => ({ type: 'write', path, content });
 const verdict = (v, text = '') => ({ actions: [{ type: 'feedback', verdict: v, text }] });
 
@@ -115,6 +121,7 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
   // Agent time: from asking for a session to its close() resolving.
   const startAgent = async (opts) => {
     const t0 = now();
+    const cpu0 = cpu();
     const s = await real.startAgent(opts);
     const started = now();
     const close = s.close.bind(s);
@@ -123,7 +130,7 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
       try {
         await close();
       } finally {
-        agentSpans.push({ t0, t1: now(), lifecycle: started - t0 + (now() - c0) });
+        agentSpans.push({ t0, t1: now(), cpu: cpu() - cpu0, lifecycle: started - t0 + (now() - c0) });
       }
     };
     return s;
@@ -138,7 +145,7 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
         try {
           return await v.apply(target, args);
         } finally {
-          vcsSpans.push({ t0, t1: now() });
+          vcsSpans.push({ t0, t1: now(), name: String(key) });
         }
       };
     },
@@ -153,8 +160,10 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
     },
   };
   const bounds = [];
+  const boundsCpu = [];
   let testStart = 0;
-  const todo = ctx.store.todos.create(ctx.slug, { title: `bench job ${n}` });
+  let testCpu = 0;
+  const todo = await ctx.store.todos.create(ctx.slug, { title: `bench job ${n}` });
   const { runner } = await launchJob(deps, {
     store: ctx.store,
     stateDir: ctx.store.dir,
@@ -162,15 +171,20 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
     config: ctx.config,
     todo,
     onEvent: (e) => {
-      if (e.type === 'stage' && e.to === 'implementing') bounds.push(now());
-      else if (e.type === 'test_start') testStart = now();
-      else if (e.type === 'test_end') testSpans.push({ t0: testStart, t1: now() });
+      if (e.type === 'stage' && e.to === 'implementing') {
+        bounds.push(now());
+        boundsCpu.push(cpu());
+      } else if (e.type === 'test_start') {
+        testStart = now();
+        testCpu = cpu();
+      } else if (e.type === 'test_end') testSpans.push({ t0: testStart, t1: now(), cpu: cpu() - testCpu });
     },
   });
   const job = await runner.run();
   const finished = now();
   if (job.status !== 'completed') throw new Error(`bench job ${job.id} ${job.status}: ${job.failure_reason}`);
   bounds.push(finished);
+  boundsCpu.push(cpu());
   // Each iteration, the closing segment (empty pass, project review), the end.
   if (bounds.length !== iterations + 2)
     throw new Error(`expected ${iterations} iterations, saw ${bounds.length - 2}`);
@@ -194,10 +208,32 @@ async function timedJob(ctx, n, script = SCENARIO, iterations = ITERATIONS) {
         );
         process.stderr.write(`  git ${plain.join(' ').slice(0, 160)}\n`);
       }
+      for (const s of vcsSpans.filter((s) => s.t0 >= a && s.t1 <= b))
+        process.stderr.write(`  vcs.${s.name} ${(s.t1 - s.t0).toFixed(1)} ms\n`);
     }
     const tests = within(testSpans, a, b);
+    // RUNNER_BENCH_WINDOWS=file: the overhead's spans (the iteration less its
+    // agent and test spans), monotonic ms, to cut a --cpu-prof down to them.
+    if (process.env.RUNNER_BENCH_WINDOWS) {
+      const cuts = [...agentSpans, ...testSpans]
+        .filter((s) => s.t0 < b && s.t1 > a)
+        .sort((x, y) => x.t0 - y.t0);
+      let at = a;
+      for (const c of cuts) {
+        if (c.t0 > at) ctx.windows.push([at, c.t0]);
+        at = Math.max(at, c.t1);
+      }
+      if (at < b) ctx.windows.push([at, b]);
+    }
     out.push({
       overhead: b - a - agent - tests,
+      // The same cut on this process's CPU time: load moves it far less than the wall clock.
+      cpu:
+        boundsCpu[i + 1] -
+        boundsCpu[i] -
+        [...agentSpans, ...testSpans]
+          .filter((s) => s.t0 >= a && s.t1 <= b)
+          .reduce((sum, s) => sum + s.cpu, 0),
       vcs: within(vcsSpans, a, b),
       gits: count(ctx.gitSpawns.times, a, b),
     });
@@ -212,7 +248,8 @@ export async function run() {
   try {
     const repo = makeRepo(tmp);
     const home = join(tmp, 'home');
-    store = openStateStore({ dir: join(tmp, 'state', 'incrementum') });
+    // The runner takes the asynchronous store; SQLite behind it (url: null), whatever II_DATABASE_URL says.
+    store = await openAsyncStateStore({ dir: join(tmp, 'state', 'incrementum'), url: null });
     const ctx = {
       tmp,
       repo,
@@ -221,6 +258,7 @@ export async function run() {
       config: loadConfig(repo, { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config') }),
       store,
       gitSpawns,
+      windows: [],
     };
     const floorRepo = join(tmp, 'floor');
     mkdirSync(floorRepo);
@@ -237,6 +275,7 @@ export async function run() {
 
     await timedJob(ctx, 0, WARM_UP, 1);
     const overhead = [];
+    const ownCpu = [];
     const vcs = [];
     const gits = [];
     const lifecycle = [];
@@ -246,12 +285,15 @@ export async function run() {
     for (let n = 1; n <= 4; n++) {
       const r = await timedJob(ctx, n);
       overhead.push(...r.iterations.map((i) => i.overhead));
+      ownCpu.push(...r.iterations.map((i) => i.cpu));
       vcs.push(...r.iterations.map((i) => i.vcs));
       gits.push(...r.iterations.map((i) => i.gits));
       lifecycle.push(...r.lifecycles);
       commitFloor.push(...(await sample(3, gitCommit)));
       nodeFloor.push(...(await sample(3, nodeStart)));
     }
+    if (process.env.RUNNER_BENCH_WINDOWS)
+      writeFileSync(process.env.RUNNER_BENCH_WINDOWS, JSON.stringify(ctx.windows));
     const floor = median(commitFloor);
     const nf = median(nodeFloor);
     const row = (name, value, f, goal) => ({
@@ -271,6 +313,12 @@ export async function run() {
       ),
       row('runner overhead per iteration, p95', quantile(overhead, 0.95), floor, '≤ 150 ms'),
       row('  of which inside the Vcs (git), median', median(vcs), floor, 'report'),
+      row(
+        "  the runner's own CPU time (user+sys, git's not counted), median",
+        median(ownCpu),
+        floor,
+        'report',
+      ),
       {
         name: `  git processes per iteration, median (max ${Math.max(...gits)})`,
         value: median(gits),
@@ -281,7 +329,7 @@ export async function run() {
     ];
   } finally {
     gitSpawns.restore();
-    store?.close();
+    await store?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -592,7 +592,10 @@ export class JobRunner {
       }
     });
     job = await this.job();
-    const changed = (await vcs.hasChanges(ws)) || (await this.head()) !== headBefore;
+    // Staged once: the answer, and the tree commitIteration records below.
+    const staged = await vcs.stageWorkingCopy(ws);
+    this.knownHead = staged.head;
+    const changed = staged.changed || staged.head !== headBefore;
     if (!changed && !hasWork) {
       // Nothing to do (the spec): the change stays on the record, with no
       // commit, and the project review decides.
@@ -622,7 +625,7 @@ export class JobRunner {
             'raise the cap in incrementum.toml or split the todo.',
         );
     }
-    const ic = await vcs.commitIteration(ws, draft);
+    const ic = await vcs.commitIteration(ws, draft, staged);
     this.knownHead = ic.commit_id;
     const files = statsToFileChanges(ic.files, ws);
     const commit = await store.jobs.appendCommit(jobId, {

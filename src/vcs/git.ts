@@ -21,7 +21,7 @@ import { git, gitRaw, GitError, type GitOptions } from './git-run.js';
 import * as landing from './git-landing.js';
 import * as remote from './git-remote.js';
 import type { LandingVcs } from './landing-vcs.js';
-import type { Base, FileStat, IterationCommit, LogEntry, Vcs } from './vcs.js';
+import type { Base, FileStat, IterationCommit, LogEntry, StagedCopy, Vcs } from './vcs.js';
 import { PROTOCOL_FILES } from './vcs.js';
 import { headFiles, withLockRetry, withStaleBranchLock } from './branch-guards.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
@@ -46,6 +46,8 @@ const FILES_MEMO_SIZE = 64;
 const TREES_MEMO_SIZE = 256;
 /** diff-tree's options for the file lists of an iteration (the same records `git diff --raw --numstat` gives). */
 const DIFF_PAIRS = ['--always', '-r', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat'];
+/** The end of a field holding a raw record's header (`:<mode> <mode> <id> <id> <letter>[score]`). */
+const RAW_RECORD = /(?:^|\n):[0-7]{6} [0-7]{6} [0-9a-f]+ [0-9a-f]+ [A-Z]\d*$/;
 
 export interface GitVcsOptions {
   /**
@@ -308,6 +310,8 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   async head(ws: string): Promise<string> {
+    const known = this.knownHead(ws);
+    if (known) return known;
     const [head] = await this.batch(ws).info(['HEAD']);
     if (head?.type !== 'commit')
       throw new GitError(['rev-parse', '--verify', 'HEAD'], ws, {
@@ -316,6 +320,34 @@ export class GitVcs implements Vcs, LandingVcs {
         stderr: 'fatal: HEAD names no commit',
       });
     return head.sha;
+  }
+
+  /**
+   * HEAD's commit as the workspace's files name it (its HEAD file, and the
+   * loose ref of the branch that names), when it is a commit this instance
+   * made or read (its tree known): no request to git. Anything else (a
+   * packed ref, a ref to a ref, text that is no id, a commit not seen here)
+   * is null, and git is asked. An id the agent wrote there is taken only if
+   * it names such a commit; HEAD moves only from what was read here in the
+   * refs' transaction (recordIteration).
+   */
+  private knownHead(ws: string): string | null {
+    // The link is checked as before any git command (a repointed one throws),
+    // and the files are read in the git dir it was pinned to.
+    const pin = this.links?.check(ws);
+    if (!pin) return null;
+    const read = (p: string): string | null => {
+      try {
+        return readFileSync(p, 'utf8').trim();
+      } catch {
+        return null;
+      }
+    };
+    const head = read(join(pin.gitDir, 'HEAD'));
+    const branch = head && /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
+    const common = branch ? read(join(pin.gitDir, 'commondir')) : null;
+    const sha = branch ? common && read(join(resolve(pin.gitDir, common), branch)) : head;
+    return sha && FULL_SHA.test(sha) && this.treeOf.has(sha) ? sha : null;
   }
 
   async hasChanges(ws: string): Promise<boolean> {
@@ -340,6 +372,59 @@ export class GitVcs implements Vcs, LandingVcs {
       .filter((path) => !isProtocolFile(path));
   }
 
+  async stageWorkingCopy(ws: string): Promise<StagedCopy> {
+    const id = await this.currentChangeId(ws);
+    const remembered = this.changes.get(ws);
+    // No change yet, or refs this instance cannot read: the protocol files
+    // are taken out as on a first iteration (one process more, same tree).
+    const known =
+      id === null
+        ? null
+        : remembered?.id === id
+          ? remembered
+          : await this.readChange(ws, id).catch(() => null);
+    const tree = await this.stage(ws, known);
+    const head = await this.headAndTree(ws);
+    // The same tree: nothing to commit. Another: changed unless only
+    // protocol files differ (status leaves them out too: the agent staged
+    // one, or the base holds one the staging took out).
+    const changed = tree !== head.tree && (await this.treesDifferBeyondProtocol(ws, head.tree, tree));
+    return { ws, changed, tree, head: head.sha };
+  }
+
+  /** HEAD's commit and its tree: from the files when this instance knows the commit (knownHead), else from cat-file. */
+  private async headAndTree(ws: string): Promise<{ sha: string; tree: string }> {
+    const known = this.knownHead(ws);
+    if (known) return { sha: known, tree: this.treeOf.get(known)! };
+    const [head, tree] = await this.batch(ws).info(['HEAD', 'HEAD^{tree}']);
+    if (head?.type !== 'commit' || tree?.type !== 'tree')
+      throw new GitError(['rev-parse', '--verify', 'HEAD^{tree}'], ws, {
+        code: 128,
+        stdout: '',
+        stderr: 'fatal: HEAD names no commit',
+      });
+    this.noteTree(head.sha, tree.sha);
+    return { sha: head.sha, tree: tree.sha };
+  }
+
+  /** Whether the two trees differ in a path other than a protocol file's: one diff-tree request on the pipe. */
+  private async treesDifferBeyondProtocol(ws: string, from: string, to: string): Promise<boolean> {
+    const out = await this.batch(ws).diffTree([`${to} ${from}`]);
+    // A tree pair's header is a line of its own ("<to> <from>\n"), run into
+    // the first raw record's field; a raw record's field ends in its status
+    // letter (":<mode> <mode> <id> <id> <letter>") and the next field is its path.
+    const fields = out.split('\0');
+    let paths = 0;
+    for (let i = 0; i < fields.length - 1; i++) {
+      if (!RAW_RECORD.test(fields[i]!)) continue;
+      paths++;
+      if (!isProtocolFile(fields[++i]!)) return true;
+    }
+    // Trees that differ with no record read: taken for changed (the commit
+    // then shows what it holds) rather than an edit lost.
+    return paths === 0;
+  }
+
   async startChange(ws: string, id: string = newChangeId(), base?: string): Promise<string> {
     const known = base !== undefined && FULL_SHA.test(base) ? base : await this.head(ws);
     await this.batch(ws).transaction([`update ${changeRef(id, 'base')} ${known}`]);
@@ -356,18 +441,25 @@ export class GitVcs implements Vcs, LandingVcs {
     }
   }
 
-  async commitIteration(ws: string, message: string): Promise<IterationCommit> {
+  async commitIteration(ws: string, message: string, staged?: StagedCopy): Promise<IterationCommit> {
     const id = (await this.currentChangeId(ws)) ?? (await this.startChange(ws));
     const remembered = this.changes.get(ws);
     const known = remembered?.id === id ? remembered : await this.readChange(ws, id);
+    // What stageWorkingCopy wrote is recorded as it is, and HEAD moves only
+    // from the commit it was staged on, in the refs' transaction: HEAD still
+    // there, the index still holds that tree (an agent's commit would have
+    // moved it), and no request of its own asks first.
+    const given =
+      staged?.ws === ws && FULL_SHA.test(staged.tree) && FULL_SHA.test(staged.head) ? staged : null;
     try {
-      return await this.recordIteration(ws, id, known, message);
+      return await this.recordIteration(ws, id, known, message, given);
     } catch (err) {
       // The refs moved under what this instance remembered (another process,
-      // or the agent's own git): list them again and record on top of them.
-      if (known === remembered && err instanceof GitError && err.args.includes('update-ref')) {
+      // or the agent's own git), or HEAD moved since the staging: list them
+      // again, stage again, and record on top of them.
+      if (err instanceof GitError && err.args.includes('update-ref') && (known === remembered || given)) {
         this.changes.delete(ws);
-        return this.recordIteration(ws, id, await this.readChange(ws, id), message);
+        return this.recordIteration(ws, id, await this.readChange(ws, id), message, null);
       }
       throw err;
     }
@@ -392,22 +484,19 @@ export class GitVcs implements Vcs, LandingVcs {
     id: string,
     known: KnownChange,
     message: string,
+    staged: StagedCopy | null = null,
   ): Promise<IterationCommit> {
     const { base, last } = known;
     const previous = last?.sha ?? base;
     const n = (last?.n ?? 0) + 1;
-    // Stage the whole working copy, protocol files left out. One the agent
-    // staged or committed itself is still in the index; the previous
-    // iteration never holds one (this code takes them out), so the diff
-    // against it shows any, and only then are they taken out and the tree
-    // written again. The base may hold one (a repository that commits it):
-    // on a first iteration they are taken out before the tree is written.
-    // A base this instance knows to hold none (the last change's commit)
-    // needs no taking out: the diff against it shows any staged.
-    await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL], this.in(ws));
-    const baseTree = this.treeOf.get(base);
-    if (!last && !(baseTree && this.cleanTrees.has(baseTree))) await this.unstageProtocolFiles(ws);
-    let { commit, tree, lists } = await this.commitTree(ws, id, message, previous, base);
+    let { commit, tree, lists } = await this.commitTree(
+      ws,
+      id,
+      message,
+      previous,
+      base,
+      staged?.tree ?? (await this.stage(ws, known)),
+    );
     if (lists.protocol) {
       await this.unstageProtocolFiles(ws);
       ({ commit, tree, lists } = await this.commitTree(ws, id, message, previous, base));
@@ -421,13 +510,31 @@ export class GitVcs implements Vcs, LandingVcs {
     await this.batch(ws).transaction([
       `create ${changeRef(id, n)} ${commit}`,
       `update ${changeRef(id, 'head')} ${commit}`,
-      `update HEAD ${commit}`,
+      staged ? `update HEAD ${commit} ${staged.head}` : `update HEAD ${commit}`,
     ]);
     this.changes.set(ws, { id, base, last: { n, sha: commit } });
     if (this.cleanTrees.size >= TREES_MEMO_SIZE)
       this.cleanTrees.delete(this.cleanTrees.values().next().value!);
     this.cleanTrees.add(tree);
     return { commit_id: commit, change_id: id, files: lists.fromPrevious.map((f) => ({ ...f })) };
+  }
+
+  /**
+   * Stages the whole working copy, protocol files left out, and writes it as
+   * a tree: add and write-tree. One the agent staged or committed itself is
+   * still in the index; the previous iteration never holds one (this code
+   * takes them out), so the diff against it shows any, and only then are
+   * they taken out and the tree written again (recordIteration). The base
+   * may hold one (a repository that commits it): on a first iteration (or
+   * no change known: `known` null) they are taken out before the tree is
+   * written. A base this instance knows to hold none (the last change's
+   * commit) needs no taking out: the diff against it shows any staged.
+   */
+  private async stage(ws: string, known: KnownChange | null): Promise<string> {
+    await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL], this.in(ws));
+    const baseTree = known && this.treeOf.get(known.base);
+    if (!known?.last && !(baseTree && this.cleanTrees.has(baseTree))) await this.unstageProtocolFiles(ws);
+    return git(ws, ['write-tree'], this.in(ws));
   }
 
   /**
@@ -457,7 +564,7 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   /**
-   * Writes the index as a tree, commits it on `base`, and lists its files
+   * Writes the index as a tree (`written`: already written, by stage), commits it on `base`, and lists its files
    * against `previous` and `base` in one diff-tree (remembered for
    * changedFiles). `protocol`: the tree holds a protocol file the previous
    * iteration does not.
@@ -468,8 +575,9 @@ export class GitVcs implements Vcs, LandingVcs {
     message: string,
     previous: string,
     base: string,
+    written?: string,
   ): Promise<{ commit: string; tree: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
-    const tree = await git(ws, ['write-tree'], this.in(ws));
+    const tree = written ?? (await git(ws, ['write-tree'], this.in(ws)));
     const commit = await this.commits.write(ws, tree, [base], withChangeId(message, id));
     this.noteTree(commit, tree);
     const pairs = previous === base ? [previous] : [previous, base];

@@ -40,6 +40,19 @@ export interface Base {
   branch: string | null;
 }
 
+/**
+ * The working copy as stageWorkingCopy staged it: its tree, and HEAD then.
+ * A commitIteration given it records that tree (no staging of its own),
+ * moving HEAD only from `head`; HEAD moved since, it stages again.
+ */
+export interface StagedCopy {
+  readonly ws: string;
+  /** The tree differs from HEAD's, protocol files aside. */
+  readonly changed: boolean;
+  readonly tree: string;
+  readonly head: string;
+}
+
 export interface Vcs extends RemoteVcs {
   /** The repository root containing `cwd`; UserError when there is none. */
   root(cwd: string): Promise<string>;
@@ -84,6 +97,15 @@ export interface Vcs extends RemoteVcs {
   /** True when the working copy differs from HEAD, protocol files aside. */
   hasChanges(ws: string): Promise<boolean>;
   /**
+   * hasChanges' answer from the work commitIteration does anyway: stages the
+   * whole working copy (protocol files aside) and writes it as a tree, which
+   * `changed` compares with HEAD's. Handed to the commitIteration that
+   * follows, it saves staging again. Unlike hasChanges it leaves the index
+   * staged: for the runner's own check after an agent's turn, not for a
+   * check an agent's own commit may follow.
+   */
+  stageWorkingCopy(ws: string): Promise<StagedCopy>;
+  /**
    * What the workspace holds that git would commit, untracked folders as one
    * entry (`node_modules/`): protocol files left out.
    */
@@ -102,7 +124,7 @@ export interface Vcs extends RemoteVcs {
    * commit, replacing its previous commit on the workspace branch; the
    * previous iteration stays reachable under refs/incrementum/.
    */
-  commitIteration(ws: string, message: string): Promise<IterationCommit>;
+  commitIteration(ws: string, message: string, staged?: StagedCopy): Promise<IterationCommit>;
   /** Sets the final message of the current change's commit (Change-Id kept); returns the new sha. */
   describe(ws: string, message: string): Promise<string>;
 
