@@ -11,6 +11,7 @@ import { worktreeMainRoot } from '../vcs/worktree-root.js';
 import { sharedIdentity } from './identity.js';
 import { repoSlug } from './paths.js';
 import { openDatabase } from './sqlite/db.js';
+import { moveWorkspaces, type MoveWorktree } from './workspace-moves.js';
 
 export interface Renamed {
   from: string;
@@ -28,6 +29,35 @@ export interface MigrateResult {
   renamed: Renamed[];
   /** Repositories copied under their old names (no clone of theirs found here). */
   kept: string[];
+  /** Workspaces moved to their repository's new name: old path → new. */
+  moved: Record<string, string>;
+}
+
+/** Where this machine's workspaces are, and how a worktree is moved (Vcs.moveWorkspace). */
+export interface WorkspacePlace {
+  stateDir: string;
+  move: MoveWorktree;
+}
+
+/** Moves the renamed repositories' workspaces, runs `copy` with their new paths, and moves them back if it fails. */
+async function withMovedWorkspaces(
+  ws: WorkspacePlace,
+  repos: RepoRows[],
+  renamed: Renamed[],
+  copy: (paths: Record<string, string>) => Promise<Record<string, number>>,
+): Promise<{ counts: Record<string, number>; moved: Record<string, string> }> {
+  const moves = await moveWorkspaces(
+    ws.stateDir,
+    renamed,
+    new Map(repos.map((r) => [r.repo, r.paths])),
+    ws.move,
+  );
+  try {
+    return { counts: await copy(moves.paths), moved: moves.paths };
+  } catch (err) {
+    await moves.undo().catch(() => {});
+    throw err;
+  }
 }
 
 interface RepoRows {
@@ -107,6 +137,7 @@ export async function migrateSqliteToPg(
   dbPath: string,
   url: string,
   here: string | null,
+  ws: WorkspacePlace,
 ): Promise<MigrateResult> {
   if (!existsSync(dbPath)) throw new UserError(`there is no local state at ${dbPath}: nothing to copy.`);
   const lite = openDatabase(dbPath);
@@ -122,8 +153,10 @@ export async function migrateSqliteToPg(
   }
   const { renamed, kept } = renames(repos, here, repoSlug, 'shared');
   const { copySqliteToPg } = await import('./pg/copy.js');
-  const counts = await copySqliteToPg(dbPath, url, { rekey: rekeyOf(renamed) });
-  return { counts, renamed, kept };
+  const { counts, moved } = await withMovedWorkspaces(ws, repos, renamed, (paths) =>
+    copySqliteToPg(dbPath, url, { rekey: rekeyOf(renamed), paths }),
+  );
+  return { counts, renamed, kept, moved };
 }
 
 /** Copies the PostgreSQL store at `url` into the empty SQLite store at `dbPath`, naming repositories by their clones' paths. */
@@ -131,6 +164,7 @@ export async function migratePgToSqlite(
   url: string,
   dbPath: string,
   here: string | null,
+  ws: WorkspacePlace,
 ): Promise<MigrateResult> {
   const { PgDb } = await import('./pg/db.js');
   const db = new PgDb(url);
@@ -147,6 +181,8 @@ export async function migratePgToSqlite(
   }
   const { renamed, kept } = renames(repos, here, (root) => sharedIdentity(root).slug, 'local');
   const { copyPgToSqlite } = await import('./pg/copy.js');
-  const counts = await copyPgToSqlite(url, dbPath, { rekey: rekeyOf(renamed) });
-  return { counts, renamed, kept };
+  const { counts, moved } = await withMovedWorkspaces(ws, repos, renamed, (paths) =>
+    copyPgToSqlite(url, dbPath, { rekey: rekeyOf(renamed), paths }),
+  );
+  return { counts, renamed, kept, moved };
 }

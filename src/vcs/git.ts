@@ -309,6 +309,17 @@ export class GitVcs implements Vcs, LandingVcs {
     await this.batch(ws).warm();
   }
 
+  async moveWorkspace(root: string, from: string, to: string): Promise<void> {
+    this.release(from);
+    mkdirSync(dirname(to), { recursive: true });
+    // git rewrites both links (the worktree's .git file and its gitdir in root);
+    // a locked worktree is refused, and so left where it is.
+    await git(root, ['worktree', 'move', from, to]);
+    this.links?.forget(from);
+    this.changes.delete(from);
+    this.branches.delete(from);
+  }
+
   async head(ws: string): Promise<string> {
     const known = this.knownHead(ws);
     if (known) return known;

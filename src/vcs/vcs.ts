@@ -80,6 +80,8 @@ export interface Vcs extends RemoteVcs {
   /** Makes a released workspace clean again and checks out `baseRev` (reuse). */
   resetWorkspace(path: string, branch: string, baseRev: string): Promise<void>;
   removeWorkspace(root: string, path: string): Promise<void>;
+  /** Moves the worktree at `from` to `to` (which must not exist), its registration in `root` with it. */
+  moveWorkspace(root: string, from: string, to: string): Promise<void>;
   /**
    * Ends what this Vcs keeps running for the workspace `path` (its
    * long-lived git processes) when a job is done with it; what it is asked

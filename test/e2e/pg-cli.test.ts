@@ -4,28 +4,17 @@
 // (todo, job, listing, landing) and a backlog run of two slots.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
+import { pgServer, pgWhyNot } from '../helpers/pg.js';
+import { usePgDatabase } from '../helpers/pg-database.js';
 import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
 import { waitFor } from '../helpers/tmp.js';
 
 const server = pgServer();
 
 let f: JobFixture;
-let db: string;
-let url: string;
-
-/** Rows of the test's database. */
-async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const db = usePgDatabase({ prefix: 'ii_cli' });
+const query = db.query;
 
 /** Every file under the state dir whose name says SQLite (state.db and its -wal, -shm). */
 function sqliteFiles(dir: string): string[] {
@@ -36,14 +25,11 @@ function sqliteFiles(dir: string): string[] {
 beforeEach(async () => {
   if (!server) return;
   f = new JobFixture('ii-pg-cli-');
-  db = await freshDatabase(server, 'ii_cli');
-  url = socketUrl(server, db);
-  f.env.II_DATABASE_URL = url;
+  f.env.II_DATABASE_URL = db.url;
 });
 afterEach(async () => {
   if (!server) return;
   f.cleanup();
-  await dropDatabase(server, db);
 });
 
 describe.skipIf(!server)(`the CLI on PostgreSQL${server ? '' : ` (skipped: ${pgWhyNot()})`}`, () => {
@@ -129,12 +115,7 @@ describe.skipIf(!server)(`the CLI on PostgreSQL${server ? '' : ` (skipped: ${pgW
       'the job to be active in PostgreSQL',
       60_000,
     );
-    const terminate = () =>
-      query<{ n: string }>(
-        'SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-        [db],
-      );
-    expect(Number((await terminate())[0]?.n)).toBeGreaterThan(0);
+    expect(db.terminate()).toBeGreaterThan(0);
     await waitFor(
       async () =>
         (await query("SELECT stage FROM jobs WHERE status = 'active' AND stage <> 'implementing'")).length ||
@@ -144,7 +125,7 @@ describe.skipIf(!server)(`the CLI on PostgreSQL${server ? '' : ` (skipped: ${pgW
       'the job to go past implementing',
       60_000,
     );
-    await terminate();
+    db.terminate();
     const code = await job.exit;
     const [row] = await query<{ status: string; failure_reason: string | null }>(
       'SELECT status, failure_reason FROM jobs',

@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
-import { openPgStore } from '../../src/state/pg/index.js';
 import { II, ii } from '../helpers/cli.js';
-import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
+import { pgServer, pgWhyNot } from '../helpers/pg.js';
+import { usePgDatabase } from '../helpers/pg-database.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
@@ -22,10 +22,9 @@ afterEach(async () => {
 describe.skipIf(!server || !hasTmux)(
   `ii dashboard on PostgreSQL${server ? '' : ` (skipped: ${pgWhyNot()})`}`,
   () => {
+    const db = usePgDatabase({ prefix: 'ii_board' });
     it("shows another machine's job as it moves, and its live pane from the store", async () => {
-      const db = await freshDatabase(server!, 'ii_board');
-      cleanups.push(() => dropDatabase(server!, db));
-      const url = socketUrl(server!, db);
+      const url = db.url;
       const tmp = tempDir('ii-pgboard-');
       cleanups.push(tmp.cleanup);
       const repo = join(tmp.path, 'repo');
@@ -39,24 +38,8 @@ describe.skipIf(!server || !hasTmux)(
       // Machine B: its own connection and state dir.
       const other = tempDir('ii-pgboard-b-');
       cleanups.push(other.cleanup);
-      const b: AsyncStateStore = await openPgStore(url, { dir: other.path });
-      cleanups.push(() => b.close());
-      const repoKey = execFileSync(
-        'psql',
-        [
-          '-h',
-          server!.socketDir,
-          '-p',
-          String(server!.port),
-          '-U',
-          server!.user,
-          '-d',
-          db,
-          '-Atc',
-          'SELECT repo FROM todos',
-        ],
-        { encoding: 'utf8' },
-      ).trim();
+      const b: AsyncStateStore = await db.open({ dir: other.path });
+      const [{ repo: repoKey } = { repo: '' }] = await db.query<{ repo: string }>('SELECT repo FROM todos');
 
       const t = new Tmux(tmp.path);
       cleanups.push(() => t.kill());

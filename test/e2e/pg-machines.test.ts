@@ -10,11 +10,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
 import { write } from '../helpers/job.js';
-import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
+import { pgServer, pgWhyNot } from '../helpers/pg.js';
+import { usePgDatabase } from '../helpers/pg-database.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 
 const server = pgServer();
@@ -42,20 +42,11 @@ const SAID = 'worked on it over here';
 
 describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skipped: ${pgWhyNot()})`}`, () => {
   const tmp = tempDir('ii-pg-machines-');
-  let db = '';
-  let url = '';
+  const db = usePgDatabase({ scope: 'file', prefix: 'ii_machines' });
   const machines: Machine[] = [];
   const spawned: ChildProcess[] = [];
 
-  async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      return (await c.query(sql, params)).rows as T[];
-    } finally {
-      await c.end();
-    }
-  }
+  const query = db.query;
 
   const run = (m: Machine, args: string[]): RunResult => ii(args, { cwd: m.repo, env: m.env });
 
@@ -87,8 +78,6 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
     machines.filter((m) => existsSync(join(m.env.XDG_STATE_HOME!, 'incrementum', 'jobs', id)));
 
   beforeAll(async () => {
-    db = await freshDatabase(server!, 'ii_machines');
-    url = socketUrl(server!, db);
     const seed = join(tmp.path, 'seed');
     mkdirSync(seed);
     gitRepo(seed, { 'README.md': '# r\n', 'incrementum.toml': TOML });
@@ -132,7 +121,7 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
           GIT_COMMITTER_NAME: 't',
           GIT_COMMITTER_EMAIL: 't@example.com',
           II_HOST: `machine-${name}`,
-          II_DATABASE_URL: url,
+          II_DATABASE_URL: db.url,
           II_SCRIPTED_SCENARIO: scenario,
         },
       });
@@ -141,7 +130,6 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
 
   afterAll(async () => {
     for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    if (db) await dropDatabase(server!, db);
     tmp.cleanup();
   });
 

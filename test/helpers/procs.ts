@@ -70,3 +70,25 @@ export function runningInGroup(pgid: number): number[] {
   }
   return out;
 }
+
+/**
+ * The live processes whose command line or working directory names `dir`
+ * (a test's temp dir): what a command under test left running there, git and
+ * whatever git started (a remote's upload-pack or receive-pack) included.
+ */
+export function runningUnder(dir: string): { pid: number; cmd: string }[] {
+  const out: { pid: number; cmd: string }[] = [];
+  for (const d of readdirSync('/proc')) {
+    const pid = Number(d);
+    if (!Number.isInteger(pid) || pid === process.pid || !isRunning(pid)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      let cwd = '';
+      try {
+        cwd = readlinkSync(`/proc/${pid}/cwd`);
+      } catch {}
+      if (cmd.includes(dir) || cwd === dir || cwd.startsWith(`${dir}/`)) out.push({ pid, cmd });
+    } catch {} // gone meanwhile
+  }
+  return out;
+}

@@ -2,67 +2,43 @@
 // connection shows what another connection (another machine's runner) writes,
 // as LISTEN/NOTIFY announces it, and the live pane of a job whose log files
 // are not on the board's machine is read from the store's copy of its log.
-import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selectedJob } from '../../src/dashboard/view/board.js';
 import { StoreMirror } from '../../src/dashboard/io/board-source.js';
 import { DashboardSync } from '../../src/dashboard/io/sync.js';
 import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
-import { openPgStore } from '../../src/state/pg/index.js';
-import { dropDatabase, freshDatabase, pgServer, passwordUrl, pgWhyNot } from '../helpers/pg.js';
+import { pgServer, pgWhyNot } from '../helpers/pg.js';
+import { usePgDatabase } from '../helpers/pg-database.js';
 import { tempDir, waitFor } from '../helpers/tmp.js';
 
 const server = pgServer();
 const REPO = 'r';
 
 describe.skipIf(!server)(`the dashboard on PostgreSQL${server ? '' : ` (skipped: ${pgWhyNot()})`}`, () => {
-  let db = '';
+  const db = usePgDatabase();
   let writer: AsyncStateStore;
   let board: AsyncStateStore;
   let mirror: StoreMirror | null = null;
   let sync: DashboardSync | null = null;
   const dirs: { cleanup(): void }[] = [];
   beforeEach(async () => {
-    db = await freshDatabase(server!);
     const here = tempDir();
     const there = tempDir();
     dirs.push(here, there);
     // Over loopback TCP, as another machine's runner and board reach the server.
-    writer = await openPgStore(passwordUrl(server!, db), { dir: there.path });
+    writer = await db.open({ password: true, dir: there.path });
     // The board's state dir is empty: no job's files are on its machine.
-    board = await openPgStore(passwordUrl(server!, db), { dir: here.path });
+    board = await db.open({ password: true, dir: here.path });
   });
+  // Runs before the database's own after hook (hooks after a test run in reverse), which closes the stores.
   afterEach(async () => {
     await sync?.close();
     await mirror?.close();
     sync = null;
     mirror = null;
-    await writer?.close();
-    await board?.close();
-    await dropDatabase(server!, db);
     for (const d of dirs.splice(0)) d.cleanup();
   });
-
-  const terminateAll = (): number =>
-    Number(
-      execFileSync(
-        'psql',
-        [
-          '-h',
-          server!.socketDir,
-          '-p',
-          String(server!.port),
-          '-U',
-          server!.user,
-          '-d',
-          'postgres',
-          '-Atc',
-          `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '${db}' AND pid <> pg_backend_pid()`,
-        ],
-        { encoding: 'utf8' },
-      ).trim(),
-    );
 
   const openBoard = async () => {
     const dash = createDashboardStore({ repo: REPO, repoLabel: '/src/demo', color: false });
@@ -166,7 +142,7 @@ describe.skipIf(!server)(`the dashboard on PostgreSQL${server ? '' : ` (skipped:
     await waitFor(() => jobOf(job.id), 'the job on the board', 20_000);
     // Every session of the database ends (an administrator, a restart): the
     // board's LISTEN and its pool's connections too.
-    expect(terminateAll()).toBeGreaterThan(0);
+    expect(db.terminate()).toBeGreaterThan(0);
     // Written while the board may still be reconnecting (a pooled session
     // that was ended fails once: written again).
     const retry = async <T>(f: () => Promise<T>): Promise<T> => {

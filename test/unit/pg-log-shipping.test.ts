@@ -3,13 +3,12 @@
 // sends it again, and a follower on another connection (the watch) comes
 // back and reads on from the last seq it saw: every line arrives once, in
 // order, on both sides.
-import { execFileSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { StoredJobLog, followStoredLog } from '../../src/job-log/store-source.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
 import { LogShipper } from '../../src/state/log-shipper.js';
-import { openPgStore } from '../../src/state/pg/index.js';
-import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
+import { pgServer, pgWhyNot } from '../helpers/pg.js';
+import { usePgDatabase } from '../helpers/pg-database.js';
 import { waitFor } from '../helpers/tmp.js';
 
 const server = pgServer();
@@ -17,39 +16,13 @@ const server = pgServer();
 describe.skipIf(!server)(
   `job logs over a lost connection${server ? '' : ` (skipped: ${pgWhyNot()})`}`,
   () => {
-    let db = '';
+    const db = usePgDatabase();
     let writer: AsyncStateStore;
     let reader: AsyncStateStore;
     beforeEach(async () => {
-      db = await freshDatabase(server!);
-      writer = await openPgStore(socketUrl(server!, db));
-      reader = await openPgStore(socketUrl(server!, db));
+      writer = await db.open();
+      reader = await db.open();
     });
-    afterEach(async () => {
-      await writer?.close();
-      await reader?.close();
-      await dropDatabase(server!, db);
-    });
-
-    const terminateAll = (): number =>
-      Number(
-        execFileSync(
-          'psql',
-          [
-            '-h',
-            server!.socketDir,
-            '-p',
-            String(server!.port),
-            '-U',
-            server!.user,
-            '-d',
-            'postgres',
-            '-Atc',
-            `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '${db}' AND pid <> pg_backend_pid()`,
-          ],
-          { encoding: 'utf8' },
-        ).trim(),
-      );
 
     it('every line reaches the store and a follower once, in order, across ended sessions', async () => {
       const warnings: string[] = [];
@@ -79,7 +52,7 @@ describe.skipIf(!server)(
             want.push(line);
             shipper.event('job1', line);
           }
-          ended += terminateAll();
+          ended += db.terminate();
         }
         expect(ended).toBeGreaterThan(0);
         expect(await shipper.close(30_000)).toBe(0);

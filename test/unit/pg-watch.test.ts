@@ -2,32 +2,20 @@
 // watcher through LISTEN/NOTIFY (no polling), and a watcher whose connection
 // the server ended comes back and, reading what changed after the last
 // version it saw, misses nothing written while it was away.
-import { execFileSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Todo } from '../../src/model/todo.js';
-import type { AsyncStateStore } from '../../src/state/async-api.js';
-import { openPgStore } from '../../src/state/pg/index.js';
-import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
+import { pgServer, pgWhyNot } from '../helpers/pg.js';
+import { usePgDatabase } from '../helpers/pg-database.js';
 import { waitFor } from '../helpers/tmp.js';
 
 const server = pgServer();
 
 describe.skipIf(!server)(`watching the PostgreSQL store${server ? '' : ` (skipped: ${pgWhyNot()})`}`, () => {
-  let db = '';
-  let writer: AsyncStateStore;
-  let reader: AsyncStateStore;
-  beforeEach(async () => {
-    db = await freshDatabase(server!);
-    writer = await openPgStore(socketUrl(server!, db));
-    reader = await openPgStore(socketUrl(server!, db));
-  });
-  afterEach(async () => {
-    await writer?.close();
-    await reader?.close();
-    await dropDatabase(server!, db);
-  });
+  const db = usePgDatabase();
 
   it("a dashboard's view follows every write, across a lost connection, with nothing missed", async () => {
+    const writer = await db.open();
+    const reader = await db.open();
     // A board's loop: on each notice, read the todos changed after the last version seen.
     const seen = new Map<string, Todo>();
     let last = await reader.jobs.version();
@@ -46,23 +34,8 @@ describe.skipIf(!server)(`watching the PostgreSQL store${server ? '' : ` (skippe
     expect(notices).toBeGreaterThan(0);
 
     // The server ends the watcher's session; writes go on meanwhile.
-    const ended = execFileSync(
-      'psql',
-      [
-        '-h',
-        server!.socketDir,
-        '-p',
-        String(server!.port),
-        '-U',
-        server!.user,
-        '-d',
-        'postgres',
-        '-Atc',
-        `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'incrementum-listen' AND datname = '${db}'`,
-      ],
-      { encoding: 'utf8' },
-    ).trim();
-    expect(ended).toBe('1');
+    const ended = db.terminate('incrementum-listen');
+    expect(ended).toBe(1);
     const b = await writer.todos.create('r', { title: 'B, while away' });
     await writer.todos.setStatus('r', a.id, 'done');
     await waitFor(

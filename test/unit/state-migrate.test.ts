@@ -4,7 +4,7 @@
 // its jobs' listing texts name it as it is now; a store with a job still
 // running is refused, nothing copied.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
@@ -13,6 +13,7 @@ import { openStateStore } from '../../src/state/index.js';
 import { migrateSqliteToPg } from '../../src/state/migrate.js';
 import { repoSlug } from '../../src/state/paths.js';
 import { openPgStore } from '../../src/state/pg/index.js';
+import { GitVcs } from '../../src/vcs/git.js';
 import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
@@ -30,16 +31,27 @@ describe.skipIf(!server)(`migrating local state${server ? '' : ` (skipped: ${pgW
   });
   const git = (cwd: string, ...args: string[]) =>
     execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  /** This machine's workspaces in `dir`, moved by git as the command does. */
+  const place = (dir: string) => ({
+    stateDir: dir,
+    move: (root: string, a: string, b: string) => new GitVcs().moveWorkspace(root, a, b),
+  });
 
-  it('renames a repository found by its workspace, keeps one with no clone here, and its jobs list under the new name', async () => {
+  /** A clone with a remote, and a worktree of it named `name` among its workspaces in the state dir. */
+  const widget = (name: string) => {
     const root = join(tmp.path, 'widget');
     mkdirSync(root);
     gitRepo(root);
     git(root, 'remote', 'add', 'origin', 'git@example.com:team/widget.git');
     const dir = join(tmp.path, 'state');
     const slug = repoSlug(root);
-    const ws = join(dir, 'workspaces', slug, 'workspace-1');
+    const ws = join(dir, 'workspaces', slug, name);
     git(root, 'worktree', 'add', '-q', '--detach', ws);
+    return { root, dir, slug, ws };
+  };
+
+  it('renames a repository found by its workspace, keeps one with no clone here, and its jobs list under the new name', async () => {
+    const { root, dir, slug, ws } = widget('workspace-1');
     const lite = openStateStore({ dir });
     const todo = lite.todos.create(slug, { title: 'travel' });
     lite.workspaces.acquire(
@@ -56,7 +68,7 @@ describe.skipIf(!server)(`migrating local state${server ? '' : ` (skipped: ${pgW
     const name = await freshDatabase(server!);
     dbs.push(name);
     const url = socketUrl(server!, name);
-    const r = await migrateSqliteToPg(join(dir, 'state.db'), url, null);
+    const r = await migrateSqliteToPg(join(dir, 'state.db'), url, null, place(dir));
     const shared = sharedIdentity(root);
     expect(shared).toMatchObject({ by: 'remote', source: 'example.com/team/widget' });
     expect(r.renamed).toEqual([
@@ -71,10 +83,44 @@ describe.skipIf(!server)(`migrating local state${server ? '' : ` (skipped: ${pgW
       expect(await pgs.todos.list(slug)).toEqual([]);
       const listed = JSON.parse(await pgs.jobs.listJson(shared.slug, {})) as { id: string; repo: string }[];
       expect(listed.map((j) => [j.id, j.repo])).toEqual([[job.id, shared.slug]]);
-      expect((await pgs.workspaces.list(shared.slug)).map((w) => w.path)).toEqual([ws]);
+      // The workspace followed its repository's new name, a worktree still, its records with it.
+      const moved = join(dir, 'workspaces', shared.slug, 'workspace-1');
+      expect(r.moved).toEqual({ [ws]: moved });
+      expect((await pgs.workspaces.list(shared.slug)).map((w) => w.path)).toEqual([moved]);
+      expect((await pgs.jobs.get(job.id))?.workspace_path).toBe(moved);
+      expect(existsSync(join(dir, 'workspaces', slug))).toBe(false);
+      expect(git(moved, 'rev-parse', '--show-toplevel').trim()).toBe(moved);
+      expect(git(root, 'worktree', 'list', '--porcelain')).toContain(`worktree ${moved}\n`);
     } finally {
       await pgs.close();
     }
+  });
+
+  it('a copy that fails puts the workspaces back where they were', async () => {
+    const { root, dir, slug, ws } = widget('1');
+    const lite = openStateStore({ dir });
+    lite.workspaces.acquire(
+      slug,
+      's1',
+      () => ws,
+      () => 'b1',
+    );
+    lite.todos.create(slug, { title: 'travel' });
+    lite.close();
+    const name = await freshDatabase(server!);
+    dbs.push(name);
+    const url = socketUrl(server!, name);
+    // Not empty: the copy is refused after the workspaces moved.
+    const other = await openPgStore(url);
+    await other.todos.create('someone-else', { title: 'here first' });
+    await other.close();
+    const err = await migrateSqliteToPg(join(dir, 'state.db'), url, root, place(dir)).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).toContain('already holds todos or jobs');
+    expect(git(ws, 'rev-parse', '--show-toplevel').trim()).toBe(ws);
+    expect(existsSync(join(dir, 'workspaces', sharedIdentity(root).slug))).toBe(false);
   });
 
   it('refuses a store with a job still active, copying nothing', async () => {
@@ -86,7 +132,7 @@ describe.skipIf(!server)(`migrating local state${server ? '' : ` (skipped: ${pgW
     const name = await freshDatabase(server!);
     dbs.push(name);
     const url = socketUrl(server!, name);
-    const err = await migrateSqliteToPg(join(dir, 'state.db'), url, null).then(
+    const err = await migrateSqliteToPg(join(dir, 'state.db'), url, null, place(dir)).then(
       () => null,
       (e: unknown) => e,
     );

@@ -36,6 +36,13 @@ export async function stateMigrate(o: StateMigrateOptions): Promise<void> {
   const to = o.to.trim();
   const dbPath = dbFile(stateDir());
   const { migratePgToSqlite, migrateSqliteToPg } = await import('../../state/migrate.js');
+  const { GitVcs } = await import('../../vcs/git.js');
+  const vcs = new GitVcs();
+  // A renamed repository's workspaces move to its new name, where every command looks for them.
+  const ws = {
+    stateDir: stateDir(),
+    move: (root: string, a: string, b: string) => vcs.moveWorkspace(root, a, b),
+  };
   let result: MigrateResult;
   let from: string;
   let into: string;
@@ -43,7 +50,7 @@ export async function stateMigrate(o: StateMigrateOptions): Promise<void> {
     const url = o.from ? o.from.trim() : configured('--to sqlite copies from');
     if (!isPgUrl(url)) throw new UserError(`--from must be a postgres:// URL, not "${redactDbUrl(url)}".`);
     [from, into] = [redactDbUrl(url), dbPath];
-    result = await migratePgToSqlite(url, dbPath, await here());
+    result = await migratePgToSqlite(url, dbPath, await here(), ws);
   } else {
     if (o.from)
       throw new UserError('--from goes with --to sqlite; --to postgres copies the local SQLite store.');
@@ -53,10 +60,17 @@ export async function stateMigrate(o: StateMigrateOptions): Promise<void> {
         `--to must be postgres://…, postgres (the configured URL) or sqlite, not "${redactDbUrl(url)}".`,
       );
     [from, into] = [dbPath, redactDbUrl(url)];
-    result = await migrateSqliteToPg(dbPath, url, await here());
+    result = await migrateSqliteToPg(dbPath, url, await here(), ws);
   }
   if (o.json) {
-    printJson({ from, to: into, counts: result.counts, renamed: result.renamed, kept: result.kept });
+    printJson({
+      from,
+      to: into,
+      counts: result.counts,
+      renamed: result.renamed,
+      kept: result.kept,
+      moved: result.moved,
+    });
     return;
   }
   const out: string[] = [`Copied ${from} into ${into}, checked by counting every table:`];
@@ -69,6 +83,11 @@ export async function stateMigrate(o: StateMigrateOptions): Promise<void> {
       out.push(
         `  ${r.from} → ${r.to} (${r.root}; ${r.by === 'remote' ? `remote ${r.source}` : r.by === 'project' ? `[state] project ${r.source}` : 'its path: no remote'})`,
       );
+  }
+  const moved = Object.entries(result.moved);
+  if (moved.length > 0) {
+    out.push(`Workspaces moved to their repository's new name (${moved.length}):`);
+    for (const [a, b] of moved) out.push(`  ${a} → ${b}`);
   }
   if (result.kept.length > 0)
     out.push(

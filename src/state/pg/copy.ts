@@ -22,14 +22,37 @@ export interface CopyOptions {
    * job's listing text, which holds its repo, is made again.
    */
   rekey?: Readonly<Record<string, string>>;
+  /**
+   * Workspace folders moved on the way (old path → new), to follow their
+   * repository's new name (state/migrate.ts): the workspace's own record and
+   * every column that names it (a job's, a session's, a process group's).
+   */
+  paths?: Readonly<Record<string, string>>;
 }
 
-/** `row` with its repo renamed by `rekey` (and, for a job, its listing text dropped to be made again). */
-function rekeyed<R extends Record<string, unknown>>(table: string, row: R, rekey: CopyOptions['rekey']): R {
-  if (!rekey || typeof row.repo !== 'string') return row;
-  const to = rekey[row.repo];
-  if (to === undefined || to === row.repo) return row;
-  return { ...row, repo: to, ...(table === 'jobs' && 'list_json' in row ? { list_json: null } : {}) };
+/** The columns that hold a workspace's path. */
+const PATH_COLUMNS: Readonly<Record<string, string>> = {
+  workspaces: 'path',
+  jobs: 'workspace_path',
+  sessions: 'workspace_path',
+  process_groups: 'workspace_path',
+};
+
+/** `row` with its workspace path moved by `paths`. */
+function moved<R extends Record<string, unknown>>(table: string, row: R, paths: CopyOptions['paths']): R {
+  const col = PATH_COLUMNS[table];
+  const v = col ? row[col] : undefined;
+  if (!paths || !col || typeof v !== 'string' || !Object.hasOwn(paths, v)) return row;
+  return { ...row, [col]: paths[v] };
+}
+
+/** `row` with its repo renamed by `rekey` (and, for a job, its listing text dropped to be made again) and its workspace path moved. */
+function rekeyed<R extends Record<string, unknown>>(table: string, row: R, opts: CopyOptions): R {
+  const r = moved(table, row, opts.paths);
+  if (!opts.rekey || typeof r.repo !== 'string') return r;
+  const to = opts.rekey[r.repo];
+  if (to === undefined || to === r.repo) return r;
+  return { ...r, repo: to, ...(table === 'jobs' && 'list_json' in r ? { list_json: null } : {}) };
 }
 
 /** Tables in the order they are copied: all of SQLite's but its own. */
@@ -79,7 +102,7 @@ export async function copySqliteToPg(
       await refuseUnlessEmptyPg(client, `PostgreSQL state database ${db.location}`);
       for (const t of tablesOf(lite)) {
         const rows = (lite.prepare(`SELECT * FROM ${t}`).all() as Record<string, SQLInputValue>[]).map((r) =>
-          rekeyed(t, r, opts.rekey),
+          rekeyed(t, r, opts),
         );
         report[t] = rows.length;
         if (t === 'meta') {
@@ -163,7 +186,7 @@ export async function copyPgToSqlite(
         data.set(
           t,
           ((await client.query(`SELECT * FROM ${t}`)).rows as Record<string, unknown>[]).map((r) =>
-            rekeyed(t, r, opts.rekey),
+            rekeyed(t, r, opts),
           ),
         );
       await client.query('COMMIT');

@@ -153,7 +153,10 @@ export function pgWorkspaceStore(db: PgDb): AsyncWorkspaceStore {
             "SELECT * FROM workspaces WHERE repo = $1 AND status != 'removed' ORDER BY n",
             [repo],
           )
-        : await db.q<WorkspaceRow>("SELECT * FROM workspaces WHERE status != 'removed' ORDER BY repo, n")
+        : // Repositories bytewise, as SQLite orders them, whatever the database's collation.
+          await db.q<WorkspaceRow>(
+            `SELECT * FROM workspaces WHERE status != 'removed' ORDER BY repo COLLATE "C", n`,
+          )
       ).map(toWorkspace),
   };
 }
