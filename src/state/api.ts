@@ -27,6 +27,7 @@ import type {
   ProcessGroup,
 } from '../model/index.js';
 import type { JobBrief } from '../model/backlog.js';
+import type { JobCard } from '../model/job-card.js';
 import type { AskOutcome, NewPermissionAsk, PermissionAsk } from '../model/permission-ask.js';
 
 export interface NewTodo {
@@ -126,6 +127,12 @@ export interface JobStore {
    * writers found clean are copied as stored, the others scanned.
    */
   listShown(repo: string, opts?: JobListFilter): Uint8Array;
+  /**
+   * The jobs of a repo (or of every repo, for null), newest first, as the
+   * board lists them: their cards (model/job-card.ts), read without their
+   * commits.
+   */
+  listCards(repo: string | null): JobCard[];
   /** Every job of every repo (dashboard, benchmarks). */
   listAll(opts?: { activeOnly?: boolean }): Job[];
   /**

@@ -25,7 +25,8 @@ import { tailEvents } from '../../state/events.js';
 import { JsonLinesTail } from '../../state/jsonl.js';
 import { readJobRecord } from './record.js';
 import type { DashboardStore } from '../view/store.js';
-import { selectedJob } from '../view/board.js';
+import { shownJobId } from '../view/board.js';
+import { isWholeJob, type BoardJob } from '../../model/job-card.js';
 import { silenceLine } from '../view/silence.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
@@ -77,15 +78,6 @@ interface JobLogs {
   /** The shared store's copy of the log, when it is read from there (fromStore). */
   stored: StoredJobLog | null;
 }
-
-/**
- * The job whose live lines the board shows (the selected job, or the one
- * drilled into): only its lines are drawn as its logs grow. Drawing every
- * running job's pane on every line its agent streams (32 jobs at 50 lines a
- * second) kept the dashboard busy for seconds per keypress
- * (bench/scale.bench.js); the others are drawn when they are shown.
- */
-const shownJobId = (s: Parameters<typeof selectedJob>[0]): string | null => selectedJob(s)?.id ?? null;
 
 export interface SyncOptions {
   /** The SQLite store itself, or a shared store's copy in memory (board-source.ts StoreMirror). */
@@ -146,6 +138,13 @@ export class DashboardSync {
   private maxAttempts: number;
   /** Jobs whose live lines are behind their logs (drawn when shown). */
   private readonly liveBehind = new Set<string>();
+  /**
+   * The job whose live lines the board shows (the selected job, or the one
+   * drilled into: board.ts shownJobId): only its lines are drawn as its logs
+   * grow. Drawing every running job's pane on every line its agent streams
+   * (32 jobs at 50 lines a second) kept the dashboard busy for seconds per
+   * keypress (bench/scale.bench.js); the others are drawn when they are shown.
+   */
   private shown: string | null = null;
   private unsubscribe: (() => void) | null = null;
   /** When the shown pane was last drawn, and the timer of its next draw. */
@@ -173,7 +172,7 @@ export class DashboardSync {
   }
 
   /** Whether a job's log is read from the shared store (job-log/store-source.ts logIsElsewhere). */
-  private fromStore(job: Job): boolean {
+  private fromStore(job: Pick<Job, 'id' | 'host' | 'agent_sessions'>): boolean {
     return !!this.storedLogs && logIsElsewhere(this.state.dir, job, this.probe.host);
   }
 
@@ -181,7 +180,8 @@ export class DashboardSync {
   loadAll(): void {
     this.version = this.state.jobs.version();
     const { repo } = this.dash.getState();
-    const jobs = repo ? this.state.jobs.list(repo) : this.state.jobs.listAll();
+    // Finished jobs as their cards: the shown one is read whole (showWhole).
+    const jobs = this.state.jobs.listCards(repo);
     this.briefs = null;
     this.dash.getState().setJobs(jobs);
     this.loadTitles(jobs);
@@ -227,18 +227,34 @@ export class DashboardSync {
     // transcript go, so a board with many agents streaming holds and parses
     // one transcript, not all of them.
     this.shown = shownJobId(this.dash.getState());
+    this.readWhole(this.shown);
     this.unsubscribe = this.dash.subscribe((s) => {
       const id = shownJobId(s);
       if (id === this.shown) return;
       const was = this.shown;
       this.shown = id;
       if (was) this.dropTranscript(was);
+      this.readWhole(id);
       const job = id ? s.jobs.find((j) => j.id === id) : undefined;
       // Only a running job has a live pane (components/Dashboard.tsx).
       if (job?.status === 'active') this.readLogs(job);
       else this.followTranscript(null);
       if (id && this.liveBehind.has(id)) this.drawLive(id);
     });
+  }
+
+  /**
+   * Reads the whole record of the job the board comes to show when the list
+   * holds its card (model/job-card.ts): its changes' commits, for the
+   * changes and commits boards, the detail and the keys. One job by its key,
+   * synchronously, so the frame the key draws already has it.
+   */
+  private readWhole(id: string | null): void {
+    const s = this.dash.getState();
+    const entry = id ? s.jobs.find((j) => j.id === id) : undefined;
+    if (!entry || isWholeJob(entry)) return;
+    if (s.shown?.id === entry.id && s.shown.updated_at === entry.updated_at) return;
+    s.setShown(this.state.jobs.get(entry.id));
   }
 
   /** Resolves once the watcher has scanned the state dir (events before that may be missed). */
@@ -435,8 +451,11 @@ export class DashboardSync {
 
   /** Hands a stale job to SyncOptions.reap, unless it is there already; reloads the jobs after. */
   private reap(id: string): void {
-    const job = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
-    if (!job || this.reaping.has(id)) return;
+    const listed = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
+    if (!listed || this.reaping.has(id)) return;
+    // The cleanup is given the whole record (the board may hold its card).
+    const job = isWholeJob(listed) ? listed : this.state.jobs.get(id);
+    if (!job) return;
     this.reaping.add(id);
     void this.o.reap!(job)
       .catch(() => {}) // shown stale still; the next check tries again
@@ -446,7 +465,7 @@ export class DashboardSync {
       });
   }
 
-  private loadTitles(jobs: Job[]): void {
+  private loadTitles(jobs: readonly BoardJob[]): void {
     const known = this.dash.getState().todoTitles;
     const titles: Record<string, string> = {};
     for (const j of jobs) {
@@ -477,7 +496,7 @@ export class DashboardSync {
   }
 
   /** Reads what was appended to a job's event log and latest transcript, and updates its pane and files. */
-  private readLogs(job: Job): void {
+  private readLogs(job: BoardJob): void {
     let logs = this.logs.get(job.id);
     if (!logs) {
       const remote = this.fromStore(job);

@@ -13,13 +13,13 @@ import { shownLine, shownLines } from '../../text/shown.js';
 export const NEEDS_YOU = 'Needs you';
 
 /** A job's open request: asked, not yet answered (an answer recorded for the runner closes it here at once). */
-export function openAsk(job: Job): PermissionAsk | null {
+export function openAsk(job: Pick<Job, 'status' | 'asking'>): PermissionAsk | null {
   const a = job.asking;
   return job.status === 'active' && a && !a.answered_at && !a.outcome ? a : null;
 }
 
 /** The jobs that wait, the longest-waiting first: the order the inbox goes through them. */
-export function waitingJobs(jobs: readonly Job[]): Job[] {
+export function waitingJobs<J extends Pick<Job, 'id' | 'status' | 'asking'>>(jobs: readonly J[]): J[] {
   return jobs
     .filter((j) => openAsk(j))
     .sort((a, b) => {
@@ -30,7 +30,7 @@ export function waitingJobs(jobs: readonly Job[]): Job[] {
 }
 
 /** How many jobs wait (the header's count). */
-export const waitingCount = (jobs: readonly Job[]): number =>
+export const waitingCount = (jobs: readonly Pick<Job, 'status' | 'asking'>[]): number =>
   jobs.reduce((n, j) => n + (openAsk(j) ? 1 : 0), 0);
 
 /** What is asked for, in a few words: the command, else the first path, else the tool's title. */

@@ -12,6 +12,7 @@ import type {
   Usage,
 } from '../../model/job.js';
 import type { JobBrief } from '../../model/backlog.js';
+import type { JobCard } from '../../model/job-card.js';
 import type { PermissionAsk } from '../../model/permission-ask.js';
 import { matchPrefix } from '../../model/prefix.js';
 import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
@@ -54,6 +55,12 @@ const COMMIT_COLUMNS = ['job_id', 'change_seq', 'seq', ...COMMIT.cols].join(', '
 const INSERT_COMMIT = `INSERT INTO commits (job_id, change_seq, seq, ${COMMIT.writes.map((w) => w.col).join(', ')})
   VALUES (?, ?, ?, ${COMMIT.writes.map(() => '?').join(', ')})`;
 
+/** Shared by every card without them (a card is never changed in place). */
+const NO_SESSIONS: AgentSessionRef[] = [];
+const NO_CHANGES: JobChange[] = [];
+const NO_ITERATIONS: readonly number[] = [];
+const NO_USAGE: Usage = { ...ZERO_USAGE };
+
 /** Jobs whose children are read in one go; larger loads go a chunk at a time. */
 const LOAD_CHUNK = 500;
 
@@ -92,6 +99,78 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       const ids = all.slice(i, i + LOAD_CHUNK);
       while (ids.length < LOAD_CHUNK) ids.push(null);
       out.push(...assemble(chunkRows.all(...ids), sub, ids));
+    }
+    return out;
+  }
+
+  /**
+   * The jobs of a WHERE clause on `jobs`, newest first, as the board lists
+   * them (model/job-card.ts): each job's row, its agent sessions, its open
+   * request and a commit count per change, without its commits' rows. Rows
+   * are read one at a time and let go.
+   */
+  function cards(where: string, params: SQLInputValue[]): JobCard[] {
+    const sub = `job_id IN (SELECT id FROM jobs WHERE ${where})`;
+    const iterations = new Map<string, number[]>();
+    const counts = q(
+      `SELECT ch.job_id AS job_id,
+         (SELECT COUNT(*) FROM commits c WHERE c.job_id = ch.job_id AND c.change_seq = ch.seq) AS n
+       FROM changes ch WHERE ch.${sub} ORDER BY ch.job_id, ch.seq`,
+    );
+    for (const r of counts.iterate(...params)) {
+      const list = iterations.get(r.job_id as string);
+      if (list) list.push(r.n as number);
+      else iterations.set(r.job_id as string, [r.n as number]);
+    }
+    const agents = new Map<string, AgentSessionRef[]>();
+    for (const a of q(`SELECT * FROM agent_sessions WHERE ${sub} ORDER BY job_id, seq`).iterate(...params)) {
+      const list = agents.get(a.job_id as string);
+      const ref = AGENT_SESSION.read(a, undefined);
+      if (list) list.push(ref);
+      else agents.set(a.job_id as string, [ref]);
+    }
+    // Open requests only, oldest first: a later one (the newest) wins.
+    const asks = new Map<string, PermissionAsk>();
+    for (const a of q(
+      `SELECT * FROM permission_asks WHERE ${sub} AND outcome IS NULL ORDER BY job_id, id`,
+    ).iterate(...params))
+      asks.set(a.job_id as string, ASK.read(a, undefined));
+    // SQLite gives each row its own copy of a text: the few values that
+    // repeat across thousands of jobs are kept once.
+    const seen = new Map<string, string>();
+    const once = <T extends string | null>(v: T): T => {
+      if (v === null) return v;
+      const had = seen.get(v);
+      if (had !== undefined) return had as T;
+      seen.set(v, v);
+      return v;
+    };
+    const out: JobCard[] = [];
+    const rows = q(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY started_at DESC, id`);
+    for (const r of rows.iterate(...params)) {
+      const id = r.id as string;
+      const {
+        changes: _c,
+        project_review: _p,
+        ...own
+      } = JOB.read(r, {
+        agent_sessions: agents.get(id) ?? NO_SESSIONS,
+        changes: NO_CHANGES,
+        asking: asks.get(id) ?? null,
+      });
+      const u = own.usage;
+      out.push({
+        ...own,
+        repo: once(own.repo),
+        todo_id: once(own.todo_id),
+        host: once(own.host),
+        stage: once(own.stage),
+        status: once(own.status),
+        base_branch: once(own.base_branch),
+        usage: u.input_tokens === 0 && u.output_tokens === 0 && u.cost === 0 ? NO_USAGE : u,
+        card: true,
+        iterations: iterations.get(id) ?? NO_ITERATIONS,
+      });
     }
     return out;
   }
@@ -292,6 +371,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     // `+repo` keeps SQLite off the repo index: jobs_changed finds the few changed jobs.
     listChangedAfter: (after, repo = null) =>
       repo ? load('+repo = ? AND changed_version > ?', [repo, after]) : load('changed_version > ?', [after]),
+    listCards: (repo) => (repo ? cards('repo = ?', [repo]) : cards('1 = 1', [])),
     listAll: (opts = {}) => (opts.activeOnly ? load("status = 'active'", []) : load('1 = 1', [])),
     setStage: (id, stage) =>
       transaction(db, () => {
