@@ -146,6 +146,9 @@ export class DashboardSync {
    * keypress (bench/scale.bench.js); the others are drawn when they are shown.
    */
   private shown: string | null = null;
+  /** What readWhole last looked at, and its subscription (from loadAll). */
+  private whole: { id: string | null; jobs: readonly BoardJob[] | null } = { id: null, jobs: null };
+  private unsubscribeWhole: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
   /** When the shown pane was last drawn, and the timer of its next draw. */
   private lastLiveDraw = 0;
@@ -188,6 +191,9 @@ export class DashboardSync {
     this.checkStale();
     this.refreshBacklog();
     for (const j of jobs) if (j.status === 'active') this.readLogs(j);
+    // From here on the job the board shows is read whole as it comes into view.
+    this.unsubscribeWhole ??= this.dash.subscribe((s) => this.readWhole(s));
+    this.readWhole(this.dash.getState());
   }
 
   /** Starts watching (and the fallback poll). */
@@ -227,14 +233,12 @@ export class DashboardSync {
     // transcript go, so a board with many agents streaming holds and parses
     // one transcript, not all of them.
     this.shown = shownJobId(this.dash.getState());
-    this.readWhole(this.shown);
     this.unsubscribe = this.dash.subscribe((s) => {
       const id = shownJobId(s);
       if (id === this.shown) return;
       const was = this.shown;
       this.shown = id;
       if (was) this.dropTranscript(was);
-      this.readWhole(id);
       const job = id ? s.jobs.find((j) => j.id === id) : undefined;
       // Only a running job has a live pane (components/Dashboard.tsx).
       if (job?.status === 'active') this.readLogs(job);
@@ -249,8 +253,11 @@ export class DashboardSync {
    * changes and commits boards, the detail and the keys. One job by its key,
    * synchronously, so the frame the key draws already has it.
    */
-  private readWhole(id: string | null): void {
-    const s = this.dash.getState();
+  private readWhole(s: ReturnType<DashboardStore['getState']>): void {
+    const id = shownJobId(s);
+    // Every change of the store comes here: the list is looked through only when it or the shown job changed.
+    if (id === this.whole.id && s.jobs === this.whole.jobs) return;
+    this.whole = { id, jobs: s.jobs };
     const entry = id ? s.jobs.find((j) => j.id === id) : undefined;
     if (!entry || isWholeJob(entry)) return;
     if (s.shown?.id === entry.id && s.shown.updated_at === entry.updated_at) return;
@@ -268,6 +275,8 @@ export class DashboardSync {
     this.closed = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unsubscribeWhole?.();
+    this.unsubscribeWhole = null;
     this.followTranscript(null);
     if (this.liveTimer) clearTimeout(this.liveTimer);
     for (const t of this.recordTimers.values()) clearTimeout(t);
