@@ -388,7 +388,9 @@ export function boardColumns(s: DashboardState): ColumnData[] {
     s.nav.filter,
     s.nav.showFinished,
     s.nav.jobId,
-    s.shown,
+    // The drilled job's whole record (a card's: DashboardState.shown); the
+    // jobs board does not read it, and a cursor move there sets it.
+    level === 'jobs' ? null : s.shown,
     s.nav.change,
     s.nav.mark,
     s.backlog,
