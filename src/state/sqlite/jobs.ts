@@ -122,6 +122,14 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       if (list) list.push(r.n as number);
       else iterations.set(r.job_id as string, [r.n as number]);
     }
+    // Most jobs' counts are alike ([1], [0], [2, 1]…): one array each (cards are never changed in place).
+    const alike = new Map<string, number[]>();
+    for (const [job, list] of iterations) {
+      const key = list.join(',');
+      const had = alike.get(key);
+      if (had) iterations.set(job, had);
+      else alike.set(key, list);
+    }
     const agents = new Map<string, AgentSessionRef[]>();
     for (const a of q(`SELECT * FROM agent_sessions WHERE ${sub} ORDER BY job_id, seq`).iterate(...params)) {
       const list = agents.get(a.job_id as string);
@@ -149,25 +157,41 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     const rows = q(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY started_at DESC, id`);
     for (const r of rows.iterate(...params)) {
       const id = r.id as string;
-      const {
-        changes: _c,
-        project_review: _p,
-        ...own
-      } = JOB.read(r, {
+      // One object per card, in one shape: JOB.read's record is let go at once.
+      const j = JOB.read(r, {
         agent_sessions: agents.get(id) ?? NO_SESSIONS,
         changes: NO_CHANGES,
         asking: asks.get(id) ?? null,
       });
-      const u = own.usage;
+      const u = j.usage;
       out.push({
-        ...own,
-        repo: once(own.repo),
-        todo_id: once(own.todo_id),
-        host: once(own.host),
-        stage: once(own.stage),
-        status: once(own.status),
-        base_branch: once(own.base_branch),
+        id: j.id,
+        repo: once(j.repo),
+        todo_id: once(j.todo_id),
+        session_id: j.session_id,
+        stage: once(j.stage),
+        status: once(j.status),
+        feedback: j.feedback,
+        agent_sessions: j.agent_sessions,
+        pid: j.pid,
+        host: once(j.host),
+        heartbeat_at: j.heartbeat_at,
+        base_rev: j.base_rev,
+        workspace_path: j.workspace_path,
+        auto_commit: j.auto_commit,
         usage: u.input_tokens === 0 && u.output_tokens === 0 && u.cost === 0 ? NO_USAGE : u,
+        started_at: j.started_at,
+        updated_at: j.updated_at,
+        completed_at: j.completed_at,
+        failure_reason: j.failure_reason,
+        retried_from: j.retried_from,
+        base_branch: once(j.base_branch),
+        landed: j.landed,
+        land_conflict: j.land_conflict,
+        landing: j.landing,
+        to_land: j.to_land,
+        asking: j.asking,
+        waited_ms: j.waited_ms,
         card: true,
         iterations: iterations.get(id) ?? NO_ITERATIONS,
       });
