@@ -7,7 +7,19 @@
 // into), and keeps whole the jobs written while it runs.
 import type { Job, JobChange } from './job.js';
 
-export type JobCard = Omit<Job, 'changes' | 'project_review'> & {
+/** What only a job's detail shows (its whole record), not its card. */
+type DetailOnly =
+  | 'changes'
+  | 'project_review'
+  | 'session_id'
+  | 'feedback'
+  | 'base_rev'
+  | 'workspace_path'
+  | 'auto_commit'
+  | 'retried_from'
+  | 'base_branch';
+
+export type JobCard = Omit<Job, DetailOnly> & {
   /** Marks a card: what a whole record has, it does not. */
   readonly card: true;
   /** The commit count of each change, in order. */
@@ -25,6 +37,17 @@ export const iterationsOf = (j: BoardJob): readonly number[] =>
 
 /** The card of a whole job (a shared store's copy, tests). */
 export function toJobCard(job: Job): JobCard {
-  const { changes, project_review: _p, ...own } = job;
+  const {
+    changes,
+    project_review: _p,
+    session_id: _s,
+    feedback: _f,
+    base_rev: _b,
+    workspace_path: _w,
+    auto_commit: _a,
+    retried_from: _r,
+    base_branch: _bb,
+    ...own
+  } = job;
   return { ...own, card: true, iterations: changes.map((c) => c.commits.length) };
 }
