@@ -12,6 +12,7 @@ const [dist, stateDir] = process.argv.slice(2);
 const mb = () => process.memoryUsage().rss / 2 ** 20;
 const floor = mb();
 const {
+  BOARD_STORE_OPTIONS,
   openStateStore,
   tuneHeapForDashboard,
   RENDER_OPTIONS,
@@ -26,7 +27,8 @@ const [{ render }, { Dashboard }] = await loadView();
 const { createElement } = await import('react');
 const modules = mb();
 
-const state = openStateStore({ dir: stateDir });
+// As run.ts opens it (absent from builds before it had options).
+const state = openStateStore({ dir: stateDir, ...BOARD_STORE_OPTIONS });
 const dash = createDashboardStore({ repo: null, repoLabel: 'bench', color: true });
 const sync = new DashboardSync({ state, dash });
 sync.loadAll();

@@ -5,11 +5,14 @@
 import { build } from 'rolldown';
 import config from '../rolldown.config.mjs';
 import { builtinsWithoutFacades } from './builtins.mjs';
+import { requireReact } from './react-require.mjs';
 
 try {
   for (const c of config) await build(c);
   // The CLI's: its start is what users wait for (scripts/builtins.mjs).
   builtinsWithoutFacades(config[0].output.dir);
+  // The dashboard's (scripts/react-require.mjs).
+  requireReact(config[0].output.dir);
 } catch (err) {
   console.error(`the bundle failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

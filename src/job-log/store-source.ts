@@ -100,11 +100,15 @@ export function storedEventsAreTheRecord(
  * machine, or its files are not in this state dir. A job of this machine is
  * read from its files, as on SQLite (its runner writes them first).
  */
-export function logIsElsewhere(stateDir: string, job: Job, thisHost = hostName()): boolean {
+export function logIsElsewhere(
+  stateDir: string,
+  job: Pick<Job, 'id' | 'host' | 'agent_sessions'>,
+  thisHost = hostName(),
+): boolean {
   return (job.host !== null && job.host !== thisHost) || logFilesMissing(stateDir, job);
 }
 
-export function logFilesMissing(stateDir: string, job: Job): boolean {
+export function logFilesMissing(stateDir: string, job: Pick<Job, 'id' | 'agent_sessions'>): boolean {
   if (!existsSync(eventsFile(stateDir, job.id))) return true;
   return job.agent_sessions.some(
     (a) => !existsSync(a.transcript.startsWith('/') ? a.transcript : `${stateDir}/${a.transcript}`),

@@ -27,6 +27,7 @@ import type {
   ProcessGroup,
 } from '../model/index.js';
 import type { JobBrief } from '../model/backlog.js';
+import type { JobCard } from '../model/job-card.js';
 import type { AskOutcome, NewPermissionAsk, PermissionAsk } from '../model/permission-ask.js';
 
 export interface NewTodo {
@@ -132,6 +133,12 @@ export interface JobStore {
    * listing is written as it is read, never held whole.
    */
   eachShown(repo: string, opts: JobListFilter, part: (bytes: Uint8Array) => void): void;
+  /**
+   * The jobs of a repo (or of every repo, for null), newest first, as the
+   * board lists them: their cards (model/job-card.ts), read without their
+   * commits.
+   */
+  listCards(repo: string | null): JobCard[];
   /** Every job of every repo (dashboard, benchmarks). */
   listAll(opts?: { activeOnly?: boolean }): Job[];
   /**

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { Job } from '../../src/model/job.js';
-import { selectedJob } from '../../src/dashboard/view/board.js';
+import { selectedJob, wholeJob } from '../../src/dashboard/view/board.js';
 import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import { DashboardSync } from '../../src/dashboard/io/sync.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
@@ -28,7 +28,8 @@ const writeAt = (f: DashFixture, shiftMs: number, ...args: string[]) =>
     encoding: 'utf8',
   }).trim();
 
-const jobOf = (f: DashFixture, id: string) => f.dash.getState().jobs.find((j) => j.id === id);
+/** The job's whole record as the board holds it (these jobs are active, so whole). */
+const jobOf = (f: DashFixture, id: string) => wholeJob(f.dash.getState(), id);
 
 it('picks up jobs another process creates, moves and finishes', async () => {
   // A long fallback poll: the watcher, not the poll, must carry every change.
@@ -135,7 +136,8 @@ it('gets every kind of job mutation from another process, though it reloads only
   writeAt(fx, 10_000, 'stage', pacer.id, 'reviewing');
   await waitFor(() => jobOf(fx!, pacer.id)?.stage === 'reviewing', 'the pacing write');
   for (const c of cases) {
-    expect(c.done(jobOf(fx, c.id)!), c.args(c.id).join(' ')).toBe(false);
+    // The board lists the jobs it read at the start as cards: the store has the whole record.
+    expect(c.done(fx.state.jobs.get(c.id)!), c.args(c.id).join(' ')).toBe(false);
     writeAt(fx, -60_000, ...c.args(c.id));
   }
   const created = writeAt(fx, -60_000, 'create', REPO, 'made later');
@@ -153,7 +155,10 @@ it('replaces a job reloaded with the same stamp but new content (two writes in o
   fx = dashFixture();
   const job = makeJob(fx.state, { changes: 1, iterations: 1 });
   fx.sync.loadAll();
-  const shown = jobOf(fx, job.id)!;
+  // Loaded as its card; a reload gives the whole record.
+  const shown = fx.state.jobs.get(job.id)!;
+  fx.dash.getState().mergeJobs([shown]);
+  expect(jobOf(fx, job.id)).toBe(shown);
   const later = structuredClone(shown);
   later.changes[0]!.commits[0]!.tests_passed = true;
   fx.dash.getState().mergeJobs([later]);

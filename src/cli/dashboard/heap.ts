@@ -6,6 +6,9 @@
 // (bench/dashboard.bench.js measures both). Set before the jobs are loaded.
 import { setFlagsFromString } from 'node:v8';
 
+/** How the board opens the SQLite store: a small page cache (state/sqlite/db.ts OpenOptions.cacheKb). */
+export const BOARD_STORE_OPTIONS = { cacheKb: 256 } as const;
+
 let done = false;
 
 export function tuneHeapForDashboard(): void {

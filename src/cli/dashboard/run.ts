@@ -7,7 +7,7 @@ import { createActions } from '../../dashboard/io/actions.js';
 import { boardReaper } from '../../dashboard/io/reap.js';
 import { readBanner } from './banner.js';
 import { loadInProduction } from './production-env.js';
-import { tuneHeapForDashboard } from './heap.js';
+import { BOARD_STORE_OPTIONS, tuneHeapForDashboard } from './heap.js';
 import { createDashboardStore } from '../../dashboard/view/store.js';
 import { DashboardSync } from '../../dashboard/io/sync.js';
 import { AskNotifier } from '../../dashboard/io/notify.js';
@@ -22,7 +22,14 @@ import { currentRepo, type RepoContext } from '../context.js';
  * the dashboard's own bundled entry (dist/cli/dashboard.js), so the bench
  * measures the memory of the code `ii dashboard` runs, Ink bundled in.
  */
-export { createActions, createDashboardStore, DashboardSync, openStateStore, tuneHeapForDashboard };
+export {
+  BOARD_STORE_OPTIONS,
+  createActions,
+  createDashboardStore,
+  DashboardSync,
+  openStateStore,
+  tuneHeapForDashboard,
+};
 
 /** Ink and the Dashboard component, loaded when the board is drawn (their own chunk). */
 export const loadView = () =>
@@ -98,7 +105,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   // (io/board-source.ts), and the logs of other machines' jobs from the store.
   // Its actions and cleanups write through the asynchronous API either way.
   const shared = databaseUrl() !== null;
-  const state = shared ? null : openStateStore();
+  const state = shared ? null : openStateStore(BOARD_STORE_OPTIONS);
   const store = state ? asyncStore(state) : await openAsyncStateStore();
   // The events the board's own writes append (an abandon, a dead runner's
   // cleanup) go to the shared store's copy of the job's log too; closed

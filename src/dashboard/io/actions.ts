@@ -146,7 +146,7 @@ export function createActions(deps: ActionDeps): Actions {
   const changed = () => deps.onChanged?.();
   /** Requests answered from this board, until the sync shows them answered: the inbox skips them. */
   const answered = new Set<string>();
-  const stillOpen = (j: Job) => {
+  const stillOpen = (j: Pick<Job, 'id' | 'status' | 'asking'>) => {
     const a = openAsk(j);
     return !!a && !answered.has(`${j.id}:${a.id}`);
   };

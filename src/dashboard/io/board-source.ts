@@ -8,13 +8,17 @@
 import type { JobBrief } from '../../model/backlog.js';
 import type { BacklogRunnerRecord } from '../../model/backlog-runner.js';
 import type { Job } from '../../model/job.js';
+import type { BoardJob } from '../../model/job-card.js';
 import type { Todo } from '../../model/todo.js';
 import type { JobStore, RunnerStore, TodoStore } from '../../state/api.js';
 import type { AsyncStateStore } from '../../state/async-api.js';
 
 export interface BoardSource {
   readonly dir: string;
-  jobs: Pick<JobStore, 'version' | 'list' | 'listAll' | 'listChangedAfter' | 'get' | 'briefs'>;
+  jobs: Pick<JobStore, 'version' | 'list' | 'listAll' | 'listChangedAfter' | 'get' | 'briefs'> & {
+    /** JobStore.listCards; a copy that holds whole jobs gives those. */
+    listCards(repo: string | null): BoardJob[];
+  };
   todos: Pick<TodoStore, 'listChangedAfter' | 'stamp' | 'list' | 'get'>;
   runners: Pick<RunnerStore, 'list'>;
 }
@@ -141,6 +145,8 @@ export class StoreMirror implements BoardSource {
     version: () => this.version,
     list: (repo) => this.heldJobs().filter((j) => j.repo === repo),
     listAll: () => this.heldJobs(),
+    // The copy holds whole jobs anyway: cards would save nothing here.
+    listCards: (repo) => (repo ? this.jobs.list(repo) : this.heldJobs()),
     listChangedAfter: (after, repo) => {
       const out: Job[] = [];
       for (const { job, v } of this.jobsById.values())

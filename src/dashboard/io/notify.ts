@@ -5,6 +5,7 @@
 // frame), and is ended after a bounded time: no process is left behind.
 import type { NotifySection } from '../../model/config.js';
 import type { Job } from '../../model/job.js';
+import { isWholeJob, type BoardJob } from '../../model/job-card.js';
 import { spawnInGroup, type GroupChild } from '../../proc/recorded.js';
 import { shownLine } from '../../text/shown.js';
 import { askMarker, openAsk } from '../view/needs-you.js';
@@ -62,12 +63,13 @@ export class AskNotifier {
    * runs the command. The first call only takes note of the requests open
    * then: the person is looking at the board that shows them.
    */
-  update(jobs: readonly Job[], titles: Record<string, string>): void {
+  update(jobs: readonly BoardJob[], titles: Record<string, string>): void {
     if (this.closed) return;
     const fresh: Job[] = [];
     for (const job of jobs) {
       const ask = openAsk(job);
-      if (!ask) continue;
+      // A job that asks is active, so whole (a card is a finished job).
+      if (!ask || !isWholeJob(job)) continue;
       const key = `${job.id}:${ask.id}`;
       if (this.seen.has(key)) continue;
       this.seen.add(key);

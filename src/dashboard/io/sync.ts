@@ -31,7 +31,8 @@ import { tailEvents } from '../../state/events.js';
 import { JsonLinesTail } from '../../state/jsonl.js';
 import { readJobRecord } from './record.js';
 import type { DashboardStore } from '../view/store.js';
-import { selectedJob } from '../view/board.js';
+import { shownJobId } from '../view/board.js';
+import { isWholeJob, type BoardJob } from '../../model/job-card.js';
 import { silenceLine } from '../view/silence.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
@@ -83,15 +84,6 @@ interface JobLogs {
   /** The shared store's copy of the log, when it is read from there (fromStore). */
   stored: StoredJobLog | null;
 }
-
-/**
- * The job whose live lines the board shows (the selected job, or the one
- * drilled into): only its lines are drawn as its logs grow. Drawing every
- * running job's pane on every line its agent streams (32 jobs at 50 lines a
- * second) kept the dashboard busy for seconds per keypress
- * (bench/scale.bench.js); the others are drawn when they are shown.
- */
-const shownJobId = (s: Parameters<typeof selectedJob>[0]): string | null => selectedJob(s)?.id ?? null;
 
 /** Adds (or removes) `t` as a dependent of each of its deps. */
 function link(dependents: Map<string, Set<string>>, t: Todo, add: boolean): void {
@@ -175,7 +167,17 @@ export class DashboardSync {
   private maxAttempts: number;
   /** Jobs whose live lines are behind their logs (drawn when shown). */
   private readonly liveBehind = new Set<string>();
+  /**
+   * The job whose live lines the board shows (the selected job, or the one
+   * drilled into: board.ts shownJobId): only its lines are drawn as its logs
+   * grow. Drawing every running job's pane on every line its agent streams
+   * (32 jobs at 50 lines a second) kept the dashboard busy for seconds per
+   * keypress (bench/scale.bench.js); the others are drawn when they are shown.
+   */
   private shown: string | null = null;
+  /** What readWhole last looked at, and its subscription (from loadAll). */
+  private whole: { id: string | null; jobs: readonly BoardJob[] | null } = { id: null, jobs: null };
+  private unsubscribeWhole: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
   /** When the shown pane was last drawn, and the timer of its next draw. */
   private lastLiveDraw = 0;
@@ -202,7 +204,7 @@ export class DashboardSync {
   }
 
   /** Whether a job's log is read from the shared store (job-log/store-source.ts logIsElsewhere). */
-  private fromStore(job: Job): boolean {
+  private fromStore(job: Pick<Job, 'id' | 'host' | 'agent_sessions'>): boolean {
     return !!this.storedLogs && logIsElsewhere(this.state.dir, job, this.probe.host);
   }
 
@@ -210,13 +212,17 @@ export class DashboardSync {
   loadAll(): void {
     this.version = this.state.jobs.version();
     const { repo } = this.dash.getState();
-    const jobs = repo ? this.state.jobs.list(repo) : this.state.jobs.listAll();
+    // Finished jobs as their cards: the shown one is read whole (showWhole).
+    const jobs = this.state.jobs.listCards(repo);
     this.briefs = null;
     this.dash.getState().setJobs(jobs);
     this.loadTitles(jobs);
     this.checkStale();
     this.refreshBacklog();
     for (const j of jobs) if (j.status === 'active') this.readLogs(j);
+    // From here on the job the board shows is read whole as it comes into view.
+    this.unsubscribeWhole ??= this.dash.subscribe((s) => this.readWhole(s));
+    this.readWhole(this.dash.getState());
   }
 
   /** Starts watching (and the fallback poll). */
@@ -270,6 +276,23 @@ export class DashboardSync {
     });
   }
 
+  /**
+   * Reads the whole record of the job the board comes to show when the list
+   * holds its card (model/job-card.ts): its changes' commits, for the
+   * changes and commits boards, the detail and the keys. One job by its key,
+   * synchronously, so the frame the key draws already has it.
+   */
+  private readWhole(s: ReturnType<DashboardStore['getState']>): void {
+    const id = shownJobId(s);
+    // Every change of the store comes here: the list is looked through only when it or the shown job changed.
+    if (id === this.whole.id && s.jobs === this.whole.jobs) return;
+    this.whole = { id, jobs: s.jobs };
+    const entry = id ? s.jobs.find((j) => j.id === id) : undefined;
+    if (!entry || isWholeJob(entry)) return;
+    if (s.shown?.id === entry.id && s.shown.updated_at === entry.updated_at) return;
+    s.setShown(this.state.jobs.get(entry.id));
+  }
+
   /** Resolves once the watcher has scanned the state dir (events before that may be missed). */
   ready(): Promise<void> {
     const w = this.watcher;
@@ -281,6 +304,8 @@ export class DashboardSync {
     this.closed = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.unsubscribeWhole?.();
+    this.unsubscribeWhole = null;
     this.followTranscript(null);
     if (this.liveTimer) clearTimeout(this.liveTimer);
     for (const t of this.recordTimers.values()) clearTimeout(t);
@@ -513,8 +538,11 @@ export class DashboardSync {
 
   /** Hands a stale job to SyncOptions.reap, unless it is there already; reloads the jobs after. */
   private reap(id: string): void {
-    const job = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
-    if (!job || this.reaping.has(id)) return;
+    const listed = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
+    if (!listed || this.reaping.has(id)) return;
+    // The cleanup is given the whole record (the board may hold its card).
+    const job = isWholeJob(listed) ? listed : this.state.jobs.get(id);
+    if (!job) return;
     this.reaping.add(id);
     void this.o.reap!(job)
       .catch(() => {}) // shown stale still; the next check tries again
@@ -524,7 +552,7 @@ export class DashboardSync {
       });
   }
 
-  private loadTitles(jobs: Job[]): void {
+  private loadTitles(jobs: readonly BoardJob[]): void {
     const known = this.dash.getState().todoTitles;
     const titles: Record<string, string> = {};
     for (const j of jobs) {
@@ -555,7 +583,7 @@ export class DashboardSync {
   }
 
   /** Reads what was appended to a job's event log and latest transcript, and updates its pane and files. */
-  private readLogs(job: Job): void {
+  private readLogs(job: BoardJob): void {
     let logs = this.logs.get(job.id);
     if (!logs) {
       const remote = this.fromStore(job);

@@ -6,16 +6,15 @@ import {
   COMMIT_COLUMNS,
   changeColumn,
   commitColumn,
-  changesMade,
   commitOutcome,
-  iterationCount,
   JOB_COLUMNS,
   jobColumn,
   noCommitNote,
 } from '../../model/derive.js';
 import { byRunOrder, type BlockedTodo, type Blocker } from '../../model/backlog.js';
-import { completedWithoutCommits, NO_CHANGES } from '../../model/todo-outcome.js';
+import { NO_CHANGES } from '../../model/todo-outcome.js';
 import type { Job, JobChange, JobCommit } from '../../model/job.js';
+import { isWholeJob, iterationsOf, type BoardJob } from '../../model/job-card.js';
 import { shortJobId } from '../../model/job-id.js';
 import { formatCost } from '../../model/usage.js';
 import type { Todo } from '../../model/todo.js';
@@ -57,7 +56,7 @@ const money = (c: number) => (c > 0 ? ` ${formatCost(c)}` : '');
  * A failed job's reason on one line: its first line (the rest, such as what
  * to do, is in the job's detail), shown escaped and redacted.
  */
-export function reasonLine(job: Job): string {
+export function reasonLine(job: Pick<Job, 'failure_reason' | 'status'>): string {
   const first = (job.failure_reason ?? '').split('\n').find((l) => l.trim()) ?? '';
   return first ? shownLine(first.trim()) : `the job ${job.status}`;
 }
@@ -72,7 +71,7 @@ function noReviewWhy(job: Job, change: number, iteration: number): string | null
 }
 
 /** Whether a job matches the filter text (id, todo, title, stage, status). */
-export function jobMatches(job: Job, title: string, filter: string): boolean {
+export function jobMatches(job: BoardJob, title: string, filter: string): boolean {
   if (!filter) return true;
   const f = filter.toLowerCase();
   return [job.id, job.todo_id, title, job.stage, job.status, job.failure_reason ?? ''].some((s) =>
@@ -85,7 +84,9 @@ export function jobMatches(job: Job, title: string, filter: string): boolean {
  * conflict, under way (its last recorded step), refused; null when it was
  * never landed. Agent-made text (file names, git's messages) shown escaped.
  */
-export function landingLine(job: Job): string | null {
+export function landingLine(
+  job: Pick<Job, 'landed' | 'land_conflict' | 'landing' | 'to_land'>,
+): string | null {
   if (job.landed) return `landed on ${shownLine(job.landed.onto)} ${job.landed.commit.slice(0, 7)}`;
   if (job.land_conflict) return `conflict: ${job.land_conflict.files.map((f) => shownLine(f)).join(', ')}`;
   const l = job.landing;
@@ -100,19 +101,21 @@ export function landingLine(job: Job): string | null {
   return l.state === 'landing' ? `landing: ${shownLine(step)}` : `not landed: ${shownLine(step)}`;
 }
 
-export function jobCard(job: Job, title: string, stale: boolean): CardData {
+export function jobCard(job: BoardJob, title: string, stale: boolean): CardData {
+  // Each change's iterations (its commits): a card of a finished job holds only these.
+  const iterations = iterationsOf(job);
   // The change being made, or the one being committed (already complete).
-  const ch = job.changes.at(-1);
+  const last = iterations.at(-1);
   const landing = job.status === 'completed' ? landingLine(job) : null;
   const where =
     job.status === 'active'
-      ? `${job.stage}${ch ? ` · c${job.changes.length}${ch.commits.length ? ` i${iterationCount(ch)}` : ''}` : ''}`
+      ? `${job.stage}${last !== undefined ? ` · c${iterations.length}${last ? ` i${last}` : ''}` : ''}`
       : job.status === 'failed'
         ? reasonLine(job)
         : // Completed having made nothing: its todo is done, but nothing was made (nor is there anything to land).
-          completedWithoutCommits(job)
+          job.status === 'completed' && iterations.every((n) => n === 0)
           ? `done · ${NO_CHANGES}`
-          : (landing ?? count(changesMade(job), 'change'));
+          : (landing ?? count(iterations.filter((n) => n > 0).length, 'change'));
   const ask = openAsk(job);
   // The time it waited for a person so far (its finished requests): not agent time.
   const waited = job.waited_ms >= 1000 ? ` · waited ${waitText(job.waited_ms)}` : '';
@@ -303,7 +306,7 @@ function backlogCardsFrom(b: BacklogState, last: { backlog: BacklogState; column
  * what they show is unchanged: a new todo rebuilds the Backlog column alone.
  */
 const jobColumnMemos = new WeakMap<
-  Job[],
+  BoardJob[],
   { key: unknown[]; value: { asking: CardData[]; jobs: ColumnData[] } }
 >();
 
@@ -414,7 +417,18 @@ function buildCommits(job: Job | undefined, changeIndex: number | null, mark: Ma
 
 /** The job a level is about: the drilled-into one. */
 export const drilledJob = (s: DashboardState): Job | undefined =>
-  s.nav.jobId ? s.jobs.find((j) => j.id === s.nav.jobId) : undefined;
+  s.nav.jobId ? wholeJob(s, s.nav.jobId) : undefined;
+
+/**
+ * A listed job's whole record: its entry when whole, else the record
+ * io/sync.ts read when the board came to show it (DashboardState.shown);
+ * undefined for a job not listed, or a card whose record is not read yet.
+ */
+export function wholeJob(s: Pick<DashboardState, 'jobs' | 'shown'>, id: string): Job | undefined {
+  const j = s.jobs.find((x) => x.id === id);
+  if (!j) return undefined;
+  return isWholeJob(j) ? j : s.shown?.id === id ? s.shown : undefined;
+}
 
 /**
  * The last layout per job list, so each store (a dashboard, a test, a bench
@@ -422,7 +436,7 @@ export const drilledJob = (s: DashboardState): Job | undefined =>
  * took turns. Keyed on the list, which every store holds and replaces when
  * jobs change; a replaced list's entry goes with it.
  */
-const memos = new WeakMap<Job[], { key: unknown[]; value: ColumnData[] }>();
+const memos = new WeakMap<BoardJob[], { key: unknown[]; value: ColumnData[] }>();
 
 /** The columns of the board shown at the current level (the commits board under the detail level). */
 export function boardColumns(s: DashboardState): ColumnData[] {
@@ -434,6 +448,9 @@ export function boardColumns(s: DashboardState): ColumnData[] {
     s.nav.filter,
     s.nav.showFinished,
     s.nav.jobId,
+    // The drilled job's whole record (a card's: DashboardState.shown); the
+    // jobs board does not read it, and a cursor move there sets it.
+    level === 'jobs' ? null : s.shown,
     s.nav.change,
     s.nav.mark,
     s.backlog,
@@ -504,13 +521,19 @@ export function selectedTodo(s: DashboardState): Todo | undefined {
 }
 
 export function selectedJob(s: DashboardState): Job | undefined {
-  if (s.nav.level !== 'jobs') return drilledJob(s);
+  const id = shownJobId(s);
+  return id ? wholeJob(s, id) : undefined;
+}
+
+/** The id of the job the keys act on (selectedJob), whole or a card: the one io/sync.ts reads whole. */
+export function shownJobId(s: DashboardState): string | null {
+  if (s.nav.level !== 'jobs') return s.nav.jobId;
   const key = selectedCard(s)?.key;
-  return key ? s.jobs.find((j) => j.id === key) : undefined;
+  return key && !key.startsWith(TODO_KEY) ? key : null;
 }
 
 /** Job counts per status, for the status bar. */
-export function jobCounts(jobs: Job[], stale: Record<string, boolean>) {
+export function jobCounts(jobs: readonly BoardJob[], stale: Record<string, boolean>) {
   const c = { active: 0, stale: 0, completed: 0, failed: 0, abandoned: 0 };
   for (const j of jobs) {
     if (j.status === 'active' && stale[j.id]) c.stale++;

@@ -13,13 +13,13 @@ import { shownLine, shownLines } from '../../text/shown.js';
 export const NEEDS_YOU = 'Needs you';
 
 /** A job's open request: asked, not yet answered (an answer recorded for the runner closes it here at once). */
-export function openAsk(job: Job): PermissionAsk | null {
+export function openAsk(job: Pick<Job, 'status' | 'asking'>): PermissionAsk | null {
   const a = job.asking;
   return job.status === 'active' && a && !a.answered_at && !a.outcome ? a : null;
 }
 
 /** The jobs that wait, the longest-waiting first: the order the inbox goes through them. */
-export function waitingJobs(jobs: readonly Job[]): Job[] {
+export function waitingJobs<J extends Pick<Job, 'id' | 'status' | 'asking'>>(jobs: readonly J[]): J[] {
   return jobs
     .filter((j) => openAsk(j))
     .sort((a, b) => {
@@ -35,8 +35,9 @@ export function waitingJobs(jobs: readonly Job[]): Job[] {
  * going through 1,300 jobs each time showed in a new todo's way to the
  * board (bench/scale.bench.js).
  */
-const waitingCounts = new WeakMap<readonly Job[], number>();
-export function waitingCount(jobs: readonly Job[]): number {
+type Asking = Pick<Job, 'status' | 'asking'>;
+const waitingCounts = new WeakMap<readonly Asking[], number>();
+export function waitingCount(jobs: readonly Asking[]): number {
   let n = waitingCounts.get(jobs);
   if (n === undefined) waitingCounts.set(jobs, (n = jobs.reduce((k, j) => k + (openAsk(j) ? 1 : 0), 0)));
   return n;

@@ -5,6 +5,7 @@ import type { LoadedIterationDiff } from '../../history/iteration-diff.js';
 import type { TestRun } from '../../job-log/log-lines.js';
 import type { BlockedTodo } from '../../model/backlog.js';
 import type { FileChange, Job } from '../../model/job.js';
+import type { BoardJob } from '../../model/job-card.js';
 import type { Todo } from '../../model/todo.js';
 
 export type Level = 'jobs' | 'changes' | 'commits' | 'detail';
@@ -127,8 +128,19 @@ export interface DashboardState {
   repoLabel: string;
   /** A launcher's label for the header line (ii demo: the jobs run on the scripted agent), or null. */
   banner: string | null;
-  /** Newest first; unchanged jobs keep their object identity across reloads (memoized cards). */
-  jobs: Job[];
+  /**
+   * Newest first; unchanged jobs keep their object identity across reloads
+   * (memoized cards). Active jobs and the shown one are whole records, other
+   * finished jobs their cards (model/job-card.ts): io/sync.ts reads a job's
+   * whole record when the board shows it.
+   */
+  jobs: BoardJob[];
+  /**
+   * The whole record of the job the board shows (selected or drilled into)
+   * when its entry in `jobs` is a card, as io/sync.ts read it; else null or
+   * a record no longer looked at (board.ts wholeJob decides).
+   */
+  shown?: Job | null;
   todoTitles: Record<string, string>;
   /** The Backlog column's todos (a repository's dashboard only). */
   backlog: BacklogState;

@@ -3,6 +3,7 @@
 // state they change; components bind with useStore(store, selector).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { FileChange, Job } from '../../model/job.js';
+import type { BoardJob } from '../../model/job-card.js';
 import { redact } from '../../text/redact.js';
 import { keepSelection, reduceNav, sanitizeNav, type NavAction } from './nav.js';
 import {
@@ -26,9 +27,11 @@ export const LIVE_LINES = 500;
 
 export interface DashboardActions {
   /** Replaces the job list, keeping the identity of every job whose record did not change. */
-  setJobs(jobs: Job[]): void;
+  setJobs(jobs: BoardJob[]): void;
   /** Merges reloaded jobs into the list (new ones first), leaving the others as they are. */
-  mergeJobs(jobs: Job[]): void;
+  mergeJobs(jobs: BoardJob[]): void;
+  /** The whole record of the shown job, whose entry in the list is a card (DashboardState.shown). */
+  setShown(job: Job | null): void;
   setStale(stale: Record<string, boolean>): void;
   setTitles(titles: Record<string, string>): void;
   setBacklog(backlog: BacklogState): void;
@@ -54,7 +57,7 @@ export interface StoreInit {
   /** Shown in the header line; read once at startup by the CLI (II_DASHBOARD_BANNER). */
   banner?: string | null;
   color?: boolean;
-  jobs?: Job[];
+  jobs?: BoardJob[];
 }
 
 /**
@@ -64,7 +67,7 @@ export interface StoreInit {
  * commit, then its test result) share one updated_at and the dashboard may
  * have read between them.
  */
-const same = (a: Job, b: Job) =>
+const same = (a: BoardJob, b: BoardJob) =>
   a.updated_at === b.updated_at &&
   a.status === b.status &&
   a.stage === b.stage &&
@@ -85,6 +88,7 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
       repoLabel: init.repoLabel,
       banner: init.banner ?? null,
       jobs: init.jobs ?? [],
+      shown: null,
       todoTitles: {},
       backlog: EMPTY_BACKLOG,
       runner: null,
@@ -132,6 +136,9 @@ export function createDashboardStore(init: StoreInit): DashboardStore {
           next.sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0));
         }
         if (changed) set(withNav({ jobs: next }));
+      },
+      setShown(job) {
+        if (get().shown !== job) set(withNav({ shown: job }));
       },
       setStale(stale) {
         const cur = get().stale;

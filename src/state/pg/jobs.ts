@@ -31,6 +31,7 @@ import { ASK } from '../sqlite/ask-codec.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from '../sqlite/job-codec.js';
 import { toTodo, type TodoRow } from '../sqlite/todos.js';
 import { cancelOpenAsks } from './asks.js';
+import { toJobCard } from '../../model/job-card.js';
 import type { Param, PgDb, Q, Row, Tx } from './db.js';
 
 const asCodec = (r: Row): CodecRow => r as CodecRow;
@@ -371,6 +372,8 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       repo
         ? load(db, ['repo = $1 AND changed_version > $2', [repo, after]])
         : load(db, ['changed_version > $1', [after]]),
+    // The board on PostgreSQL reads its copy in memory (dashboard/io/board-source.ts), not this.
+    listCards: async (repo) => (await load(db, repo ? listWhere(repo, {}) : ['TRUE', []])).map(toJobCard),
     listAll: (opts = {}) => (opts.activeOnly ? load(db, ["status = 'active'", []]) : load(db, ['TRUE', []])),
     setStage: set('stage'),
     setFeedback: set('feedback'),

@@ -12,6 +12,7 @@ import type {
   Usage,
 } from '../../model/job.js';
 import type { JobBrief } from '../../model/backlog.js';
+import type { JobCard } from '../../model/job-card.js';
 import type { PermissionAsk } from '../../model/permission-ask.js';
 import { matchPrefix } from '../../model/prefix.js';
 import { MAX_MICROS, normalizeUsage, toMicros, ZERO_USAGE } from '../../model/usage.js';
@@ -54,6 +55,12 @@ const COMMIT_COLUMNS = ['job_id', 'change_seq', 'seq', ...COMMIT.cols].join(', '
 const INSERT_COMMIT = `INSERT INTO commits (job_id, change_seq, seq, ${COMMIT.writes.map((w) => w.col).join(', ')})
   VALUES (?, ?, ?, ${COMMIT.writes.map(() => '?').join(', ')})`;
 
+/** Shared by every card without them (a card is never changed in place). */
+const NO_SESSIONS: AgentSessionRef[] = [];
+const NO_CHANGES: JobChange[] = [];
+const NO_ITERATIONS: readonly number[] = [];
+const NO_USAGE: Usage = { ...ZERO_USAGE };
+
 /** Jobs whose children are read in one go; larger loads go a chunk at a time. */
 const LOAD_CHUNK = 500;
 
@@ -92,6 +99,95 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       const ids = all.slice(i, i + LOAD_CHUNK);
       while (ids.length < LOAD_CHUNK) ids.push(null);
       out.push(...assemble(chunkRows.all(...ids), sub, ids));
+    }
+    return out;
+  }
+
+  /**
+   * The jobs of a WHERE clause on `jobs`, newest first, as the board lists
+   * them (model/job-card.ts): each job's row, its agent sessions, its open
+   * request and a commit count per change, without its commits' rows. Rows
+   * are read one at a time and let go.
+   */
+  function cards(where: string, params: SQLInputValue[]): JobCard[] {
+    const sub = `job_id IN (SELECT id FROM jobs WHERE ${where})`;
+    const iterations = new Map<string, number[]>();
+    const counts = q(
+      `SELECT ch.job_id AS job_id,
+         (SELECT COUNT(*) FROM commits c WHERE c.job_id = ch.job_id AND c.change_seq = ch.seq) AS n
+       FROM changes ch WHERE ch.${sub} ORDER BY ch.job_id, ch.seq`,
+    );
+    for (const r of counts.iterate(...params)) {
+      const list = iterations.get(r.job_id as string);
+      if (list) list.push(r.n as number);
+      else iterations.set(r.job_id as string, [r.n as number]);
+    }
+    // Most jobs' counts are alike ([1], [0], [2, 1]…): one array each (cards are never changed in place).
+    const alike = new Map<string, number[]>();
+    for (const [job, list] of iterations) {
+      const key = list.join(',');
+      const had = alike.get(key);
+      if (had) iterations.set(job, had);
+      else alike.set(key, list);
+    }
+    const agents = new Map<string, AgentSessionRef[]>();
+    for (const a of q(`SELECT * FROM agent_sessions WHERE ${sub} ORDER BY job_id, seq`).iterate(...params)) {
+      const list = agents.get(a.job_id as string);
+      const ref = AGENT_SESSION.read(a, undefined);
+      if (list) list.push(ref);
+      else agents.set(a.job_id as string, [ref]);
+    }
+    // Open requests only, oldest first: a later one (the newest) wins.
+    const asks = new Map<string, PermissionAsk>();
+    for (const a of q(
+      `SELECT * FROM permission_asks WHERE ${sub} AND outcome IS NULL ORDER BY job_id, id`,
+    ).iterate(...params))
+      asks.set(a.job_id as string, ASK.read(a, undefined));
+    // SQLite gives each row its own copy of a text: the few values that
+    // repeat across thousands of jobs are kept once.
+    const seen = new Map<string, string>();
+    const once = <T extends string | null>(v: T): T => {
+      if (v === null) return v;
+      const had = seen.get(v);
+      if (had !== undefined) return had as T;
+      seen.set(v, v);
+      return v;
+    };
+    const out: JobCard[] = [];
+    const rows = q(`SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY started_at DESC, id`);
+    for (const r of rows.iterate(...params)) {
+      const id = r.id as string;
+      // One object per card, in one shape: JOB.read's record is let go at once.
+      const j = JOB.read(r, {
+        agent_sessions: agents.get(id) ?? NO_SESSIONS,
+        changes: NO_CHANGES,
+        asking: asks.get(id) ?? null,
+      });
+      const u = j.usage;
+      out.push({
+        id: j.id,
+        repo: once(j.repo),
+        todo_id: once(j.todo_id),
+        stage: once(j.stage),
+        status: once(j.status),
+        agent_sessions: j.agent_sessions,
+        pid: j.pid,
+        host: once(j.host),
+        heartbeat_at: j.heartbeat_at,
+        usage: u.input_tokens === 0 && u.output_tokens === 0 && u.cost === 0 ? NO_USAGE : u,
+        started_at: j.started_at,
+        updated_at: j.updated_at,
+        completed_at: j.completed_at,
+        failure_reason: j.failure_reason,
+        landed: j.landed,
+        land_conflict: j.land_conflict,
+        landing: j.landing,
+        to_land: j.to_land,
+        asking: j.asking,
+        waited_ms: j.waited_ms,
+        card: true,
+        iterations: iterations.get(id) ?? NO_ITERATIONS,
+      });
     }
     return out;
   }
@@ -293,6 +389,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     // `+repo` keeps SQLite off the repo index: jobs_changed finds the few changed jobs.
     listChangedAfter: (after, repo = null) =>
       repo ? load('+repo = ? AND changed_version > ?', [repo, after]) : load('changed_version > ?', [after]),
+    listCards: (repo) => (repo ? cards('repo = ?', [repo]) : cards('1 = 1', [])),
     listAll: (opts = {}) => (opts.activeOnly ? load("status = 'active'", []) : load('1 = 1', [])),
     setStage: (id, stage) =>
       transaction(db, () => {
