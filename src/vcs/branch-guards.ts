@@ -2,7 +2,7 @@
 // branch: the workspace's HEAD and branch files read without git (an agent
 // can rewrite both), a stale ref lock a killed git left, and the lock races
 // of concurrent `worktree add`s.
-import { closeSync, constants, fstatSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { GitError } from './git-run.js';
@@ -62,7 +62,19 @@ export function headFiles(
   const common = read(join(admin, 'commondir'));
   if (!common) return null;
   const commonDir = resolve(admin, common);
-  return { head: read(join(admin, 'HEAD')), branchFile: (b) => read(join(commonDir, 'refs', 'heads', b)) };
+  // A branch file that is a symbolic link is a symbolic ref to git (the link
+  // names the ref: `work -> refs/heads/main`), and moving HEAD moved main;
+  // read through, the link named no file and passed for a plain ref.
+  const branchFile = (b: string): string | null => {
+    const p = join(commonDir, 'refs', 'heads', b);
+    try {
+      if (lstatSync(p).isSymbolicLink()) return 'ref: (a symbolic link)';
+    } catch {
+      return null;
+    }
+    return read(p);
+  };
+  return { head: read(join(admin, 'HEAD')), branchFile };
 }
 
 /** How old a workspace branch's ref lock must be to be taken for one a killed git left. */
