@@ -21,14 +21,14 @@ const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 /**
  * A HEAD or loose ref file the agent can rewrite, read without following a
- * symbolic link or waiting: null unless it is a regular file of at most
+ * symbolic link (unless `follow`) or waiting: null unless it is a regular file of at most
  * MAX_REF_FILE bytes. readFileSync would block the whole process on a FIFO
  * (git never makes one) and read /dev/zero until memory runs out.
  */
-export function readRefFile(p: string): string | null {
+export function readRefFile(p: string, follow = false): string | null {
   let fd: number;
   try {
-    fd = openSync(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fd = openSync(p, O_RDONLY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
   } catch {
     return null;
   }
@@ -56,7 +56,9 @@ export function headFiles(
   ws: string,
 ): { head: string | null; branchFile: (branch: string) => string | null } | null {
   const read = readRefFile;
-  const link = /^gitdir: (.+)$/m.exec(read(join(ws, '.git')) ?? '')?.[1];
+  // The link as git follows it (a .git that is a symbolic link is refused
+  // by the link check before any git runs; read through here as before).
+  const link = /^gitdir: (.+)$/m.exec(readRefFile(join(ws, '.git'), true) ?? '')?.[1];
   if (!link) return null;
   const admin = resolve(ws, link);
   const common = read(join(admin, 'commondir'));
