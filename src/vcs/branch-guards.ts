@@ -2,7 +2,7 @@
 // branch: the workspace's HEAD and branch files read without git (an agent
 // can rewrite both), a stale ref lock a killed git left, and the lock races
 // of concurrent `worktree add`s.
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import { GitError } from './git-run.js';
@@ -15,6 +15,36 @@ import { GitError } from './git-run.js';
  */
 const RETRYABLE = /\.lock\b|lock file|failed to read .*worktrees\//i;
 
+/** A HEAD or ref file git wrote is one short line; anything longer is not one. */
+const MAX_REF_FILE = 4096;
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+/**
+ * A HEAD or loose ref file the agent can rewrite, read without following a
+ * symbolic link (unless `follow`) or waiting: null unless it is a regular file of at most
+ * MAX_REF_FILE bytes. readFileSync would block the whole process on a FIFO
+ * (git never makes one) and read /dev/zero until memory runs out.
+ */
+export function readRefFile(p: string, follow = false): string | null {
+  let fd: number;
+  try {
+    fd = openSync(p, O_RDONLY | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_REF_FILE) return null;
+    const buf = Buffer.alloc(MAX_REF_FILE + 1);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return n > MAX_REF_FILE ? null : buf.toString('utf8', 0, n).trim();
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * The workspace's HEAD file and its branch's ref file, read without git
  * (null when the workspace is not a linked worktree). A worktree's HEAD and
@@ -25,20 +55,28 @@ const RETRYABLE = /\.lock\b|lock file|failed to read .*worktrees\//i;
 export function headFiles(
   ws: string,
 ): { head: string | null; branchFile: (branch: string) => string | null } | null {
-  const read = (p: string): string | null => {
-    try {
-      return readFileSync(p, 'utf8').trim();
-    } catch {
-      return null;
-    }
-  };
-  const link = /^gitdir: (.+)$/m.exec(read(join(ws, '.git')) ?? '')?.[1];
+  const read = readRefFile;
+  // The link as git follows it (a .git that is a symbolic link is refused
+  // by the link check before any git runs; read through here as before).
+  const link = /^gitdir: (.+)$/m.exec(readRefFile(join(ws, '.git'), true) ?? '')?.[1];
   if (!link) return null;
   const admin = resolve(ws, link);
   const common = read(join(admin, 'commondir'));
   if (!common) return null;
   const commonDir = resolve(admin, common);
-  return { head: read(join(admin, 'HEAD')), branchFile: (b) => read(join(commonDir, 'refs', 'heads', b)) };
+  // A branch file that is a symbolic link is a symbolic ref to git (the link
+  // names the ref: `work -> refs/heads/main`), and moving HEAD moved main;
+  // read through, the link named no file and passed for a plain ref.
+  const branchFile = (b: string): string | null => {
+    const p = join(commonDir, 'refs', 'heads', b);
+    try {
+      if (lstatSync(p).isSymbolicLink()) return 'ref: (a symbolic link)';
+    } catch {
+      return null;
+    }
+    return read(p);
+  };
+  return { head: read(join(admin, 'HEAD')), branchFile };
 }
 
 /** How old a workspace branch's ref lock must be to be taken for one a killed git left. */

@@ -23,7 +23,7 @@ import * as remote from './git-remote.js';
 import type { LandingVcs } from './landing-vcs.js';
 import type { Base, FileStat, IterationCommit, LogEntry, StagedCopy, Vcs } from './vcs.js';
 import { PROTOCOL_FILES } from './vcs.js';
-import { headFiles, withLockRetry, withStaleBranchLock } from './branch-guards.js';
+import { headFiles, readRefFile, withLockRetry, withStaleBranchLock } from './branch-guards.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
 
 export { STALE_REF_LOCK_MS } from './branch-guards.js';
@@ -347,17 +347,15 @@ export class GitVcs implements Vcs, LandingVcs {
     // and the files are read in the git dir it was pinned to.
     const pin = this.links?.check(ws);
     if (!pin) return null;
-    const read = (p: string): string | null => {
-      try {
-        return readFileSync(p, 'utf8').trim();
-      } catch {
-        return null;
-      }
-    };
-    const head = read(join(pin.gitDir, 'HEAD'));
-    const branch = head && /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
-    const common = branch ? read(join(pin.gitDir, 'commondir')) : null;
-    const sha = branch ? common && read(join(resolve(pin.gitDir, common), branch)) : head;
+    // Read as agent-written files (readRefFile: no FIFO, link or huge file),
+    // a branch only if it is the workspace's own (no `..` out of refs/heads),
+    // in the common dir the link check verified (two levels above the git
+    // dir), not the one the agent may have written in commondir since.
+    const head = readRefFile(join(pin.gitDir, 'HEAD'));
+    const branch = head && /^ref: refs\/heads\/(\S+)$/.exec(head)?.[1];
+    const own = this.branches.get(ws);
+    if (branch && !(own ? branch === own : isWorkspaceBranch(branch))) return null;
+    const sha = branch ? readRefFile(join(dirname(dirname(pin.gitDir)), 'refs', 'heads', branch)) : head;
     return sha && FULL_SHA.test(sha) && this.treeOf.has(sha) ? sha : null;
   }
 

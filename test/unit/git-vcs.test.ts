@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
@@ -418,10 +418,10 @@ describe('workspaces', () => {
 
   it("never moves the branch an agent pointed the workspace's HEAD or its branch at (the user's main)", async () => {
     const main = git(repo, 'rev-parse', 'main');
-    for (const how of ['head', 'branch-file'] as const) {
+    for (const [n, how] of [[3, 'head'], [4, 'branch-file'], [5, 'branch-link']] as const) {
       const base = (await vcs.resolveBase(repo)).sha;
-      const ws = join(tmp.path, 'state', 'workspaces', 'repo', how === 'head' ? '3' : '4');
-      const branch = `incrementum/workspace-${how === 'head' ? 3 : 4}/work`;
+      const ws = join(tmp.path, 'state', 'workspaces', 'repo', String(n));
+      const branch = `incrementum/workspace-${n}/work`;
       await vcs.addWorkspace(repo, ws, branch, base);
       await vcs.startChange(ws);
       writeFileSync(join(ws, 'x.txt'), 'x\n');
@@ -430,7 +430,11 @@ describe('workspaces', () => {
         how === 'head'
           ? join(git(ws, 'rev-parse', '--absolute-git-dir'), 'HEAD')
           : join(repo, '.git', 'refs', 'heads', ...branch.split('/'));
-      writeFileSync(target, 'ref: refs/heads/main\n');
+      // Or that file a symbolic link naming main, which git takes for a symbolic ref.
+      if (how === 'branch-link') {
+        rmSync(target);
+        symlinkSync('refs/heads/main', target);
+      } else writeFileSync(target, 'ref: refs/heads/main\n');
       const err = await rejection(vcs.commitIteration(ws, 'evil'));
       expect(err.message, how).toContain('no longer on its own branch');
       expect(git(repo, 'rev-parse', 'main'), how).toBe(main);

@@ -226,6 +226,28 @@ describe('stageWorkingCopy', () => {
     vcs.release(ws);
   });
 
+  it("never takes HEAD from a file outside the workspace's refs", async () => {
+    const ws = await workspace();
+    writeFileSync(join(ws, 'a.txt'), 'first\n');
+    const one = await vcs.commitIteration(ws, 'one', await vcs.stageWorkingCopy(ws));
+    writeFileSync(join(ws, 'a.txt'), 'second\n');
+    await vcs.commitIteration(ws, 'two', await vcs.stageWorkingCopy(ws));
+    const gitDir = resolve(ws, git(ws, 'rev-parse', '--git-dir').trim());
+    // The agent points HEAD out of refs/heads (`..`) at a file of its own
+    // naming a commit this instance made: git refuses such a HEAD.
+    writeFileSync(join(tmp.path, 'outside'), `${one.commit_id}\n`);
+    writeFileSync(join(gitDir, 'HEAD'), `ref: refs/heads/../../../../outside\n`);
+    const asGit = () => {
+      try {
+        return git(ws, 'rev-parse', '--verify', '-q', 'HEAD').trim();
+      } catch {
+        return null;
+      }
+    };
+    expect(await vcs.head(ws).catch(() => null)).toBe(asGit());
+    vcs.release(ws);
+  });
+
   it('stages again when HEAD moved after the check (the agent committed)', async () => {
     const ws = await workspace();
     writeFileSync(join(ws, 'a.txt'), 'checked\n');
