@@ -29,9 +29,17 @@ export function waitingJobs(jobs: readonly Job[]): Job[] {
     });
 }
 
-/** How many jobs wait (the header's count). */
-export const waitingCount = (jobs: readonly Job[]): number =>
-  jobs.reduce((n, j) => n + (openAsk(j) ? 1 : 0), 0);
+/**
+ * How many jobs wait (the header's count). Kept per jobs array: the header's
+ * selector runs on every store change, each keypress included, and the array
+ * is a new one whenever a job changes.
+ */
+const waiting = new WeakMap<readonly Job[], number>();
+export function waitingCount(jobs: readonly Job[]): number {
+  let n = waiting.get(jobs);
+  if (n === undefined) waiting.set(jobs, (n = jobs.reduce((k, j) => k + (openAsk(j) ? 1 : 0), 0)));
+  return n;
+}
 
 /** What is asked for, in a few words: the command, else the first path, else the tool's title. */
 export function askWhat(ask: PermissionAsk): string {
