@@ -2,7 +2,8 @@
 // pure functions of the dashboard's state, over jobs written with the real
 // store's API.
 import { afterAll, describe, expect, it } from 'vitest';
-import { boardColumns, cursor, selectedCard } from '../../src/dashboard/view/board.js';
+import { boardColumns, cursor, jobCounts, selectedCard } from '../../src/dashboard/view/board.js';
+import { waitingCount } from '../../src/dashboard/view/needs-you.js';
 import { diffTarget } from '../../src/dashboard/view/diff-request.js';
 import { EMPTY_BACKLOG, initialNav, type DashboardState, type Nav } from '../../src/dashboard/view/state.js';
 import { CHANGE_COLUMNS, COMMIT_COLUMNS, JOB_COLUMNS } from '../../src/model/derive.js';
@@ -126,6 +127,48 @@ describe('boardColumns', () => {
     const colsB = boardColumns(b);
     expect(boardColumns(a)).toBe(colsA);
     expect(boardColumns(b)).toBe(colsB);
+  });
+});
+
+describe("the status line's counts", () => {
+  const a = job('delta implementing');
+  const b = job('epsilon done', { finish: 'completed' });
+  const jobs = [a, b];
+
+  // A keypress runs every selector: counting 10,000 jobs again for each was
+  // half of a keypress's CPU at 10,000 jobs (bench/dashboard.bench.js).
+  it('counts once per jobs array and stale map, and again when either is a new one', () => {
+    const first = jobCounts(jobs, {});
+    expect(first).toEqual({ active: 1, stale: 0, completed: 1, failed: 0, abandoned: 0 });
+    const stale = {};
+    const kept = jobCounts(jobs, stale);
+    expect(jobCounts(jobs, stale)).toBe(kept);
+    expect(jobCounts(jobs, { [a.id]: true })).toEqual({
+      active: 0,
+      stale: 1,
+      completed: 1,
+      failed: 0,
+      abandoned: 0,
+    });
+    expect(jobCounts([a], stale)).toEqual({ active: 1, stale: 0, completed: 0, failed: 0, abandoned: 0 });
+    expect(jobCounts(jobs, stale)).not.toBe(kept);
+  });
+
+  it('the waiting count follows a new jobs array with a job asking', () => {
+    expect(waitingCount(jobs)).toBe(0);
+    const asking: Job = {
+      ...a,
+      asking: {
+        id: 'r1',
+        tool_kind: 'execute',
+        title: 'run',
+        command: 'npm test',
+        paths: [],
+        asked_at: new Date().toISOString(),
+      } as unknown as Job['asking'],
+    };
+    expect(waitingCount([asking, b])).toBe(1);
+    expect(waitingCount(jobs)).toBe(0);
   });
 });
 

@@ -532,8 +532,31 @@ export function shownJobId(s: DashboardState): string | null {
   return key && !key.startsWith(TODO_KEY) ? key : null;
 }
 
-/** Job counts per status, for the status bar. */
-export function jobCounts(jobs: readonly BoardJob[], stale: Record<string, boolean>) {
+/**
+ * Job counts per status, for the status bar, kept per jobs array: the status bar's selector runs on every
+ * store change, a keypress included, and counting 10,000 jobs each time was
+ * CPU a keypress spent on counts that had not changed (the jobs array and the
+ * stale map are new objects whenever a job changes).
+ */
+const counted = new WeakMap<readonly BoardJob[], { stale: Record<string, boolean>; value: JobCounts }>();
+
+export interface JobCounts {
+  active: number;
+  stale: number;
+  completed: number;
+  failed: number;
+  abandoned: number;
+}
+
+export function jobCounts(jobs: readonly BoardJob[], stale: Record<string, boolean>): JobCounts {
+  const memo = counted.get(jobs);
+  if (memo && memo.stale === stale) return memo.value;
+  const value = countJobs(jobs, stale);
+  counted.set(jobs, { stale, value });
+  return value;
+}
+
+function countJobs(jobs: readonly BoardJob[], stale: Record<string, boolean>): JobCounts {
   const c = { active: 0, stale: 0, completed: 0, failed: 0, abandoned: 0 };
   for (const j of jobs) {
     if (j.status === 'active' && stale[j.id]) c.stale++;

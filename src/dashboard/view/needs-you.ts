@@ -33,7 +33,7 @@ export function waitingJobs<J extends Pick<Job, 'id' | 'status' | 'asking'>>(job
  * How many jobs wait (the header's count), per job list: the header's
  * selector runs on every change of the board's store (a new todo too), and
  * going through 1,300 jobs each time showed in a new todo's way to the
- * board (bench/scale.bench.js).
+ * board (bench/scale.bench.js); each keypress too.
  */
 type Asking = Pick<Job, 'status' | 'asking'>;
 const waitingCounts = new WeakMap<readonly Asking[], number>();
