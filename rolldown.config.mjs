@@ -19,7 +19,40 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 // React does (a production reconciler under a development React draws
 // nothing). Other packages stay external.
 const BUNDLED = /^(commander|zod|ink|string-width)(\/|$)/;
+
+// Yoga (Ink's layout engine, bundled with Ink) carries its WebAssembly as a
+// base64 data: URL and, wherever a global fetch exists (Node 18+), reads it
+// with fetch(): that loads Node's whole HTTP client (undici) into the
+// dashboard, ~10 MB of its RSS, to decode a string. Here it is decoded with
+// Buffer in one step (without fetch, Emscripten's loader would decode it
+// through a binary string a character at a time); the instance is the same. Each rewrite must match once: a Yoga whose loader changed fails
+// the build rather than quietly bringing fetch back.
+const YOGA_LOADER = /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/;
+const YOGA_REWRITES = [
+  // No fetch: the binary comes from wa() (below), synchronously.
+  ['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?'],
+  // wa() decodes the data: URL ("data:application/octet-stream;base64,", 37 characters) with Buffer.
+  [
+    'function wa(){var a=H;try{',
+    'function wa(){var a=H;try{if(ua(a))return new Uint8Array(Buffer.from(a.slice(37),"base64"));',
+  ],
+];
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  transform(code, id) {
+    if (!YOGA_LOADER.test(id)) return null;
+    for (const [from, to] of YOGA_REWRITES) {
+      if (code.split(from).length !== 2)
+        throw new Error(`yoga-layout's loader changed: "${from}" not found once in ${id}`);
+      code = code.replace(from, to);
+    }
+    // Same lines as before (each rewrite is within one line): the map holds.
+    return { code, map: null };
+  },
+};
+
 const cli = {
+  plugins: [yogaWithoutFetch],
   // main.js, the commander program, is what start.js (the build below)
   // loads for anything but ii job list.
   input: {

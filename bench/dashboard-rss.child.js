@@ -6,6 +6,7 @@
 // Prints {value, peak, floor, modules, jobs} in MB (modules: after loading
 // the dashboard's code, before the jobs).
 import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 
 const [dist, stateDir] = process.argv.slice(2);
@@ -24,7 +25,9 @@ const {
 // As src/cli/dashboard/run.ts does, before the jobs are loaded.
 tuneHeapForDashboard();
 const [{ render }, { Dashboard }] = await loadView();
-const { createElement } = await import('react');
+// Required, as the bundle requires React (scripts/react-require.mjs): an
+// import would scan React's development build too, which run.ts never reads.
+const { createElement } = createRequire(import.meta.url)('react');
 const modules = mb();
 
 // As run.ts opens it (absent from builds before it had options).

@@ -55,3 +55,30 @@ process.on('exit', () => writeFileSync(${JSON.stringify(out)}, seen.join('\\n'))
   expect(packages).toContain('react');
   expect(packages).toContain('react-reconciler');
 });
+
+it("Yoga's WebAssembly is read without fetch: the board never loads Node's HTTP client (undici)", () => {
+  // Yoga's loader fetch()es its own data: URL wherever fetch exists; the
+  // first use of fetch loads undici, ~10 MB of the board's RSS
+  // (rolldown.config.mjs, yoga-without-fetch).
+  const entry = join(ROOT, 'dist', 'cli', 'dashboard.js');
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const d = await import(${JSON.stringify(entry)});
+       const [{ render, Text }] = await d.loadView();
+       const { createElement } = await import('react');
+       const { Writable } = await import('node:stream');
+       let out = '';
+       const stdout = Object.assign(new Writable({ write(c, _e, cb) { out += c; cb(); } }), { columns: 40, rows: 5 });
+       const app = render(createElement(Text, null, 'laid out by yoga'), { stdout, patchConsole: false });
+       app.unmount();
+       if (!out.includes('laid out by yoga')) process.exit(2);
+       process.stdout.write(JSON.stringify(process.moduleLoadList.filter((m) => /undici/.test(m))));`,
+    ],
+    { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NODE_ENV: 'production' } },
+  );
+  expect(r.status, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toEqual([]);
+});
