@@ -470,7 +470,11 @@ export class JobRunner {
 
   /** The agent startAgentEarly started, for a job that will not run: closed, unrecorded. */
   async discardEarly(): Promise<void> {
+    if (!this.early) return;
     await this.closeEarly();
+    // An agent still starting after EARLY_CLOSE_MS is not closed above, and
+    // no run ends its group after: it goes here, with anything it started.
+    await endRecordedGroups(this.o.store, { job_id: this.o.jobId }).catch(() => {});
   }
 
   /** The early agent of a job that ended before its turn: closed (its group is ended after, in any case), its transcript removed. */
