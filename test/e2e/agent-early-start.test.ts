@@ -137,3 +137,28 @@ describe('with no [workspace] setup, the first implement agent', () => {
     expect(marks.indexOf('agent_spawn')).toBeGreaterThan(marks.indexOf('setup_done'));
   });
 });
+
+describe('with no baseline tests, the early agent', () => {
+  it('starts after the leftovers check: what it writes as it starts is not blamed on the job before', () => {
+    repo = join(tmp.path, 'repo');
+    execFileSync('mkdir', ['-p', repo]);
+    // An agent that writes a file in the workspace as it starts, before ACP's initialize.
+    const agent = [
+      'sh',
+      '-c',
+      `echo started > agent-start.log; exec "${process.execPath}" "${join(process.cwd(), 'dist', 'agent', 'scripted', 'main.js')}"`,
+    ];
+    gitRepo(repo, {
+      'README.md': '# r\n',
+      'incrementum.toml':
+        `[agent]\ncommand = ${JSON.stringify(agent)}\n\n[sandbox]\nmode = "off"\n\n` +
+        `[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\nbaseline-tests = false\n`,
+    });
+    const trace = join(tmp.path, 'trace.jsonl');
+    const r = ii(['job', 'do', '--title', 'anything'], { cwd: repo, env: { ...env, II_TRACE: trace } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(show(jobIdFrom(r.stderr)).status).toBe('completed');
+    expect(traced(trace)).toContain('agent_spawn');
+    expect(runningIn(tmp.path)).toEqual([]);
+  });
+});
