@@ -248,17 +248,21 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       ...(input.onFinished ? { onFinished: input.onFinished } : {}),
       ...(input.onEndRecorded ? { onEndRecorded: input.onEndRecorded } : {}),
     });
-    // The agent's start (a process, ACP's initialize and session/new) is the
-    // longest step to the first prompt: it starts now, beside the records
-    // below and the runner's own start, when no setup runs first.
-    runner.startAgentEarly();
     await store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
     // Where `ii job land` goes by default: the branch the base commit was
     // taken from, in the same lookup, so the two always agree.
     await store.jobs.setBaseBranch(job.id, base.branch);
+    const launched = (await store.jobs.get(job.id)) ?? job;
+    mark('launch_recorded', { job: job.id });
+    // The agent's start (a process, ACP's initialize and session/new) is the
+    // longest step to the first prompt: it starts now, beside the runner's
+    // own start, when no setup runs first. Not before the records above: the
+    // caller's signal handlers (which end it) are installed when this returns,
+    // with no await between, so no SIGINT can fall between its start and them.
+    runner.startAgentEarly();
     mark('launched', { job: job.id });
     return {
-      job: (await store.jobs.get(job.id)) ?? job,
+      job: launched,
       runner,
       session,
       workspacePath,

@@ -113,6 +113,8 @@ export class JobRunner {
   private current: AgentSession | null = null;
   /** The first implement agent, starting while the baseline tests run, until its turn takes it. */
   private early: EarlyAgent | null = null;
+  /** The leftovers check startAgentEarly ran before the agent's start, when no baseline tests run first (prepare takes it). */
+  private leftovers: Promise<string[]> | null = null;
   private stage: RunnerStage | null = null;
   /** The id `ii job do` named for the first change, until the first implement pass makes it. */
   private firstChangeId: string | null;
@@ -394,7 +396,7 @@ export class JobRunner {
     }
     // A landing's resolver starts mid-rebase, its conflicts uncommitted on purpose.
     if (this.o.resolving) return;
-    const left = await this.o.vcs.uncommittedPaths(this.o.workspacePath);
+    const left = await (this.leftovers ?? this.o.vcs.uncommittedPaths(this.o.workspacePath));
     mark('leftovers_checked', { job: this.o.jobId });
     this.checkStopped();
     if (left.length) throw new JobFailure(leftoversReason(left));
@@ -444,7 +446,7 @@ export class JobRunner {
    * session, agent_start) only when its turn comes: a job that ends before
    * (failing tests on the base, leftovers, a stop) closes it unrecorded.
    */
-  private startEarly(): void {
+  private startEarly(after?: Promise<string[]>): void {
     if (this.early) return;
     const id = randomBytes(6).toString('hex');
     const transcript = transcriptFile(this.o.stateDir, this.o.jobId, id);
@@ -452,7 +454,13 @@ export class JobRunner {
     mark('agent_spawn', { job: this.o.jobId });
     // While the agent starts: the git processes the first change goes through.
     this.o.vcs.warm?.(this.o.workspacePath).catch(() => {}); // met again, and said, at first use
-    const starting = this.launchAgent('implement', id, transcript);
+    // After the leftovers check, if given: what the agent writes as it starts is its own.
+    const starting = after
+      ? after.then((left) => {
+          if (left.length) throw new JobFailure(leftoversReason(left)); // met in prepare, before its turn
+          return this.launchAgent('implement', id, transcript);
+        })
+      : this.launchAgent('implement', id, transcript);
     starting.then(() => mark('agent_ready', { job: this.o.jobId })).catch(() => {}); // a failed start is met, and said, at its turn
     this.early = { id, transcript, startedAt: new Date().toISOString(), starting };
   }
@@ -465,12 +473,21 @@ export class JobRunner {
    */
   startAgentEarly(): void {
     if (this.o.resolving || this.o.config.workspace.setup.length > 0 || this.stopRequest) return;
-    this.startEarly();
+    if (this.o.config.job['baseline-tests']) return this.startEarly();
+    // No baseline tests: the leftovers check (prepare's) comes first, so files
+    // the agent writes at its start (session/new) are not blamed on the job before.
+    this.leftovers = this.o.vcs.uncommittedPaths(this.o.workspacePath);
+    this.leftovers.catch(() => {}); // met, and said, in prepare
+    this.startEarly(this.leftovers);
   }
 
   /** The agent startAgentEarly started, for a job that will not run: closed, unrecorded. */
   async discardEarly(): Promise<void> {
+    if (!this.early) return;
     await this.closeEarly();
+    // An agent still starting after EARLY_CLOSE_MS is not closed above, and
+    // no run ends its group after: it goes here, with anything it started.
+    await endRecordedGroups(this.o.store, { job_id: this.o.jobId }).catch(() => {});
   }
 
   /** The early agent of a job that ended before its turn: closed (its group is ended after, in any case), its transcript removed. */

@@ -7,8 +7,13 @@
 // Unset, a mark costs one property read.
 import { appendFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
+import { resolve } from 'node:path';
 
-const file = process.env.II_TRACE?.trim() || null;
+// Resolved once, where first read, and handed on absolute to every child (the
+// runners, the agents' wrappers), which run in other directories: a relative
+// path would scatter their marks over each one's cwd.
+const file = process.env.II_TRACE?.trim() ? resolve(process.env.II_TRACE.trim()) : null;
+if (file !== null) process.env.II_TRACE = file;
 
 /** Whether marks are written (II_TRACE is set). */
 export const tracing = file !== null;

@@ -11,7 +11,17 @@
 // with that text; another text is checked afresh. The git dir it leads to is
 // then given to git (--git-dir, --work-tree): a link rewritten between the
 // check and git starting is never followed.
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UserError } from '../errors.js';
 
@@ -29,6 +39,33 @@ export class WorkspaceRedirected extends UserError {
     );
     this.name = 'WorkspaceRedirected';
   }
+}
+
+/**
+ * The worktree's HEAD, or its own branch's loose ref, is no longer a regular
+ * file (a FIFO, a socket, a device, a link, a directory): git would block or
+ * misread it, so no git may run there (it is refused as a repointed link is).
+ */
+export class WorkspaceGitFileReplaced extends WorkspaceRedirected {
+  constructor(workspace: string, file: string, what: string) {
+    super(workspace, what);
+    this.message =
+      `the workspace's git file ${file} is no longer a regular file (it is now ${what}). ` +
+      'Something running in the workspace (the agent, or a command it or the tests ran) replaced it; ' +
+      'no git command was run there after that (git would hang or misread it). ' +
+      "The job's commits so far are kept under refs/incrementum/; the workspace is made afresh for the next job.";
+    this.name = 'WorkspaceGitFileReplaced';
+  }
+}
+
+/** What a path is, for a message: only called on one that is not a regular file. */
+function kindOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
 }
 
 /** A link git wrote is one short line; anything longer is not one. */
@@ -54,6 +91,30 @@ function readDotGit(dir: string): DotGit {
     if (!st.isFile() || st.size > MAX_LINK) return { kind: 'other' };
     const n = readSync(fd, buf, 0, buf.length, 0);
     return n > MAX_LINK ? { kind: 'other' } : { kind: 'file', text: buf.toString('utf8', 0, n) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The loose ref file of the branch a worktree's HEAD names (`ref: refs/…`),
+ * under the repository's git dir `common`; null for a detached HEAD or one
+ * that cannot be read (git says what is wrong with it). Read without
+ * blocking: HEAD swapped for a FIFO after its lstat is not waited on.
+ */
+function headRef(head: string, common: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(head, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const m = /^ref: (refs\/[^\s]+)\s*$/.exec(buf.toString('utf8', 0, n));
+    if (!m || m[1]!.split('/').includes('..')) return null;
+    return join(common, m[1]!);
   } finally {
     closeSync(fd);
   }
@@ -137,6 +198,8 @@ function followLink(top: string, text: string): PinnedGitDir | { problem: string
 export class WorktreeLinks {
   /** Link text found good, per workspace top (as given), and where it leads. */
   private readonly good = new Map<string, { text: string; pin: PinnedGitDir }>();
+  /** The loose ref file of the branch HEAD named, per worktree git dir, keyed by HEAD's (inode, mtime, size). */
+  private readonly heads = new Map<string, { key: string; ref: string | null }>();
 
   check(top: string): PinnedGitDir | null {
     const dotGit = readDotGit(top);
@@ -167,7 +230,10 @@ export class WorktreeLinks {
 
   private checkLink(top: string, text: string): PinnedGitDir {
     const known = this.good.get(top);
-    if (known?.text === text) return known.pin;
+    if (known?.text === text) {
+      this.checkHead(top, known.pin.gitDir);
+      return known.pin;
+    }
     // Made or checked here before: git never rewrites a worktree's link while
     // it is in use, so any other text is someone else's.
     if (known)
@@ -178,11 +244,36 @@ export class WorktreeLinks {
     const pin = followLink(top, text);
     if ('problem' in pin) throw new WorkspaceRedirected(top, pin.problem);
     this.good.set(top, { text, pin });
+    this.checkHead(top, pin.gitDir);
     return pin;
+  }
+
+  /**
+   * The worktree's HEAD, and its branch's loose ref if it has one, must be
+   * regular files: a FIFO there blocks every git reading it (rev-parse, add,
+   * write-tree…) and so the runner's stop and release. One lstat of HEAD per
+   * command, and one of the ref; HEAD is read again only when it changed.
+   */
+  private checkHead(top: string, gitDir: string): void {
+    const head = join(gitDir, 'HEAD');
+    const st = lstatSync(head, { throwIfNoEntry: false });
+    if (!st) return; // git says what is wrong with a worktree without HEAD, and does not hang
+    if (!st.isFile()) throw new WorkspaceGitFileReplaced(top, head, kindOf(st));
+    const key = `${st.ino}:${st.mtimeMs}:${st.size}`;
+    let known = this.heads.get(gitDir);
+    if (known?.key !== key) {
+      known = { key, ref: headRef(head, dirname(dirname(gitDir))) };
+      this.heads.set(gitDir, known);
+    }
+    if (!known.ref) return;
+    const rst = lstatSync(known.ref, { throwIfNoEntry: false });
+    if (rst && !rst.isFile()) throw new WorkspaceGitFileReplaced(top, known.ref, kindOf(rst));
   }
 
   /** Forgets a workspace (removed, or about to be made again). */
   forget(top: string): void {
+    const known = this.good.get(top);
+    if (known) this.heads.delete(known.pin.gitDir);
     this.good.delete(top);
   }
 }

@@ -110,6 +110,10 @@ describe('with no [workspace] setup, the first implement agent', () => {
       const marks = traced(trace);
       expect(marks, `baseline-tests = ${baseline}`).toContain('agent_spawn');
       expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('launched'));
+      // After the job's records, with no await left before ii job do's signal
+      // handlers: a Ctrl-C in the launch cannot leave the agent unended.
+      expect(marks).toContain('launch_recorded');
+      expect(marks.indexOf('agent_spawn')).toBeGreaterThan(marks.indexOf('launch_recorded'));
       expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('run_start'));
       // One agent for the first turn: the early one was taken, not a second started.
       expect(marks.filter((m) => m === 'agent_spawn')).toHaveLength(1);
@@ -131,5 +135,30 @@ describe('with no [workspace] setup, the first implement agent', () => {
     expect(r.code, r.stderr).toBe(0);
     const marks = traced(trace);
     expect(marks.indexOf('agent_spawn')).toBeGreaterThan(marks.indexOf('setup_done'));
+  });
+});
+
+describe('with no baseline tests, the early agent', () => {
+  it('starts after the leftovers check: what it writes as it starts is not blamed on the job before', () => {
+    repo = join(tmp.path, 'repo');
+    execFileSync('mkdir', ['-p', repo]);
+    // An agent that writes a file in the workspace as it starts, before ACP's initialize.
+    const agent = [
+      'sh',
+      '-c',
+      `echo started > agent-start.log; exec "${process.execPath}" "${join(process.cwd(), 'dist', 'agent', 'scripted', 'main.js')}"`,
+    ];
+    gitRepo(repo, {
+      'README.md': '# r\n',
+      'incrementum.toml':
+        `[agent]\ncommand = ${JSON.stringify(agent)}\n\n[sandbox]\nmode = "off"\n\n` +
+        `[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\nbaseline-tests = false\n`,
+    });
+    const trace = join(tmp.path, 'trace.jsonl');
+    const r = ii(['job', 'do', '--title', 'anything'], { cwd: repo, env: { ...env, II_TRACE: trace } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(show(jobIdFrom(r.stderr)).status).toBe('completed');
+    expect(traced(trace)).toContain('agent_spawn');
+    expect(runningIn(tmp.path)).toEqual([]);
   });
 });

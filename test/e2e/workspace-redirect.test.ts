@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
+import { runningIn } from '../helpers/procs.js';
 
 let f: JobFixture;
 beforeEach(() => {
@@ -130,5 +131,30 @@ describe('an agent repointing its workspace at the user repository', () => {
     expect(job.status).toBe('failed');
     expect(job.stage).toBe('committing');
     expect(job.failure_reason).toMatch(/no longer points at its own worktree git dir/);
+  });
+});
+
+describe("an agent replacing its worktree's HEAD with a FIFO", () => {
+  it('no git runs there (it would hang on it): the job fails saying so, nothing left running', () => {
+    const before = setupWithStaged();
+    const s = f.scenario('fifo-head', {
+      implement: [
+        {
+          actions: [
+            write('a.txt', 'a\n'),
+            { type: 'shell', command: `g=$(sed 's/^gitdir: //' .git); rm -f "$g/HEAD"; mkfifo "$g/HEAD"` },
+          ],
+        },
+      ],
+    });
+    // Bounded: ii() gives up after 60 s, so a hang fails the test rather than stalling it.
+    const r = f.run(['job', 'do', '--title', 'fifo head'], s);
+    expect(r.code).not.toBe(0);
+    const job = f.show(jobIdFrom(r.stderr));
+    expect(job.status).toBe('failed');
+    expect(job.failure_reason).toMatch(/worktrees\/1\/HEAD is no longer a regular file \(it is now a FIFO/);
+    expect(job.failure_reason).toMatch(/no git command was run there/);
+    expect(userState()).toEqual(before);
+    expect(runningIn(f.tmp.path)).toEqual([]);
   });
 });

@@ -267,3 +267,31 @@ describe("the landing worktree (GitVcs's LandingVcs, src/vcs/git-landing.ts)", (
     expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(lw);
   });
 });
+
+describe('a worktree HEAD or branch ref that is not a regular file', () => {
+  const gitDir = () => join(repo, '.git', 'worktrees', '1');
+  it('a FIFO as HEAD is refused before git runs (git would hang on it), saying what to do', async () => {
+    const vcs = new GitVcs();
+    const links = new WorktreeLinks();
+    links.check(ws);
+    rmSync(join(gitDir(), 'HEAD'));
+    execFileSync('mkfifo', [join(gitDir(), 'HEAD')]);
+    const err = refusal(() => links.check(ws));
+    expect(err.message).toContain(join(gitDir(), 'HEAD'));
+    expect(err.message).toContain('a FIFO');
+    expect(err.message).toContain('made afresh');
+    // Through the Vcs too: refused, not hung (the test's own timeout bounds it).
+    await expect(vcs.uncommittedPaths(ws)).rejects.toBeInstanceOf(WorkspaceRedirected);
+  });
+
+  it("a FIFO as the worktree's own branch (a loose ref) is refused", () => {
+    const links = new WorktreeLinks();
+    links.check(ws);
+    const ref = join(repo, '.git', 'refs', 'heads', 'incrementum', 'ws-1');
+    rmSync(ref, { force: true }); // loose or packed: the FIFO takes its place
+    execFileSync('mkfifo', [ref]);
+    const err = refusal(() => links.check(ws));
+    expect(err.message).toContain(ref);
+    expect(err.message).toContain('a FIFO');
+  });
+});

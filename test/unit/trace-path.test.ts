@@ -1,0 +1,37 @@
+// II_TRACE given as a relative path is resolved once, against the cwd of the
+// process that reads it first, and handed on absolute: a child started in
+// another directory (a runner, an agent) marks into the same file.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir('ii-trace-');
+});
+afterEach(() => tmp.cleanup());
+
+const trace = resolve('src/proc/trace.ts');
+
+it('a relative II_TRACE is resolved once and passed on absolute to children in other directories', () => {
+  const elsewhere = join(tmp.path, 'elsewhere');
+  mkdirSync(elsewhere);
+  const child = `const { mark } = await import(${JSON.stringify(trace)}); mark('child');`;
+  const parent =
+    `const { mark } = await import(${JSON.stringify(trace)}); mark('parent');` +
+    `const { execFileSync } = await import('node:child_process');` +
+    `execFileSync(process.execPath, ['--input-type=module', '-e', ${JSON.stringify(child)}], { cwd: ${JSON.stringify(elsewhere)}, stdio: 'inherit' });`;
+  execFileSync(process.execPath, ['--input-type=module', '-e', parent], {
+    cwd: tmp.path,
+    env: { ...process.env, II_TRACE: 'trace.jsonl' },
+    stdio: 'inherit',
+    timeout: 60_000,
+  });
+  const marks = readFileSync(join(tmp.path, 'trace.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { mark: string }).mark);
+  expect(marks).toEqual(['parent', 'child']);
+});
