@@ -98,7 +98,7 @@ export function currentRepo(cwd = workingDir()): RepoContext {
  */
 export async function withStore<T>(
   fn: (store: AsyncStateStore) => T | Promise<T>,
-  opts: { integrityCheck?: boolean; reserve?: boolean } = {},
+  opts: { integrityCheck?: boolean; reserve?: boolean; mapped?: boolean } = {},
 ): Promise<T> {
   const store = await openAsyncStateStore(opts);
   // A shared store is the record of each job's log too: the events a command

@@ -16,6 +16,8 @@ export interface OpenAsyncOptions {
   reserve?: boolean;
   /** SQLite: check the whole file when opening it (sqlite/db.ts). */
   integrityCheck?: boolean;
+  /** SQLite: read the file through a memory map (sqlite/db.ts OpenOptions.mapped). */
+  mapped?: boolean;
 }
 
 /** The URL the store is to use, or null for SQLite: II_DATABASE_URL, else [state] url in the user's config. */
@@ -28,7 +30,12 @@ export async function openAsyncStateStore(opts: OpenAsyncOptions = {}): Promise<
   const url = databaseUrl(opts);
   if (url === null)
     return asyncStore(
-      openStateStore({ dir: opts.dir, reserve: opts.reserve, integrityCheck: opts.integrityCheck }),
+      openStateStore({
+        dir: opts.dir,
+        reserve: opts.reserve,
+        integrityCheck: opts.integrityCheck,
+        mapped: opts.mapped,
+      }),
     );
   const { openPgStore } = await import('./pg/index.js');
   return openPgStore(url, { dir: opts.dir });

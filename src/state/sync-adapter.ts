@@ -22,22 +22,56 @@ function promised<T extends object>(store: T): Promised<T> {
   return out as Promised<T>;
 }
 
-/** `store` behind the asynchronous API; closing it closes `store`. */
+/**
+ * `store` behind the asynchronous API; closing it closes `store`. Each of its
+ * stores is wrapped on first use, as openStateStore makes them (index.ts).
+ */
 export function asyncStore(store: StateStore): AsyncStateStore {
+  const lazy = <T extends object>(get: () => T): (() => Promised<T>) => {
+    let out: Promised<T> | undefined;
+    return () => (out ??= promised(get()));
+  };
+  const todos = lazy(() => store.todos);
+  const jobs = lazy(() => store.jobs);
+  const control = lazy(() => store.control);
+  const asks = lazy(() => store.asks);
+  const sessions = lazy(() => store.sessions);
+  const workspaces = lazy(() => store.workspaces);
+  const processGroups = lazy(() => store.processGroups);
+  const runners = lazy(() => store.runners);
+  const logs = lazy(() => store.logs);
   return {
     driver: 'sqlite',
     dir: store.dir,
     location: store.dbPath,
-    todos: promised(store.todos),
-    jobs: promised(store.jobs),
-    control: promised(store.control),
-    asks: promised(store.asks),
-    sessions: promised(store.sessions),
-    workspaces: promised(store.workspaces),
-    processGroups: promised(store.processGroups),
-    runners: promised(store.runners),
+    get todos() {
+      return todos();
+    },
+    get jobs() {
+      return jobs();
+    },
+    get control() {
+      return control();
+    },
+    get asks() {
+      return asks();
+    },
+    get sessions() {
+      return sessions();
+    },
+    get workspaces() {
+      return workspaces();
+    },
+    get processGroups() {
+      return processGroups();
+    },
+    get runners() {
+      return runners();
+    },
     freeReserve: () => store.freeReserve(),
-    logs: promised(store.logs),
+    get logs() {
+      return logs();
+    },
     close: async () => store.close(),
   };
 }

@@ -52,10 +52,14 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     // pipe or a file, those bytes are written as they are read.
     if (!waitingOnly && !stdoutIsTerminal()) {
       const out = stdoutBytes();
-      await withStore(async (s) => {
-        await reapDeadRunnersSaying(s, slug, 'ii job list');
-        await s.jobs.eachShown(slug, filter, out.put);
-      });
+      // Mapped: the listing reads most of the store's pages once (sqlite/db.ts).
+      await withStore(
+        async (s) => {
+          await reapDeadRunnersSaying(s, slug, 'ii job list');
+          await s.jobs.eachShown(slug, filter, out.put);
+        },
+        { mapped: true },
+      );
       out.end(NEWLINE);
       return;
     }

@@ -67,7 +67,17 @@ export interface OpenOptions {
    * held ~2.6 MB of its RSS for nothing (bench/dashboard.bench.js).
    */
   cacheKb?: number;
+  /**
+   * Read the file through a memory map (PRAGMA mmap_size) rather than a
+   * pread(2) and a copy per page: for a command that reads most of a large
+   * store once (`ii job list --json` reads ~17 MB of pages for 1,000 jobs:
+   * 2,400 preads). Writes still go through write(2) (SQLite's default).
+   */
+  mapped?: boolean;
 }
+
+/** The most of the file a mapped open maps (SQLite maps only what the file holds). */
+const MAP_BYTES = 1 << 30;
 
 export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync {
   try {
@@ -93,6 +103,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseSync
   try {
     if (!existed) chmodSync(path, 0o600);
     db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs()}`);
+    if (opts.mapped) db.exec(`PRAGMA mmap_size = ${MAP_BYTES}`);
     const version = userVersion(db);
     if (version > SCHEMA_VERSION) {
       fail(
