@@ -52,9 +52,11 @@ export function readRefFile(p: string, follow = false): string | null {
  * either a symbolic ref to another branch (`ref: refs/heads/main`), and git
  * outside, moving HEAD for the runner, would move that branch.
  */
-export function headFiles(
-  ws: string,
-): { head: string | null; branchFile: (branch: string) => string | null } | null {
+export function headFiles(ws: string): {
+  head: string | null;
+  branchFile: (branch: string) => string | null;
+  dropBranchLink: (branch: string) => boolean;
+} | null {
   const read = readRefFile;
   // The link as git follows it (a .git that is a symbolic link is refused
   // by the link check before any git runs; read through here as before).
@@ -76,7 +78,20 @@ export function headFiles(
     }
     return read(p);
   };
-  return { head: read(join(admin, 'HEAD')), branchFile };
+  // Removes the branch file when it is a symbolic link (the link itself, never
+  // what it names): the link check refuses git there while it is one, so git
+  // cannot drop it.
+  const dropBranchLink = (b: string): boolean => {
+    const p = join(commonDir, 'refs', 'heads', b);
+    try {
+      if (!lstatSync(p).isSymbolicLink()) return false;
+      rmSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return { head: read(join(admin, 'HEAD')), branchFile, dropBranchLink };
 }
 
 /** How old a workspace branch's ref lock must be to be taken for one a killed git left. */

@@ -265,7 +265,8 @@ export class GitVcs implements Vcs, LandingVcs {
     // A symbolic ref written in the branch's own file (the agent could, its
     // folder is writable inside the sandbox) would carry `checkout -B` to the
     // branch it names: it is the workspace's own ref, dropped as it is.
-    if (headFiles(path)?.branchFile(branch)?.startsWith('ref:'))
+    const files = headFiles(path);
+    if (!files?.dropBranchLink(branch) && files?.branchFile(branch)?.startsWith('ref:'))
       await git(path, ['update-ref', '--no-deref', '-d', `refs/heads/${branch}`], this.in(path));
     const before = await run(path, ['symbolic-ref', '-q', '--short', 'HEAD'], this.in(path));
     await withStaleBranchLock(branch, () =>
