@@ -92,17 +92,22 @@ export async function followFiles(
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       const out: string[] = [];
-      if (current) out.push(...follower.transcript(current, values(tailOf(current))));
-      for (const l of events.read()) {
+      const flush = () => {
+        if (current) out.push(...follower.transcript(current, values(tailOf(current))));
+      };
+      // The events first, then the transcript before each: what the agent
+      // wrote before an event is then in the file when it is read, and is
+      // printed before the event (its turn's end before the job's; read the
+      // other way round, both came in one read and the job's end went first).
+      const batch = events.read();
+      for (const l of batch) {
         if (!l.ok) continue;
-        if (l.value.type === 'agent_start') {
-          // The last one's end, then the new one's section.
-          if (current) out.push(...follower.transcript(current, values(tailOf(current))));
-          current = l.value.agent_session_id;
-        }
+        // Before an agent's start: the last one's end, then the new one's section.
+        flush();
+        if (l.value.type === 'agent_start') current = l.value.agent_session_id;
         out.push(...follower.event(l.value));
       }
-      if (current) out.push(...follower.transcript(current, values(tailOf(current))));
+      flush();
       if (follower.finished) out.push(...follower.rest());
       if (out.length) write(out);
       if (follower.finished) done();
