@@ -345,8 +345,17 @@ export class BacklogRunner {
   /** One look at the store: note ended children, start what fits. True when the run is over. */
   private async tick(): Promise<boolean> {
     const { store, repo } = this.o;
-    const todos = await store.todos.list(repo.slug);
+    // Read in this order: the other runs' starts, the jobs, then the todos.
+    // A start leaves the registry only once its claim is in the store, and a
+    // claim writes its job and its todo in one transaction, so a todo still
+    // ready in the last read was claimed in none of the earlier ones: its
+    // start is still in the registry read first. Todos read first, a claim in
+    // between showed the todo ready and its job held, no start in the
+    // registry, and this run started a second runner for it, which lost the
+    // claim (run-backlog "two ii run at once", in CI).
+    const starting = (await this.o.starts?.others()) ?? [];
     const briefs = await store.jobs.briefs(repo.slug);
+    const todos = await store.todos.list(repo.slug);
     const host = hostName();
     const now = Date.now();
     // A child's job is the one it claimed: same pid on this host, started after it was.
@@ -379,7 +388,7 @@ export class BacklogRunner {
     await this.tell(pendingTodos);
     // Others' starts whose job is not in the store yet (a claimed one counts as live).
     const held = new Set(briefs.filter((j) => j.status === 'active').map((j) => j.todo_id));
-    const othersStarting = new Set(((await this.o.starts?.others()) ?? []).filter((id) => !held.has(id)));
+    const othersStarting = new Set(starting.filter((id) => !held.has(id)));
     let running = live.length + pendingTodos.length + othersStarting.size;
     const others = live.filter((j) => !mineIds.has(j.id)).length + othersStarting.size;
     const taken = new Set([...this.children.values()].map((c) => c.todo.id));

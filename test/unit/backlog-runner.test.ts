@@ -221,3 +221,53 @@ it("a standby's replacement is not started in the look that hands its todo over:
   expect(replacements).toBeGreaterThanOrEqual(1);
   expect(startedBeforeClaim.every((early) => !early)).toBe(true);
 });
+
+it('a todo another run claims while this run looks at the store is not started again: the starts are read before the jobs and the todos', async () => {
+  const todo = store.todos.create('r', { title: 'B' });
+  // Another ii run is starting B: in the registry until it has seen its runner's claim.
+  let othersStarting = [todo.id];
+  let claimed = false;
+  // The claim lands, and that run takes B out of the registry, just as this run asks the registry.
+  // Asked last (after the todos and the jobs), B read ready, unclaimed and no longer being started.
+  const otherClaims = () => {
+    if (claimed) return;
+    claimed = true;
+    const other = stdinBound();
+    store.jobs.claim('r', { todo_id: todo.id, pid: other.pid!, host: hostname() }, () => null);
+    othersStarting = [];
+  };
+  const started: string[] = [];
+  const runner = new BacklogRunner({
+    store: asyncStore(store),
+    finishSession: async () => {},
+    repo: { root: tmp.path, slug: 'r' },
+    slots: 2,
+    maxAttempts: 2,
+    pollMs: 20,
+    starts: {
+      others: async () => {
+        const was = othersStarting;
+        otherClaims();
+        return was.filter((id) => othersStarting.includes(id));
+      },
+      take: async () => true,
+      set: async () => {},
+    },
+    start: (t) => {
+      started.push(t.id);
+      const c = stdinBound();
+      c.stdin!.end(); // a runner that lost the claim ends at once
+      return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+    },
+    onTick: () => {
+      // The other run's job ends, and so does this run.
+      const job = store.jobs.list('r').find((j) => j.todo_id === todo.id && j.status === 'active');
+      if (!job) return;
+      store.jobs.finish(job.id, 'completed');
+      store.todos.setStatus('r', todo.id, 'done');
+    },
+  });
+  await runner.run();
+  expect(claimed).toBe(true);
+  expect(started).toEqual([]);
+});
