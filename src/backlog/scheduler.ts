@@ -89,8 +89,12 @@ export interface BacklogRunnerOptions {
 
 /** Shared with the other backlog runners of the repository (the store's runners table). */
 export interface StartRegistry {
-  /** Todos other live runners have started a job runner for that has not claimed yet. */
-  others(): Promise<string[]>;
+  /**
+   * Todos other live runners have started a job runner for that has not
+   * claimed yet, each with whether that runner is on this machine (only
+   * those take this machine's slots).
+   */
+  others(): Promise<{ todo: string; here: boolean }[]>;
   /** Takes `todoId` for this runner, unless another live runner has; false then. */
   take(todoId: string): Promise<boolean>;
   /** This runner's starts not yet claimed, now. */
@@ -388,9 +392,19 @@ export class BacklogRunner {
     await this.tell(pendingTodos);
     // Others' starts whose job is not in the store yet (a claimed one counts as live).
     const held = new Set(briefs.filter((j) => j.status === 'active').map((j) => j.todo_id));
-    const othersStarting = new Set(starting.filter((id) => !held.has(id)));
-    let running = live.length + pendingTodos.length + othersStarting.size;
-    const others = live.filter((j) => !mineIds.has(j.id)).length + othersStarting.size;
+    const unclaimed = starting.filter((s) => !held.has(s.todo));
+    // Every machine's starts are kept from starting twice; only this
+    // machine's jobs take its slots: on a shared store `--jobs N` is N on
+    // each machine, not N between them (one machine's jobs were all of them
+    // before a store could be shared, and still are on SQLite).
+    const othersStarting = new Set(unclaimed.map((s) => s.todo));
+    const liveHere = live.filter((j) => j.host === host);
+    const startingHere = unclaimed.filter((s) => s.here).length;
+    let running = liveHere.length + pendingTodos.length + startingHere;
+    // Taking this machine's slots (the view's "started elsewhere")…
+    const others = liveHere.filter((j) => !mineIds.has(j.id)).length + startingHere;
+    // …and anywhere, which may still make a todo ready (the run waits for them).
+    const anywhere = live.filter((j) => !mineIds.has(j.id)).length + othersStarting.size;
     const taken = new Set([...this.children.values()].map((c) => c.todo.id));
     const startable = plan.ready.filter(
       (t) => !taken.has(t.id) && !othersStarting.has(t.id) && !this.unstartable.has(t.id),
@@ -443,7 +457,7 @@ export class BacklogRunner {
     // Nothing of ours runs: done once nothing could start and no job elsewhere
     // could still make a todo ready.
     const left = plan.ready.filter((t) => !this.unstartable.has(t.id)).length;
-    return left === 0 && others === 0;
+    return left === 0 && anywhere === 0;
   }
 
   /**

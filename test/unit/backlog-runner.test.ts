@@ -248,7 +248,7 @@ it('a todo another run claims while this run looks at the store is not started a
       others: async () => {
         const was = othersStarting;
         otherClaims();
-        return was.filter((id) => othersStarting.includes(id));
+        return was.filter((id) => othersStarting.includes(id)).map((todo) => ({ todo, here: true }));
       },
       take: async () => true,
       set: async () => {},
@@ -270,4 +270,41 @@ it('a todo another run claims while this run looks at the store is not started a
   await runner.run();
   expect(claimed).toBe(true);
   expect(started).toEqual([]);
+});
+
+it("another machine's jobs on a shared store take none of this machine's slots: --jobs N is N on each machine", async () => {
+  const theirs = store.todos.create('r', { title: 'X' });
+  const mine = store.todos.create('r', { title: 'Y' });
+  // A job another machine runs (its host is not this one), alive as far as this machine can tell.
+  const foreign = store.jobs.claim('r', { todo_id: theirs.id, pid: 1, host: 'another-machine' }, () => null);
+  let foreignActive = true;
+  let ticks = 0;
+  const startedWhileForeignRan: boolean[] = [];
+  const runner = new BacklogRunner({
+    store: asyncStore(store),
+    finishSession: async () => {},
+    repo: { root: tmp.path, slug: 'r' },
+    slots: 1,
+    maxAttempts: 2,
+    pollMs: 20,
+    start: (t) => {
+      startedWhileForeignRan.push(foreignActive);
+      const c = stdinBound();
+      const job = store.jobs.claim('r', { todo_id: t.id, pid: c.pid!, host: hostname() }, () => null);
+      store.jobs.finish(job.id, 'completed');
+      store.todos.setStatus('r', t.id, 'done');
+      c.stdin!.end();
+      return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+    },
+    onTick: () => {
+      // The other machine's job ends after a few looks, so the old count (its job in this slot) ends too.
+      if (++ticks < 10 || !foreignActive) return;
+      foreignActive = false;
+      store.jobs.finish(foreign.id, 'completed');
+      store.todos.setStatus('r', theirs.id, 'done');
+    },
+  });
+  await runner.run();
+  expect(startedWhileForeignRan).toEqual([true]);
+  expect(store.todos.get('r', mine.id)?.status).toBe('done');
 });

@@ -105,7 +105,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         others: async () =>
           (await store.runners.list(repo.slug))
             .filter((r) => r.id !== me.id && runnerAlive(r, Date.now(), localProbe))
-            .flatMap((r) => r.starting),
+            .flatMap((r) => r.starting.map((todo) => ({ todo, here: r.host === hostName() }))),
         take: (todoId) =>
           store.runners.takeStart(me.id, todoId, (others) =>
             others.some((r) => r.starting.includes(todoId) && runnerAlive(r, Date.now(), localProbe)),
