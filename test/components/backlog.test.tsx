@@ -237,12 +237,55 @@ describe('the backlog runner on the board', () => {
     expect(spawned.stopped).toEqual([4343]);
   });
 
+  it('runners on other machines: each machine adds its slots, + and - change theirs, R adds one here', async () => {
+    // A shared store: `ii run` counts only its own machine's jobs against its
+    // slots (backlog/scheduler.ts), so the header sums the machines' slots and
+    // counts the jobs on those machines; R here is one more machine's runner.
+    const { f, spawned } = fixture();
+    f.state.todos.create(REPO, { title: 'ready one' });
+    const onA = f.state.todos.create(REPO, { title: 'on a' });
+    f.state.jobs.create(REPO, { todo_id: onA.id, pid: 7001, host: 'a' });
+    makeJob(f.state, { title: 'by hand here' }); // host 'here', where no runner runs
+    const a = f.state.runners.register({ repo: REPO, pid: 5001, host: 'a', slots: 2, watch: true });
+    const b = f.state.runners.register({ repo: REPO, pid: 5002, host: 'b', slots: 3, watch: true });
+    const app = await board.render(f, { columns: 140, rows: 30 });
+    const { lastFrame, stdin } = app;
+    await frameWith(lastFrame, 'run: 1/5 slots on 2 machines (+1 elsewhere) · 1 ready · 1 blocked');
+    stdin.write('+');
+    await frameWith(lastFrame, 'runner slots: 4 on each other machine (none runs here)');
+    expect([f.state.runners.get(a.id)?.slots, f.state.runners.get(b.id)?.slots]).toEqual([4, 4]);
+    await frameWith(lastFrame, 'run: 1/8 slots on 2 machines');
+    // R does not offer to stop runners it cannot reach: it starts this machine's.
+    stdin.write('R');
+    await waitFor(() => (spawned.runners.length ? true : null), 'a runner to start here');
+    await frameWith(lastFrame, 'beside the runners on other machines');
+    const here = f.state.runners.register({ repo: REPO, pid: 4343, host: 'here', slots: 2, watch: true });
+    f.sync.refreshJobs();
+    await frameWith(lastFrame, 'run: 2/10 slots on 3 machines · 1 ready');
+    stdin.write('-');
+    await frameWith(lastFrame, 'runner slots: 1', 'run: 2/9 slots on 3 machines');
+    expect([a, b, here].map((r) => f.state.runners.get(r.id)?.slots)).toEqual([4, 4, 1]);
+  });
+
   it('runLine: nothing without a backlog or a runner; short and full forms', () => {
     const base = { jobs: [], stale: {}, backlog: { ready: [], blocked: [] }, runner: null };
     expect(runLine(base)).toBeNull();
     expect(runLine({ ...base, runner: { ids: [1], localPids: [2], slots: 3 } })).toEqual({
       full: 'run: 0/3 slots · 0 ready · 0 blocked',
       short: 'run: 0/3',
+    });
+    const two = {
+      ids: [1],
+      localPids: [],
+      slots: 3,
+      hosts: [
+        { host: 'a', slots: 3 },
+        { host: 'b', slots: 1 },
+      ],
+    };
+    expect(runLine({ ...base, runner: two })).toEqual({
+      full: 'run: 0/4 slots on 2 machines · 0 ready · 0 blocked',
+      short: 'run: 0/4',
     });
   });
 });

@@ -282,9 +282,8 @@ export function createActions(deps: ActionDeps): Actions {
       const repo = backlogRepo();
       if (!repo) return;
       const r = dash.getState().runner;
-      if (r) {
-        if (!r.localPids.length)
-          return say('the backlog runner runs on another machine: stop it there (Ctrl-C in its terminal)');
+      // Slots are per machine: with runners only on other machines, R adds this one's.
+      if (r?.localPids.length) {
         return dash.getState().dispatch({
           type: 'confirm',
           confirm: {
@@ -298,8 +297,9 @@ export function createActions(deps: ActionDeps): Actions {
         try {
           const slots = (await repoConfig(repo.root)).run.jobs;
           const p = (deps.spawnRunner ?? spawnRunnerDetached)(slots, repo.root, deps.state.dir);
+          const also = r ? ', beside the runners on other machines' : '';
           say(
-            `backlog runner started with ${slots} slot${slots === 1 ? '' : 's'} (pid ${p.pid}); + and - change them`,
+            `backlog runner started with ${slots} slot${slots === 1 ? '' : 's'} (pid ${p.pid})${also}; + and - change them`,
           );
         } catch (err) {
           say(errText(err));
@@ -331,8 +331,9 @@ export function createActions(deps: ActionDeps): Actions {
       const write = (slotWrites.last = slotWrites.last.then(async () => {
         try {
           for (const id of r.ids) await deps.state.runners.setSlots(id, slots);
+          const where = r.localPids.length ? '' : ' on each other machine (none runs here)';
           say(
-            `runner slots: ${slots}${delta < 0 ? ' (running jobs go on; no new one starts until fewer run)' : ''}`,
+            `runner slots: ${slots}${where}${delta < 0 ? ' (running jobs go on; no new one starts until fewer run)' : ''}`,
           );
         } catch (err) {
           say(errText(err));

@@ -569,12 +569,18 @@ export class DashboardSync {
     const now = Date.now();
     const live = this.state.runners.list(repo).filter((r) => runnerAlive(r, now, this.probe));
     const lands = runnersLand(live);
+    const here = live.filter((r) => r.host === this.probe.host);
+    // +/- change this machine's runners (slots are per machine); with none here, the others'.
+    const changed = here.length ? here : live;
+    const hosts = new Map<string, number>();
+    for (const r of live) hosts.set(r.host, Math.max(hosts.get(r.host) ?? 1, r.slots));
     this.dash.getState().setRunner(
       live.length
         ? {
-            ids: live.map((r) => r.id),
-            localPids: live.filter((r) => r.host === this.probe.host).map((r) => r.pid),
-            slots: Math.max(...live.map((r) => r.slots)),
+            ids: changed.map((r) => r.id),
+            localPids: here.map((r) => r.pid),
+            slots: Math.max(...changed.map((r) => r.slots)),
+            hosts: [...hosts].map(([host, slots]) => ({ host, slots })),
             lands: lands === true,
           }
         : null,

@@ -12,8 +12,19 @@ export function runLine(
   if (!s.runner && ready + blocked === 0) return null;
   const counts = ` · ${ready} ready · ${blocked} blocked`;
   if (!s.runner) return { full: `run: off${counts}`, short: 'run: off' };
-  // The runner counts every live job of the repository against its slots.
-  const running = s.jobs.filter((j) => j.status === 'active' && !s.stale[j.id]).length;
-  const slots = `${running}/${s.runner.slots}`;
-  return { full: `run: ${slots} slots${counts}`, short: `run: ${slots}` };
+  // Each runner counts the live jobs on its own machine against its slots
+  // (a job recorded without a host, from before hosts were kept, counts
+  // wherever one runs); jobs on a machine with no runner take none.
+  const hosts = s.runner.hosts ?? [];
+  const onRunnerHost = (host: string | null): boolean =>
+    hosts.length === 0 || host === null || hosts.some((h) => h.host === host);
+  const live = s.jobs.filter((j) => j.status === 'active' && !s.stale[j.id]);
+  const running = live.filter((j) => onRunnerHost(j.host)).length;
+  const elsewhere = live.length - running;
+  const total = hosts.length > 1 ? hosts.reduce((n, h) => n + h.slots, 0) : s.runner.slots;
+  const slots = `${running}/${total}`;
+  const where =
+    (hosts.length > 1 ? ` on ${hosts.length} machines` : '') +
+    (elsewhere ? ` (+${elsewhere} elsewhere)` : '');
+  return { full: `run: ${slots} slots${where}${counts}`, short: `run: ${slots}` };
 }

@@ -98,14 +98,21 @@ export interface BacklogState {
 
 export const EMPTY_BACKLOG: BacklogState = { ready: [], blocked: [] };
 
-/** The live backlog runners of the repository (ii run), as the header shows them and +/- change them. */
+/**
+ * The live backlog runners of the repository (ii run), as the header shows
+ * them and +/- change them. A runner's slots are its machine's: it counts the
+ * live jobs on its host against them (backlog/scheduler.ts), so on a shared
+ * store each machine running one adds its own.
+ */
 export interface RunnerState {
-  /** Their records' ids (usually one). */
+  /** The records +/- change: this machine's runners, or every live one when none runs here. */
   ids: number[];
   /** Their pids on this host (R stops them with what Ctrl-C does); runners elsewhere are not stopped from here. */
   localPids: number[];
-  /** The most jobs they keep running at once (each counts every job of the repository). */
+  /** The slots +/- start from: the most of the runners in `ids`. */
   slots: number;
+  /** Each machine a live runner is on, with its slots (the most of its runners there); absent: one, `slots`. */
+  hosts?: { host: string; slots: number }[];
   /** They land as they go (ii run --land): a todo waits for its deps to land (model/backlog-runner.ts runnersLand). */
   lands?: boolean;
 }
