@@ -85,7 +85,7 @@ describe('ii job list --json failing midway', () => {
     expect(r.stderr).toContain('.recover');
   });
 
-  it('a row that cannot be read: the same note, then the error, not exit 0', () => {
+  it('a row that cannot be read: the same note, then which job and what to do (exit 3)', () => {
     // The oldest job's kept text is not JSON and holds what looks like a secret,
     // so the listing must parse it to redact it.
     const raw = new DatabaseSync(db);
@@ -96,11 +96,15 @@ describe('ii job list --json failing midway', () => {
     raw.close();
 
     const r = list();
-    expect(r.code).not.toBe(0);
+    expect(r.code, r.stderr).toBe(3);
     const jobs = jobsIn(r.stdout);
     expect(jobs).toHaveLength(JOBS - 1);
     expect(jobs.map((j) => j.id)).not.toContain(oldest);
     expectNote(r.stderr, JOBS - 1);
+    // Then which job, and what to do: no stack.
+    expect(r.stderr).toContain(`job ${oldest}'s record in the store is not valid JSON`);
+    expect(r.stderr).toContain(`ii job show ${oldest} shows what can be read of it`);
+    expect(r.stderr).not.toContain('internal error');
   });
 
   it('a whole listing is still the whole list, with nothing on stderr', () => {
