@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { createDatabase } from './seed-store.js';
 import { median, round, sample } from './stats.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,16 +38,7 @@ export async function run() {
   const server = await startPgServer();
   let store = null;
   try {
-    const admin = new pg.Client({
-      host: server.socketDir,
-      port: server.port,
-      user: server.user,
-      database: 'postgres',
-    });
-    await admin.connect();
-    await admin.query('CREATE DATABASE ii_bench_logs');
-    await admin.end();
-    const url = `postgres://${server.user}@localhost:${server.port}/ii_bench_logs?host=${encodeURIComponent(server.socketDir)}`;
+    const url = await createDatabase(server, 'ii_bench_logs');
     store = await openPgStore(url, { dir: join(tmp, 'incrementum') });
     const sizes = [1, 10, 100, 1000];
     const times = Object.fromEntries(sizes.map((n) => [n, []]));

@@ -24,10 +24,10 @@
 //   state while its `ii run --jobs 8` runs 8 todos, in the same run. The
 //   load average during each is reported: on a shared 2-core machine the
 //   wall figures are mostly time spent waiting for a core.
-//   BENCH_SHARED_ONLY=machines runs these rows alone; BENCH_DEBUG prints
-//   each board's queries, BENCH_BOARD_PROF=dir writes their CPU profiles,
-//   BENCH_BOARD_TRACE=prefix each press's trace, BENCH_BOARD_NICE=n runs
-//   them at that priority.
+//   BENCH_SHARED_ONLY=machines runs these rows alone (=list: the job list's
+//   alone); BENCH_DEBUG prints each board's queries, BENCH_BOARD_PROF=dir
+//   writes their CPU profiles, BENCH_BOARD_TRACE=prefix each press's trace,
+//   BENCH_BOARD_NICE=n runs them at that priority.
 // Sized for a 2-core machine: about five minutes in all under load.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,11 +36,12 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createDatabase, seedJobs } from './seed-store.js';
 import { median, quantile, round, timeMs } from './stats.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const II = join(root, 'bin', 'ii.js');
-const { openStateStore, repoSlug } = await import(join(root, 'dist', 'src', 'state', 'index.js'));
+const { repoSlug } = await import(join(root, 'dist', 'src', 'state', 'index.js'));
 const { openPgStore } = await import(join(root, 'dist', 'src', 'state', 'pg', 'index.js'));
 // Node 24 runs the TypeScript helper as it is (type stripping).
 const { startPgServer } = await import(join(root, 'test', 'helpers', 'pg-server.ts'));
@@ -100,37 +101,6 @@ function ii(m, args, extraEnv = {}) {
   return r.stdout;
 }
 
-function seed(dir, slug, jobs = 1000, commitsPerJob = 10) {
-  const store = openStateStore({ dir });
-  const todo = store.todos.create(slug, { title: 'benchmark todo' });
-  for (let j = 0; j < jobs; j++) {
-    const job = store.jobs.create(slug, { todo_id: todo.id });
-    store.jobs.appendChange(job.id, `I${j.toString(16).padStart(40, '0')}`);
-    for (let c = 0; c < commitsPerJob; c++)
-      store.jobs.appendCommit(job.id, {
-        commit_id: `${j}-${c}`.padEnd(40, '0'),
-        draft_message: 'feat: something',
-        tests_passed: true,
-        files: [{ path: 'src/a.ts', is_new: false, is_deleted: false, additions: 3, deletions: 1 }],
-      });
-    store.jobs.finish(job.id, j % 3 === 0 ? 'failed' : 'completed');
-  }
-  store.close();
-}
-
-async function database(server, name) {
-  const admin = new pg.Client({
-    host: server.socketDir,
-    port: server.port,
-    user: server.user,
-    database: 'postgres',
-  });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return `postgres://${server.user}@localhost:${server.port}/${name}?host=${encodeURIComponent(server.socketDir)}`;
-}
-
 async function query(url, sql, params = []) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -143,9 +113,11 @@ async function query(url, sql, params = []) {
 
 /** `ii job list --all --json` through the CLI, SQLite and PostgreSQL on the same 1,000 jobs. */
 async function jobList(server, tmp, bare) {
-  const url = await database(server, 'ii_bench_list');
+  const url = await createDatabase(server, 'ii_bench_list');
   const m = machine(tmp, bare, 'list', null);
-  seed(join(m.env.XDG_STATE_HOME, 'incrementum'), repoSlug(m.repo));
+  seedJobs(join(m.env.XDG_STATE_HOME, 'incrementum'), repoSlug(m.repo), {
+    finish: (j) => (j % 3 === 0 ? 'failed' : 'completed'),
+  });
   ii(m, ['state', 'migrate', '--to', url]);
   await query(url, 'ANALYZE');
   const onPg = { II_DATABASE_URL: url };
@@ -186,7 +158,7 @@ async function jobList(server, tmp, bare) {
 
 /** A write on one connection until another connection's watch has read it back. */
 async function watchLatency(server) {
-  const url = await database(server, 'ii_bench_watch');
+  const url = await createDatabase(server, 'ii_bench_watch');
   const writer = await openPgStore(url);
   const reader = await openPgStore(url);
   const REPO = 'bench-watch';
@@ -437,7 +409,7 @@ async function sqliteBoard(tmp, bare) {
 
 /** 3 machines × ii run --jobs 8 on one backlog of 24 todos, each machine's board pressed meanwhile. */
 async function machines(server, tmp, bare, floor) {
-  const url = await database(server, 'ii_bench_machines');
+  const url = await createDatabase(server, 'ii_bench_machines');
   const ms = ['a', 'b', 'c'].map((n) => machine(tmp, bare, n, url));
   const scenarios = scenario(tmp);
   for (const m of ms) m.env.II_SCRIPTED_SCENARIO = scenarios;
@@ -502,12 +474,15 @@ export async function run() {
   const server = await startPgServer();
   try {
     const bare = sharedRepo(tmp);
-    // BENCH_SHARED_ONLY=machines: the 3-machine rows alone (the boards' figures).
-    const all = process.env.BENCH_SHARED_ONLY !== 'machines';
+    // BENCH_SHARED_ONLY=machines: the 3-machine rows alone (the boards'
+    // figures); =list: the job list's alone (a check of the seeded data).
+    const only = process.env.BENCH_SHARED_ONLY;
     return [
-      ...(all ? await jobList(server, tmp, bare) : []),
-      ...(all ? await watchLatency(server) : []),
-      ...(await machines(server, tmp, bare, await sqliteBoard(tmp, bare))),
+      ...(!only || only === 'list' ? await jobList(server, tmp, bare) : []),
+      ...(!only ? await watchLatency(server) : []),
+      ...(!only || only === 'machines'
+        ? await machines(server, tmp, bare, await sqliteBoard(tmp, bare))
+        : []),
     ];
   } finally {
     await server.stop();

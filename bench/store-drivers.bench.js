@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createDatabase, seedJobs } from './seed-store.js';
 import { median, round, sample } from './stats.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -22,24 +23,6 @@ const { startPgServer } = await import(join(root, 'test', 'helpers', 'pg-server.
 
 const REPO = 'bench-repo';
 
-function seed(dir, jobs = 1000, commitsPerJob = 10) {
-  const store = openStateStore({ dir });
-  const todo = store.todos.create(REPO, { title: 'benchmark todo' });
-  for (let j = 0; j < jobs; j++) {
-    const job = store.jobs.create(REPO, { todo_id: todo.id });
-    store.jobs.appendChange(job.id, `I${j.toString(16).padStart(40, '0')}`);
-    for (let c = 0; c < commitsPerJob; c++)
-      store.jobs.appendCommit(job.id, {
-        commit_id: `${j}-${c}`.padEnd(40, '0'),
-        draft_message: 'feat: something',
-        tests_passed: true,
-        files: [{ path: 'src/a.ts', is_new: false, is_deleted: false, additions: 3, deletions: 1 }],
-      });
-    if (j % 3 === 0) store.jobs.finish(job.id, 'completed');
-  }
-  store.close();
-}
-
 export async function run() {
   const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-drivers-'));
   const server = await startPgServer();
@@ -47,17 +30,8 @@ export async function run() {
   let liteStore = null;
   try {
     const dir = join(tmp, 'incrementum');
-    seed(dir);
-    const admin = new pg.Client({
-      host: server.socketDir,
-      port: server.port,
-      user: server.user,
-      database: 'postgres',
-    });
-    await admin.connect();
-    await admin.query('CREATE DATABASE ii_bench');
-    await admin.end();
-    const url = `postgres://${server.user}@localhost:${server.port}/ii_bench?host=${encodeURIComponent(server.socketDir)}`;
+    seedJobs(dir, REPO, { finish: (j) => (j % 3 === 0 ? 'completed' : null) });
+    const url = await createDatabase(server, 'ii_bench');
     await copySqliteToPg(join(dir, 'state.db'), url);
     pgStore = await openPgStore(url, { dir });
     const client = new pg.Client({ connectionString: url });

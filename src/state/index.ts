@@ -1,5 +1,7 @@
 // Opens the state store of record: SQLite in the state dir.
+import type { DatabaseSync } from 'node:sqlite';
 import type { StateStore } from './api.js';
+import { withLazyStores, type StoreName } from './lazy-stores.js';
 import { dbFile, stateDir } from './paths.js';
 import { freeReserve, keepReserve } from './reserve.js';
 import { openDatabase, type OpenOptions } from './sqlite/db.js';
@@ -21,6 +23,19 @@ export { dbFile, repoSlug, stateDir, transcriptFile } from './paths.js';
 export { checkHeader as checkStoreHeader } from './sqlite/db.js';
 export { damageAdvice, inspectStoreFile, type StoreInspection } from './sqlite/damage.js';
 
+/** How each of the nine stores is made on the database. */
+const SQLITE_STORES: { [K in StoreName]: (db: DatabaseSync) => StateStore[K] } = {
+  todos: sqliteTodoStore,
+  jobs: sqliteJobStore,
+  control: sqliteControlStore,
+  asks: sqliteAskStore,
+  sessions: sqliteSessionStore,
+  workspaces: sqliteWorkspaceStore,
+  processGroups: sqliteProcessGroupStore,
+  runners: sqliteRunnerStore,
+  logs: sqliteJobLogStore,
+};
+
 /**
  * Every call into the returned store goes through one guard (sqlite/guard.ts):
  * SQLite finding the file damaged, at any call, ends in StoreDamagedError
@@ -38,54 +53,15 @@ export function openStateStore(
   const db = openDatabase(dbPath, opts);
   if (opts.reserve) keepReserve(dbPath);
   const guard = new GuardedConnection(db, dbPath);
-  // Each store is made on first use: making one prepares statements, and a
-  // command uses a few of the nine (ii job list --json: the jobs alone; making
-  // all nine was ~1.4 ms of its start). Preparing reads the schema pages:
-  // guarded, as every call is.
-  const lazy = <T extends object>(make: () => T): (() => T) => {
-    let store: T | undefined;
-    return () => (store ??= guard.wrap(guard.run(make)));
-  };
-  const todos = lazy(() => sqliteTodoStore(db));
-  const jobs = lazy(() => sqliteJobStore(db));
-  const control = lazy(() => sqliteControlStore(db));
-  const asks = lazy(() => sqliteAskStore(db));
-  const sessions = lazy(() => sqliteSessionStore(db));
-  const workspaces = lazy(() => sqliteWorkspaceStore(db));
-  const processGroups = lazy(() => sqliteProcessGroupStore(db));
-  const runners = lazy(() => sqliteRunnerStore(db));
-  const logs = lazy(() => sqliteJobLogStore(db));
-  return {
-    dir,
-    dbPath,
-    get todos() {
-      return todos();
+  // Each store is made on first use (lazy-stores.ts); preparing its
+  // statements reads the schema pages: guarded, as every call is.
+  return withLazyStores<Omit<StateStore, StoreName>, StateStore>(
+    {
+      dir,
+      dbPath,
+      freeReserve: () => freeReserve(dbPath),
+      close: () => guard.close(),
     },
-    get jobs() {
-      return jobs();
-    },
-    get control() {
-      return control();
-    },
-    get asks() {
-      return asks();
-    },
-    get sessions() {
-      return sessions();
-    },
-    get workspaces() {
-      return workspaces();
-    },
-    get processGroups() {
-      return processGroups();
-    },
-    get runners() {
-      return runners();
-    },
-    get logs() {
-      return logs();
-    },
-    freeReserve: () => freeReserve(dbPath),
-    close: () => guard.close(),
-  };
+    (name) => guard.wrap(guard.run(() => SQLITE_STORES[name](db))),
+  );
 }

@@ -5,6 +5,7 @@
 // transaction, as every caller of the synchronous API does.
 import type { StateStore } from './api.js';
 import type { AsyncStateStore, Promised } from './async-api.js';
+import { withLazyStores, type StoreName } from './lazy-stores.js';
 
 function promised<T extends object>(store: T): Promised<T> {
   const out: Record<string, unknown> = {};
@@ -27,51 +28,16 @@ function promised<T extends object>(store: T): Promised<T> {
  * stores is wrapped on first use, as openStateStore makes them (index.ts).
  */
 export function asyncStore(store: StateStore): AsyncStateStore {
-  const lazy = <T extends object>(get: () => T): (() => Promised<T>) => {
-    let out: Promised<T> | undefined;
-    return () => (out ??= promised(get()));
-  };
-  const todos = lazy(() => store.todos);
-  const jobs = lazy(() => store.jobs);
-  const control = lazy(() => store.control);
-  const asks = lazy(() => store.asks);
-  const sessions = lazy(() => store.sessions);
-  const workspaces = lazy(() => store.workspaces);
-  const processGroups = lazy(() => store.processGroups);
-  const runners = lazy(() => store.runners);
-  const logs = lazy(() => store.logs);
-  return {
-    driver: 'sqlite',
-    dir: store.dir,
-    location: store.dbPath,
-    get todos() {
-      return todos();
+  return withLazyStores<Omit<AsyncStateStore, StoreName>, AsyncStateStore>(
+    {
+      driver: 'sqlite',
+      dir: store.dir,
+      location: store.dbPath,
+      freeReserve: () => store.freeReserve(),
+      close: async () => store.close(),
     },
-    get jobs() {
-      return jobs();
-    },
-    get control() {
-      return control();
-    },
-    get asks() {
-      return asks();
-    },
-    get sessions() {
-      return sessions();
-    },
-    get workspaces() {
-      return workspaces();
-    },
-    get processGroups() {
-      return processGroups();
-    },
-    get runners() {
-      return runners();
-    },
-    freeReserve: () => store.freeReserve(),
-    get logs() {
-      return logs();
-    },
-    close: async () => store.close(),
-  };
+    // Promised<StateStore[K]> is AsyncStateStore[K] for each K (async-api.ts
+    // defines them so), which TypeScript cannot see for a K not yet known.
+    <K extends StoreName>(name: K) => promised(store[name]) as AsyncStateStore[K],
+  );
 }

@@ -11,6 +11,7 @@ import { ii } from '../helpers/cli.js';
 import { jobIdFrom, type JobJson } from '../helpers/job.js';
 import { runningIn } from '../helpers/procs.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
+import { testEnv } from '../helpers/env.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
@@ -41,15 +42,7 @@ const events = (id: string) =>
 
 beforeEach(() => {
   tmp = tempDir('ii-early-agent-');
-  env = {
-    XDG_STATE_HOME: join(tmp.path, 'state'),
-    XDG_CONFIG_HOME: join(tmp.path, 'config'),
-    HOME: tmp.path,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@example.com',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@example.com',
-  };
+  env = testEnv(tmp.path);
 });
 afterEach(() => tmp.cleanup());
 

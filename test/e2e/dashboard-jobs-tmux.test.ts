@@ -20,6 +20,7 @@ import { isRunning, runningIn, runningInGroup } from '../helpers/procs.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 import { shortJobId } from '../../src/model/job-id.js';
+import { testEnv } from '../helpers/env.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() =>
@@ -62,16 +63,9 @@ it.skipIf(!hasTmux)(
         '[agent]\npreset = "scripted"\n\n[job]\n' +
         'test-commands = ["sh greet.sh world | grep -q \'hello, world\'"]\nauto-commit = false\n',
     });
-    const env: Record<string, string> = {
-      XDG_STATE_HOME: join(tmp.path, 'state'),
-      XDG_CONFIG_HOME: join(tmp.path, 'config'),
-      HOME: tmp.path,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@example.com',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@example.com',
+    const env: Record<string, string> = testEnv(tmp.path, {
       NO_COLOR: '1',
-    };
+    });
     const run = (...args: string[]) => {
       const r = ii(args, { cwd: repo, env });
       if (r.code !== 0) throw new Error(`ii ${args.join(' ')}: ${r.stderr}`);

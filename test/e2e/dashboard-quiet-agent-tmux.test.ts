@@ -11,6 +11,7 @@ import { II } from '../helpers/cli.js';
 import { runningIn } from '../helpers/procs.js';
 import { hasTmux, Tmux } from '../helpers/tmux.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { testEnv } from '../helpers/env.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() =>
@@ -37,16 +38,9 @@ it.skipIf(!hasTmux)(
       'README.md': '# r\n',
       'incrementum.toml': '[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["true"]\n',
     });
-    const env: Record<string, string> = {
-      XDG_STATE_HOME: join(tmp.path, 'state'),
-      XDG_CONFIG_HOME: join(tmp.path, 'config'),
-      HOME: tmp.path,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@example.com',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@example.com',
+    const env: Record<string, string> = testEnv(tmp.path, {
       NO_COLOR: '1',
-    };
+    });
     const scenario = join(tmp.path, 'unreachable.json');
     writeFileSync(
       scenario,

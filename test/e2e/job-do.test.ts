@@ -10,6 +10,7 @@ import { II, ii } from '../helpers/cli.js';
 import { jobIdFrom, verdict, write, type JobJson } from '../helpers/job.js';
 import { runningIn, runningWith } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { testEnv } from '../helpers/env.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
@@ -40,15 +41,7 @@ const show = (id: string): JobJson => JSON.parse(run(['job', 'show', id, '--json
 
 beforeEach(() => {
   tmp = tempDir('ii-jobdo-');
-  env = {
-    XDG_STATE_HOME: join(tmp.path, 'state'),
-    XDG_CONFIG_HOME: join(tmp.path, 'config'),
-    HOME: tmp.path,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@example.com',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@example.com',
-  };
+  env = testEnv(tmp.path);
 });
 afterEach(() => tmp.cleanup());
 

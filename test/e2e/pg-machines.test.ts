@@ -16,6 +16,7 @@ import { write } from '../helpers/job.js';
 import { pgServer, pgWhyNot } from '../helpers/pg.js';
 import { usePgDatabase } from '../helpers/pg-database.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { testEnv } from '../helpers/env.js';
 
 const server = pgServer();
 
@@ -112,18 +113,11 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
         name,
         host: `machine-${name}`,
         repo,
-        env: {
-          XDG_STATE_HOME: join(home, 'state'),
-          XDG_CONFIG_HOME: join(home, 'config'),
-          HOME: home,
-          GIT_AUTHOR_NAME: 't',
-          GIT_AUTHOR_EMAIL: 't@example.com',
-          GIT_COMMITTER_NAME: 't',
-          GIT_COMMITTER_EMAIL: 't@example.com',
+        env: testEnv(home, {
           II_HOST: `machine-${name}`,
           II_DATABASE_URL: db.url,
           II_SCRIPTED_SCENARIO: scenario,
-        },
+        }),
       });
     }
   }, 60_000);

@@ -10,6 +10,7 @@ import { II, ii, type RunResult } from '../helpers/cli.js';
 import { openStateStore, repoSlug } from '../../src/state/index.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 import { isRunning, runningIn, runningWith } from '../helpers/procs.js';
+import { testEnv } from '../helpers/env.js';
 
 interface JobRec {
   id: string;
@@ -96,15 +97,7 @@ function mostAtOnce(list: JobRec[]): number {
 
 beforeEach(() => {
   tmp = tempDir('ii-run-');
-  env = {
-    XDG_STATE_HOME: join(tmp.path, 'state'),
-    XDG_CONFIG_HOME: join(tmp.path, 'config'),
-    HOME: tmp.path,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@example.com',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@example.com',
-  };
+  env = testEnv(tmp.path);
 });
 afterEach(() => tmp.cleanup());
 

@@ -32,6 +32,7 @@ import { openStateStore, repoSlug, type StateStore } from '../../src/state/index
 import { backlog, type JobBrief } from '../../src/model/backlog.js';
 import { isStale } from '../../src/model/derive.js';
 import { localProbe } from '../../src/proc/alive.js';
+import { testEnv } from '../helpers/env.js';
 
 const TODOS = Number(process.env.II_CHAOS_TODOS ?? 60);
 const SUPERVISORS = 3;
@@ -58,15 +59,7 @@ const started: ChildProcess[] = [];
 
 beforeEach(() => {
   tmp = tempDir('ii-chaos-');
-  env = {
-    XDG_STATE_HOME: join(tmp.path, 'state'),
-    XDG_CONFIG_HOME: join(tmp.path, 'config'),
-    HOME: tmp.path,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@example.com',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@example.com',
-  };
+  env = testEnv(tmp.path);
 });
 afterEach(() => {
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii, ROOT } from '../helpers/cli.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 import { runningIn } from '../helpers/procs.js';
+import { testEnv } from '../helpers/env.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
@@ -22,15 +23,7 @@ beforeEach(() => {
     'README.md': '# r\n',
     'incrementum.toml': `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\n`,
   });
-  env = {
-    XDG_STATE_HOME: join(tmp.path, 'state'),
-    XDG_CONFIG_HOME: join(tmp.path, 'config'),
-    HOME: tmp.path,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@example.com',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@example.com',
-  };
+  env = testEnv(tmp.path);
 });
 afterEach(() => tmp.cleanup());
 

@@ -16,6 +16,7 @@ import { II, ii, type RunResult } from '../helpers/cli.js';
 import { isRunning, runningIn, runningWith } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 import { repoSlug } from '../../src/state/index.js';
+import { testEnv } from '../helpers/env.js';
 
 interface JobRec {
   id: string;
@@ -36,16 +37,9 @@ beforeEach(() => {
   tmp = tempDir('ii-land-intent-');
   repo = join(tmp.path, 'repo');
   mkdirSync(repo);
-  env = {
-    XDG_STATE_HOME: join(tmp.path, 'state'),
-    XDG_CONFIG_HOME: join(tmp.path, 'config'),
-    HOME: tmp.path,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@example.com',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@example.com',
+  env = testEnv(tmp.path, {
     II_SCRIPTED_SCENARIO: join(tmp.path, 'scenarios'),
-  };
+  });
   mkdirSync(join(tmp.path, 'scenarios'));
 });
 afterEach(async () => {

@@ -21,6 +21,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
 import { isRunning } from '../helpers/procs.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { testEnv } from '../helpers/env.js';
 
 const CHAIN = Number(process.env.II_STRESS_CHAIN ?? 6);
 /** Tracked files in the repository: each worktree made or removed writes or deletes them all, which widens the window. */
@@ -33,15 +34,7 @@ const burners: ChildProcess[] = [];
 
 beforeEach(() => {
   tmp = tempDir('ii-land-stress-');
-  env = {
-    XDG_STATE_HOME: join(tmp.path, 'state'),
-    XDG_CONFIG_HOME: join(tmp.path, 'config'),
-    HOME: tmp.path,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@example.com',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@example.com',
-  };
+  env = testEnv(tmp.path);
 });
 
 afterEach(() => {

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ii } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 import { STEP_ASIDE_NICE } from '../../src/proc/priority.js';
+import { testEnv } from '../helpers/env.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
@@ -27,16 +28,9 @@ beforeEach(() => {
       '[agent]\npreset = "scripted"\n\n[sandbox]\nmode = "off"\n\n' +
       '[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n',
   });
-  env = {
-    XDG_STATE_HOME: join(tmp.path, 'state'),
-    XDG_CONFIG_HOME: join(tmp.path, 'config'),
-    HOME: tmp.path,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@example.com',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@example.com',
+  env = testEnv(tmp.path, {
     II_TRACE: join(tmp.path, 'trace.jsonl'),
-  };
+  });
 });
 afterEach(() => tmp.cleanup());
 

@@ -16,6 +16,7 @@ import { jobSandbox } from '../../src/proc/sandbox/sandbox.js';
 import { workspaceBranch } from '../../src/session/paths.js';
 import { GitVcs } from '../../src/vcs/git.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
+import { GIT_IDENTITY } from '../helpers/env.js';
 
 const bwrap = (() => {
   try {
@@ -33,13 +34,6 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-const ids = {
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-};
-
 /** A repository with workspace 2 on its own branch, and that workspace's sandbox (the scripted agent's policy). */
 async function workspaceSandbox() {
   const repo = join(tmp.path, 'repo');
@@ -49,7 +43,7 @@ async function workspaceSandbox() {
   const ws = join(stateDir, 'workspaces', 'r', '2');
   const base = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
   await new GitVcs().addWorkspace(repo, ws, workspaceBranch(2), base);
-  const env = { ...process.env, ...ids, HOME: tmp.path };
+  const env = { ...process.env, ...GIT_IDENTITY, HOME: tmp.path };
   const sandbox = jobSandbox({
     config: Config.parse({}),
     repoRoot: repo,

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { II, ii, type RunResult } from './cli.js';
 import { gitRepo, tempDir } from './tmp.js';
+import { testEnv } from './env.js';
 
 export interface JobJson {
   id: string;
@@ -57,15 +58,7 @@ export class JobFixture {
 
   constructor(prefix = 'ii-job-') {
     this.tmp = tempDir(prefix);
-    this.env = {
-      XDG_STATE_HOME: join(this.tmp.path, 'state'),
-      XDG_CONFIG_HOME: join(this.tmp.path, 'config'),
-      HOME: this.tmp.path,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@example.com',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@example.com',
-    };
+    this.env = testEnv(this.tmp.path);
   }
 
   /** A git repo whose incrementum.toml runs `tests`; `agent` and `job` are extra TOML lines. */

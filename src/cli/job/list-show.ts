@@ -29,6 +29,21 @@ function stdoutIsTerminal(): boolean {
   return process.getBuiltinModule('node:tty').isatty(1);
 }
 
+/**
+ * The listing stopped after `jobs` jobs: some of it may be on stdout already
+ * (written in blocks as it was read), and a pipe's reader (jq) would meet
+ * only a parse error. What was read goes out whole, job by job, with no
+ * closing bracket (never valid JSON), and stderr says so before the error
+ * that stopped it (main.ts reports that, with its exit code).
+ */
+function cutShort(out: ReturnType<typeof stdoutBytes>, jobs: number): void {
+  out.end();
+  process.stderr.write(
+    `ii: the job listing on stdout stops after its first ${jobs} job${jobs === 1 ? '' : 's'}, with no closing bracket: it is not valid JSON, nor the whole list.\n` +
+      'Run ii job list --json again once what stopped it (below) is dealt with.\n',
+  );
+}
+
 export async function jobList(o: { status?: string; all?: boolean; json?: boolean }): Promise<void> {
   let status: JobStatus | undefined;
   // `waiting`: the active jobs with a permission request open for a person.
@@ -52,14 +67,27 @@ export async function jobList(o: { status?: string; all?: boolean; json?: boolea
     // pipe or a file, those bytes are written as they are read.
     if (!waitingOnly && !stdoutIsTerminal()) {
       const out = stdoutBytes();
-      // Mapped: the listing reads most of the store's pages once (sqlite/db.ts).
-      await withStore(
-        async (s) => {
-          await reapDeadRunnersSaying(s, slug, 'ii job list');
-          await s.jobs.eachShown(slug, filter, out.put);
-        },
-        { mapped: true },
-      );
+      let jobs = 0;
+      let listed = false;
+      try {
+        // Mapped: the listing reads most of the store's pages once (sqlite/db.ts).
+        await withStore(
+          async (s) => {
+            await reapDeadRunnersSaying(s, slug, 'ii job list');
+            // A part is a job's text, or the bracket or comma around it (one byte).
+            await s.jobs.eachShown(slug, filter, (b) => {
+              if (b.length > 1) jobs++;
+              out.put(b);
+            });
+            listed = true;
+          },
+          { mapped: true },
+        );
+      } catch (err) {
+        if (!listed && jobs > 0) cutShort(out, jobs);
+        else if (listed) out.end(NEWLINE);
+        throw err;
+      }
       out.end(NEWLINE);
       return;
     }

@@ -19,6 +19,7 @@
 //   and the shortest round-trip form, so it goes through a JavaScript function
 //   registered on the connection (registerCodec).
 import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite';
+import { UserError } from '../../errors.js';
 import { fromMicros } from '../../model/usage.js';
 import { SHOWN_RULES, shownAsIs, shownJsonText } from '../../text/json.js';
 
@@ -171,7 +172,7 @@ export const stored =
   };
 
 const MICROS_FN = 'ii_js_dollars';
-/** SQL functions of the listing texts' verdict (job-json.ts): ii_js_shown(text), ii_js_show(text). */
+/** SQL functions of the listing texts' verdict (job-json.ts): ii_js_shown(text), ii_js_show(text, job id). */
 export const SHOWN_FN = 'ii_js_shown';
 export const SHOW_FN = 'ii_js_show';
 const registered = new WeakSet<DatabaseSync>();
@@ -185,7 +186,22 @@ export function registerCodec(db: DatabaseSync): void {
     typeof x === 'string' && shownAsIs(x) ? SHOWN_RULES : null,
   );
   // A listing text as shown, for one with no verdict under today's rules.
-  db.function(SHOW_FN, { deterministic: true }, (x) => (typeof x === 'string' ? shownJsonText(x) : null));
+  // Redacting it parses it: a text that is not JSON (changed outside ii,
+  // damaged on disk) names its job, or ii job list --json would end in a
+  // bare SyntaxError after the jobs before it.
+  db.function(SHOW_FN, { deterministic: true }, (x, id) => {
+    if (typeof x !== 'string') return null;
+    try {
+      return shownJsonText(x);
+    } catch (err) {
+      throw new UserError(
+        `job ${String(id)}'s record in the store is not valid JSON (${(err as Error).message}): ` +
+          'it was changed outside ii, or damaged on disk, and cannot be listed.\n' +
+          `ii job show ${String(id)} shows what can be read of it; ii doctor checks the store.`,
+        3, // as a damaged store ends (StoreDamagedError)
+      );
+    }
+  });
   registered.add(db);
 }
 

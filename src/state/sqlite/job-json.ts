@@ -52,9 +52,9 @@ function lazy<T>(make: () => T): () => T {
   return () => (made ??= make());
 }
 
-/** A job's text as shown: its kept text if found clean under today's rules, else `text` through shownJsonText. */
+/** A job's text as shown: its kept text if found clean under today's rules, else `text` through shownJsonText (the job's id names it if that fails). */
 const shown = (text: string): string =>
-  `CASE WHEN list_shown = ${SHOWN_RULES} AND list_json IS NOT NULL THEN list_json ELSE ${SHOW_FN}(${text}) END`;
+  `CASE WHEN list_shown = ${SHOWN_RULES} AND list_json IS NOT NULL THEN list_json ELSE ${SHOW_FN}(${text}, id) END`;
 
 /**
  * JSON.stringify(load(where, params)) without making the objects: the jobs
