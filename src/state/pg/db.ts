@@ -91,6 +91,9 @@ export class PgDb {
       ECONNREFUSED: 'Is the server running, and on that host and port?',
       ENOTFOUND: 'Check the host name in the URL.',
       ENOENT: 'Is the server running, and is that its socket folder?',
+      // A password with a raw / ? # (or @ :) cuts the URL short: the parser refuses it.
+      ERR_INVALID_URL:
+        'The URL could not be read. Percent-encode any / ? # @ : % in the user name or password (/ as %2F, # as %23, @ as %40), and check the host and port.',
     };
     const hint = e?.code ? todo[e.code] : undefined;
     if (hint) return new UserError(`${where}: ${msg}.\n${hint}`, 3);
