@@ -35,7 +35,7 @@ const types = {
 const MIGRATION_LOCK = 0x69690001;
 
 /** The LISTEN/NOTIFY channel each write transaction announces its store version on. */
-const CHANNEL = 'ii_store';
+export const CHANNEL = 'ii_store';
 
 /** SQLSTATEs a transaction is retried on: deadlock, serialization failure. */
 const RETRY = new Set(['40P01', '40001']);
