@@ -9,6 +9,7 @@ import { UserError } from '../errors.js';
 import { Config } from '../model/config.js';
 // A TOML table is checked as any parsed object is.
 import { isObj as isTable, type Obj as Table } from '../model/obj.js';
+import { scrubUrlUserinfo } from '../text/db-url.js';
 
 /** The config files that apply to a repo, most specific first; only those that exist. */
 export function configFiles(repoRoot: string, env: NodeJS.ProcessEnv = process.env): string[] {
@@ -41,7 +42,8 @@ function readToml(path: string): Table {
   try {
     return parseToml(text) as Table;
   } catch (err) {
-    throw new UserError(`config ${path} is not valid TOML: ${(err as Error).message}`);
+    // The error quotes the line: the user's config may hold the store's URL and its password.
+    throw new UserError(`config ${path} is not valid TOML: ${scrubUrlUserinfo((err as Error).message)}`);
   }
 }
 

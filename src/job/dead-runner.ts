@@ -14,6 +14,8 @@ import { endJobProcesses } from '../proc/job-processes.js';
 import { endRecordedGroups, type EndedGroups } from '../proc/recorded.js';
 import type { AsyncStateStore } from '../state/async-api.js';
 import { appendEvent } from '../state/events.js';
+import { workspacesDir } from '../state/paths.js';
+import { isInside } from '../session/paths.js';
 import { runnerGoneIn } from './runner-gone.js';
 
 // Where a runner is judged gone: small, so a command can check before loading the cleanup.
@@ -76,12 +78,17 @@ export async function cleanUpDeadRunner(
     ended: [],
     left: [],
   }));
-  // The cwd rule only for a workspace the store made (a record's path is
-  // trusted no further: every process working under it would be ended).
+  // The cwd rule only for a workspace the store made, in this machine's
+  // workspaces folder (a record's path is trusted no further: every process
+  // working under it would be ended; in a shared store another machine wrote
+  // it, and its workspace record with it).
   const ws = job.workspace_path;
   const strays = await Promise.resolve()
     .then(async () => {
-      const known = ws !== null && (await store.workspaces.list(job.repo)).some((w) => w.path === ws);
+      const known =
+        ws !== null &&
+        isInside(workspacesDir(store.dir, job.repo), ws) &&
+        (await store.workspaces.list(job.repo)).some((w) => w.path === ws);
       return endJobProcesses({ jobIds: [job.id], dirs: known ? [ws] : [] }, o.graceMs);
     })
     .catch(() => ({ ended: [], left: [] }));

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import type { Session, Workspace } from '../model/session.js';
+import { isWorkspaceBranch } from '../model/workspace-branch.js';
 import type { AsyncStateStore } from '../state/async-api.js';
 import { shortId } from '../state/ids.js';
 import { workspacesDir } from '../state/paths.js';
@@ -150,8 +151,17 @@ export async function finishSession(
   );
   if (ws) {
     vcs.release(ws.path);
+    // Reset only a workspace of this machine's: under its workspaces folder,
+    // on a workspace branch. In a shared store the record may be another
+    // machine's (whose path can name another folder here) or written by a
+    // machine taken over: a path naming the user's own linked worktree, a
+    // branch naming theirs, and the reset below would wipe that worktree's
+    // work and move their branch (found by ii job list reaping a job the
+    // record says ran here).
+    const ours = isInside(workspacesDir(store.dir, session.repo), ws.path) && isWorkspaceBranch(ws.branch);
     try {
-      if (ws.base_rev && existsSync(ws.path)) await vcs.resetWorkspace(ws.path, ws.branch, ws.base_rev);
+      if (ours && ws.base_rev && existsSync(ws.path))
+        await vcs.resetWorkspace(ws.path, ws.branch, ws.base_rev);
     } catch {
       // The next session to claim it resets (or re-creates) it anyway.
     }

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../errors.js';
-import { dbUrlPassword } from '../text/db-url.js';
+import { dbUrlPassword, scrubUrlUserinfo } from '../text/db-url.js';
 import { parseTomlLazily } from './lazy-toml.js';
 
 /** `$XDG_CONFIG_HOME/incrementum/config.toml`, else `~/.config/incrementum/config.toml`. */
@@ -54,7 +54,7 @@ export function configuredStoreUrl(env: NodeJS.ProcessEnv = process.env): StoreU
     // on. One that may set the store is not guessed past: SQLite instead of
     // the shared store would be a second, diverging record.
     if (!/^\s*(url|"url"|'url')\s*=|^\s*state\.url\s*=/m.test(text)) return null;
-    throw new UserError(`config ${file} is not valid TOML: ${(err as Error).message}`);
+    throw new UserError(`config ${file} is not valid TOML: ${scrubUrlUserinfo((err as Error).message)}`);
   }
   const url = (state as { url?: unknown } | undefined)?.url;
   if (typeof url !== 'string' || !url.trim()) return null;

@@ -3,16 +3,34 @@
 // its store by this form in every message, and scrubs the password from any
 // error text its client library produces (`scrubSecret`), so the password
 // never reaches output, logs or `ii doctor`.
+//
+// A password typed with a raw `/`, `?` or `#` (a generated one often has a
+// `/`) ends a URL's authority early: the URL parser then refuses the text, or
+// reads the start of the password as a port and the rest as the path. Either
+// way the password is all of what lies between the user's `:` and the last
+// `@`, and that is what is redacted.
 import { REDACTED } from './redact.js';
 
-/** `url` with its password redacted; text that is not a URL has everything between :// and @ redacted. */
-export function redactDbUrl(url: string): string {
+/** scheme://user:rest@… with `rest` running to the last `@`: the password of a URL the parser misreads. */
+const RAW_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^:/?#@]*)(?::(.*))?@/is;
+
+/** The URL as the parser reads it, or null when it does not, or misreads a raw `/` in a password as the path's. */
+function parsed(url: string): URL | null {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return url.replace(/(:\/\/)[^/?#]*@/, `$1${REDACTED}@`);
+    return null;
   }
+  // postgres://ii:12/ab@host/db: user "", host "ii", port 12, path "/ab@host/db".
+  if (!u.username && !u.password && u.pathname.includes('@') && RAW_USERINFO.test(url)) return null;
+  return u;
+}
+
+/** `url` with its password redacted; text that is not a URL has everything between :// and the last @ redacted. */
+export function redactDbUrl(url: string): string {
+  const u = parsed(url);
+  if (!u) return url.replace(/(:\/\/)[^@]*@/s, `$1${REDACTED}@`);
   if (u.password) u.password = REDACTED;
   for (const key of [...u.searchParams.keys()])
     if (/^(password|passwd|sslpassword)$/i.test(key)) u.searchParams.set(key, REDACTED);
@@ -22,13 +40,19 @@ export function redactDbUrl(url: string): string {
 
 /** The password a database URL holds (decoded), or null. */
 export function dbUrlPassword(url: string): string | null {
-  try {
-    const u = new URL(url);
-    const pw = u.password ? decodeURIComponent(u.password) : u.searchParams.get('password');
+  const u = parsed(url);
+  if (u) {
+    const pw = u.password ? safeDecode(u.password) : u.searchParams.get('password');
     return pw || null;
+  }
+  return RAW_USERINFO.exec(url)?.[3] || null;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
   } catch {
-    const m = /:\/\/[^:/@]*:([^@/]*)@/.exec(url);
-    return m?.[1] ? m[1] : null;
+    return s;
   }
 }
 
@@ -44,4 +68,13 @@ export function scrubDbUrl(text: string, url: string): string {
       if (form.length > 0) out = out.replaceAll(form, REDACTED);
   }
   return out;
+}
+
+/**
+ * `text` (a TOML parser's error, quoting the config line) with the user-info
+ * part of every URL in it redacted, up to the last `@` of the token: the
+ * line may hold the store's URL, unquoted, its password with a raw `/`.
+ */
+export function scrubUrlUserinfo(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s"'`]*@/gi, `$1${REDACTED}@`);
 }

@@ -8,6 +8,7 @@
 // whatever the size of the change.
 import { decodeBytes } from '../text/bytes.js';
 import { gitStream, git, type GitOptions } from './git-run.js';
+import { revArg } from './rev-arg.js';
 
 export interface DiffLimits {
   /** Lines shown of one file (its header included). */
@@ -188,7 +189,7 @@ async function entries(
 ): Promise<Entry[]> {
   const out = await git(
     cwd,
-    ['diff', '--raw', '-z', '--no-renames', '--no-abbrev', from, to, '--', ...pathspec],
+    ['diff', '--raw', '-z', '--no-renames', '--no-abbrev', revArg(from), revArg(to), '--', ...pathspec],
     o,
   );
   const parts = out.split('\0');
@@ -266,7 +267,17 @@ async function streamSmall(
   });
   const r = await gitStream(
     cwd,
-    ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', from, to, '--', ...pathspec],
+    [
+      'diff',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-renames',
+      revArg(from),
+      revArg(to),
+      '--',
+      ...pathspec,
+    ],
     (chunk) => splitter.push(chunk) < 0,
     o,
   );

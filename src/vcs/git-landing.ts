@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { git, gitRaw, type GitOptions } from './git-run.js';
 import type { BranchBusy, BusyState, FastForward, RebaseOutcome } from './landing-vcs.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
+import { revArg } from './rev-arg.js';
 
 const links = new WorktreeLinks();
 /** Options for a git command in the landing worktree `ws`: its link is checked just before git starts. */
@@ -39,17 +40,21 @@ export async function currentBranch(checkout: string): Promise<string | null> {
 
 /** True when `ancestor` is `descendant` or one of its ancestors. */
 export async function isAncestor(root: string, ancestor: string, descendant: string): Promise<boolean> {
-  return (await gitRaw(root, ['merge-base', '--is-ancestor', ancestor, descendant])).code === 0;
+  return (
+    (await gitRaw(root, ['merge-base', '--is-ancestor', revArg(ancestor), revArg(descendant)])).code === 0
+  );
 }
 
 /** The commits base..head, oldest first. */
 export async function commitsBetween(root: string, base: string, head: string): Promise<string[]> {
-  return (await git(root, ['rev-list', '--reverse', `${base}..${head}`])).split('\n').filter(Boolean);
+  return (await git(root, ['rev-list', '--reverse', `${revArg(base)}..${revArg(head)}`]))
+    .split('\n')
+    .filter(Boolean);
 }
 
 /** The subjects of base..head, oldest first (a landing's confirmation names them). */
 export async function commitSubjects(root: string, base: string, head: string): Promise<string[]> {
-  const out = await git(root, ['log', '--reverse', '--format=%s', `${base}..${head}`]);
+  const out = await git(root, ['log', '--reverse', '--format=%s', `${revArg(base)}..${revArg(head)}`]);
   return out.split('\n').filter(Boolean);
 }
 
@@ -149,7 +154,7 @@ async function worktrees(
 export async function addLandingWorktree(root: string, path: string, rev: string): Promise<void> {
   await removeLandingWorktree(root, path);
   mkdirSync(dirname(path), { recursive: true });
-  await git(root, ['worktree', 'add', '--quiet', '--force', '--detach', path, rev]);
+  await git(root, ['worktree', 'add', '--quiet', '--force', '--detach', path, revArg(rev)]);
   links.check(path);
 }
 
@@ -175,12 +180,21 @@ export async function rebaseInWorktree(
   head: string,
   keep = false,
 ): Promise<RebaseOutcome> {
-  await git(ws, ['checkout', '--quiet', '--force', '--detach', head], inWs(ws));
+  await git(ws, ['checkout', '--quiet', '--force', '--detach', revArg(head)], inWs(ws));
   const r = await gitRaw(
     ws,
     // No hooks of the user's run on our rewrite; commits that become empty
     // (already on the target) are dropped, as a rebase does by default.
-    ['-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', '--no-autostash', '--onto', onto, base],
+    [
+      '-c',
+      'core.hooksPath=/dev/null',
+      'rebase',
+      '--quiet',
+      '--no-autostash',
+      '--onto',
+      revArg(onto),
+      revArg(base),
+    ],
     inWs(ws, { env: await identity(ws) }),
   );
   return rebaseStep(ws, r, keep);
@@ -263,7 +277,7 @@ export async function casBranch(
 export async function fastForwardCheckout(checkout: string, next: string, old: string): Promise<FastForward> {
   const head = await gitRaw(checkout, ['rev-parse', '--verify', 'HEAD']);
   if (head.stdout.trim() !== old) return { ok: false, moved: true, detail: '' };
-  const r = await gitRaw(checkout, ['merge', '--ff-only', '--quiet', '--no-edit', next]);
+  const r = await gitRaw(checkout, ['merge', '--ff-only', '--quiet', '--no-edit', revArg(next)]);
   if (r.code === 0) return { ok: true };
   return { ok: false, moved: false, detail: (r.stderr || r.stdout).trim() };
 }
@@ -282,7 +296,7 @@ export async function rebaseTakingJobSide(
   base: string,
   head: string,
 ): Promise<RebaseOutcome> {
-  await git(ws, ['checkout', '--quiet', '--force', '--detach', head], inWs(ws));
+  await git(ws, ['checkout', '--quiet', '--force', '--detach', revArg(head)], inWs(ws));
   const r = await gitRaw(
     ws,
     [
@@ -294,8 +308,8 @@ export async function rebaseTakingJobSide(
       '-X',
       'theirs',
       '--onto',
-      onto,
-      base,
+      revArg(onto),
+      revArg(base),
     ],
     inWs(ws, { env: await identity(ws) }),
   );
@@ -310,7 +324,7 @@ export async function fileDiff(
   file: string,
   maxLines: number,
 ): Promise<{ text: string; cut: boolean }> {
-  const r = await gitRaw(root, ['diff', '--no-color', '--no-ext-diff', from, to, '--', file]);
+  const r = await gitRaw(root, ['diff', '--no-color', '--no-ext-diff', revArg(from), revArg(to), '--', file]);
   const lines = r.stdout.split('\n');
   if (lines.length <= maxLines) return { text: r.stdout.trimEnd(), cut: false };
   return { text: lines.slice(0, maxLines).join('\n'), cut: true };

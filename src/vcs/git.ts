@@ -25,6 +25,7 @@ import type { Base, FileStat, IterationCommit, LogEntry, StagedCopy, Vcs } from 
 import { PROTOCOL_FILES } from './vcs.js';
 import { headFiles, readRefFile, withLockRetry, withStaleBranchLock } from './branch-guards.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
+import { revArg } from './rev-arg.js';
 
 export { STALE_REF_LOCK_MS } from './branch-guards.js';
 
@@ -252,7 +253,9 @@ export class GitVcs implements Vcs, LandingVcs {
     // --force: a registration left by a worktree whose directory vanished
     // must not block its path; -B: a leftover branch of the same name is reset.
     await withStaleBranchLock(branch, () =>
-      withLockRetry(() => git(root, ['worktree', 'add', '--quiet', '--force', '-B', branch, path, baseRev])),
+      withLockRetry(() =>
+        git(root, ['worktree', 'add', '--quiet', '--force', '-B', branch, path, revArg(baseRev)]),
+      ),
     );
     // The link git has just written is the one every later command is checked against.
     this.links?.forget(path);
@@ -270,14 +273,14 @@ export class GitVcs implements Vcs, LandingVcs {
       await git(path, ['update-ref', '--no-deref', '-d', `refs/heads/${branch}`], this.in(path));
     const before = await run(path, ['symbolic-ref', '-q', '--short', 'HEAD'], this.in(path));
     await withStaleBranchLock(branch, () =>
-      git(path, ['checkout', '--quiet', '--force', '-B', branch, baseRev], this.in(path)),
+      git(path, ['checkout', '--quiet', '--force', '-B', branch, revArg(baseRev)], this.in(path)),
     );
     // A workspace made by an earlier version was on a branch of another name
     // (incrementum/ws-<n>): it has moved to today's, and the old one goes.
     const old = before.code === 0 ? before.stdout.trim() : '';
     if (old !== branch && isWorkspaceBranch(old)) await run(path, ['branch', '-q', '-D', old], this.in(path));
     this.branches.set(path, branch);
-    await git(path, ['reset', '--quiet', '--hard', baseRev], this.in(path));
+    await git(path, ['reset', '--quiet', '--hard', revArg(baseRev)], this.in(path));
     await git(path, ['clean', '-ffdxq'], this.in(path));
     rmSync(await this.changeFile(path), { force: true });
     this.changes.delete(path);
@@ -705,7 +708,7 @@ export class GitVcs implements Vcs, LandingVcs {
     // then the numstat records (additions, deletions, path).
     const out = await git(
       ws,
-      ['diff', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat', from, to],
+      ['diff', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat', revArg(from), revArg(to)],
       this.in(ws),
     );
     const parts = out.split('\0');
@@ -729,7 +732,11 @@ export class GitVcs implements Vcs, LandingVcs {
   }
 
   async log(ws: string, base: string, head: string): Promise<LogEntry[]> {
-    const out = await git(ws, ['log', '--reverse', '--format=%H|%ct|%s', `${base}..${head}`], this.in(ws));
+    const out = await git(
+      ws,
+      ['log', '--reverse', '--format=%H|%ct|%s', `${revArg(base)}..${revArg(head)}`],
+      this.in(ws),
+    );
     return out
       .split('\n')
       .filter(Boolean)

@@ -1,12 +1,28 @@
 // A database URL's password never appears in what incrementum shows: the
 // URL's redacted form, and the PostgreSQL driver's errors (a wrong password,
 // an unreachable server, a missing database) against the run's private server.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { openPgStore } from '../../src/state/pg/index.js';
+import { probePgStore } from '../../src/state/pg/probe.js';
+import { configuredStoreUrl } from '../../src/state/store-url.js';
 import { dbUrlPassword, redactDbUrl, scrubDbUrl } from '../../src/text/db-url.js';
 import { dropDatabase, freshDatabase, passwordUrl, pgServer, pgWhyNot } from '../helpers/pg.js';
+
+describe("ii doctor's probe of a URL it cannot read", () => {
+  it('is a finding saying to percent-encode, not an internal error, with no part of the password', async () => {
+    // Never connects: the URL is refused as it is read.
+    const p = await probePgStore('postgres://ii:ab/cd+ef@127.0.0.1:1/incr', 1000);
+    expect(p.schema).toBeNull();
+    expect(p.error).toMatch(/Percent-encode/);
+    expect(p.error).not.toContain('ab/cd');
+    expect(p.location).not.toContain('ab/cd');
+  });
+});
 
 describe('redactDbUrl', () => {
   it.each([
@@ -33,6 +49,40 @@ describe('redactDbUrl', () => {
     expect(out).toBe(
       'cannot connect to postgres://ii:[REDACTED]@db/x: password "[REDACTED]" ([REDACTED]) rejected',
     );
+  });
+
+  // A password typed with a raw / ? or # (a generated one often has a /): the
+  // URL parser refuses the text, or reads the password's start as a port and
+  // the rest as the path. It was shown whole, and a config file holding it was
+  // not refused for being readable by others.
+  it.each([
+    ['postgres://ii:ab/cd+ef@db.internal/incr', 'ab/cd+ef'],
+    ['postgres://ii:pa#ss@db/x', 'pa#ss'],
+    ['postgres://ii:pa?ss@db/x', 'pa?ss'],
+    ['postgres://ii:12/34zz@db/x', '12/34zz'],
+  ])('a raw / ? or # in the password: %s shows none of it', (url, pw) => {
+    expect(redactDbUrl(url)).toBe('postgres://[REDACTED]@' + url.slice(url.lastIndexOf('@') + 1));
+    expect(dbUrlPassword(url)).toBe(pw);
+    expect(scrubDbUrl(`at ${url}: bad (${pw})`, url)).not.toContain(pw);
+  });
+
+  it('a config file holding such a URL, readable by others, is refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ii-dburl-'));
+    try {
+      const cfg = join(dir, 'incrementum', 'config.toml');
+      mkdirSync(join(dir, 'incrementum'));
+      writeFileSync(cfg, '[state]\nurl = "postgres://ii:ab/cd+ef@db.internal/incr"\n');
+      chmodSync(cfg, 0o644);
+      expect(() => configuredStoreUrl({ XDG_CONFIG_HOME: dir })).toThrow(/chmod 600/);
+      chmodSync(cfg, 0o600);
+      expect(configuredStoreUrl({ XDG_CONFIG_HOME: dir })?.url).toContain('db.internal');
+      // Unquoted, the line is not TOML: the parser's error quotes it.
+      writeFileSync(cfg, '[state]\nurl = postgres://ii:ab/cd+ef@db.internal/incr\n');
+      expect(() => configuredStoreUrl({ XDG_CONFIG_HOME: dir })).toThrow(/not valid TOML/);
+      expect(() => configuredStoreUrl({ XDG_CONFIG_HOME: dir })).not.toThrow(/cd\+ef/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -88,5 +138,19 @@ describe.skipIf(!server)(`the PostgreSQL driver's errors${server ? '' : ` (skipp
     expect(e2).toBeInstanceOf(UserError);
     expect(shown(e2)).toMatch(/database "no_such_db" does not exist[\s\S]*Create the database/);
     expect(shown(e2)).not.toContain(server!.password);
+  });
+
+  it('a URL whose password has a raw /: a UserError saying to encode it, with no part of the password in it', async () => {
+    const pw = `${server!.password}/x+y`;
+    const url = `postgres://${server!.passwordUser}:${pw}@127.0.0.1:${server!.port}/postgres`;
+    const err = await openPgStore(url).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UserError);
+    const text = shown(err);
+    expect(text).toMatch(/Percent-encode/);
+    expect(text).not.toContain(server!.password);
+    expect(text).not.toContain('/x+y');
   });
 });

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
 import type { NewPermissionAsk } from '../../src/model/permission-ask.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
@@ -14,7 +15,7 @@ import { copyPgToSqlite, copySqliteToPg } from '../../src/state/pg/copy.js';
 import { openPgStore } from '../../src/state/pg/index.js';
 import { asyncStore } from '../../src/state/sync-adapter.js';
 import { dropDatabase, freshDatabase, pgServer, pgWhyNot, socketUrl } from '../helpers/pg.js';
-import { tempDir } from '../helpers/tmp.js';
+import { tempDir, waitFor } from '../helpers/tmp.js';
 
 const server = pgServer();
 
@@ -116,7 +117,8 @@ describe.skipIf(!server)(
       try {
         expect(await p.jobs.listJson('r')).toBe(listing);
         expect(await p.todos.list('r')).toEqual(todos);
-        expect(await p.jobs.version()).toBe(version);
+        // One past the copied version: its rows are stamped with it (a reader on the store sees them).
+        expect(await p.jobs.version()).toBe(version + 1);
         const [job] = await p.jobs.list('r');
         const copied = await p.control.pending(job!.id);
         const next = await p.control.request(job!.id, 'abandon');
@@ -204,6 +206,69 @@ describe.skipIf(!server)(
       await expect(copyPgToSqlite(url, join(liteDir, 'state.db'))).rejects.toThrow(
         /already holds todos or jobs/,
       );
+    });
+
+    it("refuses, saying why, a destination with no todos but an ii run's record (its ids would collide)", async () => {
+      const liteDir = join(tmp.path, 'a');
+      const lite = openStateStore({ dir: liteDir });
+      fill(lite);
+      lite.close();
+      const name = await freshDatabase(server!);
+      dbs.push(name);
+      const url = socketUrl(server!, name);
+      const p = await openPgStore(url);
+      try {
+        await p.runners.register({ repo: 'r', pid: 7, host: 'm2', slots: 1, watch: true });
+        const err = await copySqliteToPg(join(liteDir, 'state.db'), url).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(UserError);
+        expect((err as Error).message).toMatch(
+          /already holds runners \(an ii run on another machine[\s\S]*Stop ii run/,
+        );
+        expect(await p.todos.list('r')).toEqual([]);
+        expect((await p.runners.list('r')).length).toBe(1);
+      } finally {
+        await p.close();
+      }
+    });
+
+    it('a copy into a store whose version is past the copied one: boards and runners already on it see every copied row, and are told', async () => {
+      const liteDir = join(tmp.path, 'a');
+      const lite = openStateStore({ dir: liteDir });
+      fill(lite);
+      const copiedVersion = lite.jobs.version();
+      lite.close();
+      const name = await freshDatabase(server!);
+      dbs.push(name);
+      const url = socketUrl(server!, name);
+      // The shared store before the copy: runners waiting on an empty backlog
+      // (each registration a write), a board reading it, its last version seen.
+      const board = await openPgStore(url);
+      try {
+        for (let i = 0; i < copiedVersion + 5; i++)
+          await board.runners.remove(
+            (await board.runners.register({ repo: 'r', pid: 100 + i, host: 'm2', slots: 1, watch: true })).id,
+          );
+        const last = await board.jobs.version();
+        expect(last).toBeGreaterThan(copiedVersion);
+        const notices: number[] = [];
+        const stop = await board.watch!((v) => notices.push(v));
+        await copySqliteToPg(join(liteDir, 'state.db'), url);
+        // What a board reads on each notice: what changed after the last version it saw.
+        expect((await board.todos.listChangedAfter('r', last)).map((t) => t.title).sort()).toEqual([
+          'T',
+          'dep',
+        ]);
+        expect((await board.jobs.listChangedAfter(last, 'r')).length).toBe(1);
+        const now = await board.jobs.version();
+        expect(now).toBeGreaterThan(last);
+        await waitFor(() => notices.includes(now), 'the copy announced to the watching board');
+        await stop();
+      } finally {
+        await board.close();
+      }
     });
 
     it('openAsyncStateStore: PostgreSQL when II_DATABASE_URL is set, SQLite otherwise', async () => {

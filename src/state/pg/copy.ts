@@ -9,7 +9,7 @@ import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type pg from 'pg';
 import { UserError } from '../../errors.js';
 import { openDatabase } from '../sqlite/db.js';
-import { PgDb } from './db.js';
+import { CHANNEL, PgDb } from './db.js';
 
 /** Each table's row count, as copied (the same on both sides). */
 export type CopyReport = Record<string, number>;
@@ -72,7 +72,7 @@ const IDENTITY = ['control_requests', 'permission_asks', 'process_groups', 'runn
 /** Rows per INSERT: PostgreSQL takes at most 65,535 parameters in one statement. */
 const batchOf = (cols: number): number => Math.max(1, Math.floor(30_000 / cols));
 
-async function refuseUnlessEmptyPg(client: pg.PoolClient, where: string): Promise<void> {
+async function refuseUnlessEmptyPg(client: pg.PoolClient, where: string, tables: string[]): Promise<void> {
   const r = (await client.query('SELECT (SELECT count(*) FROM todos) + (SELECT count(*) FROM jobs) AS n'))
     .rows[0] as {
     n: number;
@@ -80,6 +80,18 @@ async function refuseUnlessEmptyPg(client: pg.PoolClient, where: string): Promis
   if (r.n > 0)
     throw new UserError(
       `${where} already holds todos or jobs: a copy goes only into an empty store, so nothing there is overwritten. Nothing was changed.`,
+    );
+  // Rows of the other tables (an ii run on another machine waiting on the
+  // empty backlog registers itself): the copied ids would collide with them.
+  const held: string[] = [];
+  for (const t of tables)
+    if (t !== 'meta' && (await client.query(`SELECT EXISTS (SELECT 1 FROM ${t}) AS any`)).rows[0]?.any)
+      held.push(t);
+  if (held.length > 0)
+    throw new UserError(
+      `${where} has no todos or jobs but already holds ${held.join(', ')}${held.includes('runners') ? ' (an ii run on another machine using it)' : ''}: a copy goes only into an empty store. Nothing was changed.
+` +
+        'Stop ii run and ii dashboard on the machines that use it (a runner removes its record as it ends), then run this again.',
     );
 }
 
@@ -99,17 +111,24 @@ export async function copySqliteToPg(
     const report: CopyReport = {};
     try {
       await client.query('BEGIN');
-      await refuseUnlessEmptyPg(client, `PostgreSQL state database ${db.location}`);
-      for (const t of tablesOf(lite)) {
+      const tables = tablesOf(lite);
+      await refuseUnlessEmptyPg(client, `PostgreSQL state database ${db.location}`, tables);
+      // The store's version before the copy: boards and runners already on it read what changed after it.
+      const before = Number(
+        (
+          (await client.query("SELECT value FROM meta WHERE key = 'version'")).rows[0] as
+            { value: number } | undefined
+        )?.value ?? 0,
+      );
+      let copiedVersion = 0;
+      for (const t of tables) {
         const rows = (lite.prepare(`SELECT * FROM ${t}`).all() as Record<string, SQLInputValue>[]).map((r) =>
           rekeyed(t, r, opts),
         );
         report[t] = rows.length;
         if (t === 'meta') {
           // The store's version only: the schema's is the destination's own.
-          for (const r of rows)
-            if (r.key === 'version')
-              await client.query("UPDATE meta SET value = $1 WHERE key = 'version'", [Number(r.value)]);
+          for (const r of rows) if (r.key === 'version') copiedVersion = Number(r.value);
           continue;
         }
         if (rows.length === 0) continue;
@@ -142,6 +161,15 @@ export async function copySqliteToPg(
         const got = (await client.query(`SELECT count(*) AS n FROM ${t}`)).rows[0] as { n: number };
         if (got.n !== n) throw new Error(`copy check: ${t} has ${got.n} rows in PostgreSQL, ${n} in SQLite`);
       }
+      // Never back: a version at or below one a reader saw would hide the
+      // copied rows from it (and every write after them until the count
+      // passed it again). The copied todos and jobs are stamped past both,
+      // and the watchers told, as a write transaction does (db.ts).
+      const v = Math.max(before, copiedVersion) + 1;
+      await client.query("UPDATE meta SET value = $1 WHERE key = 'version'", [v]);
+      await client.query('UPDATE todos SET changed_version = $1', [v]);
+      await client.query('UPDATE jobs SET changed_version = $1', [v]);
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, String(v)]);
       await client.query('COMMIT');
       return report;
     } catch (err) {

@@ -35,7 +35,7 @@ const types = {
 const MIGRATION_LOCK = 0x69690001;
 
 /** The LISTEN/NOTIFY channel each write transaction announces its store version on. */
-const CHANNEL = 'ii_store';
+export const CHANNEL = 'ii_store';
 
 /** SQLSTATEs a transaction is retried on: deadlock, serialization failure. */
 const RETRY = new Set(['40P01', '40001']);
@@ -91,6 +91,9 @@ export class PgDb {
       ECONNREFUSED: 'Is the server running, and on that host and port?',
       ENOTFOUND: 'Check the host name in the URL.',
       ENOENT: 'Is the server running, and is that its socket folder?',
+      // A password with a raw / ? # (or @ :) cuts the URL short: the parser refuses it.
+      ERR_INVALID_URL:
+        'The URL could not be read. Percent-encode any / ? # @ : % in the user name or password (/ as %2F, # as %23, @ as %40), and check the host and port.',
     };
     const hint = e?.code ? todo[e.code] : undefined;
     if (hint) return new UserError(`${where}: ${msg}.\n${hint}`, 3);
@@ -224,6 +227,12 @@ export class PgDb {
    * each notice's payload; when that connection is lost it connects again
    * (waiting up to 2 s between tries) and then calls `onBack`, so the
    * listener reads what it may have missed. The returned function stops it.
+   *
+   * One connection listens at a time: a reconnect whose `onBack` fails ends
+   * the connection it made before making the next (two would deliver each
+   * notice twice, and stop would end only the last), and stopping ends a
+   * connection still being made and waits for the reconnect to settle (a
+   * connection made after it would keep the process from exiting).
    */
   async listenTo(
     channel: string,
@@ -232,58 +241,104 @@ export class PgDb {
   ): Promise<() => Promise<void>> {
     let stopped = false;
     let client: pg.Client | null = null;
+    /** A connection being made, for stop to end. */
+    let connecting: pg.Client | null = null;
+    /** Connections ended on purpose (replaced, failed to connect, stopped): their notices and their end are not heard. */
+    const retired = new WeakSet<pg.Client>();
+    const retire = async (c: pg.Client): Promise<void> => {
+      retired.add(c);
+      await c.end().catch(() => {});
+    };
     let wait = 50;
-    const connect = async (): Promise<void> => {
+    const connect = async (): Promise<pg.Client> => {
       const c = new pg.Client({ connectionString: this.url, types, application_name: 'incrementum-listen' });
       c.on('notification', (n) => {
-        if (n.channel === channel && n.payload) onNotice(n.payload);
+        if (!retired.has(c) && n.channel === channel && n.payload) onNotice(n.payload);
       });
       c.on('error', () => {}); // 'end' follows: reconnect there
       c.once('end', () => {
-        if (!stopped) void again();
+        if (stopped || retired.has(c)) return;
+        if (client === c) client = null;
+        void again();
       });
+      connecting = c;
       try {
         await c.connect();
         await c.query(`LISTEN ${channel}`);
       } catch (err) {
-        await c.end().catch(() => {});
+        await retire(c);
         throw err;
-      }
-      client = c;
-    };
-    let reconnecting = false;
-    const again = async (): Promise<void> => {
-      if (reconnecting) return;
-      reconnecting = true;
-      try {
-        await reconnect();
       } finally {
-        reconnecting = false;
+        connecting = null;
       }
+      return c;
     };
+    let reconnecting: Promise<void> | null = null;
+    const again = (): Promise<void> =>
+      (reconnecting ??= reconnect().finally(() => {
+        reconnecting = null;
+      }));
+    // The wait between tries: it keeps the process alive (a follower's only
+    // work may be this), and stopping cuts it short.
+    let wake: (() => void) | null = null;
+    const sleep = (ms: number) =>
+      new Promise<void>((r) => {
+        const t = setTimeout(r, ms);
+        wake = () => {
+          clearTimeout(t);
+          r();
+        };
+      }).finally(() => {
+        wake = null;
+      });
     const reconnect = async (): Promise<void> => {
       while (!stopped) {
-        await new Promise((r) => setTimeout(r, wait));
+        await sleep(wait);
         wait = Math.min(wait * 2, 2000);
+        if (stopped) return;
+        let c: pg.Client;
         try {
-          await connect();
-          wait = 50;
-          if (stopped) break;
-          await onBack();
-          return;
+          c = await connect();
         } catch {
-          // Still away: try again.
+          continue; // still away: try again
+        }
+        if (stopped) {
+          await retire(c);
+          return;
+        }
+        client = c;
+        wait = 50;
+        try {
+          await onBack();
+          // Lost again while reading: its end came while this loop ran, so it goes round once more.
+          if (client === c) return;
+        } catch {
+          // The read failed (the connection lost again, most often): this
+          // connection is ended, not left listening beside the next one.
+          if (client === c) client = null;
+          await retire(c);
         }
       }
     };
     try {
-      await connect();
+      client = await connect();
     } catch (err) {
       throw this.explain(err);
     }
     return async () => {
       stopped = true;
-      await (client as pg.Client | null)?.end().catch(() => {});
+      (wake as (() => void) | null)?.();
+      // A connection still being made is cut, not ended politely: a server
+      // that does not answer (a host gone from the network) would hold that.
+      const pending = connecting as pg.Client | null;
+      if (pending) {
+        retired.add(pending);
+        pending.connection.stream.destroy();
+      }
+      await reconnecting;
+      const c = client as pg.Client | null;
+      client = null;
+      if (c) await retire(c);
     };
   }
 

@@ -23,14 +23,16 @@ export interface PgProbe {
 export async function probePgStore(url: string, timeoutMs = 5000): Promise<PgProbe> {
   const db = new PgDb(url);
   const out: PgProbe = { location: db.location, schema: null, known: PG_SCHEMA_VERSION };
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: timeoutMs,
-    query_timeout: timeoutMs,
-    application_name: 'incrementum doctor',
-  });
-  client.on('error', () => {});
+  let client: pg.Client | null = null;
   try {
+    // In the try: the client reads the URL as it is made, and one it cannot read throws here.
+    client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      application_name: 'incrementum doctor',
+    });
+    client.on('error', () => {});
     await client.connect();
     out.server = (
       (await client.query('SHOW server_version')).rows[0] as { server_version: string }
@@ -54,7 +56,7 @@ export async function probePgStore(url: string, timeoutMs = 5000): Promise<PgPro
       ? `PostgreSQL state database ${db.location}: no answer within ${timeoutMs / 1000} s.\nIs the host reachable from here (its name, a firewall, a VPN), and the server listening on that port?`
       : db.explain(err).message;
   } finally {
-    await client.end().catch(() => {});
+    await client?.end().catch(() => {});
     await db.close().catch(() => {});
   }
   return out;

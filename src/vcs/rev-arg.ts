@@ -1,0 +1,13 @@
+// A revision read from the store (a job's commits, its base, a landing's
+// target) as a git argument. In a shared store another machine wrote it, and
+// git reads an argument that starts with "-" as an option wherever it comes:
+// a commit recorded as "--output=/home/me/.bashrc" made `git diff` (ii job
+// diff, the board's diff view) and `git log` write their output over that
+// file. The runner records full commit ids and branch names, never such text.
+
+/** `rev`, refused (Error) when git would read it as an option. */
+export function revArg(rev: string): string {
+  if (rev.startsWith('-'))
+    throw new Error(`not a revision: ${JSON.stringify(rev.slice(0, 80))} (a job record names it)`);
+  return rev;
+}
