@@ -5,9 +5,10 @@
 // job is its own runner and outlives its starter.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { iiBin } from '../package-root.js';
-import { startNiced } from '../proc/priority.js';
+import { niceSession, startNiced } from '../proc/priority.js';
 import { jobDir } from '../state/paths.js';
 
 export interface Detached {
@@ -57,6 +58,8 @@ export function spawnDetachedIi(
       child = start(argv);
     }
     child.on('error', () => {});
+    // Its session (detached: setsid) is lowered with it where sessions are scheduled as one.
+    if (nice > 0) niceSession(child.pid, getPriority() + nice);
     child.unref();
     if (child.stdin) {
       child.stdin.on('error', () => {}); // a standby gone: its exit says so

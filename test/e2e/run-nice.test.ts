@@ -22,6 +22,19 @@ let env: NodeJS.ProcessEnv;
 let seen: string;
 
 const own = getPriority();
+/** Where Linux schedules each session as one (autogroup), a session's nice value: this process's now. */
+const hasAutogroups = existsSync('/proc/self/autogroup');
+const ownSession = () => (hasAutogroups ? readFileSync('/proc/self/autogroup', 'utf8') : '');
+
+/**
+ * A test command's session is lowered by its runner just after it starts,
+ * and may be read before: up to 5 s for it (what nice = 0 waits in full).
+ */
+const settled = `for i in $(seq 50); do grep -q 'nice 0$' /proc/self/autogroup 2>/dev/null || break; sleep 0.1; done`;
+
+/** A shell command appending process `pid`'s autogroup line ("/autogroup-7 nice 10") to `seen/<who>-session`, if it has one. */
+const autogroup = (pid: string, who: string) =>
+  `cat /proc/${pid}/autogroup >> ${join(seen, `${who}-session`)} 2>/dev/null || true`;
 const at = (by: number) => Math.min(19, own + by);
 
 function setup(run = '') {
@@ -33,7 +46,7 @@ function setup(run = '') {
     'README.md': '# r\n',
     'incrementum.toml':
       '[agent]\npreset = "scripted"\n\n[sandbox]\nmode = "off"\n\n' +
-      `[job]\ntest-commands = ["cat /proc/self/stat >> ${join(seen, 'tests')}"]\nauto-commit = false\n` +
+      `[job]\ntest-commands = ["cat /proc/self/stat >> ${join(seen, 'tests')}; ${settled}; ${autogroup('self', 'tests')}"]\nauto-commit = false\n` +
       (run ? `\n[run]\n${run}\n` : ''),
   });
   // A folder: each todo plays default.json from its start.
@@ -42,10 +55,13 @@ function setup(run = '') {
   const turn = {
     actions: [
       { type: 'write', path: 'x.txt', content: 'x\n' },
-      // sh's parent is the agent; cat is a command the agent started.
+      // sh's parent is the agent, whose parent is the runner; cat is a command the agent started.
       {
         type: 'shell',
-        command: `cat /proc/$PPID/stat >> ${join(seen, 'agent')} && cat /proc/self/stat >> ${join(seen, 'command')}`,
+        command:
+          `cat /proc/$PPID/stat >> ${join(seen, 'agent')}; cat /proc/self/stat >> ${join(seen, 'command')}; ` +
+          `${autogroup('$PPID', 'agent')}; runner=$(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); ` +
+          autogroup('$runner', 'runner'),
       },
     ],
   };
@@ -53,7 +69,9 @@ function setup(run = '') {
   env = { ...env, II_SCRIPTED_SCENARIO: scenario };
 }
 
+let callerSession = '';
 beforeEach(() => {
+  callerSession = ownSession();
   tmp = tempDir('ii-run-nice-');
   env = {
     XDG_STATE_HOME: join(tmp.path, 'state'),
@@ -94,12 +112,19 @@ function nices(who: string): number[] {
     .map((l) => Number(l.slice(l.lastIndexOf(')') + 2).split(' ')[16]));
 }
 
-/** The nice value at each mark's first occurrence in the trace. */
-function niceAt(): Map<string, number> {
-  const out = new Map<string, number>();
+/** The nice value of each autogroup line `who` wrote. */
+function sessionNices(who: string): number[] {
+  const file = join(seen, `${who}-session`);
+  if (!existsSync(file)) return [];
+  return [...readFileSync(file, 'utf8').matchAll(/nice (-?\d+)/g)].map((m) => Number(m[1]));
+}
+
+/** The nice value, and the session's, at each mark's first occurrence in the trace. */
+function niceAt(): Map<string, { nice: number; session_nice: number | null }> {
+  const out = new Map<string, { nice: number; session_nice: number | null }>();
   for (const l of readFileSync(env.II_TRACE!, 'utf8').split('\n').filter(Boolean)) {
-    const m = JSON.parse(l) as { mark: string; nice: number };
-    if (!out.has(m.mark)) out.set(m.mark, m.nice);
+    const m = JSON.parse(l) as { mark: string; nice: number; session_nice: number | null };
+    if (!out.has(m.mark)) out.set(m.mark, m);
   }
   return out;
 }
@@ -112,12 +137,19 @@ async function runOne(args: string[] = []) {
   expect(r.code, r.stderr).toBe(0);
   const marks = niceAt();
   return {
-    run: marks.get('handover'),
-    runner: marks.get('prompt'),
-    wrapUp: marks.get('journal_done'),
+    run: marks.get('handover')?.nice,
+    runner: marks.get('prompt')?.nice,
+    wrapUp: marks.get('journal_done')?.nice,
+    wrapUpSession: marks.get('journal_done')?.session_nice,
     agent: nices('agent'),
     command: nices('command'),
     tests: nices('tests'),
+    /** Their sessions' (each is a session of its own): [] without autogroups. */
+    sessions: {
+      runner: sessionNices('runner'),
+      agent: sessionNices('agent'),
+      tests: [...new Set(sessionNices('tests'))],
+    },
   };
 }
 
@@ -134,6 +166,13 @@ describe('ii run', () => {
     expect(new Set(n.tests)).toEqual(new Set([at(DEFAULT_RUN_NICE)]));
     // Its wrap-up steps aside further, capped at 19.
     expect(n.wrapUp).toBe(at(DEFAULT_RUN_NICE + STEP_ASIDE_NICE));
+    // Where sessions are scheduled as one, each of theirs is lowered too, and the caller's is not.
+    if (hasAutogroups) {
+      const lowered = [at(DEFAULT_RUN_NICE)];
+      expect(n.sessions).toEqual({ runner: lowered, agent: lowered, tests: lowered });
+      expect(n.wrapUpSession).toBe(at(DEFAULT_RUN_NICE + STEP_ASIDE_NICE));
+      expect(ownSession()).toBe(callerSession);
+    }
   });
 
   it('[run] nice = 0 runs them at the caller’s priority; --nice wins over it', async () => {
@@ -145,6 +184,10 @@ describe('ii run', () => {
     expect(off.command).toEqual([own]);
     expect(new Set(off.tests)).toEqual(new Set([own]));
     expect(off.wrapUp).toBe(at(STEP_ASIDE_NICE));
+    if (hasAutogroups) {
+      expect(off.sessions).toEqual({ runner: [0], agent: [0], tests: [0] });
+      expect(off.wrapUpSession).toBe(at(STEP_ASIDE_NICE));
+    }
 
     for (const p of [seen, env.II_TRACE!]) rmSync(p, { recursive: true });
     mkdirSync(seen);
@@ -153,6 +196,7 @@ describe('ii run', () => {
     expect(three.runner).toBe(at(3));
     expect(three.agent).toEqual([at(3)]);
     expect(new Set(three.tests)).toEqual(new Set([at(3)]));
+    if (hasAutogroups) expect(three.sessions).toEqual({ runner: [at(3)], agent: [at(3)], tests: [at(3)] });
   });
 
   it('refuses a [run] nice or --nice outside 0–19, saying what it may be, and starts nothing', async () => {
