@@ -15,16 +15,17 @@
 // /proc/sys/kernel/sched_autogroup_enabled, on by default in many
 // distributions), a session competes with the others as one whole, at its
 // autogroup's nice value (0 when made), whatever its processes' own: a
-// runner, and each agent, test command and git a runner starts, is a session
-// of its own (started detached: setsid), so a raised nice value alone lowered
-// nothing against the person's terminal (two busy loops on one core, one at
-// nice 10 in its own session: 48 to 47 ticks; with its session's nice 10 too,
-// 7 to 63). A lowered process so gives each session it starts its own value
-// (niceSession), and steps its own session aside when it leads it.
+// runner, and each agent, setup and test command a runner starts, is a
+// session of its own (started detached: setsid), so a raised nice value
+// alone lowered nothing against the person's terminal (two busy loops on one
+// core, the one at nice 10 in a session of its own: 48 and 47 ticks of CPU;
+// with its session at nice 10 too, 7 and 63). A lowered process so gives
+// each session it starts its own value (niceSession), and its own session
+// too when it steps aside and leads it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
-/** How much the nice value is raised: below the jobs that run, not to the floor. */
+/** How much the nice value is raised: below the jobs that run (at most 19, the floor, from [run] nice 10). */
 export const STEP_ASIDE_NICE = 10;
 
 /** Raises this process's nice value by STEP_ASIDE_NICE (at most 19); the git it starts from now inherits it. False if refused. */
