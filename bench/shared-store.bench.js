@@ -27,7 +27,8 @@
 //   BENCH_SHARED_ONLY=machines runs these rows alone (=list: the job list's
 //   alone); BENCH_DEBUG prints each board's queries, BENCH_BOARD_PROF=dir
 //   writes their CPU profiles, BENCH_BOARD_TRACE=prefix each press's trace,
-//   BENCH_BOARD_NICE=n runs them at that priority.
+//   BENCH_BOARD_NICE=n runs them at that priority, BENCH_RUN_NICE=n passes
+//   `--nice n` to each `ii run` (0: the jobs at the bench's own priority).
 // Sized for a 2-core machine: about five minutes in all under load.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -299,7 +300,9 @@ async function board(m, floor = false) {
 /** `ii run --jobs 8` on a machine until its backlog is done: its output. */
 function runJobs(m) {
   return new Promise((res, rej) => {
-    const c = spawn(process.execPath, [II, 'run', '--jobs', '8'], {
+    // BENCH_RUN_NICE=n: the jobs at that nice value (--nice; 0: at the bench's own).
+    const nice = process.env.BENCH_RUN_NICE ? ['--nice', process.env.BENCH_RUN_NICE] : [];
+    const c = spawn(process.execPath, [II, 'run', '--jobs', '8', ...nice], {
       cwd: m.repo,
       env: { ...process.env, ...m.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -54,6 +54,8 @@ export interface BacklogRunnerOptions {
   rev?: string;
   /** Each job is recorded as to land when it claims its todo (ii run --land; --to-land). */
   toLand?: boolean;
+  /** Each job's runner starts with its nice value raised by this ([run] nice, --nice). */
+  nice?: number;
   /** How often the store is looked at between child exits (ms). */
   pollMs?: number;
   /**
@@ -563,6 +565,7 @@ export class BacklogRunner {
       ...(this.o.agent ? { agent: this.o.agent } : {}),
       ...(this.o.rev ? { rev: this.o.rev } : {}),
       ...(this.o.toLand ? { toLand: true } : {}),
+      ...(this.o.nice ? { nice: this.o.nice } : {}),
     };
   }
 

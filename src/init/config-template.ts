@@ -1,5 +1,6 @@
 // The commented incrementum.toml that `ii init` writes. Every key here is one
 // src/job/config.ts accepts (a test parses the output with loadConfig).
+import { DEFAULT_RUN_NICE } from '../model/nice.js';
 
 const tomlString = (s: string): string => JSON.stringify(s);
 
@@ -86,6 +87,10 @@ jobs = 2
 # A todo whose jobs failed (or were abandoned) this many times is left alone
 # until \`ii todo reopen\`:
 max-attempts = 2
+# How far below yours the jobs' CPU priority is (nice +N, 0 to 19; 0: your
+# own): your board, editor and shell come first when the cores are busy
+# (ii run --nice N wins):
+nice = ${DEFAULT_RUN_NICE}
 
 # [remote]
 # Runners on several machines sharing one store (PostgreSQL) push each job's

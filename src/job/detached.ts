@@ -4,9 +4,11 @@
 // the backlog runner (`ii run`) start their job runners this way, so each
 // job is its own runner and outlives its starter.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { iiBin } from '../package-root.js';
+import { niceSession, startNiced } from '../proc/priority.js';
 import { jobDir } from '../state/paths.js';
 
 export interface Detached {
@@ -28,7 +30,8 @@ export const RUNNER_NODE_ARGS = ['--max-semi-space-size=2'];
 /**
  * Runs `ii <args>` in `repoRoot`, detached, logging to `log`. Returns at once.
  * With stdin 'pipe' the child reads what the starter writes (its stdin is
- * then unref'd too: it keeps no starter alive).
+ * then unref'd too: it keeps no starter alive). `nice`: its nice value is
+ * raised by that much from its start (startNiced).
  */
 export function spawnDetachedIi(
   args: string[],
@@ -36,6 +39,7 @@ export function spawnDetachedIi(
   stateDir: string,
   log: string,
   stdin: 'ignore' | 'pipe' = 'ignore',
+  nice = 0,
 ): Detached {
   mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
   const fd = openSync(log, 'a', 0o600);
@@ -43,13 +47,19 @@ export function spawnDetachedIi(
     // The state dir is $XDG_STATE_HOME/incrementum: hand the same one down.
     const env = { ...process.env };
     if (basename(stateDir) === 'incrementum') env.XDG_STATE_HOME = dirname(stateDir);
-    const child = spawn(process.execPath, [...RUNNER_NODE_ARGS, iiBin(), ...args], {
-      cwd: repoRoot,
-      env,
-      detached: true,
-      stdio: [stdin, fd, fd],
-    });
+    const argv = [process.execPath, ...RUNNER_NODE_ARGS, iiBin(), ...args];
+    const start = (cmd: string[]) =>
+      spawn(cmd[0]!, cmd.slice(1), { cwd: repoRoot, env, detached: true, stdio: [stdin, fd, fd] });
+    let child = start(startNiced(argv, nice));
+    if (child.pid === undefined && nice > 0) {
+      // No nice(1) on this PATH: the job runs at its starter's priority rather than not at all.
+      child.on('error', () => {});
+      writeSync(fd, `ii: nice(1) could not be started, so this runner runs at ii run's own priority\n`);
+      child = start(argv);
+    }
     child.on('error', () => {});
+    // Its session (detached: setsid) is lowered with it where sessions are scheduled as one.
+    if (nice > 0) niceSession(child.pid, getPriority() + nice);
     child.unref();
     if (child.stdin) {
       child.stdin.on('error', () => {}); // a standby gone: its exit says so
@@ -80,6 +90,8 @@ export interface BacklogJobOptions {
   rev?: string;
   /** ii run --land: the job is recorded as to land when it claims its todo (--to-land). */
   toLand?: boolean;
+  /** [run] nice: the runner starts with its nice value raised by this (0 or unset: as ii run). */
+  nice?: number;
 }
 
 const jobArgs = (o: BacklogJobOptions): string[] => [
@@ -101,7 +113,7 @@ export function spawnBacklogJob(
 ): Detached {
   const log = join(stateDir, 'runs', repo.slug, `${stamp()}-${todoId}.log`);
   const args = ['job', 'do', todoId, '--backlog', '--no-edit', ...jobArgs(o)];
-  return spawnDetachedIi(args, repo.root, stateDir, log);
+  return spawnDetachedIi(args, repo.root, stateDir, log, 'ignore', o.nice);
 }
 
 /**
@@ -127,7 +139,7 @@ export function spawnStandbyJob(
   const dir = join(stateDir, 'runs', repo.slug);
   const log = join(dir, `${stamp()}-standby-${process.pid}.log`);
   const args = ['job', 'do', '--backlog', '--standby', '--no-edit', ...jobArgs(o)];
-  const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe');
+  const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe', o.nice);
   let done = false;
   let handed = false;
   // A standby that ends without a todo leaves no empty log behind.

@@ -3,6 +3,7 @@
 // layers, because both read it (the agent section picks the agent).
 import { z } from 'zod';
 import { ALLOW_ENTRY_HELP, parseAllowEntry } from './net-allow.js';
+import { DEFAULT_RUN_NICE, MAX_NICE, NICE_HELP } from './nice.js';
 import { StateSection } from './store-config.js';
 
 /** [agent] permissions (README, "When an agent asks"). */
@@ -127,6 +128,18 @@ const RunSection = z
     jobs: z.number().int().positive().default(2),
     /** Failed or abandoned jobs after which `ii run` leaves a todo alone until `ii todo reopen`. */
     'max-attempts': z.number().int().positive().default(2),
+    /**
+     * How much lower than `ii run` its job runners run (their nice value
+     * raised by this, as nice(1) -n; everything a runner starts inherits
+     * it): a person's board, editor and shell come first when the cores
+     * are contended. 0: as `ii run` itself (--nice wins).
+     */
+    nice: z
+      .number({ error: NICE_HELP })
+      .int({ error: NICE_HELP })
+      .min(0, { error: NICE_HELP })
+      .max(MAX_NICE, { error: NICE_HELP })
+      .default(DEFAULT_RUN_NICE),
   })
   .strict();
 

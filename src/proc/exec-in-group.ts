@@ -10,6 +10,7 @@
 import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { endGroup, startTicks } from './group.js';
+import { niceSession } from './priority.js';
 import type { GroupRecorder } from './recorded.js';
 
 export interface ExecInGroupOptions {
@@ -65,6 +66,7 @@ export async function execInGroup(
     forceKillAfterDelay: o.graceMs,
   });
   const pid = sub.pid;
+  niceSession(pid); // a session of its own: lowered with its starter (a runner of ii run's)
   // Taken now, while the leader cannot have been reaped: the group's identity for endGroup.
   const leaderStart = pid !== undefined ? startTicks(pid) : null;
   const group = pid !== undefined && o.record ? o.record.recorder(pid, o.record.label, leaderStart) : null;

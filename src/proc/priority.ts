@@ -1,21 +1,87 @@
-// A process stepping aside for others on the machine. A backlog runner whose
-// job's end is recorded has only its wrap-up left (the last iteration's
-// snapshot, the workspace's release, the journal), while `ii run` hands its
-// slot to the next job at that moment: at its normal priority the wrap-up's
-// git and journal took the cores the next job's start needed
-// (bench/handover.bench.js). A raised nice value cannot be lowered again
-// without privileges, so only a process with nothing urgent left steps aside.
+// Processes stepping aside for others on the machine. `ii run` starts its
+// job runners at a raised nice value ([run] nice, startNiced): agents, tests
+// and git then yield the cores to a person's board, editor and shell, which
+// waited for them before (bench/shared-store.bench.js's keypress rows); on
+// an idle machine nothing changes, since a nice value only orders processes
+// that want the same core. A backlog runner whose job's end is recorded has
+// only its wrap-up left (the last iteration's snapshot, the workspace's
+// release, the journal), while `ii run` hands its slot to the next job at
+// that moment: at the jobs' priority the wrap-up's git and journal took the
+// cores the next job's start needed (bench/handover.bench.js), so it steps
+// aside further. A raised nice value cannot be lowered again without
+// privileges, so only a process with nothing urgent left steps aside.
+//
+// Where Linux groups each session's processes for the scheduler (autogroup,
+// /proc/sys/kernel/sched_autogroup_enabled, on by default in many
+// distributions), a session competes with the others as one whole, at its
+// autogroup's nice value (0 when made), whatever its processes' own: a
+// runner, and each agent, setup and test command a runner starts, is a
+// session of its own (started detached: setsid), so a raised nice value
+// alone lowered nothing against the person's terminal (two busy loops on one
+// core, the one at nice 10 in a session of its own: 48 and 47 ticks of CPU;
+// with its session at nice 10 too, 7 and 63). A lowered process so gives
+// each session it starts its own value (niceSession), and its own session
+// too when it steps aside and leads it.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
-/** How much the nice value is raised: below the jobs that run, not to the floor. */
+/** How much the nice value is raised: below the jobs that run (at most 19, the floor, from [run] nice 10). */
 export const STEP_ASIDE_NICE = 10;
 
 /** Raises this process's nice value by STEP_ASIDE_NICE (at most 19); the git it starts from now inherits it. False if refused. */
 export function stepAside(): boolean {
   try {
-    setPriority(Math.min(19, getPriority() + STEP_ASIDE_NICE));
+    const nice = Math.min(19, getPriority() + STEP_ASIDE_NICE);
+    setPriority(nice);
+    // Only a session of its own (ii run's runner): run by hand, the session
+    // is the person's terminal, which must not be lowered with it.
+    if (leadsSession()) niceSession(process.pid, nice);
     return true;
   } catch {
     return false; // not allowed here: it just competes as before
   }
+}
+
+/** Whether this process leads its session (field 6 of /proc/self/stat, after the name in parentheses). */
+function leadsSession(): boolean {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]) === process.pid;
+  } catch {
+    return false; // no /proc: no autogroups either
+  }
+}
+
+/** This process's session's autogroup nice value, or null where there are no autogroups. */
+export function sessionNice(): number | null {
+  try {
+    const m = /nice (-?\d+)/.exec(readFileSync('/proc/self/autogroup', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Gives the session `pid` leads (a child just started detached, which Node
+ * starts with setsid) the autogroup nice value `nice`, by default this
+ * process's own (nothing at 0), so that a lowered process's sessions are
+ * lowered with it. Nothing where there are no autogroups; never throws.
+ */
+export function niceSession(pid: number | undefined, nice = getPriority()): void {
+  if (pid === undefined || nice <= 0) return;
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(Math.min(19, nice)));
+  } catch {} // no autogroups (another system or kernel), or the child is gone already
+}
+
+/**
+ * The argv that runs `argv` with its nice value raised by `by` (nice(1),
+ * which the kernel caps at 19), or `argv` itself for 0. Raised before the
+ * program starts, the whole process is lowered (every thread Node starts;
+ * setpriority(2) on a running Node lowers only the calling thread on Linux)
+ * and everything it starts inherits it.
+ */
+export function startNiced(argv: readonly string[], by: number): string[] {
+  return by > 0 ? ['nice', '-n', String(by), ...argv] : [...argv];
 }

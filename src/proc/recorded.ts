@@ -8,6 +8,7 @@ import { hostName } from './host.js';
 import type { ProcessGroup } from '../model/session.js';
 import type { AsyncStateStore } from '../state/async-api.js';
 import { endGroup, isOurGroup, startTicks } from './group.js';
+import { niceSession } from './priority.js';
 
 /** A recorded group; forget() drops the record once nothing of the group runs. */
 export interface RecordedGroup {
@@ -80,6 +81,7 @@ export function spawnInGroup(
 ): GroupChild {
   const child = spawn(command, args, { ...options, detached: true });
   const pid = child.pid;
+  niceSession(pid); // a session of its own: lowered with its starter (a runner of ii run's)
   // Taken now, while the child cannot have been reaped: the group's identity
   // for every later signal (stop() also runs after the leader has exited).
   const leaderStart = pid !== undefined ? startTicks(pid) : null;

@@ -8,6 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { resolve } from 'node:path';
+import { sessionNice } from './priority.js';
 
 // Resolved once, where first read, and handed on absolute to every child (the
 // runners, the agents' wrappers), which run in other directories: a relative
@@ -18,7 +19,7 @@ if (file !== null) process.env.II_TRACE = file;
 /** Whether marks are written (II_TRACE is set). */
 export const tracing = file !== null;
 
-/** Appends one mark: wall clock (ms since the epoch, sub-ms), this process's CPU time so far (ms), its nice value, and `extra`. */
+/** Appends one mark: wall clock (ms since the epoch, sub-ms), this process's CPU time so far (ms), its nice value and its session's, and `extra`. */
 export function mark(name: string, extra: Record<string, string | number | null> = {}): void {
   if (file === null) return;
   const cpu = process.cpuUsage();
@@ -28,6 +29,8 @@ export function mark(name: string, extra: Record<string, string | number | null>
     mark: name,
     cpu: (cpu.user + cpu.system) / 1000,
     nice: getPriority(),
+    // Where each session is scheduled as one (Linux's autogroup), what it weighs against the others.
+    session_nice: sessionNice(),
     ...extra,
   });
   try {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ii } from '../helpers/cli.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
-import { STEP_ASIDE_NICE } from '../../src/proc/priority.js';
+import { sessionNice, STEP_ASIDE_NICE } from '../../src/proc/priority.js';
 import { testEnv } from '../helpers/env.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -35,11 +35,11 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 /** The nice value at each mark of the runner's trace. */
-function niceAt(): Map<string, number> {
-  const out = new Map<string, number>();
+function niceAt(key: 'nice' | 'session_nice' = 'nice'): Map<string, number | null> {
+  const out = new Map<string, number | null>();
   for (const l of readFileSync(env.II_TRACE!, 'utf8').split('\n').filter(Boolean)) {
-    const m = JSON.parse(l) as { mark: string; nice: number };
-    if (!out.has(m.mark)) out.set(m.mark, m.nice);
+    const m = JSON.parse(l) as { mark: string; nice: number; session_nice: number | null };
+    if (!out.has(m.mark)) out.set(m.mark, m[key]);
   }
   return out;
 }
@@ -59,6 +59,8 @@ it.skipIf(own + STEP_ASIDE_NICE > 19)(
     expect(nice.get('job_end')).toBe(own);
     expect(nice.get('session_finished')).toBe(own + STEP_ASIDE_NICE);
     expect(nice.get('journal_done')).toBe(own + STEP_ASIDE_NICE);
+    // Run by hand, its session is the caller's (a terminal's): never lowered with it.
+    expect(niceAt('session_nice').get('journal_done')).toBe(sessionNice());
   },
 );
 

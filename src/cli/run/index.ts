@@ -1,5 +1,6 @@
 // `ii run`: registration only; the body (run.ts) is imported when it runs.
 import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_RUN_NICE, NICE_HELP, parseNice } from '../../model/nice.js';
 import type { RunOptions } from './options.js';
 
 const positive = (what: string) => (v: string) => {
@@ -34,6 +35,15 @@ export function registerRunCommand(program: Command): void {
       "base revision for every job, as ii job do --rev (default: the branch checked out here, never a remote's)",
     )
     .option(
+      '--nice <N>',
+      `how far below yours its jobs' CPU priority is, 0 to 19: each runner, with its agent, tests and git, starts at nice +N (default: [run] nice, else ${DEFAULT_RUN_NICE}; 0: at yours)`,
+      (v: string) => {
+        const n = parseNice(v);
+        if (n === null) throw new InvalidArgumentError(`--nice ${NICE_HELP}.`);
+        return n;
+      },
+    )
+    .option(
       '--land',
       'land each completed job as it finishes (as ii job land does), one at a time in completion order: a merge queue; first the jobs an earlier --land run left to land (it was killed)',
     )
@@ -48,6 +58,10 @@ was abandoned or could not start. Ctrl-C stops starting jobs and says which
 still run (watch them with ii dashboard, stop one with ii job abandon <job>);
 a second Ctrl-C abandons them. A todo whose jobs failed [run] max-attempts
 times (default 2) waits for ii todo reopen.
+
+Its jobs run at a lower CPU priority than yours (--nice): when the cores are
+busy, your board, editor and shell come first and the jobs take what is
+left; on an idle machine they run as fast as before.
 
 With --land each job is recorded as "to land" when it starts, so one whose
 ii run --land was killed is not lost: the next ii run --land lands those

@@ -6,4 +6,5 @@ export interface RunOptions {
   maxJobs?: number;
   land?: boolean;
   rev?: string;
+  nice?: number;
 }

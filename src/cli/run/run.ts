@@ -54,7 +54,9 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       ? `jobs start from ${shownLine(rev)}, as it is when each starts (now ${now})\n`
       : `jobs start from ${now}, the detached HEAD of ${shownLine(repo.root)}\n`,
   );
-  const jobOpts = { ...(o.agent ? { agent: o.agent } : {}), rev };
+  // Below the person's own work ([run] nice): each runner, its agent and its tests.
+  const nice = o.nice ?? config.run.nice;
+  const jobOpts = { ...(o.agent ? { agent: o.agent } : {}), rev, ...(nice ? { nice } : {}) };
   const out = process.stderr;
   const tty = out.isTTY === true;
   const st = style(tty && !process.env.NO_COLOR);

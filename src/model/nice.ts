@@ -1,0 +1,17 @@
+// `ii run`'s jobs below the person's own work: how far ([run] nice, --nice).
+// Apart from the config schema, so `ii run`'s option parser reads it without zod.
+
+/** The highest nice value there is (the lowest priority): POSIX's NZERO - 1. */
+export const MAX_NICE = 19;
+
+/** `[run] nice` unless set: see bench/shared-store.bench.js's keypress rows. */
+export const DEFAULT_RUN_NICE = 10;
+
+export const NICE_HELP = `must be a whole number from 0 (jobs at your own priority) to ${MAX_NICE} (the lowest)`;
+
+/** The value of `[run] nice` or `--nice` in `text`, or null when it is not one. */
+export function parseNice(text: string): number | null {
+  if (!/^\d+$/.test(text.trim())) return null;
+  const n = Number(text);
+  return n <= MAX_NICE ? n : null;
+}
