@@ -51,12 +51,59 @@ class FrameMap extends Map {
         return value;
     }
 }
+// The last frame's rows (its cells) and their text.
+const lastFrameRows = { cells: [], texts: [] };
+// Whether two rows hold the same cell objects (a hole reads as undefined in both).
+const sameCells = (a, b) => {
+    if (a.length !== b.length)
+        return false;
+    for (let x = 0; x < a.length; x++) {
+        if (a[x] !== b[x])
+            return false;
+    }
+    return true;
+};
 // A cell nothing was written to: cells are replaced, never changed, so all share one.
 const blankCell0 = Object.freeze({ type: 'char', value: ' ', fullWidth: false, styles: Object.freeze([]) });
 class OutputCaches {
     widths = new FrameMap('widths');
     blockWidths = new FrameMap('blockWidths');
-    styledChars = new FrameMap('styledChars');`,
+    styledChars = new FrameMap('styledChars');
+    lines = new FrameMap('lines');
+    // A text's lines, each with the styles it inherits from those above
+    // (applyWriteOperation's first step, which does not change the array).
+    getLines(text) {
+        let cached = this.lines.get(text);
+        if (cached === undefined) {
+            const characterLines = [[]];
+            for (const character of this.getStyledChars(text)) {
+                if (character.value === '\\n') {
+                    characterLines.push([]);
+                }
+                else {
+                    characterLines.at(-1).push(character);
+                }
+            }
+            cached = characterLines.map(line => styledCharsToString(line));
+            this.lines.set(text, cached);
+        }
+        return cached;
+    }`,
+    ],
+    [
+      `        // Preserve styles across explicit newlines before clipping individual rows.
+        const characterLines = [[]];
+        for (const character of this.caches.getStyledChars(text)) {
+            if (character.value === '\\n') {
+                characterLines.push([]);
+            }
+            else {
+                characterLines.at(-1).push(character);
+            }
+        }
+        let lines = characterLines.map(line => styledCharsToString(line));`,
+      `        // Preserve styles across explicit newlines before clipping individual rows.
+        let lines = this.caches.getLines(text);`,
     ],
     [
       `                row.push({
@@ -67,6 +114,35 @@ class OutputCaches {
                 });`,
       '                row.push(blankCell0);',
     ],
+    // A row whose cells are the very cells of the same row in the frame
+    // before (cached characters, the shared blank) is that row's text again:
+    // turning each row's cells into text (style diffs through Sets, string
+    // concatenation a character at a time) was ~1.4 MB a frame.
+    [
+      `        const generatedOutput = output
+            .map(line => {
+            // See https://github.com/vadimdemedes/ink/pull/564#issuecomment-1637022742
+            const lineWithoutEmptyItems = line.filter(item => item !== undefined);
+            return styledCharsToString(lineWithoutEmptyItems).trimEnd();
+        })
+            .join('\\n');`,
+      `        const lastRows = lastFrameRows.cells;
+        const lastTexts = lastFrameRows.texts;
+        const generatedOutput = output
+            .map((line, y) => {
+            const last = lastRows[y];
+            if (last !== undefined && sameCells(last, line)) {
+                return lastTexts[y];
+            }
+            // See https://github.com/vadimdemedes/ink/pull/564#issuecomment-1637022742
+            const lineWithoutEmptyItems = line.filter(item => item !== undefined);
+            return styledCharsToString(lineWithoutEmptyItems).trimEnd();
+        });
+        lastFrameRows.cells = output;
+        lastFrameRows.texts = generatedOutput;
+        const generatedText = generatedOutput.join('\\n');`,
+    ],
+    ['            output: generatedOutput,', '            output: generatedText,'],
   ],
   'render-node-to-output.js': [
     // A text node's width through measure-text's cache (Yoga's measure of
