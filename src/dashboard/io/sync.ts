@@ -145,6 +145,13 @@ export class DashboardSync {
   private closed = false;
   /** What the Backlog column was built from besides the todos: the jobs' statuses, the runners' landing, max-attempts. */
   private backlogKey = '';
+  /** The jobs' part of backlogKey, and the list and stale map it was made from (jobsKey). */
+  private jobsKeyOf: {
+    repo: string;
+    jobs: readonly BoardJob[];
+    stale: Record<string, boolean>;
+    key: string;
+  } | null = null;
   /** The repository's todos as last read, and the store version they reflect (only later writes are read again). */
   private todos: {
     repo: string;
@@ -371,8 +378,12 @@ export class DashboardSync {
       this.pendingDb = false;
       this.refreshJobs();
     }
+    if (!this.pendingJobs.size) return;
     const ids = [...this.pendingJobs];
     this.pendingJobs.clear();
+    // Only when a job's logs were written: another process's new todo came
+    // here too, and mapping 1,000 jobs for nothing was ~450 KB of garbage
+    // per todo (bench/scale.bench.js).
     const byId = new Map(this.dash.getState().jobs.map((j) => [j.id, j]));
     for (const id of ids) {
       const job = byId.get(id);
@@ -429,10 +440,7 @@ export class DashboardSync {
     // Whether the live runners land decides whether an unlanded dep blocks:
     // the board decides as the runner that will start the todo does.
     const lands = this.refreshRunner(repo);
-    let key = `lands:${lands}|max:${this.maxAttempts}`;
-    // A landing (landed) makes a dependent ready under a landing runner.
-    for (const j of jobs)
-      if (j.repo === repo) key += `|${j.id}:${j.status}${j.landed ? 'L' : ''}${stale[j.id] ? '!' : ''}`;
+    const key = `lands:${lands}|max:${this.maxAttempts}|${this.jobsKey(repo, jobs, stale)}`;
     // Read before the todos: a write landing in between is read now and again next time.
     const version = this.state.jobs.version();
     const sameJobs = key === this.backlogKey;
@@ -456,6 +464,23 @@ export class DashboardSync {
         : backlog([...todos.values()], this.briefs.list, o);
     this.planned = { repo, plan };
     this.dash.getState().setBacklog(plan);
+  }
+
+  /**
+   * What of the jobs the Backlog column depends on, as text, kept per jobs
+   * list and stale map (both are replaced when they change): each of
+   * another process's new todos built it again from every job (1,000 in
+   * bench/scale.bench.js's backlog, ~200 KB of string per todo).
+   */
+  private jobsKey(repo: string, jobs: readonly BoardJob[], stale: Record<string, boolean>): string {
+    const held = this.jobsKeyOf;
+    if (held?.jobs === jobs && held.stale === stale && held.repo === repo) return held.key;
+    let key = '';
+    // A landing (landed) makes a dependent ready under a landing runner.
+    for (const j of jobs)
+      if (j.repo === repo) key += `|${j.id}:${j.status}${j.landed ? 'L' : ''}${stale[j.id] ? '!' : ''}`;
+    this.jobsKeyOf = { repo, jobs, stale, key };
+    return key;
   }
 
   /**
