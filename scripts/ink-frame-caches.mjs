@@ -9,9 +9,9 @@
 // young generation is small, so a frame's objects were promoted and a full GC
 // came every few frames (bench/scale.bench.js, the backlog part).
 //
-// What is drawn is the same: each rewrite only caches a pure function of a
-// string (Ink's own caches, kept for one more frame), or shares an object no
-// one writes to. Each rewrite must match once; Ink changing these lines fails
+// What is drawn is the same: each rewrite only keeps a pure function's
+// result for the next frame (of a text, as Ink's own caches do within one, or
+// of a row's very cells), or shares an object no one writes to. Each rewrite must match once; Ink changing these lines fails
 // the install rather than quietly dropping them (as yoga-without-fetch does
 // in rolldown.config.mjs). Run again, it finds its mark and does nothing.
 import { readFileSync, writeFileSync } from 'node:fs';
