@@ -531,6 +531,8 @@ async function bigBacklog(tmp) {
   writeFileSync(floorFile, '');
   const lat = [];
   const floor = [];
+  // The board's CPU (this process's) from asking for the write to the frame with it.
+  const cpu = [];
   const steps = process.env.BENCH_BACKLOG_STEPS ? backlogSteps(d, stateDir) : null;
   const dashMs = await keyLatency({
     ...(steps ? { onRender: steps.onRender, inspect: steps.inspect } : {}),
@@ -554,6 +556,7 @@ async function bigBacklog(tmp) {
       const fw = watch(floorFile, () => (fsSeen ||= now()));
       for (let i = 0; i < 20; i++) {
         steps?.begin();
+        const c0 = process.cpuUsage();
         w.send('todo');
         const [wrote, id] = (await w.next()).split(' ');
         steps?.start(id, Number(wrote));
@@ -566,6 +569,8 @@ async function bigBacklog(tmp) {
         );
         await until(() => frames.also === shown, 'a frame drawn with the new todo', 30_000);
         lat.push(frames.at - Number(wrote));
+        const c = process.cpuUsage(c0);
+        cpu.push((c.user + c.system) / 1000);
         steps?.end(frames.at);
         fsSeen = 0;
         w.send('floor');
@@ -592,6 +597,9 @@ async function bigBacklog(tmp) {
       'ms',
       '≤ 100 ms',
     ),
+    // What load turns into waiting: the CPU a new todo costs the board (and this bench's polling).
+    row(`${n}: the board's CPU per new todo (write → frame), median`, median(cpu), null, 'ms', 'report'),
+    row(`${n}: the board's CPU per new todo, p95`, quantile(cpu, 0.95), null, 'ms', 'report'),
   ];
 }
 

@@ -249,8 +249,12 @@ export function updateBacklog(
     ready = prev.ready.filter((t) => !again.has(t.id));
     blocked = prev.blocked.filter((b) => !again.has(b.todo.id));
   }
-  const unlanded: Record<string, string[]> = {};
-  for (const [id, deps] of Object.entries(prev.unlanded)) if (!again.has(id)) unlanded[id] = deps;
+  // The same record while no entry changes (a todo without deps, the usual
+  // new one): the board compares the column's by identity first, and copying
+  // a thousand entries on each write was garbage per todo.
+  let unlanded = prev.unlanded;
+  const own = () => (unlanded === prev.unlanded ? (unlanded = { ...prev.unlanded }) : unlanded);
+  for (const id of again) if (Object.hasOwn(prev.unlanded, id)) delete own()[id];
   // Only the jobs of the todos decided again, and of their deps.
   const mine = new Set<string>();
   for (const id of again) {
@@ -269,7 +273,7 @@ export function updateBacklog(
         t,
       );
       const waiting = t.deps.length && !o.depsLanded ? unlandedDeps(t, todos, byTodo) : [];
-      if (waiting.length) unlanded[t.id] = waiting;
+      if (waiting.length) own()[t.id] = waiting;
     } else
       blocked.splice(
         insertAt(blocked, t, (b) => b.todo),

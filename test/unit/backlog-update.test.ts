@@ -179,6 +179,10 @@ describe('updateBacklog: the same column as a full rebuild', () => {
     const kept = prev.ready.filter((t) => updated.ready.includes(t));
     expect(kept.length).toBe(prev.ready.length);
     expect(updated.blocked.filter((b) => prev.blocked.includes(b)).length).toBe(prev.blocked.length);
+    // The ready todos' unlanded deps too, as the very record, when none of them changed (the
+    // board then compares none of them: view/board.ts backlogCardsFrom).
+    expect(Object.keys(prev.unlanded).length).toBeGreaterThan(0);
+    expect(updated.unlanded).toBe(prev.unlanded);
   });
 });
 

@@ -1,7 +1,7 @@
 // The dashboard store follows the state dir: writes from another process
 // (the database, event logs, transcripts), which is how every runner reaches it.
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { Job } from '../../src/model/job.js';
 import { selectedJob, wholeJob } from '../../src/dashboard/view/board.js';
@@ -54,6 +54,33 @@ it('picks up jobs another process creates, moves and finishes', async () => {
   );
   write(fx, 'finish', id, 'completed');
   await waitFor(() => jobOf(fx!, id)?.status === 'completed', 'the finished job');
+});
+
+it("leaves the database's file events to its fs.watch while that works, and to chokidar once it fails", async () => {
+  // chokidar's lstat and event for each of a write's database files told the
+  // board what the fs.watch already had (~2 ms of CPU per new todo with
+  // 10,000 todos: bench/scale.bench.js).
+  fx = dashFixture({ pollMs: 60_000 });
+  fx.sync.loadAll();
+  fx.sync.start();
+  await fx.sync.ready();
+  const inner = fx.sync as unknown as {
+    watcher: { on(e: 'all', f: (event: string, path: string) => void): void };
+    dbWatcher: { emit(e: 'error', err: Error): void };
+  };
+  const seen: string[] = [];
+  inner.watcher.on('all', (_event, path) => seen.push(basename(path)));
+  const id = write(fx, 'create', REPO, 'from elsewhere');
+  await waitFor(() => jobOf(fx!, id), 'the new job in the store');
+  // chokidar reports the job's event log after the database's writes before it.
+  write(fx, 'event', id, 'warning', JSON.stringify({ message: 'after' }));
+  await waitFor(() => seen.includes('events.jsonl'), "chokidar's event for the job's log");
+  expect(seen.filter((f) => f.startsWith('state.db'))).toEqual([]);
+  // The fs.watch fails: chokidar carries the database's writes (the poll is a minute away).
+  inner.dbWatcher.emit('error', new Error('watch gone'));
+  write(fx, 'stage', id, 'testing');
+  await waitFor(() => jobOf(fx!, id)?.stage === 'testing', 'the stage change');
+  expect(seen.some((f) => f.startsWith('state.db'))).toBe(true);
 });
 
 it('draws the live pane of the job the board shows as its logs grow, and of another job when it comes into view', () => {

@@ -145,6 +145,13 @@ export class DashboardSync {
   private closed = false;
   /** What the Backlog column was built from besides the todos: the jobs' statuses, the runners' landing, max-attempts. */
   private backlogKey = '';
+  /** The jobs' part of backlogKey, and the list and stale map it was made from (jobsKey). */
+  private jobsKeyOf: {
+    repo: string;
+    jobs: readonly BoardJob[];
+    stale: Record<string, boolean>;
+    key: string;
+  } | null = null;
   /** The repository's todos as last read, and the store version they reflect (only later writes are read again). */
   private todos: {
     repo: string;
@@ -228,9 +235,30 @@ export class DashboardSync {
   /** Starts watching (and the fallback poll). */
   start(): void {
     const dir = this.state.dir;
+    // chokidar holds a file's change events back for 50 ms after one it let
+    // through, which alone can double the time a runner's write takes to reach
+    // the board (bench/dashboard.bench.js). The database is an entry of this
+    // very directory, so a plain fs.watch on it sees its writes at once;
+    // chokidar covers it where fs.watch fails (or once it does).
+    try {
+      this.dbWatcher = watchDir(dir, (_event, name) => {
+        if (name?.startsWith('state.db')) this.onPath(join(dir, name));
+      });
+      this.dbWatcher.on('error', () => {
+        this.dbWatcher?.close();
+        this.dbWatcher = null;
+      });
+    } catch {
+      this.dbWatcher = null;
+    }
     const allowed = (p: string) => {
       const rel = relative(dir, p).split(sep).join('/');
-      if (rel === '' || rel.startsWith('state.db')) return true;
+      if (rel === '') return true;
+      // Not while the fs.watch above sees them: chokidar's lstat and event for
+      // each of a write's files (the database, its WAL and shared memory)
+      // told the board what it already knew, ~2 ms of CPU per write with
+      // 10,000 todos (bench/scale.bench.js). Asked on each event.
+      if (rel.startsWith('state.db')) return this.dbWatcher === null;
       // Not the transcripts: every line an agent streams is a write there, and
       // only the shown job's are read (followTranscript watches that one).
       return /^jobs(\/[^/]+(\/events\.jsonl)?)?$/.test(rel);
@@ -242,19 +270,6 @@ export class DashboardSync {
     });
     this.watcher.on('all', (_event, path) => this.onPath(path));
     this.watcher.on('error', () => {});
-    // chokidar holds a file's change events back for 50 ms after one it let
-    // through, which alone can double the time a runner's write takes to reach
-    // the board (bench/dashboard.bench.js). The database is an entry of this
-    // very directory, so a plain fs.watch on it sees its writes at once;
-    // chokidar still covers it where fs.watch fails.
-    try {
-      this.dbWatcher = watchDir(dir, (_event, name) => {
-        if (name?.startsWith('state.db')) this.onPath(join(dir, name));
-      });
-      this.dbWatcher.on('error', () => {});
-    } catch {
-      this.dbWatcher = null;
-    }
     this.poll = setInterval(() => this.tick(), this.o.pollMs ?? 1000);
     this.poll.unref();
     // A job coming into view gets its transcript read (from near its end) and
@@ -371,8 +386,12 @@ export class DashboardSync {
       this.pendingDb = false;
       this.refreshJobs();
     }
+    if (!this.pendingJobs.size) return;
     const ids = [...this.pendingJobs];
     this.pendingJobs.clear();
+    // Only when a job's logs were written: another process's new todo came
+    // here too, and mapping 1,000 jobs for nothing was ~450 KB of garbage
+    // per todo (bench/scale.bench.js).
     const byId = new Map(this.dash.getState().jobs.map((j) => [j.id, j]));
     for (const id of ids) {
       const job = byId.get(id);
@@ -429,10 +448,7 @@ export class DashboardSync {
     // Whether the live runners land decides whether an unlanded dep blocks:
     // the board decides as the runner that will start the todo does.
     const lands = this.refreshRunner(repo);
-    let key = `lands:${lands}|max:${this.maxAttempts}`;
-    // A landing (landed) makes a dependent ready under a landing runner.
-    for (const j of jobs)
-      if (j.repo === repo) key += `|${j.id}:${j.status}${j.landed ? 'L' : ''}${stale[j.id] ? '!' : ''}`;
+    const key = `lands:${lands}|max:${this.maxAttempts}|${this.jobsKey(repo, jobs, stale)}`;
     // Read before the todos: a write landing in between is read now and again next time.
     const version = this.state.jobs.version();
     const sameJobs = key === this.backlogKey;
@@ -456,6 +472,23 @@ export class DashboardSync {
         : backlog([...todos.values()], this.briefs.list, o);
     this.planned = { repo, plan };
     this.dash.getState().setBacklog(plan);
+  }
+
+  /**
+   * What of the jobs the Backlog column depends on, as text, kept per jobs
+   * list and stale map (both are replaced when they change): each of
+   * another process's new todos built it again from every job (1,000 in
+   * bench/scale.bench.js's backlog, ~200 KB of string per todo).
+   */
+  private jobsKey(repo: string, jobs: readonly BoardJob[], stale: Record<string, boolean>): string {
+    const held = this.jobsKeyOf;
+    if (held?.jobs === jobs && held.stale === stale && held.repo === repo) return held.key;
+    let key = '';
+    // A landing (landed) makes a dependent ready under a landing runner.
+    for (const j of jobs)
+      if (j.repo === repo) key += `|${j.id}:${j.status}${j.landed ? 'L' : ''}${stale[j.id] ? '!' : ''}`;
+    this.jobsKeyOf = { repo, jobs, stale, key };
+    return key;
   }
 
   /**

@@ -278,16 +278,21 @@ function backlogCardsFrom(b: BacklogState, last: { backlog: BacklogState; column
   const wasUnlanded = was.unlanded ?? {};
   // The todos whose unlanded deps differ (few): a record looked up by each
   // of 10,000 ids hashes each into V8's string table.
+  // Not when the record is the one the last column had (updateBacklog keeps it while no entry changed).
   const differ = new Set<string>();
-  for (const id of Object.keys(unlanded)) if (unlanded[id] !== wasUnlanded[id]) differ.add(id);
-  for (const id of Object.keys(wasUnlanded)) if (unlanded[id] !== wasUnlanded[id]) differ.add(id);
-  const cards: CardData[] = [];
+  if (unlanded !== wasUnlanded) {
+    for (const id of Object.keys(unlanded)) if (unlanded[id] !== wasUnlanded[id]) differ.add(id);
+    for (const id of Object.keys(wasUnlanded)) if (unlanded[id] !== wasUnlanded[id]) differ.add(id);
+  }
+  // Made at its length: pushed into, a 10,000-card array was copied as it grew.
+  const cards = new Array<CardData>(b.ready.length + b.blocked.length);
+  let n = 0;
   let j = 0;
   for (const t of b.ready) {
     while (j < was.ready.length && was.ready[j] !== t && byRunOrder(was.ready[j]!, t) < 0) j++;
     const same = j < was.ready.length && was.ready[j] === t;
-    if (same && (differ.size === 0 || !differ.has(t.id))) cards.push(lastCards[j]!);
-    else cards.push(readyCard(t, unlanded[t.id]));
+    if (same && (differ.size === 0 || !differ.has(t.id))) cards[n++] = lastCards[j]!;
+    else cards[n++] = readyCard(t, unlanded[t.id]);
     if (same) j++;
   }
   const base = was.ready.length;
@@ -295,8 +300,8 @@ function backlogCardsFrom(b: BacklogState, last: { backlog: BacklogState; column
   for (const x of b.blocked) {
     while (k < was.blocked.length && was.blocked[k] !== x && byRunOrder(was.blocked[k]!.todo, x.todo) < 0)
       k++;
-    if (k < was.blocked.length && was.blocked[k] === x) cards.push(lastCards[base + k++]!);
-    else cards.push(blockedCard(x));
+    if (k < was.blocked.length && was.blocked[k] === x) cards[n++] = lastCards[base + k++]!;
+    else cards[n++] = blockedCard(x);
   }
   return cards;
 }

@@ -1,0 +1,5 @@
+// Types of scripts/ink-frame-caches.mjs, for the test that checks its rewrites.
+/** Per file of Ink's build folder: each [Ink's text, what replaces it]. */
+export declare const REWRITES: Record<string, [string, string][]>;
+/** Applies REWRITES to the Ink in `inkDir` (its package folder); returns the files changed. */
+export declare function patchInk(inkDir: string): string[];
