@@ -267,7 +267,7 @@ export class DashboardSync {
       if (id === this.shown) return;
       const was = this.shown;
       this.shown = id;
-      if (was) this.dropTranscript(was);
+      if (was) this.leaveView(was);
       const job = id ? s.jobs.find((j) => j.id === id) : undefined;
       // Only a running job has a live pane (components/Dashboard.tsx).
       if (job?.status === 'active') this.readLogs(job);
@@ -590,6 +590,12 @@ export class DashboardSync {
       // An ended job of another machine has no live pane: its log is not
       // followed (`l` reads the store when asked), nor read again on each of its writes.
       if (remote && job.status !== 'active') return;
+      // Nor is a running one's until the board shows it: what its log gives
+      // (the pane's lines, its files) is drawn for the shown job only, and
+      // following every remote job's streams was a query and a parse per
+      // append (5 a second per job) with 16 remote jobs streaming
+      // (bench/shared-store.bench.js). It is read whole when it comes into view.
+      if (remote && shownJobId(this.dash.getState()) !== job.id) return;
       const stored = remote ? this.storedLogs!.get(job.id) : null;
       logs = {
         events: stored
@@ -718,6 +724,19 @@ export class DashboardSync {
     return n;
   }
 
+  /**
+   * A job leaving the view: its transcript is let go, and a job of another
+   * machine's whole log too (readLogs reads it again from the store when it
+   * comes back): only the shown job's log is followed there.
+   */
+  private leaveView(jobId: string): void {
+    const logs = this.logs.get(jobId);
+    if (!logs?.stored) return this.dropTranscript(jobId);
+    this.logs.delete(jobId);
+    this.storedLogs!.release(jobId);
+    this.liveBehind.add(jobId);
+  }
+
   /** Lets a job's transcript go when it leaves the view (it is read again, from near its end, when it comes back). */
   private dropTranscript(jobId: string): void {
     const logs = this.logs.get(jobId);
@@ -768,8 +787,11 @@ export class DashboardSync {
       this.recordTimers.delete(jobId);
       const job = this.state.jobs.get(jobId);
       if (!job || this.closed || !this.dash.getState().records[jobId]) return;
+      const stored = this.storedLogs?.peek(jobId) ?? null;
+      // A job of another machine gone from view is no longer followed: its record stays as read.
+      if (!stored && this.fromStore(job)) return;
       const at = performance.now();
-      this.dash.getState().setRecord(jobId, readJobRecord(this.state.dir, job, this.storedLogs?.peek(jobId)));
+      this.dash.getState().setRecord(jobId, readJobRecord(this.state.dir, job, stored));
       this.recordReads.set(jobId, { at, tookMs: performance.now() - at });
     };
     if (wait <= 0) read();
@@ -793,6 +815,9 @@ export class DashboardSync {
   private drawLive(jobId: string): void {
     this.lastLiveDraw = performance.now();
     const logs = this.logs.get(jobId);
+    // A job of another machine just come into view: its pane keeps what it
+    // showed until the store's copy of its log is read (not drawn empty meanwhile).
+    if (logs?.stored && !logs.stored.readOnce) return;
     this.liveBehind.delete(jobId);
     if (!logs) return;
     const body = transcriptText(logs.entries).filter((l) => !l.startsWith('>'));
