@@ -32,7 +32,7 @@ import { JsonLinesTail } from '../../state/jsonl.js';
 import { readJobRecord } from './record.js';
 import type { DashboardStore } from '../view/store.js';
 import { shownJobId } from '../view/board.js';
-import { isWholeJob, type BoardJob } from '../../model/job-card.js';
+import { isWholeJob, toJobCard, type BoardJob } from '../../model/job-card.js';
 import { silenceLine } from '../view/silence.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
@@ -83,6 +83,13 @@ interface JobLogs {
   readAny: boolean;
   /** The shared store's copy of the log, when it is read from there (fromStore). */
   stored: StoredJobLog | null;
+}
+
+/** Whether two records of a job differ at most in their heartbeat's time. */
+function sameBut(a: BoardJob, b: BoardJob): boolean {
+  if (a.updated_at !== b.updated_at || a.status !== b.status || a.pid !== b.pid || a.host !== b.host)
+    return false;
+  return JSON.stringify({ ...a, heartbeat_at: null }) === JSON.stringify({ ...b, heartbeat_at: null });
 }
 
 /** Adds (or removes) `t` as a dependent of each of its deps. */
@@ -185,6 +192,8 @@ export class DashboardSync {
   /** Re-reads of loaded job logs waiting their turn, and when each was last read and how long it took. */
   private readonly recordTimers = new Map<string, NodeJS.Timeout>();
   private readonly recordReads = new Map<string, { at: number; tookMs: number }>();
+  /** The latest record of listed jobs whose only change since they were drawn is a heartbeat (withoutBeats). */
+  private readonly beats = new Map<string, BoardJob>();
   /** Stale jobs being cleaned up (SyncOptions.reap). */
   private readonly reaping = new Set<string>();
   /** The watch on the shown job's transcript file, and which file it is. */
@@ -215,6 +224,7 @@ export class DashboardSync {
     // Finished jobs as their cards: the shown one is read whole (showWhole).
     const jobs = this.state.jobs.listCards(repo);
     this.briefs = null;
+    this.beats.clear();
     this.dash.getState().setJobs(jobs);
     this.loadTitles(jobs);
     this.checkStale();
@@ -396,11 +406,40 @@ export class DashboardSync {
     const { repo } = this.dash.getState();
     const changed = this.state.jobs.listChangedAfter(after, repo);
     if (changed.length) this.briefs = null;
-    this.dash.getState().mergeJobs(changed);
+    this.dash.getState().mergeJobs(this.withoutBeats(changed));
     this.loadTitles(changed);
     this.checkStale();
     this.refreshBacklog();
     for (const j of changed) this.readLogs(j);
+  }
+
+  /**
+   * The changed jobs less those whose only change since the board's copy is
+   * their heartbeat: those are kept in this.beats, for the staleness check,
+   * and not drawn (no view shows a heartbeat). Every running job beats every
+   * 5 s, so with 24 jobs each beat redrew the whole board a few times a second
+   * for nothing, and a keypress's frame waited behind one now and then.
+   */
+  private withoutBeats(changed: BoardJob[]): BoardJob[] {
+    if (changed.length === 0) return changed;
+    const listed = this.dash.getState().jobs;
+    const drawn: BoardJob[] = [];
+    for (const j of changed) {
+      const prev = listed.find((x) => x.id === j.id);
+      // A card listed (loadAll) is compared with the card of the record read.
+      const like = prev && !isWholeJob(prev) && isWholeJob(j) ? toJobCard(j) : j;
+      if (prev && prev.heartbeat_at !== j.heartbeat_at && sameBut(prev, like)) this.beats.set(j.id, j);
+      else {
+        this.beats.delete(j.id);
+        drawn.push(j);
+      }
+    }
+    return drawn;
+  }
+
+  /** A listed job with its latest heartbeat (withoutBeats). */
+  private beating(j: BoardJob): BoardJob {
+    return this.beats.get(j.id) ?? j;
   }
 
   /** [run] max-attempts as the board decides by it (its default until the config is read). */
@@ -531,14 +570,15 @@ export class DashboardSync {
     const now = Date.now();
     const stale: Record<string, boolean> = {};
     for (const j of this.dash.getState().jobs)
-      if (j.status === 'active' && isStale(j, now, this.probe)) stale[j.id] = true;
+      if (j.status === 'active' && isStale(this.beating(j), now, this.probe)) stale[j.id] = true;
     this.dash.getState().setStale(stale);
     for (const id of Object.keys(stale)) this.reap(id);
   }
 
   /** Hands a stale job to SyncOptions.reap, unless it is there already; reloads the jobs after. */
   private reap(id: string): void {
-    const listed = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
+    const found = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
+    const listed = found && this.beating(found);
     if (!listed || this.reaping.has(id)) return;
     // The cleanup is given the whole record (the board may hold its card).
     const job = isWholeJob(listed) ? listed : this.state.jobs.get(id);
