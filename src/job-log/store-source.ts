@@ -23,6 +23,8 @@ export class StoredJobLog {
   events: string[] = [];
   readonly transcripts = new Map<string, string[]>();
   seq = 0;
+  /** Whether a read came back: until then the log here is not what the store had (a pane waits, not drawn empty). */
+  readOnce = false;
 
   constructor(readonly jobId: string) {}
 
@@ -42,7 +44,10 @@ export class StoredJobLog {
         got.push({ stream: l.stream, line: l.line });
       }
       if (page.length) this.seq = page.at(-1)!.seq;
-      if (page.length < PAGE) return got;
+      if (page.length < PAGE) {
+        this.readOnce = true;
+        return got;
+      }
     }
   }
 

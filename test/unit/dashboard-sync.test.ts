@@ -480,3 +480,28 @@ it('holds a log reader only for jobs whose event log gave a line (and the shown 
   );
   await waitFor(() => fx!.sync.readersHeld() === before + 1, 'a reader for the job that logged');
 });
+
+it('does not redraw a job whose only change is its heartbeat, and decides its staleness by the latest one', () => {
+  // Every running job beats every 5 s: with 24 jobs, redrawing the whole
+  // board for each (no view shows a heartbeat) was a frame a keypress's
+  // could wait behind (bench/shared-store.bench.js).
+  fx = dashFixture();
+  const job = makeJob(fx.state, { pid: 7 });
+  // Its runner is on another machine (this one's host name is not the probe's)
+  // and beat a minute ago: stale.
+  writeAt(fx, -60_000, 'heartbeat', job.id, '7');
+  fx.sync.loadAll();
+  expect(fx.dash.getState().stale[job.id]).toBe(true);
+  const drawn = fx.dash.getState().jobs;
+  write(fx, 'heartbeat', job.id, '7');
+  fx.sync.refreshJobs();
+  expect(fx.dash.getState().jobs).toBe(drawn);
+  expect(fx.dash.getState().stale[job.id]).toBeUndefined();
+  // A change that shows is drawn, with the latest beat.
+  const beat = fx.state.jobs.get(job.id)!.heartbeat_at;
+  write(fx, 'stage', job.id, 'testing');
+  fx.sync.refreshJobs();
+  expect(jobOf(fx, job.id)?.stage).toBe('testing');
+  expect(jobOf(fx, job.id)?.heartbeat_at).toBe(beat);
+  expect(fx.dash.getState().stale[job.id]).toBeUndefined();
+});

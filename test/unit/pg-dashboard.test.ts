@@ -3,10 +3,11 @@
 // as LISTEN/NOTIFY announces it, and the live pane of a job whose log files
 // are not on the board's machine is read from the store's copy of its log.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { selectedJob } from '../../src/dashboard/view/board.js';
+import { selectedJob, shownJobId } from '../../src/dashboard/view/board.js';
 import { StoreMirror } from '../../src/dashboard/io/board-source.js';
 import { DashboardSync } from '../../src/dashboard/io/sync.js';
 import { createDashboardStore } from '../../src/dashboard/view/store.js';
+import type { Job } from '../../src/model/job.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
 import { pgServer, pgWhyNot } from '../helpers/pg.js';
 import { usePgDatabase } from '../helpers/pg-database.js';
@@ -21,6 +22,8 @@ describe.skipIf(!server)(`the dashboard on PostgreSQL${server ? '' : ` (skipped:
   let board: AsyncStateStore;
   let mirror: StoreMirror | null = null;
   let sync: DashboardSync | null = null;
+  /** The lines the board's store reads of each job's log (its queries to job_logs, by job). */
+  const reads = new Map<string, number>();
   const dirs: { cleanup(): void }[] = [];
   beforeEach(async () => {
     const here = tempDir();
@@ -30,6 +33,12 @@ describe.skipIf(!server)(`the dashboard on PostgreSQL${server ? '' : ` (skipped:
     writer = await db.open({ password: true, dir: there.path });
     // The board's state dir is empty: no job's files are on its machine.
     board = await db.open({ password: true, dir: here.path });
+    reads.clear();
+    const read = board.logs.read.bind(board.logs);
+    board.logs.read = (jobId, o) => {
+      reads.set(jobId, (reads.get(jobId) ?? 0) + 1);
+      return read(jobId, o);
+    };
   });
   // Runs before the database's own after hook (hooks after a test run in reverse), which closes the stores.
   afterEach(async () => {
@@ -132,6 +141,68 @@ describe.skipIf(!server)(`the dashboard on PostgreSQL${server ? '' : ` (skipped:
     console.log(
       `write → board (PostgreSQL, loopback TCP): p50 ${took[19]!.toFixed(1)} ms, p95 ${took[37]!.toFixed(1)} ms`,
     );
+  });
+
+  it("reads a running job of another machine's log only while the board shows it, and all of it when it comes into view", async () => {
+    const chunk = (text: string) =>
+      JSON.stringify({
+        t: 1,
+        dir: 'in',
+        message: {
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } },
+        },
+      });
+    const ev = (message: string) =>
+      JSON.stringify({ ts: new Date().toISOString(), type: 'warning', message });
+    const jobs: Job[] = [];
+    for (const name of ['one', 'two']) {
+      const t = await writer.todos.create(REPO, { title: `job ${name}` });
+      const job = await writer.jobs.claim(REPO, { todo_id: t.id, pid: 12, host: 'machine-b' }, () => null);
+      await writer.jobs.setStage(job.id, 'implementing');
+      await writer.jobs.addAgentSession(job.id, {
+        purpose: 'implement',
+        id: `sess-${name}`,
+        transcript: `jobs/${job.id}/transcripts/sess-${name}.jsonl`,
+      });
+      await writer.logs.append(job.id, 'events', [ev(`event of ${name}`)]);
+      await writer.logs.append(job.id, `transcript:sess-${name}`, [chunk(`agent ${name} speaks`)]);
+      jobs.push(job);
+    }
+    const dash = await openBoard();
+    const shown = () => shownJobId(dash.getState());
+    await waitFor(() => shown() !== null, 'a job shown', 20_000);
+    const [a, b] = shown() === jobs[0]!.id ? [jobs[0]!, jobs[1]!] : [jobs[1]!, jobs[0]!];
+    const said = (id: string, text: string) => dash.getState().live[id]?.some((l) => l.includes(text));
+    const nameOf = (id: string) => (id === jobs[0]!.id ? 'one' : 'two');
+    await waitFor(() => said(a.id, `agent ${nameOf(a.id)} speaks`), "the shown job's transcript", 20_000);
+    // The job not shown keeps streaming: the board neither reads nor holds its log.
+    for (let i = 0; i < 5; i++) {
+      await writer.logs.append(b.id, `transcript:sess-${nameOf(b.id)}`, [chunk(`more ${i}`)]);
+      await writer.logs.append(a.id, `transcript:sess-${nameOf(a.id)}`, [chunk(`shown ${i}`)]);
+    }
+    await waitFor(() => said(a.id, 'shown 4'), 'the shown job following its log', 20_000);
+    expect(reads.get(b.id) ?? 0).toBe(0);
+    expect(sync!.readersHeld()).toBe(1);
+    expect(dash.getState().live[b.id]).toBeUndefined();
+
+    // Moved onto the other job: its whole log is read then, events and transcript.
+    for (const dir of ['down', 'up', 'right', 'left', 'down', 'down', 'up', 'up'] as const) {
+      if (shown() === b.id) break;
+      dash.getState().dispatch({ type: 'move', dir });
+    }
+    expect(shown()).toBe(b.id);
+    await waitFor(() => said(b.id, 'more 4'), "the newly shown job's whole transcript", 20_000);
+    expect(said(b.id, `agent ${nameOf(b.id)} speaks`)).toBe(true);
+    expect(dash.getState().live[b.id]).toContain(`! event of ${nameOf(b.id)}`);
+    // And the one that left the view is let go: only the shown job's log is held.
+    expect(sync!.readersHeld()).toBe(1);
+    const readsOfA = reads.get(a.id) ?? 0;
+    await writer.logs.append(a.id, `transcript:sess-${nameOf(a.id)}`, [chunk('unseen')]);
+    await writer.logs.append(b.id, `transcript:sess-${nameOf(b.id)}`, [chunk('seen')]);
+    await waitFor(() => said(b.id, 'seen'), 'the shown job following its log', 20_000);
+    expect(reads.get(a.id) ?? 0).toBe(readsOfA);
   });
 
   it('after the server ends its sessions, the board comes back and shows what was written meanwhile', async () => {

@@ -69,8 +69,10 @@ export class StoredLogs {
       f.behind = false;
       if (this.closed) return;
       try {
+        const first = !f.log.readOnce;
         const got = await f.log.readMore(this.store.logs);
-        if (got.length && !this.closed) this.onLines(f.log.jobId);
+        // The first read is told of even when it got nothing: the pane waits for it.
+        if ((got.length || first) && !this.closed) this.onLines(f.log.jobId);
       } catch {
         // A lost connection: the watch says when it is back (null), and every log is read then.
       }

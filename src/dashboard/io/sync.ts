@@ -32,7 +32,7 @@ import { JsonLinesTail } from '../../state/jsonl.js';
 import { readJobRecord } from './record.js';
 import type { DashboardStore } from '../view/store.js';
 import { shownJobId } from '../view/board.js';
-import { isWholeJob, type BoardJob } from '../../model/job-card.js';
+import { isWholeJob, toJobCard, type BoardJob } from '../../model/job-card.js';
 import { silenceLine } from '../view/silence.js';
 
 /** Entries of a transcript kept for re-rendering (message chunks join across entries). */
@@ -83,6 +83,13 @@ interface JobLogs {
   readAny: boolean;
   /** The shared store's copy of the log, when it is read from there (fromStore). */
   stored: StoredJobLog | null;
+}
+
+/** Whether two records of a job differ at most in their heartbeat's time. */
+function sameBut(a: BoardJob, b: BoardJob): boolean {
+  if (a.updated_at !== b.updated_at || a.status !== b.status || a.pid !== b.pid || a.host !== b.host)
+    return false;
+  return JSON.stringify({ ...a, heartbeat_at: null }) === JSON.stringify({ ...b, heartbeat_at: null });
 }
 
 /** Adds (or removes) `t` as a dependent of each of its deps. */
@@ -192,6 +199,8 @@ export class DashboardSync {
   /** Re-reads of loaded job logs waiting their turn, and when each was last read and how long it took. */
   private readonly recordTimers = new Map<string, NodeJS.Timeout>();
   private readonly recordReads = new Map<string, { at: number; tookMs: number }>();
+  /** The latest record of listed jobs whose only change since they were drawn is a heartbeat (withoutBeats). */
+  private readonly beats = new Map<string, BoardJob>();
   /** Stale jobs being cleaned up (SyncOptions.reap). */
   private readonly reaping = new Set<string>();
   /** The watch on the shown job's transcript file, and which file it is. */
@@ -222,6 +231,7 @@ export class DashboardSync {
     // Finished jobs as their cards: the shown one is read whole (showWhole).
     const jobs = this.state.jobs.listCards(repo);
     this.briefs = null;
+    this.beats.clear();
     this.dash.getState().setJobs(jobs);
     this.loadTitles(jobs);
     this.checkStale();
@@ -282,7 +292,7 @@ export class DashboardSync {
       if (id === this.shown) return;
       const was = this.shown;
       this.shown = id;
-      if (was) this.dropTranscript(was);
+      if (was) this.leaveView(was);
       const job = id ? s.jobs.find((j) => j.id === id) : undefined;
       // Only a running job has a live pane (components/Dashboard.tsx).
       if (job?.status === 'active') this.readLogs(job);
@@ -415,11 +425,40 @@ export class DashboardSync {
     const { repo } = this.dash.getState();
     const changed = this.state.jobs.listChangedAfter(after, repo);
     if (changed.length) this.briefs = null;
-    this.dash.getState().mergeJobs(changed);
+    this.dash.getState().mergeJobs(this.withoutBeats(changed));
     this.loadTitles(changed);
     this.checkStale();
     this.refreshBacklog();
     for (const j of changed) this.readLogs(j);
+  }
+
+  /**
+   * The changed jobs less those whose only change since the board's copy is
+   * their heartbeat: those are kept in this.beats, for the staleness check,
+   * and not drawn (no view shows a heartbeat). Every running job beats every
+   * 5 s, so with 24 jobs each beat redrew the whole board a few times a second
+   * for nothing, and a keypress's frame waited behind one now and then.
+   */
+  private withoutBeats(changed: BoardJob[]): BoardJob[] {
+    if (changed.length === 0) return changed;
+    const listed = this.dash.getState().jobs;
+    const drawn: BoardJob[] = [];
+    for (const j of changed) {
+      const prev = listed.find((x) => x.id === j.id);
+      // A card listed (loadAll) is compared with the card of the record read.
+      const like = prev && !isWholeJob(prev) && isWholeJob(j) ? toJobCard(j) : j;
+      if (prev && prev.heartbeat_at !== j.heartbeat_at && sameBut(prev, like)) this.beats.set(j.id, j);
+      else {
+        this.beats.delete(j.id);
+        drawn.push(j);
+      }
+    }
+    return drawn;
+  }
+
+  /** A listed job with its latest heartbeat (withoutBeats). */
+  private beating(j: BoardJob): BoardJob {
+    return this.beats.get(j.id) ?? j;
   }
 
   /** [run] max-attempts as the board decides by it (its default until the config is read). */
@@ -564,14 +603,15 @@ export class DashboardSync {
     const now = Date.now();
     const stale: Record<string, boolean> = {};
     for (const j of this.dash.getState().jobs)
-      if (j.status === 'active' && isStale(j, now, this.probe)) stale[j.id] = true;
+      if (j.status === 'active' && isStale(this.beating(j), now, this.probe)) stale[j.id] = true;
     this.dash.getState().setStale(stale);
     for (const id of Object.keys(stale)) this.reap(id);
   }
 
   /** Hands a stale job to SyncOptions.reap, unless it is there already; reloads the jobs after. */
   private reap(id: string): void {
-    const listed = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
+    const found = this.o.reap ? this.dash.getState().jobs.find((j) => j.id === id) : undefined;
+    const listed = found && this.beating(found);
     if (!listed || this.reaping.has(id)) return;
     // The cleanup is given the whole record (the board may hold its card).
     const job = isWholeJob(listed) ? listed : this.state.jobs.get(id);
@@ -629,6 +669,12 @@ export class DashboardSync {
       // An ended job of another machine has no live pane: its log is not
       // followed (`l` reads the store when asked), nor read again on each of its writes.
       if (remote && job.status !== 'active') return;
+      // Nor is a running one's until the board shows it: what its log gives
+      // (the pane's lines, its files) is drawn for the shown job only, and
+      // following every remote job's streams was a query and a parse per
+      // append (5 a second per job) with 16 remote jobs streaming
+      // (bench/shared-store.bench.js). It is read whole when it comes into view.
+      if (remote && shownJobId(this.dash.getState()) !== job.id) return;
       const stored = remote ? this.storedLogs!.get(job.id) : null;
       logs = {
         events: stored
@@ -757,6 +803,19 @@ export class DashboardSync {
     return n;
   }
 
+  /**
+   * A job leaving the view: its transcript is let go, and a job of another
+   * machine's whole log too (readLogs reads it again from the store when it
+   * comes back): only the shown job's log is followed there.
+   */
+  private leaveView(jobId: string): void {
+    const logs = this.logs.get(jobId);
+    if (!logs?.stored) return this.dropTranscript(jobId);
+    this.logs.delete(jobId);
+    this.storedLogs!.release(jobId);
+    this.liveBehind.add(jobId);
+  }
+
   /** Lets a job's transcript go when it leaves the view (it is read again, from near its end, when it comes back). */
   private dropTranscript(jobId: string): void {
     const logs = this.logs.get(jobId);
@@ -807,8 +866,11 @@ export class DashboardSync {
       this.recordTimers.delete(jobId);
       const job = this.state.jobs.get(jobId);
       if (!job || this.closed || !this.dash.getState().records[jobId]) return;
+      const stored = this.storedLogs?.peek(jobId) ?? null;
+      // A job of another machine gone from view is no longer followed: its record stays as read.
+      if (!stored && this.fromStore(job)) return;
       const at = performance.now();
-      this.dash.getState().setRecord(jobId, readJobRecord(this.state.dir, job, this.storedLogs?.peek(jobId)));
+      this.dash.getState().setRecord(jobId, readJobRecord(this.state.dir, job, stored));
       this.recordReads.set(jobId, { at, tookMs: performance.now() - at });
     };
     if (wait <= 0) read();
@@ -832,6 +894,9 @@ export class DashboardSync {
   private drawLive(jobId: string): void {
     this.lastLiveDraw = performance.now();
     const logs = this.logs.get(jobId);
+    // A job of another machine just come into view: its pane keeps what it
+    // showed until the store's copy of its log is read (not drawn empty meanwhile).
+    if (logs?.stored && !logs.stored.readOnce) return;
     this.liveBehind.delete(jobId);
     if (!logs) return;
     const body = transcriptText(logs.entries).filter((l) => !l.startsWith('>'));
