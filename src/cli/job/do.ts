@@ -139,8 +139,9 @@ async function warmUp(deps: JobDeps, root: string, o: DoOptions): Promise<void> 
   } catch {} // said at the hand-over, where the job's checks read it again
   // The base (ii run gives --rev): its answer is read again at the
   // hand-over, through the git process this starts (GitVcs.resolveBase).
+  // Not waited for: the standby is ready as soon as its code is loaded.
   const { rev } = runOptions(o);
-  if (rev !== undefined) await deps.vcs.resolveBase(root, rev).catch(() => {});
+  if (rev !== undefined) deps.vcs.resolveBase(root, rev).catch(() => {});
   await loadExeca();
 }
 
