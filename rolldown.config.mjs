@@ -134,4 +134,12 @@ const scriptedAgent = {
   output: { file: 'dist/agent/scripted/main.js', format: 'esm' },
 };
 
-export default [cli, start, scriptedAgent];
+// The same agent as a CommonJS script, which is what node --build-snapshot
+// takes: scripts/scripted-snapshot.mjs builds its startup snapshot from it
+// (and removes it).
+const scriptedAgentSnapshot = {
+  ...scriptedAgent,
+  output: { file: 'dist/agent/scripted/snapshot.cjs', format: 'cjs' },
+};
+
+export default [cli, start, scriptedAgent, scriptedAgentSnapshot];

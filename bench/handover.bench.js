@@ -29,7 +29,8 @@
 // Steps: each process on the way writes marks (src/proc/trace.ts, II_TRACE):
 // the previous runner at its job's end and after its clean-up and journal,
 // ii run at the hand-over, the next runner at each step to its first prompt
-// (with its CPU time), and the agent's spawn, ACP initialize and session/new.
+// (with its CPU time), and the agent's spawn, ACP initialize (with the CPU
+// its processes took to answer it, from /proc) and session/new.
 // Rows "step …" are the medians of each step's time; "cpu …" the next
 // runner's own CPU time from the hand-over to its prompt, which the load
 // moves less than the wall clock.
@@ -240,12 +241,15 @@ async function oneRun(tmp, root, jobs, n) {
       // The CPU a step took in its process (marks of one process only).
       cpuSteps[step] = a && b && a.pid === b.pid ? b.cpu - a.cpu : NaN;
     }
+    const initialized = next.marks.get('acp_initialized');
     const handed = next.marks.get('handed');
     const prompted = next.marks.get('prompt');
     hand.push({
       steps,
       cpuSteps,
       cpu: handed && prompted ? prompted.cpu - handed.cpu : NaN,
+      // The agent's own processes (its group, read from /proc by the runner as initialize is answered).
+      agentCpu: typeof initialized?.agent_cpu === 'number' ? initialized.agent_cpu : NaN,
       prevCpu:
         prev.marks.get('job_end') && prev.marks.get('journal_done')
           ? prev.marks.get('journal_done').cpu - prev.marks.get('job_end').cpu
@@ -334,6 +338,9 @@ function rowsOf(label, jobs, hand, floor) {
   }
   const cpu = col('cpu');
   if (cpu.length) rows.push(row('  cpu: next runner, hand-over → prompt, median', cpu, 0.5));
+  const agentCpu = col('agentCpu');
+  if (agentCpu.length)
+    rows.push(row('  cpu: next agent, its start → ACP initialize answered, median', agentCpu, 0.5));
   const prevCpu = col('prevCpu');
   if (prevCpu.length) rows.push(row('  cpu: previous runner, job end → journal done, median', prevCpu, 0.5));
   return rows;

@@ -6,6 +6,7 @@ import { build } from 'rolldown';
 import config from '../rolldown.config.mjs';
 import { builtinsWithoutFacades } from './builtins.mjs';
 import { requireReact } from './react-require.mjs';
+import { scriptedSnapshot } from './scripted-snapshot.mjs';
 
 try {
   for (const c of config) await build(c);
@@ -13,6 +14,8 @@ try {
   builtinsWithoutFacades(config[0].output.dir);
   // The dashboard's (scripts/react-require.mjs).
   requireReact(config[0].output.dir);
+  // The scripted agent's (scripts/scripted-snapshot.mjs).
+  scriptedSnapshot();
 } catch (err) {
   console.error(`the bundle failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

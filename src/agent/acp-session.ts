@@ -20,7 +20,7 @@ import { missingFileAnswer } from './missing-file.js';
 import { answerPermission, type PermissionContext } from './permission-answer.js';
 import { spawnInGroup, type GroupChild } from '../proc/recorded.js';
 import { withoutStoreCredentials } from '../proc/child-env.js';
-import { mark } from '../proc/trace.js';
+import { mark, treeCpuMs } from '../proc/trace.js';
 import { TranscriptRecorder } from './transcript-recorder.js';
 import type { AgentActivity, AgentSession, AgentSessionOptions, PromptResult, StopReason } from './types.js';
 import { quotedOutput } from './quoted-output.js';
@@ -349,7 +349,7 @@ export class AcpSession implements AgentSession {
             clientInfo: { name: 'incrementum', version: '0' },
           });
           this.agentName = init.agentInfo?.name;
-          mark('acp_initialized');
+          mark('acp_initialized', { agent_cpu: treeCpuMs(this.child?.pid) });
           const { title } = this.o;
           const s = await this.conn.agent.request(methods.agent.session.new, {
             cwd: this.ws.path,

@@ -5,7 +5,7 @@
 // job's own records say when it ended, claimed and prompted; these say where
 // the time between went (config, checks, the agent's spawn, ACP's start).
 // Unset, a mark costs one property read.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { resolve } from 'node:path';
 import { sessionNice } from './priority.js';
@@ -36,4 +36,27 @@ export function mark(name: string, extra: Record<string, string | number | null>
   try {
     appendFileSync(file, `${line}\n`);
   } catch {} // a bench's file gone: the job goes on
+}
+
+/**
+ * The CPU time (ms) process `pid` and its descendants have run so far, from
+ * Linux's /proc (schedstat: nanoseconds; children: each thread's children);
+ * null elsewhere. For a mark's extra: the agent's own start, which runs in
+ * processes of its own (bwrap, then the agent). Only when tracing.
+ */
+export function treeCpuMs(pid: number | undefined): number | null {
+  if (!tracing || pid === undefined) return null;
+  let ns = 0;
+  const todo = [pid];
+  for (let p = todo.pop(); p !== undefined; p = todo.pop()) {
+    try {
+      ns += Number(readFileSync(`/proc/${p}/schedstat`, 'utf8').split(' ')[0]);
+      for (const t of readdirSync(`/proc/${p}/task`))
+        for (const c of readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' '))
+          if (c.trim()) todo.push(Number(c));
+    } catch {
+      if (p === pid) return null; // no /proc, or the process is gone; a child gone meanwhile is skipped
+    }
+  }
+  return ns / 1e6;
 }

@@ -67,6 +67,8 @@ export class GitVcs implements Vcs, LandingVcs {
   });
   /** Each workspace's long-lived git processes (git-batch.ts), ended with the workspace or close(). */
   private readonly batches = new Map<string, WorkspaceBatch>();
+  /** The same for reads in a checkout (checkoutBatch). */
+  private readonly checkouts = new Map<string, WorkspaceBatch>();
   /** Trees known to hold no protocol file (every iteration's): a change on one needs no `rm --cached`. */
   private readonly cleanTrees = new Set<string>();
   private readonly filesMemo = new Map<string, FileStat[]>();
@@ -128,6 +130,16 @@ export class GitVcs implements Vcs, LandingVcs {
     return b;
   }
 
+  /**
+   * A checkout's long-lived cat-file, for reads in the person's own checkout
+   * (resolveBase): no link check, as none of the one-off gits there had.
+   */
+  private checkoutBatch(root: string): WorkspaceBatch {
+    let b = this.checkouts.get(root);
+    if (!b) this.checkouts.set(root, (b = new WorkspaceBatch(root, undefined, DIFF_PAIRS)));
+    return b;
+  }
+
   release(ws: string): void {
     this.batches.get(ws)?.close();
     this.batches.delete(ws);
@@ -137,6 +149,8 @@ export class GitVcs implements Vcs, LandingVcs {
   /** Ends every workspace's long-lived git processes; they start again when next needed. */
   close(): void {
     for (const ws of [...this.batches.keys()]) this.release(ws);
+    for (const b of this.checkouts.values()) b.close();
+    this.checkouts.clear();
   }
 
   /** Options for a git command in the workspace `ws`: its link is checked just before git starts. */
@@ -210,10 +224,17 @@ export class GitVcs implements Vcs, LandingVcs {
       // A local branch named by --rev is where the job lands by default; a
       // tag, a sha or a remote-tracking ref is not a branch to move.
       const name = rev.replace(/^refs\/heads\//, '');
-      const [sha, tip] = await Promise.all([
-        this.commitOf(root, rev),
-        this.commitOf(root, `refs/heads/${name}`),
-      ]);
+      // Both through the checkout's long-lived cat-file (git-batch.ts), one
+      // request: `ii run` gives every job --rev, and its standby runner
+      // starts that process while it waits (its warm-up), so a job's start
+      // spawns no git for its base. A name git could not take on one line
+      // (a line break, a leading dash) names no commit either way.
+      const [sha, tip] =
+        /[\n\r\0]/.test(rev) || rev.startsWith('-')
+          ? [null, null]
+          : (await this.checkoutBatch(root).info([`${rev}^{commit}`, `refs/heads/${name}^{commit}`])).map(
+              (o) => (o?.type === 'commit' ? o.sha : null),
+            );
       if (!sha) {
         await noCommitsYet();
         throw new UserError(

@@ -44,11 +44,12 @@ describe('resolveAgent', () => {
     expect(resolveAgent(config(), 'my-agent', env).command).toEqual(['my-agent']);
   });
 
-  it('resolves the built-in scripted agent to node and its script', () => {
+  it('resolves the built-in scripted agent to node and its startup snapshot', () => {
     const spec = resolveAgent(config(), 'scripted', env);
     expect(spec.command[0]).toBe(process.execPath);
-    // The bundle (rolldown.config.mjs), not the compiled module tree.
-    expect(spec.command[1]).toMatch(/dist\/agent\/scripted\/main\.js$/);
+    // The bundle's snapshot for this node (scripts/scripted-snapshot.mjs), not the compiled module tree.
+    expect(spec.command.slice(1, 2)).toEqual(['--snapshot-blob']);
+    expect(spec.command[2]).toMatch(/dist\/agent\/scripted\/main\.js\.snapshot-v[\d.]+-\w+-\w+\.blob$/);
   });
 
   it('says how to install an agent, and points at ii demo, when the binary is missing', () => {

@@ -123,6 +123,35 @@ describe('root and base revision', () => {
     }
   });
 
+  it('resolves --rev through one long-lived git, which sees the branch as it is at each call', async () => {
+    const own = new GitVcs();
+    const trace = join(tmp.path, 'git-trace');
+    process.env.GIT_TRACE = trace;
+    try {
+      const first = git(repo, 'rev-parse', 'HEAD');
+      expect(await own.resolveBase(repo, 'main')).toEqual({ sha: first, ref: 'main', branch: 'main' });
+      // Moved by a commit, then by a packed ref another process wrote: each read sees it.
+      git(repo, '-c', 'user.name=T', '-c', 'user.email=t@e', 'commit', '-q', '--allow-empty', '-m', 'two');
+      const second = git(repo, 'rev-parse', 'HEAD');
+      expect(await own.resolveBase(repo, 'main')).toEqual({ sha: second, ref: 'main', branch: 'main' });
+      git(repo, 'pack-refs', '--all');
+      git(repo, 'update-ref', 'refs/heads/main', first);
+      expect(await own.resolveBase(repo, 'main')).toEqual({ sha: first, ref: 'main', branch: 'main' });
+      // A tag of a tree names no commit; a name with a line break is not two requests.
+      git(repo, 'tag', 'tree-tag', `${first}^{tree}`);
+      for (const rev of ['tree-tag', 'main\nHEAD'])
+        expect((await rejection(own.resolveBase(repo, rev))).message).toMatch(/^unknown revision/);
+    } finally {
+      delete process.env.GIT_TRACE;
+      own.close();
+    }
+    // One git for the three reads of main (an unknown revision's look for any commit at all aside).
+    const gits = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((l) => /trace: built-in: git (cat-file|rev-parse .*main)/.test(l));
+    expect(gits, gits.join('\n')).toHaveLength(1);
+  });
+
   it('takes the branch checked out, whatever its name, else the detached HEAD', async () => {
     const first = git(repo, 'rev-parse', 'HEAD');
     git(repo, 'checkout', '-q', '-b', 'topic');

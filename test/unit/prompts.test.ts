@@ -84,6 +84,26 @@ describe('prompt templates', () => {
     );
   });
 
+  it('a template edited after a load is read as it is now: by the next job, and by the same check again', async () => {
+    const dir = join(tmp.path, '.incrementum', 'templates');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'implement.liquid');
+    writeFileSync(file, 'ONE {{ Todo.Title }}');
+    new Prompts(tmp.path).loadAll();
+    expect(await new Prompts(tmp.path).render('implement', templateVars(todo))).toBe(
+      'ONE Add a --verbose flag',
+    );
+    writeFileSync(file, 'TWO {{ Todo.Title }}');
+    expect(await new Prompts(tmp.path).render('implement', templateVars(todo))).toBe(
+      'TWO Add a --verbose flag',
+    );
+    // Broken after a good load: the check says so, it does not pass on what it read before.
+    writeFileSync(file, 'THREE {{ Todo.Nope }}');
+    expect(() => new Prompts(tmp.path).loadAll()).toThrow(
+      /implement\.liquid, line 1: unknown variable Todo\.Nope/,
+    );
+  });
+
   it('parse and render errors name the file and the line', async () => {
     const dir = join(tmp.path, '.incrementum', 'templates');
     mkdirSync(dir, { recursive: true });

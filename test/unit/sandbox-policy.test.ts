@@ -159,6 +159,22 @@ describe('sandbox policy', () => {
     expect(effective(p.mounts, '/tmp/h/state/incrementum/workspaces/r/1/a')).toBe('rw');
   });
 
+  it("an agent installed in /tmp stays readable: its program, and its arguments up to its script, options' files included", () => {
+    const mounts = (agentCommand: string[]) => buildPolicy(input({ agentCommand })).mounts;
+    // The scripted agent from its startup snapshot: node, then the snapshot to start from.
+    const snap = mounts([
+      '/tmp/n/bin/node',
+      '--snapshot-blob',
+      '/tmp/pkg/dist/agent/scripted/main.js.snapshot.blob',
+    ]);
+    expect(effective(snap, '/tmp/n/bin/node')).toBe('ro');
+    expect(effective(snap, '/tmp/pkg/dist/agent/scripted/main.js.snapshot.blob')).toBe('ro');
+    // A script, then its own arguments: those are not read back from the private /tmp.
+    const script = mounts(['/tmp/n/bin/node', '/tmp/pkg/main.js', '/tmp/other/dir']);
+    expect(effective(script, '/tmp/pkg/main.js')).toBe('ro');
+    expect(effective(script, '/tmp/other/dir/x')).toBe('tmpfs');
+  });
+
   it('settle: parents first, the last word on a path wins, a read-only mount under read-only is dropped', () => {
     expect(
       settle([

@@ -35,3 +35,30 @@ it('a relative II_TRACE is resolved once and passed on absolute to children in o
     .map((l) => (JSON.parse(l) as { mark: string }).mark);
   expect(marks).toEqual(['parent', 'child']);
 });
+
+it("treeCpuMs counts a process's descendants (an agent under bwrap), and is null for none or when not tracing", () => {
+  // A shell whose child burns 200 ms of its own CPU, says so, and waits to be read; then its group is ended.
+  const burn =
+    'const c=()=>{const u=process.cpuUsage();return (u.user+u.system)/1000};while(c()<200);console.log(1);setTimeout(()=>{},60000)';
+  const code =
+    `const { treeCpuMs } = await import(${JSON.stringify(trace)});` +
+    `const { spawn } = await import('node:child_process');` +
+    `const sh = spawn('sh', ['-c', '"$0" -e "$1"; :', process.execPath, ${JSON.stringify(burn)}], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });` +
+    `await new Promise((r) => sh.stdout.once('data', r));` +
+    `const out = JSON.stringify([treeCpuMs(sh.pid), treeCpuMs(2 ** 22 + 1)]);` +
+    `process.kill(-sh.pid, 'SIGKILL');` +
+    `process.stdout.write(out, () => process.exit(0));`;
+  const run = (env: NodeJS.ProcessEnv) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', code], {
+        cwd: tmp.path,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      }),
+    ) as [number | null, number | null];
+  const [tree, none] = run({ II_TRACE: 'trace.jsonl' });
+  expect(tree).toBeGreaterThanOrEqual(200);
+  expect(none).toBeNull();
+  expect(run({ II_TRACE: '' })).toEqual([null, null]);
+});

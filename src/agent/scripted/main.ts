@@ -2,10 +2,10 @@
 // The scripted agent: a real ACP agent over stdio (the SDK's agent side) that
 // plays a scenario (scenario.ts) instead of thinking. `ii demo` and the tests
 // run it; its messages are shaped like real agents' (the styles in scenario.ts).
-import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { startupSnapshot } from 'node:v8';
 import {
   agent,
   methods,
@@ -25,7 +25,10 @@ import {
   type Turn,
 } from './scenario.js';
 
-const { scenarioPath, statePath } = scenarioFiles(process.env);
+// Read from the environment when the agent starts (main()), never as the
+// module loads: a startup snapshot (below) loads it once, at build time.
+let scenarioPath: string | null = null;
+let statePath = '';
 
 /**
  * Which scenario this agent plays and where it keeps its place. A file: every
@@ -71,6 +74,11 @@ let stubborn = false;
 let costMicros = 0;
 let used = 0;
 let callSeq = 0;
+
+// Loaded at its first use, not with the module: Node does not vouch for
+// child_process in a startup snapshot (scripts/scripted-snapshot.mjs), and
+// most turns run nothing.
+const childProcess = () => process.getBuiltinModule('node:child_process');
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -298,7 +306,8 @@ async function perform(
         status: 'in_progress',
         rawInput: { command: a.command },
       });
-      const ok = spawnSync('sh', ['-c', a.command], { cwd: s.cwd, stdio: 'ignore' }).status === 0;
+      const ok =
+        childProcess().spawnSync('sh', ['-c', a.command], { cwd: s.cwd, stdio: 'ignore' }).status === 0;
       return update({
         sessionUpdate: 'tool_call_update',
         toolCallId: tc,
@@ -317,14 +326,18 @@ async function perform(
       });
       let ok = true;
       try {
-        execFileSync('git', ['add', '-A', '--', ...(files.length ? files : ['.'])], {
+        childProcess().execFileSync('git', ['add', '-A', '--', ...(files.length ? files : ['.'])], {
           cwd: s.cwd,
           stdio: 'pipe',
         });
-        execFileSync('git', ['commit', '-q', '-m', a.message, ...(files.length ? ['--', ...files] : [])], {
-          cwd: s.cwd,
-          stdio: 'pipe',
-        });
+        childProcess().execFileSync(
+          'git',
+          ['commit', '-q', '-m', a.message, ...(files.length ? ['--', ...files] : [])],
+          {
+            cwd: s.cwd,
+            stdio: 'pipe',
+          },
+        );
       } catch {
         ok = false;
       }
@@ -380,7 +393,7 @@ async function perform(
       const note = typeof meta?.incrementum?.note === 'string' ? ` note: ${meta.incrementum.note}` : '';
       let ok = false;
       if (allowed && a.command)
-        ok = spawnSync('sh', ['-c', a.command], { cwd: s.cwd, stdio: 'ignore' }).status === 0;
+        ok = childProcess().spawnSync('sh', ['-c', a.command], { cwd: s.cwd, stdio: 'ignore' }).status === 0;
       else if (allowed && path && a.content !== undefined) {
         writeFileSync(abs(a.path!), a.content);
         ok = true;
@@ -490,7 +503,7 @@ function writeFile(path: string, text: string): void {
  * other agents: "off" advertises none (every real one of AGENTS-ACP.md
  * today), "refuse" answers set_title with an error, "hang" never answers it.
  */
-const titles = process.env.II_SCRIPTED_TITLES || 'take';
+let titles = 'take';
 
 const app = agent({ name: 'incrementum-scripted' })
   .onRequest(methods.agent.initialize, () => ({
@@ -547,9 +560,20 @@ const app = agent({ name: 'incrementum-scripted' })
     if (s) s.cancelled = true;
   });
 
-const conn = app.connect(
-  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
-);
-void conn.closed.then(() => {
-  if (!stubborn) process.exit(0);
-});
+function main(): void {
+  ({ scenarioPath, statePath } = scenarioFiles(process.env));
+  titles = process.env.II_SCRIPTED_TITLES || 'take';
+  const conn = app.connect(
+    ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
+  );
+  void conn.closed.then(() => {
+    if (!stubborn) process.exit(0);
+  });
+}
+
+// Built into a V8 startup snapshot (scripts/scripted-snapshot.mjs), this
+// module is loaded once, at build time, the ACP SDK's ~490 zod schemas made
+// with it, and each start only runs main(): about 30 ms of CPU made the
+// schemas and 20 compiled the bundle, at every start.
+if (startupSnapshot.isBuildingSnapshot()) startupSnapshot.setDeserializeMainFunction(main);
+else main();

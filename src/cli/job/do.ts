@@ -126,8 +126,9 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
  * probed (one or two bwrap runs, kept for the process; 14 to 80 ms of the
  * hand-over in bench/handover.bench.js under load), execa loaded (the
  * setup and the tests run through it), the config, the templates and the
- * agent read once so their code is compiled. Reads only: all of it is read
- * again at the hand-over, and a config broken now says so then.
+ * agent read once so their code is compiled, the base's git process started.
+ * Reads only: all of it is read again at the hand-over, and a config broken
+ * now says so then.
  */
 async function warmUp(deps: JobDeps, root: string, o: DoOptions): Promise<void> {
   try {
@@ -136,6 +137,11 @@ async function warmUp(deps: JobDeps, root: string, o: DoOptions): Promise<void> 
     new Prompts(root).loadAll();
     deps.resolveAgent(config, o.agent);
   } catch {} // said at the hand-over, where the job's checks read it again
+  // The base (ii run gives --rev): its answer is read again at the
+  // hand-over, through the git process this starts (GitVcs.resolveBase).
+  // Not waited for: the standby is ready as soon as its code is loaded.
+  const { rev } = runOptions(o);
+  if (rev !== undefined) deps.vcs.resolveBase(root, rev).catch(() => {});
   await loadExeca();
 }
 

@@ -57,7 +57,7 @@ export interface PolicyInput {
   agentEnv?: NodeJS.ProcessEnv;
   /** The agent's preset name (opencode, claude, gemini, scripted, ...). */
   agentName: string;
-  /** The agent's argv: an absolute argv[0] (and a script argv[1]) under a private dir stays readable. */
+  /** The agent's argv: an absolute program, and its arguments up to the script, under a private dir stay readable. */
   agentCommand?: readonly string[];
   /** Folders incrementum's own helpers run from inside (node and the package, for an allow list's net-guest.js). */
   helpers?: readonly string[];
@@ -266,7 +266,11 @@ export function buildPolicy(i: PolicyInput): SandboxPolicy {
   add('/tmp', 'tmpfs', 'a private /tmp');
   // Private /tmp hides what lives there; what the job needs from it comes back read-only.
   const readable = new Set([...homes, i.repoRoot]);
-  for (const a of (i.agentCommand ?? []).slice(0, 2)) if (isAbsolute(a)) readable.add(dirname(a));
+  // The program, and its arguments up to its script: options before it may
+  // name a file it loads too (the scripted agent's `--snapshot-blob <file>`).
+  const [program, ...args] = i.agentCommand ?? [];
+  for (const a of [program ?? '', ...args.slice(0, args.findIndex((x) => !x.startsWith('-')) + 1)])
+    if (isAbsolute(a)) readable.add(dirname(a));
   for (const h of i.helpers ?? []) if (isAbsolute(h)) readable.add(h);
   for (const p of readable)
     if (within('/tmp', p) && p !== '/tmp') add(p, 'ro', 'needed from the private /tmp');

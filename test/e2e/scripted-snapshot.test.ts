@@ -1,0 +1,80 @@
+// The scripted agent as jobs start it: from its V8 startup snapshot, built
+// with the bundle for this node (scripts/scripted-snapshot.mjs). What it reads
+// from its environment is read as it starts, not when the snapshot was made,
+// and what it runs (a shell, git) it runs from the snapshot as from the bundle.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAgent } from '../../src/agent/acp-session.js';
+import { scriptedAgentCommand } from '../../src/agent/resolve.js';
+import { groupAlive } from '../../src/proc/group.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
+
+describe('the scripted agent from its startup snapshot', () => {
+  it('is what jobs start, on this node', () => {
+    const cmd = scriptedAgentCommand();
+    expect(cmd.slice(0, 2)).toEqual([process.execPath, '--snapshot-blob']);
+    expect(cmd[2]).toMatch(
+      new RegExp(
+        `dist/agent/scripted/main\\.js\\.snapshot-${process.version}-${process.platform}-${process.arch}\\.blob$`,
+      ),
+    );
+    expect(existsSync(cmd[2]!)).toBe(true);
+  });
+
+  it('plays the scenario its environment names, runs a shell and git, and leaves nothing running', async () => {
+    const t = tempDir('ii-snap-');
+    cleanups.push(t.cleanup);
+    const ws = join(t.path, 'ws');
+    mkdirSync(ws);
+    git(ws, 'init', '-q', '-b', 'main');
+    writeFileSync(join(ws, 'README.md'), '# x\n');
+    git(ws, 'add', '-A');
+    git(ws, 'commit', '-qm', 'base');
+    const scenario = join(t.path, 'scenario.json');
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        implement: [
+          {
+            actions: [
+              { type: 'message', text: 'from the scenario' },
+              { type: 'shell', command: 'echo ran > shell.txt' },
+              { type: 'git_commit', files: ['shell.txt'], message: 'shell output' },
+            ],
+          },
+        ],
+      }),
+    );
+    const s = await startAgent({
+      agent: { name: 'scripted', command: scriptedAgentCommand(), env: { II_SCRIPTED_SCENARIO: scenario } },
+      cwd: ws,
+      transcriptPath: join(t.path, 'transcript.jsonl'),
+      turnTimeoutMs: 60_000,
+      stopGrace: { eofMs: 500, termMs: 500 },
+    });
+    const pid = s.pid!;
+    cleanups.push(async () => {
+      await s.close();
+      expect(groupAlive(pid)).toBe(false);
+    });
+    const r = await s.prompt('You are working on one todo in a git workspace at /somewhere.');
+    expect(r).toMatchObject({ stopReason: 'end_turn', text: 'from the scenario' });
+    expect(readFileSync(join(ws, 'shell.txt'), 'utf8')).toBe('ran\n');
+    expect(git(ws, 'log', '-1', '--format=%s')).toBe('shell output');
+    // Its place in the scenario, kept beside it as the bundle keeps it.
+    expect(existsSync(`${scenario}.state`)).toBe(true);
+  });
+});
