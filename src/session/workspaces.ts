@@ -113,6 +113,11 @@ export async function pruneWorkspaces(
   const known = new Set<string>();
   for (const listed of await store.workspaces.list(t.slug)) {
     known.add(resolve(listed.path));
+    // Another machine's workspace (a shared store lists every machine's
+    // under the repository): its record is its machine's to prune, whose
+    // folder it names; dropped from here, that machine lost the workspace
+    // (made again, set up again) and found its folder debris.
+    if (!mine(listed.path)) continue;
     // Read again: removing the ones before it took a while, and a session
     // may have claimed it meanwhile.
     const w = (await store.workspaces.list(t.slug)).find((x) => x.path === listed.path);

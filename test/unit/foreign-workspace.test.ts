@@ -13,6 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanUpDeadRunner } from '../../src/job/dead-runner.js';
 import { hostName } from '../../src/proc/host.js';
 import { finishSession } from '../../src/session/session.js';
+import { pruneWorkspaces } from '../../src/session/workspaces.js';
+import { workspaceBranch } from '../../src/model/workspace-branch.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { asyncStore } from '../../src/state/sync-adapter.js';
@@ -100,5 +102,22 @@ describe('a workspace record naming a folder this machine did not make', () => {
     } finally {
       shell.kill('SIGKILL');
     }
+  });
+});
+
+describe('ii workspace prune on a shared store', () => {
+  it("leaves another machine's workspace records (its free and finished ones) to that machine", async () => {
+    const here = join(tmp.path, 'state');
+    const there = (n: number) => join(tmp.path, 'other-machine', 'workspaces', 'r', String(n));
+    const todo = await store.todos.create('r', { title: 't' });
+    // Machine B's workspace 1, free; its workspace 2, held by a finished session.
+    const { workspace: free } = await store.workspaces.acquire('r', 'sb1', there, workspaceBranch);
+    const s = await store.sessions.create('r', { todo_id: todo.id, workspace_path: there(2), id: 'sb2' });
+    await store.workspaces.acquire('r', s.id, there, workspaceBranch);
+    await store.workspaces.release(free.path, 'sb1');
+    await store.sessions.setStatus(s.id, 'done');
+    const r = await pruneWorkspaces(store, { root: repo, slug: 'r', stateDir: here }, new GitVcs());
+    expect(r.removed).toEqual([]);
+    expect((await store.workspaces.list('r')).map((w) => w.path).sort()).toEqual([there(1), there(2)]);
   });
 });

@@ -208,7 +208,7 @@ describe.skipIf(!server)(
       );
     });
 
-    it("refuses, saying why, a destination with no todos but an ii run's record (its ids would collide)", async () => {
+    it("goes in beside an ii run's record on the destination (another machine waiting on the empty backlog), and refuses other rows", async () => {
       const liteDir = join(tmp.path, 'a');
       const lite = openStateStore({ dir: liteDir });
       fill(lite);
@@ -218,19 +218,34 @@ describe.skipIf(!server)(
       const url = socketUrl(server!, name);
       const p = await openPgStore(url);
       try {
-        await p.runners.register({ repo: 'r', pid: 7, host: 'm2', slots: 1, watch: true });
-        const err = await copySqliteToPg(join(liteDir, 'state.db'), url).then(
+        // Its id is the copied runner's too: the copied one takes a new id.
+        const waiting = await p.runners.register({ repo: 'r', pid: 7, host: 'm2', slots: 1, watch: true });
+        await copySqliteToPg(join(liteDir, 'state.db'), url);
+        expect((await p.runners.list('r')).map((r) => [r.host, r.pid]).sort()).toEqual([
+          ['h', 1],
+          ['m2', 7],
+        ]);
+        expect((await p.runners.get(waiting.id))?.host).toBe('m2');
+        expect((await p.todos.list('r')).length).toBe(2);
+      } finally {
+        await p.close();
+      }
+      // Any other row (a session here) would collide: refused, saying which, nothing changed.
+      const name2 = await freshDatabase(server!);
+      dbs.push(name2);
+      const url2 = socketUrl(server!, name2);
+      const q = await openPgStore(url2);
+      try {
+        await q.sessions.create('x', { todo_id: 't', workspace_path: '/ws/9' });
+        const err = await copySqliteToPg(join(liteDir, 'state.db'), url2).then(
           () => null,
           (e: unknown) => e,
         );
         expect(err).toBeInstanceOf(UserError);
-        expect((err as Error).message).toMatch(
-          /already holds runners \(an ii run on another machine[\s\S]*Stop ii run/,
-        );
-        expect(await p.todos.list('r')).toEqual([]);
-        expect((await p.runners.list('r')).length).toBe(1);
+        expect((err as Error).message).toMatch(/already holds rows of sessions/);
+        expect(await q.todos.list('r')).toEqual([]);
       } finally {
-        await p.close();
+        await q.close();
       }
     });
 

@@ -81,19 +81,26 @@ async function refuseUnlessEmptyPg(client: pg.PoolClient, where: string, tables:
     throw new UserError(
       `${where} already holds todos or jobs: a copy goes only into an empty store, so nothing there is overwritten. Nothing was changed.`,
     );
-  // Rows of the other tables (an ii run on another machine waiting on the
-  // empty backlog registers itself): the copied ids would collide with them.
+  // Rows of the other tables: the copied ids would collide with them. Not
+  // runners' records: an ii run on another machine waiting on the empty
+  // backlog registers itself (and one killed leaves its record), and the
+  // copied ones take new ids beside them (nothing refers to a runner's id).
   const held: string[] = [];
   for (const t of tables)
-    if (t !== 'meta' && (await client.query(`SELECT EXISTS (SELECT 1 FROM ${t}) AS any`)).rows[0]?.any)
+    if (
+      t !== 'meta' &&
+      !RENUMBERED.has(t) &&
+      (await client.query(`SELECT EXISTS (SELECT 1 FROM ${t}) AS any`)).rows[0]?.any
+    )
       held.push(t);
   if (held.length > 0)
     throw new UserError(
-      `${where} has no todos or jobs but already holds ${held.join(', ')}${held.includes('runners') ? ' (an ii run on another machine using it)' : ''}: a copy goes only into an empty store. Nothing was changed.
-` +
-        'Stop ii run and ii dashboard on the machines that use it (a runner removes its record as it ends), then run this again.',
+      `${where} has no todos or jobs but already holds rows of ${held.join(', ')}: a copy goes only into an empty store, so nothing there is overwritten. Nothing was changed.`,
     );
 }
+
+/** Tables whose rows are copied with new ids (the destination may hold some already). */
+const RENUMBERED = new Set(['runners']);
 
 /** Copies the SQLite store at `dbPath` into the PostgreSQL database at `url` (migrated first; must be empty). */
 export async function copySqliteToPg(
@@ -121,6 +128,9 @@ export async function copySqliteToPg(
         )?.value ?? 0,
       );
       let copiedVersion = 0;
+      const runnersBefore = Number(
+        ((await client.query('SELECT count(*) AS n FROM runners')).rows[0] as { n: number }).n,
+      );
       for (const t of tables) {
         const rows = (lite.prepare(`SELECT * FROM ${t}`).all() as Record<string, SQLInputValue>[]).map((r) =>
           rekeyed(t, r, opts),
@@ -132,7 +142,7 @@ export async function copySqliteToPg(
           continue;
         }
         if (rows.length === 0) continue;
-        const cols = Object.keys(rows[0]!);
+        const cols = Object.keys(rows[0]!).filter((c) => !(RENUMBERED.has(t) && c === 'id'));
         const batch = batchOf(cols.length);
         for (let i = 0; i < rows.length; i += batch) {
           const params: unknown[] = [];
@@ -151,7 +161,7 @@ export async function copySqliteToPg(
             params,
           );
         }
-        if (IDENTITY.includes(t))
+        if (IDENTITY.includes(t) && !RENUMBERED.has(t))
           await client.query(
             `SELECT setval(pg_get_serial_sequence('${t}', 'id'), COALESCE((SELECT MAX(id) FROM ${t}), 0) + 1, false)`,
           );
@@ -159,7 +169,8 @@ export async function copySqliteToPg(
       for (const [t, n] of Object.entries(report)) {
         if (t === 'meta') continue;
         const got = (await client.query(`SELECT count(*) AS n FROM ${t}`)).rows[0] as { n: number };
-        if (got.n !== n) throw new Error(`copy check: ${t} has ${got.n} rows in PostgreSQL, ${n} in SQLite`);
+        if (got.n !== n + (t === 'runners' ? runnersBefore : 0))
+          throw new Error(`copy check: ${t} has ${got.n} rows in PostgreSQL, ${n} in SQLite`);
       }
       // Never back: a version at or below one a reader saw would hide the
       // copied rows from it (and every write after them until the count
