@@ -4,6 +4,7 @@ import { dbFile, stateDir } from './paths.js';
 import { freeReserve, keepReserve } from './reserve.js';
 import { openDatabase, type OpenOptions } from './sqlite/db.js';
 import { GuardedConnection } from './sqlite/guard.js';
+import { guardJobTexts, settleJobTexts } from './sqlite/job-json.js';
 import { sqliteAskStore } from './sqlite/asks.js';
 import { sqliteJobStore } from './sqlite/jobs.js';
 import { sqliteJobLogStore } from './sqlite/logs.js';
@@ -38,6 +39,8 @@ export function openStateStore(
   const db = openDatabase(dbPath, opts);
   if (opts.reserve) keepReserve(dbPath);
   const guard = new GuardedConnection(db, dbPath);
+  // The job texts a write leaves to be made shortly after (sqlite/job-json.ts) are made through the guard too.
+  guardJobTexts(db, (make) => guard.run(make));
   // Each store is made on first use: making one prepares statements, and a
   // command uses a few of the nine (ii job list --json: the jobs alone; making
   // all nine was ~1.4 ms of its start). Preparing reads the schema pages:
@@ -86,6 +89,10 @@ export function openStateStore(
       return logs();
     },
     freeReserve: () => freeReserve(dbPath),
-    close: () => guard.close(),
+    close: () => {
+      // Before it closes: the texts of this connection's last writes, so a finished job's is kept.
+      settleJobTexts(db);
+      guard.close();
+    },
   };
 }
