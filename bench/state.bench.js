@@ -28,6 +28,10 @@ function seed(stateDir, slug, jobs = 1000, commitsPerJob = 10) {
     }
     if (j % 3 === 0) store.jobs.finish(job.id, 'completed');
   }
+  // The store as its writers leave it: a job's listing text is made 200 ms
+  // after a burst of writes, or by a listing on the writing connection
+  // (state/sqlite/job-json.ts), and this loop never lets the timer run.
+  store.jobs.listJson(slug);
   return store;
 }
 

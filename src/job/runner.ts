@@ -565,10 +565,10 @@ export class JobRunner {
     const { store, jobId, vcs, workspacePath: ws, config } = this.o;
     await this.enter('implementing');
     mark('implementing', { job: jobId });
-    let job = await this.job();
-    const change = await this.enterChange(job);
+    const entered = await this.enterChange(await this.job());
+    const change = entered.change;
     mark('change_started', { job: jobId });
-    job = await this.job();
+    let job = entered.job;
     const number = job.changes.length;
     const maxIter = config.job['max-iterations'];
     // The first empty pass answered no request: each after it answered the
@@ -656,12 +656,12 @@ export class JobRunner {
     });
     await store.jobs.setFeedback(jobId, null);
     this.pusher?.push(ic.change_id);
-    const now = await this.job();
+    // The job as read after the turn, with the commit just added to its last change (no read again).
     this.event({
       type: 'iteration:started',
       change_id: ic.change_id,
-      change_number: now.changes.length,
-      iteration: now.changes.at(-1)?.commits.length ?? 1,
+      change_number: job.changes.length,
+      iteration: (job.changes.at(-1)?.commits.length ?? 0) + 1,
       commit_id: commit.commit_id,
       files,
     });
@@ -676,10 +676,11 @@ export class JobRunner {
    * with no commit left on the record by an earlier run (a job resolving its
    * landing's conflicts) is started again in this workspace.
    */
-  private async enterChange(job: Job): Promise<Job['changes'][number]> {
+  private async enterChange(job: Job): Promise<{ job: Job; change: Job['changes'][number] }> {
     const { store, jobId, vcs, workspacePath: ws } = this.o;
     let change = currentChange(job);
-    if (change && change.change_id === this.startedChange) return change;
+    // The job as read: nothing was written since.
+    if (change && change.change_id === this.startedChange) return { job, change };
     if (change && change.commits.length > 0) change = null; // not this runner's to go on with
     const id = change?.change_id ?? this.firstChangeId ?? newChangeId();
     this.firstChangeId = null;
@@ -690,7 +691,7 @@ export class JobRunner {
     this.emptyPasses = 0;
     const now = await this.job();
     this.event({ type: 'change_started', change_id: id, number: now.changes.length });
-    return now.changes.at(-1)!;
+    return { job: now, change: now.changes.at(-1)! };
   }
 
   private async test(): Promise<Next> {
@@ -784,10 +785,11 @@ export class JobRunner {
         ? { commit_id: sha, iteration_commit_id: cur.iteration_commit_id ?? cur.commit_id }
         : {}),
     });
-    const changeId = (await this.job()).changes.at(-1)?.change_id ?? '';
+    const job = await this.job();
+    const changeId = job.changes.at(-1)?.change_id ?? '';
     if (changeId) this.pusher?.push(changeId);
     this.event({ type: 'committed', change_id: changeId, commit_id: sha, message });
-    await this.closeIteration(await this.job(), 'committed');
+    await this.closeIteration(job, 'committed');
     return 'implementing';
   }
 

@@ -9,6 +9,9 @@ import { JsonLinesTail, parseJsonLines, partition, readJsonLines, type JsonLines
 import { logMirror } from './log-mirror.js';
 import { eventsFile } from './paths.js';
 
+/** The event logs this process has appended to: their directory is there (or the append says it is not). */
+const appended = new Set<string>();
+
 /** Stamps and appends one event; the directory is made on first use. A line is one write, so lines never interleave. */
 export function appendEvent<T extends JobEventType>(
   stateDir: string,
@@ -17,11 +20,21 @@ export function appendEvent<T extends JobEventType>(
   data: EventData<T>,
 ): JobEvent {
   const path = eventsFile(stateDir, jobId);
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // Parsed as a reader will: a writer's mistake fails here, not in every reader.
   const ev = JobEvent.parse({ ts: new Date().toISOString(), type, ...data });
   const line = JSON.stringify(ev);
-  appendFileSync(path, line + '\n', { mode: 0o600 });
+  // A runner appends ~14 events per iteration outside its agent turns and
+  // tests: making the directory (a recursive mkdir) before each was a
+  // quarter of an append. It is made before the first, and again if gone.
+  if (!appended.has(path)) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    appendFileSync(path, line + '\n', { mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    appendFileSync(path, line + '\n', { mode: 0o600 });
+  }
+  appended.add(path);
   // The shared store's copy (log-mirror.ts), sent at once at a stage's end and the job's.
   logMirror()?.event(jobId, line, type === 'stage' || type === 'finished');
   return ev;

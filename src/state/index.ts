@@ -6,6 +6,7 @@ import { dbFile, stateDir } from './paths.js';
 import { freeReserve, keepReserve } from './reserve.js';
 import { openDatabase, type OpenOptions } from './sqlite/db.js';
 import { GuardedConnection } from './sqlite/guard.js';
+import { guardJobTexts, settleJobTexts } from './sqlite/job-json.js';
 import { sqliteAskStore } from './sqlite/asks.js';
 import { sqliteJobStore } from './sqlite/jobs.js';
 import { sqliteJobLogStore } from './sqlite/logs.js';
@@ -53,6 +54,8 @@ export function openStateStore(
   const db = openDatabase(dbPath, opts);
   if (opts.reserve) keepReserve(dbPath);
   const guard = new GuardedConnection(db, dbPath);
+  // The job texts a write leaves to be made shortly after (sqlite/job-json.ts) are made through the guard too.
+  guardJobTexts(db, (make) => guard.run(make));
   // Each store is made on first use (lazy-stores.ts); preparing its
   // statements reads the schema pages: guarded, as every call is.
   return withLazyStores<Omit<StateStore, StoreName>, StateStore>(
@@ -60,7 +63,11 @@ export function openStateStore(
       dir,
       dbPath,
       freeReserve: () => freeReserve(dbPath),
-      close: () => guard.close(),
+      close: () => {
+        // Before it closes: the texts of this connection's last writes, so a finished job's is kept.
+        settleJobTexts(db);
+        guard.close();
+      },
     },
     (name) => guard.wrap(guard.run(() => SQLITE_STORES[name](db))),
   );

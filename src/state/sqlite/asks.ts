@@ -9,7 +9,7 @@ import { nowIso } from '../ids.js';
 import { ASK } from './ask-codec.js';
 import type { Row } from './codec.js';
 import { NEXT_VERSION, statements, transaction } from './db.js';
-import { refreshJobJson } from './job-json.js';
+import { jobTextLater } from './job-json.js';
 
 /**
  * Ends the job's open requests as `cancelled` when the job ends (a runner
@@ -42,10 +42,10 @@ export function sqliteAskStore(db: DatabaseSync): PermissionAskStore {
 
   function touchJob(jobId: string, addWaited = 0): void {
     const res = q(
-      `UPDATE jobs SET waited_ms = waited_ms + ?, updated_at = ?, changed_version = ${NEXT_VERSION} WHERE id = ?`,
+      `UPDATE jobs SET waited_ms = waited_ms + ?, updated_at = ?, changed_version = ${NEXT_VERSION}, list_json = NULL WHERE id = ?`,
     ).run(addWaited, nowIso(), jobId);
     if (res.changes === 0) throw new UserError(`no job ${jobId}`);
-    refreshJobJson(db, jobId);
+    jobTextLater(db, jobId);
   }
 
   return {

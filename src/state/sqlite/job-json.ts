@@ -2,17 +2,28 @@
 // thousands of jobs spent most of its time making Job objects (tens of
 // thousands of rows, a JSON.parse per stored JSON column) only to stringify
 // them again; here SQLite writes the text directly, and each job's and each
-// commit's text is kept in list_json by the writers, in the transaction of
-// every mutation (refreshJobJson, refreshCommitJson), so a listing only joins
-// stored texts. A row an older build wrote, with no text yet, is built on the
-// fly.
+// commit's text is kept in list_json, made shortly after the writes (below),
+// so a listing only joins stored texts. A row with no text (an older build's,
+// or one still to be made) is built on the fly.
 //
 // The texts are written from the same tables as the loader reads jobs with
 // (job-codec.ts), so they are byte-identical to JSON.stringify of what `load`
 // in jobs.ts returns: test/unit/job-json.test.ts compares the two on jobs that
 // set every field.
 //
-// Each text is also judged as it is written: whether `ii job list --json`
+// A write does not make its job's text (or its commit's) in its own
+// transaction: it drops the text (list_json = NULL, which a listing builds on
+// the fly, as for an older build's row) and the texts are made once for the
+// writes of the next moment
+// (settleJobTexts, TEXT_DELAY_MS after the first), in a transaction of its
+// own. A runner writes its job 5-8 times in each burst of bookkeeping between
+// agent turns and tests (stage, usage, session, commit, feedback, snapshot):
+// making the text and its verdict on each write was ~6 ms of the runner's
+// ~25 ms of CPU per iteration (bench/runner.bench.js), and only `ii job list
+// --json` reads it. A listing on the writing connection, and its close, make
+// the texts left pending first.
+//
+// Each text is also judged as it is made: whether `ii job list --json`
 // shows it as it is, with no secret to redact and no control to escape
 // (text/json.ts shownAsIs). The verdict is kept in list_shown as the rules'
 // fingerprint (SHOWN_RULES), so a listing copies the texts found clean and
@@ -24,7 +35,7 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { SHOWN_RULES } from '../../text/json.js';
 import { registerCodec, SHOW_FN, SHOWN_FN } from './codec.js';
-import { statements } from './db.js';
+import { statements, transaction } from './db.js';
 import { COMMIT, commitsJson, JOB } from './job-codec.js';
 
 /**
@@ -61,6 +72,7 @@ const shown = (text: string): string =>
  * matching `where` (a condition on `jobs`), newest first.
  */
 export function jobsJson(db: DatabaseSync, where: string, params: SQLInputValue[]): string {
+  settleJobTexts(db);
   // Usually every job has its stored text: join those, in a small statement
   // (preparing the one that builds texts costs a CLI call several ms).
   const kept = statements(db)(
@@ -105,6 +117,7 @@ export function eachJobShown(
   params: SQLInputValue[],
   part: (bytes: Uint8Array) => void,
 ): void {
+  settleJobTexts(db);
   registerCodec(db);
   // Usually every job has its stored text: copy those, in a small statement
   // (preparing the one that builds texts costs a CLI call several ms); a row
@@ -129,25 +142,106 @@ function builtShown(db: DatabaseSync, id: string): Uint8Array {
 }
 
 /**
- * Stores a commit's text (with its review) in commits.list_json; call it after
- * writing the commit or its review, before refreshJobJson. Keeping commit texts
- * makes a job's text a copy of stored pieces, so a mutation of a job with
- * hundreds of iterations does not rebuild every iteration's text.
+ * In a transaction that writes a commit of job `jobId` or its review, before
+ * the job's touch: drops the commit's text, made with the job's (settleJobTexts).
  */
-export function refreshCommitJson(db: DatabaseSync, jobId: string, changeSeq: number, seq: number): void {
-  registerCodec(db);
-  statements(db)(
-    `UPDATE commits AS c SET list_json = ${texts().commit} WHERE c.job_id = ? AND c.change_seq = ? AND c.seq = ?`,
-  ).run(jobId, changeSeq, seq);
-  statements(db)(
-    `UPDATE commits SET list_shown = ${SHOWN_FN}(list_json) WHERE job_id = ? AND change_seq = ? AND seq = ?`,
-  ).run(jobId, changeSeq, seq);
+export function commitTextLater(db: DatabaseSync, jobId: string, changeSeq: number, seq: number): void {
+  statements(db)('UPDATE commits SET list_json = NULL WHERE job_id = ? AND change_seq = ? AND seq = ?').run(
+    jobId,
+    changeSeq,
+    seq,
+  );
 }
 
-/** Stores job `id`'s text in jobs.list_json; call it last in every transaction that changes the job. */
-export function refreshJobJson(db: DatabaseSync, id: string): void {
+/**
+ * Stores the texts of job `jobId`'s commits that have none (with their
+ * reviews, each judged), before the job's: keeping commit texts makes a job's
+ * text a copy of stored pieces, so a mutation of a job with hundreds of
+ * iterations does not rebuild every iteration's text.
+ */
+function refreshCommitJson(db: DatabaseSync, jobId: string): void {
+  const made = statements(db)(
+    `UPDATE commits AS c SET list_json = ${texts().commit} WHERE c.job_id = ? AND c.list_json IS NULL RETURNING change_seq, seq`,
+  ).all(jobId) as { change_seq: number; seq: number }[];
+  for (const { change_seq, seq } of made)
+    statements(db)(
+      `UPDATE commits SET list_shown = ${SHOWN_FN}(list_json) WHERE job_id = ? AND change_seq = ? AND seq = ?`,
+    ).run(jobId, change_seq, seq);
+}
+
+/** How long after a write its job's text is made: the writes of that span share one making. */
+export const TEXT_DELAY_MS = 200;
+
+/** The jobs on a connection whose texts its writes dropped, and the timer that makes them. */
+interface Pending {
+  ids: Set<string>;
+  timer: ReturnType<typeof setTimeout> | null;
+  /** How the making runs: through the connection's guard (state/index.ts), so a damaged store is not written. */
+  run: (make: () => void) => void;
+}
+const pendingTexts = new WeakMap<DatabaseSync, Pending>();
+
+function pendingOf(db: DatabaseSync): Pending {
+  let p = pendingTexts.get(db);
+  if (!p) pendingTexts.set(db, (p = { ids: new Set(), timer: null, run: (make) => make() }));
+  return p;
+}
+
+/** Runs the making of the connection's pending texts through `run` (its guard's). */
+export function guardJobTexts(db: DatabaseSync, run: (make: () => void) => void): void {
+  pendingOf(db).run = run;
+}
+
+/**
+ * In every transaction that changes job `id`, with `list_json = NULL` in its
+ * UPDATE of the job: has the text made shortly after (settleJobTexts). The
+ * text is never stale: until it is made, a listing builds it.
+ */
+export function jobTextLater(db: DatabaseSync, id: string): void {
+  const p = pendingOf(db);
+  p.ids.add(id);
+  // unref: a process about to exit does not wait; its close makes them, and
+  // a process that ends without closing leaves them to be built by listings.
+  p.timer ??= setTimeout(() => settleJobTexts(db), TEXT_DELAY_MS).unref();
+}
+
+/**
+ * Makes the texts this connection's writes dropped, in one transaction (no
+ * store version: no job changes). One that cannot be made now (a busy or
+ * damaged store, a full disk) stays NULL, which listings build on the fly.
+ */
+export function settleJobTexts(db: DatabaseSync): void {
+  const p = pendingTexts.get(db);
+  if (!p || p.ids.size === 0) return;
+  if (p.timer) clearTimeout(p.timer);
+  p.timer = null;
+  const ids = [...p.ids];
+  p.ids.clear();
+  if (!db.isOpen) return;
+  try {
+    p.run(() =>
+      transaction(
+        db,
+        () => {
+          for (const id of ids) {
+            registerCodec(db);
+            refreshCommitJson(db, id);
+            refreshJobJson(db, id);
+          }
+        },
+        false,
+      ),
+    );
+  } catch {
+    // Tried again by the next write's timer, a listing here, or the close.
+    for (const id of ids) p.ids.add(id);
+  }
+}
+
+/** Stores job `id`'s text in jobs.list_json where it has none (another writer may have made it since). */
+function refreshJobJson(db: DatabaseSync, id: string): void {
   registerCodec(db);
   statements(db)(
-    `UPDATE jobs AS j SET list_json = ${texts().job}, list_shown = ${texts().jobShown} WHERE j.id = ?`,
+    `UPDATE jobs AS j SET list_json = ${texts().job}, list_shown = ${texts().jobShown} WHERE j.id = ? AND j.list_json IS NULL`,
   ).run(id);
 }

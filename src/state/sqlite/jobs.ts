@@ -23,7 +23,7 @@ import { NEXT_VERSION, statements, transaction } from './db.js';
 import { ASK } from './ask-codec.js';
 import { cancelOpenAsks } from './asks.js';
 import { AGENT_SESSION, BRIEF, CHANGE, COMMIT, JOB, REVIEW } from './job-codec.js';
-import { eachJobShown, jobsJson, jobsShown, refreshCommitJson, refreshJobJson } from './job-json.js';
+import { commitTextLater, eachJobShown, jobsJson, jobsShown, jobTextLater } from './job-json.js';
 import { toTodo, type TodoRow } from './todos.js';
 
 /** The keys a loader joins a commit's or a review's row to its job and change by. */
@@ -284,7 +284,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       input.retried_from ?? null,
       input.to_land ? 1 : 0,
     );
-    refreshJobJson(db, id);
+    jobTextLater(db, id);
     return mustGet(id);
   }
 
@@ -296,11 +296,11 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
 
   function touch(id: string, set = '', params: SQLInputValue[] = []): void {
     const res = q(
-      `UPDATE jobs SET ${set}${set ? ', ' : ''}updated_at = ?, changed_version = ${NEXT_VERSION} WHERE id = ?`,
+      `UPDATE jobs SET ${set}${set ? ', ' : ''}updated_at = ?, changed_version = ${NEXT_VERSION}, list_json = NULL WHERE id = ?`,
     ).run(...params, nowIso(), id);
     if (res.changes === 0) throw new UserError(`no job ${id}`);
-    // touch is every mutation's last write: the job's listing text follows it.
-    refreshJobJson(db, id);
+    // touch is every mutation's last write: the job's listing text is made after it (job-json.ts).
+    jobTextLater(db, id);
   }
 
   function currentSeqs(id: string): { change: number; commit: number } {
@@ -504,7 +504,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         const values = COMMIT.writes.map((w) => w.encode(given[w.key] ?? w.fallback()));
         q(INSERT_COMMIT).run(id, change, commit + 1, ...values);
         if (c.review) writeReview(id, change, commit + 1, c.review);
-        refreshCommitJson(db, id, change, commit + 1);
+        // A new row has no text: touch has it made with the job's (job-json.ts).
         touch(id);
         return readCommit(id, change, commit + 1);
       }),
@@ -536,7 +536,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
               commit,
             );
         }
-        refreshCommitJson(db, id, change, commit);
+        commitTextLater(db, id, change, commit);
         touch(id);
         return readCommit(id, change, commit);
       }),
@@ -595,9 +595,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
         // The runner's identity goes with its pid, or is dropped when not told.
         const ident = startTicks != null ? `${pid}:${startTicks}` : null;
         q(
-          `UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ?, runner_start = ?, changed_version = ${NEXT_VERSION} WHERE id = ?`,
+          `UPDATE jobs SET pid = ?, host = ?, heartbeat_at = ?, runner_start = ?, changed_version = ${NEXT_VERSION}, list_json = NULL WHERE id = ?`,
         ).run(pid, host, now, ident, id);
-        refreshJobJson(db, id);
+        jobTextLater(db, id);
       });
     },
     runnerStart(id) {
