@@ -13,13 +13,19 @@
 // such file). Its name starts with main.js: what looks for the agent's
 // processes by their command line finds them either way.
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Builds dist/agent/scripted/main.js.snapshot-<node>-<platform>-<arch>.blob from snapshot.cjs; a failure is a warning (the bundle still runs). */
 export function scriptedSnapshot(dir = 'dist/agent/scripted') {
   const script = join(dir, 'snapshot.cjs');
-  const blob = join(dir, `main.js.snapshot-${process.version}-${process.platform}-${process.arch}.blob`);
+  const name = `main.js.snapshot-${process.version}-${process.platform}-${process.arch}.blob`;
+  const blob = join(dir, name);
+  // Another node's (a build before the pinned node changed): no node here
+  // loads it, and as dist/ is the package's, each went into it (8.4 MB each).
+  for (const f of readdirSync(dir))
+    if (f !== name && f.startsWith('main.js.snapshot-') && f.endsWith('.blob'))
+      rmSync(join(dir, f), { force: true });
   try {
     const r = spawnSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', script], {
       encoding: 'utf8',
