@@ -22,8 +22,15 @@ function parsed(url: string): URL | null {
   } catch {
     return null;
   }
-  // postgres://ii:12/ab@host/db: user "", host "ii", port 12, path "/ab@host/db".
-  if (!u.username && !u.password && u.pathname.includes('@') && RAW_USERINFO.test(url)) return null;
+  // postgres://ii:12/ab@host/db: user "", host "ii", port 12, path "/ab@host/db"
+  // (with 12?ab or 12#ab, or no digits, the rest is the query or the fragment).
+  if (
+    !u.username &&
+    !u.password &&
+    `${u.pathname}${u.search}${u.hash}`.includes('@') &&
+    RAW_USERINFO.test(url)
+  )
+    return null;
   return u;
 }
 

@@ -60,6 +60,11 @@ describe('redactDbUrl', () => {
     ['postgres://ii:pa#ss@db/x', 'pa#ss'],
     ['postgres://ii:pa?ss@db/x', 'pa?ss'],
     ['postgres://ii:12/34zz@db/x', '12/34zz'],
+    // Read as a port and a query or a fragment (not a path): shown whole before.
+    ['postgres://ii:12?34zz@db/x', '12?34zz'],
+    ['postgres://ii:12#34zz@db/x', '12#34zz'],
+    ['postgres://ii:?34zz@db/x', '?34zz'],
+    ['postgres://ii:#34zz@db/x', '#34zz'],
   ])('a raw / ? or # in the password: %s shows none of it', (url, pw) => {
     expect(redactDbUrl(url)).toBe('postgres://[REDACTED]@' + url.slice(url.lastIndexOf('@') + 1));
     expect(dbUrlPassword(url)).toBe(pw);
