@@ -150,6 +150,22 @@ describe('jobs.listShown', () => {
     expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
   });
 
+  it('a kept text that is not JSON stops the listing naming its job, quoting none of the text (it may hold a secret)', () => {
+    const id = job('damaged');
+    // A secret written as a bare token: the JSON parser's message quotes the text from there.
+    raw
+      .prepare('UPDATE jobs SET list_json = ?, list_shown = NULL WHERE id = ?')
+      .run(`{"feedback":${KEY}}`, id);
+    let message = '';
+    try {
+      shown();
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`job ${id}'s record in the store is not valid JSON`);
+    expect(message).not.toContain(KEY.slice(0, 6));
+  });
+
   it('lists what listJson lists, filters included, and an empty list as []', () => {
     const done = job('done');
     job('active');

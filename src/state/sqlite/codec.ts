@@ -171,6 +171,15 @@ export const stored =
     };
   };
 
+/**
+ * What JSON.parse found wrong, without the piece of the text V8 quotes after
+ * an unexpected token (`Unexpected token 'g', "ghp_BBBBBB"... is not valid
+ * JSON`): the text is one redaction has not seen, and may hold a secret.
+ */
+function parseProblem(err: unknown): string {
+  return (err as Error).message.replace(/,\s*(?:\.\.\.)?".*$/s, '');
+}
+
 const MICROS_FN = 'ii_js_dollars';
 /** SQL functions of the listing texts' verdict (job-json.ts): ii_js_shown(text), ii_js_show(text, job id). */
 export const SHOWN_FN = 'ii_js_shown';
@@ -195,7 +204,7 @@ export function registerCodec(db: DatabaseSync): void {
       return shownJsonText(x);
     } catch (err) {
       throw new UserError(
-        `job ${String(id)}'s record in the store is not valid JSON (${(err as Error).message}): ` +
+        `job ${String(id)}'s record in the store is not valid JSON (${parseProblem(err)}): ` +
           'it was changed outside ii, or damaged on disk, and cannot be listed.\n' +
           `ii job show ${String(id)} shows what can be read of it; ii doctor checks the store.`,
         3, // as a damaged store ends (StoreDamagedError)
