@@ -36,9 +36,12 @@ function catFileReplies(
   for (const kind of kinds) {
     const nl = out.indexOf(NL, at);
     if (nl < 0) return null;
-    const [sha, type, size] = out.toString('latin1', at, nl).split(' ');
+    const fields = out.toString('latin1', at, nl).split(' ');
+    const [sha, type, size] = fields;
     at = nl + 1;
-    if (size === undefined || !/^\d+$/.test(size)) {
+    // Found: exactly "<hex id> <type> <size>". "<name> missing" names what was
+    // asked, which may hold spaces: "a commit 12 b^{commit} missing" is none.
+    if (fields.length !== 3 || !/^[0-9a-f]{40,64}$/.test(sha!) || !/^\d+$/.test(size!)) {
       replies.push(null); // missing, ambiguous
       continue;
     }

@@ -139,7 +139,8 @@ describe('root and base revision', () => {
       expect(await own.resolveBase(repo, 'main')).toEqual({ sha: first, ref: 'main', branch: 'main' });
       // A tag of a tree names no commit; a name with a line break is not two requests.
       git(repo, 'tag', 'tree-tag', `${first}^{tree}`);
-      for (const rev of ['tree-tag', 'main\nHEAD'])
+      // Nor does a name git's "<name> missing" reply would read as "<sha> <type> <size>" in.
+      for (const rev of ['tree-tag', 'main\nHEAD', 'nope commit 12 x'])
         expect((await rejection(own.resolveBase(repo, rev))).message).toMatch(/^unknown revision/);
     } finally {
       delete process.env.GIT_TRACE;
