@@ -2,13 +2,20 @@
 // its command line, which lists every chunk and source map it wrote (some 120
 // lines) on each build, `npm install` included. Warnings are still printed
 // (rolldown's default: console.warn) and an error fails the build with its message.
+import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 import config from '../rolldown.config.mjs';
 import { builtinsWithoutFacades } from './builtins.mjs';
+import { patchInk } from './ink-frame-caches.mjs';
 import { requireReact } from './react-require.mjs';
 import { scriptedSnapshot } from './scripted-snapshot.mjs';
 
 try {
+  // Ink's frame caches (scripts/ink-frame-caches.mjs), in the Ink bundled
+  // here: done by prepare too, but a build after an install that ran no
+  // scripts (npm ci --ignore-scripts) or one that brought Ink back
+  // unrewritten bundled Ink as it ships, with nothing said. Done once only.
+  patchInk(fileURLToPath(new URL('../node_modules/ink', import.meta.url)));
   for (const c of config) await build(c);
   // The CLI's: its start is what users wait for (scripts/builtins.mjs).
   builtinsWithoutFacades(config[0].output.dir);
