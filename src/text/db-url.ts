@@ -22,15 +22,12 @@ function parsed(url: string): URL | null {
   } catch {
     return null;
   }
-  // postgres://ii:12/ab@host/db: user "", host "ii", port 12, path "/ab@host/db"
-  // (with 12?ab or 12#ab, or no digits, the rest is the query or the fragment).
-  if (
-    !u.username &&
-    !u.password &&
-    `${u.pathname}${u.search}${u.hash}`.includes('@') &&
-    RAW_USERINFO.test(url)
-  )
-    return null;
+  // postgres://ii:12/ab@host/db: user "", host "ii", port 12, path "/ab@host/db";
+  // with 12?ab or 12#ab (or no digits) no path, and the rest is the query or
+  // the fragment (a database named before them is a real URL's, whose query
+  // may hold an @).
+  const rest = u.pathname.includes('@') || (u.pathname === '' && `${u.search}${u.hash}`.includes('@'));
+  if (!u.username && !u.password && rest && RAW_USERINFO.test(url)) return null;
   return u;
 }
 

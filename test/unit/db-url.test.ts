@@ -71,6 +71,12 @@ describe('redactDbUrl', () => {
     expect(scrubDbUrl(`at ${url}: bad (${pw})`, url)).not.toContain(pw);
   });
 
+  it('an @ in the query of a URL with no password is not read as one', () => {
+    const url = 'postgres://db.internal:5432/incr?application_name=me@corp';
+    expect(redactDbUrl(url)).toBe(url);
+    expect(dbUrlPassword(url)).toBeNull();
+  });
+
   it('a config file holding such a URL, readable by others, is refused', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ii-dburl-'));
     try {
