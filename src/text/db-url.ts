@@ -22,11 +22,11 @@ function parsed(url: string): URL | null {
   } catch {
     return null;
   }
-  // postgres://ii:12/ab@host/db: user "", host "ii", port 12, path "/ab@host/db";
-  // with 12?ab or 12#ab (or no digits) no path, and the rest is the query or
-  // the fragment (a database named before them is a real URL's, whose query
-  // may hold an @).
-  const rest = u.pathname.includes('@') || (u.pathname === '' && `${u.search}${u.hash}`.includes('@'));
+  // postgres://ii:12/ab@host/db: user "", host "ii", port 12, path "/ab@host/db"
+  // (with 12?ab, 12#ab or 12/ab?cd the rest is in the query or the fragment).
+  // A raw @ there in a real URL's query cannot be told from that: the URL is
+  // then redacted past it, rather than a password shown (%40 is read as is).
+  const rest = `${u.pathname}${u.search}${u.hash}`.includes('@');
   if (!u.username && !u.password && rest && RAW_USERINFO.test(url)) return null;
   return u;
 }

@@ -65,16 +65,22 @@ describe('redactDbUrl', () => {
     ['postgres://ii:12#34zz@db/x', '12#34zz'],
     ['postgres://ii:?34zz@db/x', '?34zz'],
     ['postgres://ii:#34zz@db/x', '#34zz'],
+    ['postgres://ii:12/ab?cd@db/x', '12/ab?cd'],
   ])('a raw / ? or # in the password: %s shows none of it', (url, pw) => {
     expect(redactDbUrl(url)).toBe('postgres://[REDACTED]@' + url.slice(url.lastIndexOf('@') + 1));
     expect(dbUrlPassword(url)).toBe(pw);
     expect(scrubDbUrl(`at ${url}: bad (${pw})`, url)).not.toContain(pw);
   });
 
-  it('an @ in the query of a URL with no password is not read as one', () => {
-    const url = 'postgres://db.internal:5432/incr?application_name=me@corp';
-    expect(redactDbUrl(url)).toBe(url);
-    expect(dbUrlPassword(url)).toBeNull();
+  it("an @ in a query is taken as a misread password's (over-redacted rather than a password shown), %40 as the URL's", () => {
+    // A raw @ after the host cannot be told from a password's: postgres://ii:12/ab?cd@db/x
+    // parses as host ii, port 12, database ab and a query.
+    expect(redactDbUrl('postgres://db:5432/incr?application_name=me@corp')).toBe(
+      'postgres://[REDACTED]@corp',
+    );
+    const encoded = 'postgres://db:5432/incr?application_name=me%40corp';
+    expect(redactDbUrl(encoded)).toBe(encoded);
+    expect(dbUrlPassword(encoded)).toBeNull();
   });
 
   it('a config file holding such a URL, readable by others, is refused', () => {
