@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
 import { loadIterationDiff, locateIteration } from '../../src/history/iteration-diff.js';
 import { openStateStore } from '../../src/state/index.js';
 import { GitVcs } from '../../src/vcs/git.js';
@@ -47,6 +48,8 @@ describe('a revision that git would read as an option', () => {
     ];
     for (const [name, call] of calls) {
       await expect(call(), name).rejects.toThrow(/not a revision/);
+      // Said as what it is (no internal error and stack), with where it came from.
+      await expect(call(), name).rejects.toBeInstanceOf(UserError);
       intact();
     }
     expect(existsSync(fresh)).toBe(false);
