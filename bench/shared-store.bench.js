@@ -28,7 +28,8 @@
 //   alone); BENCH_DEBUG prints each board's queries, BENCH_BOARD_PROF=dir
 //   writes their CPU profiles, BENCH_BOARD_TRACE=prefix each press's trace,
 //   BENCH_BOARD_NICE=n runs them at that priority, BENCH_RUN_NICE=n passes
-//   `--nice n` to each `ii run` (0: the jobs at the bench's own priority).
+//   `--nice n` to each `ii run` (0: the jobs at the bench's own priority),
+//   BENCH_BOARD_TURNS=1 presses the boards one after another (see TURNS).
 // Sized for a 2-core machine: about five minutes in all under load.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -220,7 +221,11 @@ const PRESSES = Number(process.env.BENCH_BOARD_PRESSES ?? 120);
  * turn streaming STREAM_S seconds of text (10 updates a second), so that the
  * boards are pressed while jobs run and stream, not after.
  */
-const STREAM_S = Number(process.env.BENCH_BOARD_STREAM_S ?? 30);
+// BENCH_BOARD_TURNS=1: the boards are pressed one after another, not at once
+// (three machines' boards each have their own cores; on one box, pressed at
+// once, they mostly wait for each other); the jobs stream longer to last.
+const TURNS = process.env.BENCH_BOARD_TURNS === '1';
+const STREAM_S = Number(process.env.BENCH_BOARD_STREAM_S ?? (TURNS ? 90 : 30));
 function scenario(tmp) {
   const stream = [];
   for (let i = 0; i < STREAM_S * 10; i++)
@@ -339,16 +344,27 @@ async function runWithBoards(ms) {
     const floor = await board(ms[0], true);
     boards.push(floor);
     const t0 = Date.now();
-    // Each board starts pressing once it shows a running job; the floor app with the first.
-    for (const b of boards.slice(0, -1)) b.go();
-    void Promise.race(boards.slice(0, -1).map((b) => b.pressing)).then(
+    // Each board starts pressing once it shows a running job (in turn with
+    // BENCH_BOARD_TURNS, each after the one before is done); the floor app with the first.
+    const machines = boards.slice(0, -1);
+    if (!TURNS) for (const b of machines) b.go();
+    else machines[0].go();
+    void Promise.race(machines.map((b) => b.pressing)).then(
       () => floor.go(),
       () => {},
     );
+    const inTurn = async () => {
+      const out = [];
+      for (const [i, b] of machines.entries()) {
+        if (i > 0) b.go();
+        out.push(await b.done);
+      }
+      return [...out, await floor.done];
+    };
     const { result, load } = await loadDuring(
       Promise.all([
         Promise.all(ms.map(runJobs)).then((o) => [o, (Date.now() - t0) / 1000]),
-        Promise.all(boards.map((b) => b.done)),
+        TURNS ? inTurn() : Promise.all(boards.map((b) => b.done)),
       ]),
     );
     const [[outs, wallS], pressed] = result;
@@ -375,7 +391,7 @@ function keyRows(label, keys, floor) {
   const floorRun = `floor: SQLite, 1 machine × 8 jobs, at most ${mostRunning(floor)} running`;
   return keys.flatMap((k, i) => [
     {
-      name: `${label(i)}: keypress → frame, p95 (${k.ms.length} presses while jobs ran, at most ${mostRunning(k)} running)`,
+      name: `${label(i)}: keypress → frame, p95 (${k.ms.length} presses while jobs ran, at most ${mostRunning(k)} running${TURNS ? '; the boards pressed in turn' : ''})`,
       value: round(quantile(k.ms, 0.95)),
       unit: 'ms',
       floor: round(quantile(floor.ms, 0.95)),
