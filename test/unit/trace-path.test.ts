@@ -13,7 +13,10 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-const trace = resolve('src/proc/trace.ts');
+// The built module (npm test builds first): a child node started here loads
+// it as it is, and the source's relative imports ('./priority.js') name files
+// only the build has.
+const trace = resolve('dist/src/proc/trace.js');
 
 it('a relative II_TRACE is resolved once and passed on absolute to children in other directories', () => {
   const elsewhere = join(tmp.path, 'elsewhere');
