@@ -18,7 +18,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option(
       '--jobs <N>',
-      'jobs of this repository running at once, counting ones started elsewhere (default: [run] jobs, else 2)',
+      'jobs of this repository running at once on this machine, counting ones started otherwise here (ii job do, another ii run); on a shared store each machine has its own (default: [run] jobs, else 2)',
       positive('--jobs'),
     )
     .option(
