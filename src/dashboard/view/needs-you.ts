@@ -23,9 +23,12 @@ export function waitingJobs<J extends Pick<Job, 'id' | 'status' | 'asking'>>(job
   return jobs
     .filter((j) => openAsk(j))
     .sort((a, b) => {
-      const x = openAsk(a)!.asked_at;
-      const y = openAsk(b)!.asked_at;
-      return x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : 1;
+      const x = openAsk(a)!;
+      const y = openAsk(b)!;
+      // Asked in the same millisecond: in the order stored (the row ids
+      // count up on both drivers), not by job id, which is random.
+      if (x.asked_at !== y.asked_at) return x.asked_at < y.asked_at ? -1 : 1;
+      return x.id - y.id || (a.id < b.id ? -1 : 1);
     });
 }
 
