@@ -23,18 +23,23 @@ afterEach(() => {
   tmp.cleanup();
 });
 
+/** What every runner here shares: the test's store and repository, 2 attempts, a look every 20 ms. */
+const base = () => ({
+  store: asyncStore(store),
+  finishSession: async () => {},
+  repo: { root: tmp.path, slug: 'r' },
+  maxAttempts: 2,
+  pollMs: 20,
+});
+
 it('a job that ended is out of the view, and counted done, when its end is told', async () => {
   const todo = store.todos.create('r', { title: 'A' });
   let jobId = '';
   let ended = false;
   const seenAtEnd: BacklogSnapshot[] = [];
   const runner: BacklogRunner = new BacklogRunner({
-    store: asyncStore(store),
-    finishSession: async () => {},
-    repo: { root: tmp.path, slug: 'r' },
+    ...base(),
     slots: 1,
-    maxAttempts: 2,
-    pollMs: 20,
     // A runner stand-in: a real process that lives until its stdin ends, and its job, reviewing.
     start: (t) => {
       const c = spawn(
@@ -101,12 +106,8 @@ it.each([
       store.jobs.setStage(job.id, 'reviewing');
     };
     const runner = new BacklogRunner({
-      store: asyncStore(store),
-      finishSession: async () => {},
-      repo: { root: tmp.path, slug: 'r' },
+      ...base(),
       slots,
-      maxAttempts: 2,
-      pollMs: 20,
       start: (t) => {
         const c = stdinBound();
         claim(t.id, c.pid!);
@@ -169,12 +170,8 @@ it("a standby's replacement is not started in the look that hands its todo over:
   const claim = (todoId: string, pid: number) =>
     store.jobs.claim('r', { todo_id: todoId, pid, host: hostname() }, () => null);
   const runner = new BacklogRunner({
-    store: asyncStore(store),
-    finishSession: async () => {},
-    repo: { root: tmp.path, slug: 'r' },
+    ...base(),
     slots: 1,
-    maxAttempts: 2,
-    pollMs: 20,
     // Longer than the test: only the claim (or the runner's end) lifts it.
     standbyHoldMs: 600_000,
     start: (t) => {
@@ -238,12 +235,8 @@ it('a todo another run claims while this run looks at the store is not started a
   };
   const started: string[] = [];
   const runner = new BacklogRunner({
-    store: asyncStore(store),
-    finishSession: async () => {},
-    repo: { root: tmp.path, slug: 'r' },
+    ...base(),
     slots: 2,
-    maxAttempts: 2,
-    pollMs: 20,
     starts: {
       others: async () => {
         const was = othersStarting;
@@ -281,12 +274,8 @@ it("another machine's jobs on a shared store take none of this machine's slots: 
   let ticks = 0;
   const startedWhileForeignRan: boolean[] = [];
   const runner = new BacklogRunner({
-    store: asyncStore(store),
-    finishSession: async () => {},
-    repo: { root: tmp.path, slug: 'r' },
+    ...base(),
     slots: 1,
-    maxAttempts: 2,
-    pollMs: 20,
     start: (t) => {
       startedWhileForeignRan.push(foreignActive);
       const c = stdinBound();

@@ -99,8 +99,7 @@ export async function followFiles(
       // wrote before an event is then in the file when it is read, and is
       // printed before the event (its turn's end before the job's; read the
       // other way round, both came in one read and the job's end went first).
-      const batch = events.read();
-      for (const l of batch) {
+      for (const l of events.read()) {
         if (!l.ok) continue;
         // Before an agent's start: the last one's end, then the new one's section.
         flush();
