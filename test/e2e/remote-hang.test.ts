@@ -167,12 +167,17 @@ describe('a remote that hangs', () => {
       60_000,
     );
     const id = jobIdFrom(job.stderr());
-    job.child.kill('SIGKILL');
-    await job.exit;
-    // The push's guard (src/vcs/git-groups.ts) may end it first; what is checked here is its record.
+    // The runner records the push's group just after git and its guard have
+    // started, and git can reach the remote's hang.sh first: the kill waits
+    // for the record (a kill -9 before it is the guard's alone to clean up).
     const store = openStateStore({ dir: join(f.tmp.path, 'state', 'incrementum') });
+    const pushes = () => store.processGroups.list({ job_id: id }).filter((g) => g.label === 'git push');
     try {
-      expect(store.processGroups.list({ job_id: id }).map((g) => g.label)).toContain('git push');
+      await waitFor(() => pushes().length > 0, `the push's group to be recorded (stderr: ${job.stderr()})`);
+      job.child.kill('SIGKILL');
+      await job.exit;
+      // Still there after the kill: the push's guard (src/vcs/git-groups.ts) may end the push first, but nothing drops its record.
+      expect(pushes()).toHaveLength(1);
     } finally {
       store.close();
     }
