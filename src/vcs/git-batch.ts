@@ -1,7 +1,8 @@
 // The long-lived git processes of one workspace (git-pipe.ts): object and
 // ref reads (cat-file --batch-command), ref transactions (update-ref
-// --stdin), file lists between commits (diff-tree --stdin), and commit
-// objects written (hash-object --stdin-paths). What each
+// --stdin), file lists between commits (diff-tree --stdin), commit
+// objects written (hash-object --stdin-paths), and trees written (mktree
+// --batch, started on the first tree). What each
 // request and reply looks like is here; what they mean is GitVcs's.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { decodeBytes } from '../text/bytes.js';
 import type { GitOptions } from './git-run.js';
 import { GitPipe, type ReplyEnd } from './git-pipe.js';
+import type { IndexTree } from './index-tree.js';
 
 export interface ObjectInfo {
   sha: string;
@@ -69,6 +71,7 @@ export class WorkspaceBatch {
   private readonly refs: GitPipe;
   private readonly diffs: GitPipe;
   private readonly writer: GitPipe;
+  private readonly trees: GitPipe;
   /** A folder of this process's own (0700) for the commit objects handed to hash-object by path. */
   private tmp: string | null = null;
   /** The line diff-tree echoes back after each request: where its reply ends (not a hex id, so not a request). */
@@ -84,6 +87,31 @@ export class WorkspaceBatch {
       ['hash-object', '-w', '-t', 'commit', '--no-filters', '--stdin-paths'],
       before,
     );
+    this.trees = new GitPipe(ws, ['mktree', '-z', '--batch'], before);
+  }
+
+  /**
+   * Writes `trees` (subtrees first: mktree checks that what an entry names
+   * exists) and checks that git stored each under the id computed for it.
+   */
+  async writeTrees(trees: readonly IndexTree[]): Promise<void> {
+    if (trees.length === 0) return;
+    // Each tree's entries, then an empty entry: the end of that tree.
+    const input = Buffer.concat(trees.flatMap((t) => [t.mktree, Buffer.of(0)]));
+    const reply = await this.trees.ask(input, (out) => {
+      let at = 0;
+      for (let i = 0; i < trees.length; i++) {
+        const nl = out.indexOf(NL, at);
+        if (nl < 0) return -1;
+        at = nl + 1;
+      }
+      return at;
+    });
+    const ids = reply.toString('latin1').split('\n');
+    trees.forEach((t, i) => {
+      if (ids[i] !== t.sha)
+        throw new Error(`git mktree stored ${JSON.stringify(ids[i])} for a tree whose id is ${t.sha}`);
+    });
   }
 
   /**
@@ -173,6 +201,7 @@ export class WorkspaceBatch {
     this.refs.close();
     this.diffs.close();
     this.writer.close();
+    this.trees.close();
     if (this.tmp) rmSync(this.tmp, { recursive: true, force: true });
     this.tmp = null;
   }

@@ -49,7 +49,7 @@ export class GitPipe {
   ) {}
 
   /** Writes `input` and resolves with the reply `end` finds; GitError when git exits first. */
-  ask(input: string, end: ReplyEnd): Promise<Buffer> {
+  ask(input: string | Buffer, end: ReplyEnd): Promise<Buffer> {
     const reply = this.queue.then(() => this.send(input, end));
     this.queue = reply.catch(() => {});
     return reply;
@@ -64,7 +64,7 @@ export class GitPipe {
     if (!this.pending) child.kill('SIGTERM');
   }
 
-  private send(input: string, end: ReplyEnd): Promise<Buffer> {
+  private send(input: string | Buffer, end: ReplyEnd): Promise<Buffer> {
     let pin;
     try {
       pin = this.before?.() ?? null;

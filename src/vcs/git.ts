@@ -26,6 +26,7 @@ import { PROTOCOL_FILES } from './vcs.js';
 import { headFiles, readRefFile, withLockRetry, withStaleBranchLock } from './branch-guards.js';
 import { WorkspaceRedirected, WorktreeLinks } from './worktree-link.js';
 import { revArg } from './rev-arg.js';
+import { treesOfIndex } from './index-tree.js';
 
 export { STALE_REF_LOCK_MS } from './branch-guards.js';
 
@@ -45,6 +46,7 @@ const ALL_REFS = ['--branches', '--tags', '--remotes'];
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const FILES_MEMO_SIZE = 64;
 const TREES_MEMO_SIZE = 256;
+const STORED_TREES_SIZE = 4096;
 /** diff-tree's options for the file lists of an iteration (the same records `git diff --raw --numstat` gives). */
 const DIFF_PAIRS = ['--always', '-r', '--no-renames', '--no-ext-diff', '-z', '--raw', '--numstat'];
 /** The end of a field holding a raw record's header (`:<mode> <mode> <id> <id> <letter>[score]`). */
@@ -71,6 +73,8 @@ export class GitVcs implements Vcs, LandingVcs {
   private readonly checkouts = new Map<string, WorkspaceBatch>();
   /** Trees known to hold no protocol file (every iteration's): a change on one needs no `rm --cached`. */
   private readonly cleanTrees = new Set<string>();
+  /** Trees known to be in each workspace's object store (found or written by writeTree): not asked about again. */
+  private readonly storedTrees = new Map<string, Set<string>>();
   private readonly filesMemo = new Map<string, FileStat[]>();
   /**
    * The tree of each commit this instance made or read: a file list depends
@@ -143,6 +147,7 @@ export class GitVcs implements Vcs, LandingVcs {
   release(ws: string): void {
     this.batches.get(ws)?.close();
     this.batches.delete(ws);
+    this.storedTrees.delete(ws);
     this.commits.forget(ws);
   }
 
@@ -568,7 +573,40 @@ export class GitVcs implements Vcs, LandingVcs {
     await git(ws, ['add', '--all', '--', '.', ...EXCLUDE_PROTOCOL], this.in(ws));
     const baseTree = known && this.treeOf.get(known.base);
     if (!known?.last && !(baseTree && this.cleanTrees.has(baseTree))) await this.unstageProtocolFiles(ws);
-    return git(ws, ['write-tree'], this.in(ws));
+    return this.writeTree(ws, known?.base);
+  }
+
+  /**
+   * `git write-tree`'s answer: computed from the index file (index-tree.ts)
+   * and the trees git lacks written through the workspace's mktree, with no
+   * git process of its own; write-tree itself where the index is not the
+   * plain case, or no commit of the repository tells its id length (`like`).
+   */
+  private async writeTree(ws: string, like?: string): Promise<string> {
+    const pin = like && FULL_SHA.test(like) ? this.links?.check(ws) : null;
+    let index: Buffer | null = null;
+    if (pin)
+      try {
+        index = readFileSync(join(pin.gitDir, 'index'));
+      } catch {
+        index = null;
+      }
+    const computed = index && treesOfIndex(index, like!.length === 64 ? 32 : 20);
+    if (!computed) return git(ws, ['write-tree'], this.in(ws));
+    // Known per workspace (and forgotten with it): another repository's store may lack the same tree.
+    let stored = this.storedTrees.get(ws);
+    if (!stored) this.storedTrees.set(ws, (stored = new Set()));
+    const unknown = computed.trees.filter((t) => !stored.has(t.sha));
+    if (unknown.length > 0) {
+      // Written whether or not git has them (no round trip to ask first):
+      // mktree stores a tree it has as cheaply, and the entry cap bounds them.
+      await this.batch(ws).writeTrees(unknown);
+      for (const t of unknown) {
+        if (stored.size >= STORED_TREES_SIZE) stored.delete(stored.values().next().value!);
+        stored.add(t.sha);
+      }
+    }
+    return computed.root;
   }
 
   /**
@@ -611,7 +649,7 @@ export class GitVcs implements Vcs, LandingVcs {
     base: string,
     written?: string,
   ): Promise<{ commit: string; tree: string; lists: { fromPrevious: FileStat[]; protocol: boolean } }> {
-    const tree = written ?? (await git(ws, ['write-tree'], this.in(ws)));
+    const tree = written ?? (await this.writeTree(ws, base));
     const commit = await this.commits.write(ws, tree, [base], withChangeId(message, id));
     this.noteTree(commit, tree);
     const pairs = previous === base ? [previous] : [previous, base];

@@ -1,6 +1,6 @@
 // GitVcs's long-lived git processes (src/vcs/git-pipe.ts, git-batch.ts): a
-// job's HEAD reads, ref transactions, file lists and commits go through four
-// git processes per workspace, real ones here. They run outside the workspace,
+// job's HEAD reads, ref transactions, file lists, trees and commits go through
+// five git processes per workspace, real ones here. They run outside the workspace,
 // start again when killed, end when the workspace is released, and what
 // describe writes through them is what `git commit --amend` wrote.
 import { execFileSync } from 'node:child_process';
@@ -39,15 +39,15 @@ async function workspace(): Promise<{ ws: string; base: string }> {
 /** The live long-lived git processes of this test's repository (they name its worktree git dir). */
 const pipes = () => runningWith(`--git-dir=${realpathSync(repo)}/.git/worktrees/`);
 
-it('reads, ref writes, file lists and commits go through four git processes, outside the workspace, started again when killed, ended on release', async () => {
+it('reads, ref writes, file lists, trees and commits go through five git processes, outside the workspace, started again when killed, ended on release', async () => {
   const { ws, base } = await workspace();
   await vcs.startChange(ws, undefined, base);
   writeFileSync(join(ws, 'a.txt'), 'a\n');
   const one = await vcs.commitIteration(ws, 'one');
   expect(await vcs.head(ws)).toBe(one.commit_id);
   const running = pipes();
-  // cat-file, update-ref, diff-tree; the first commit is commit-tree's, which shows who commits here.
-  expect(running).toHaveLength(3);
+  // cat-file, update-ref, diff-tree, mktree; the first commit is commit-tree's, which shows who commits here.
+  expect(running).toHaveLength(4);
   // None works in a folder of the job's: the sweep of what a job left running never meets them.
   for (const pid of running) expect(readlinkSync(`/proc/${pid}/cwd`)).toBe('/');
 
@@ -60,9 +60,9 @@ it('reads, ref writes, file lists and commits go through four git processes, out
   expect(await vcs.head(ws)).toBe(two.commit_id);
   expect(git(ws, 'rev-parse', 'HEAD')).toBe(two.commit_id);
   // The second commit is written by hash-object, as commit-tree would have: its author and committer.
-  // update-ref, diff-tree and hash-object: HEAD, a commit this instance made, is read from its files, so
-  // cat-file is not started again.
-  expect(pipes()).toHaveLength(3);
+  // update-ref, diff-tree, mktree and hash-object: HEAD, a commit this instance made, is read from its
+  // files, so cat-file is not started again.
+  expect(pipes()).toHaveLength(4);
   const who = (rev: string) => git(ws, 'log', '-1', '--format=%an <%ae>|%cn <%ce>|%P|%T', rev);
   expect(who(two.commit_id).split('|').slice(0, 3)).toEqual([
     ...who(one.commit_id).split('|').slice(0, 2),
