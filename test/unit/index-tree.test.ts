@@ -70,6 +70,17 @@ it("gives write-tree's ids, for every tree, on an index git wrote (folders, name
   expect(computed!.trees.at(-1)!.sha).toBe(computed!.root);
 });
 
+it("gives write-tree's id in a SHA-256 repository", () => {
+  const other = join(tmp.path, 'sha256');
+  mkdirSync(other);
+  git(other, 'init', '-q', '--object-format=sha256');
+  awkwardFiles(other);
+  git(other, 'add', '--all');
+  const computed = treesOfIndex(index(other), 32);
+  expect(computed?.root).toMatch(/^[0-9a-f]{64}$/);
+  expect(computed!.root).toBe(git(other, 'write-tree'));
+});
+
 it('gives null, for write-tree to run, where the index is not the plain case', () => {
   writeFileSync(join(repo, 'b.txt'), 'b\n');
   git(repo, 'add', 'b.txt');
