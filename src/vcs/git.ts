@@ -514,7 +514,7 @@ export class GitVcs implements Vcs, LandingVcs {
 
   /**
    * Stages the working copy as the change's next iteration, with the fewest
-   * git processes: add, write-tree, commit-tree, one diff-tree for both file
+   * git processes: add, the tree (writeTree), the commit, one diff-tree for both file
    * lists the runner asks for next (against the previous iteration and the
    * change's base), one update-ref transaction for every ref.
    */
@@ -560,7 +560,7 @@ export class GitVcs implements Vcs, LandingVcs {
 
   /**
    * Stages the whole working copy, protocol files left out, and writes it as
-   * a tree: add and write-tree. One the agent staged or committed itself is
+   * a tree: add, then writeTree. One the agent staged or committed itself is
    * still in the index; the previous iteration never holds one (this code
    * takes them out), so the diff against it shows any, and only then are
    * they taken out and the tree written again (recordIteration). The base
