@@ -159,9 +159,10 @@ it('an index git writes as version 4 is recorded through write-tree, with the sa
   }
 });
 
-// GIT_TRACE to a file: which git commands this process's GitVcs ran.
-const trace = join(process.env.TMPDIR ?? '/tmp', `ii-indextree-trace-${process.pid}`);
+// GIT_TRACE to a file in the test's folder: which git commands this process's GitVcs ran.
+let trace = '';
 beforeEach(() => {
+  trace = join(tmp.path, 'git-trace');
   writeFileSync(trace, '');
   process.env.GIT_TRACE = trace;
 });
