@@ -66,10 +66,24 @@ export class PgDb {
   beforeCommit: ((t: Tx, jobIds: string[]) => Promise<void>) | null = null;
   /** The pool's connections checked out (a read or a transaction in flight): close() cuts them. */
   private readonly busy = new Set<pg.PoolClient>();
+  /** Every connection the pool made that has not closed: close() cuts what a silent server leaves open. */
+  private readonly clients = new Set<pg.Client>();
+  /** Those of them that are connected (the others are still being made). */
+  private readonly connected = new WeakSet<pg.Client>();
 
   constructor(private readonly url: string) {
     this.location = redactDbUrl(url);
+    const clients = this.clients;
+    // The pool's connections as they are made, so close() reaches one still connecting too.
+    class Tracked extends pg.Client {
+      constructor(config?: string | pg.ClientConfig) {
+        super(config);
+        clients.add(this);
+        this.once('end', () => clients.delete(this));
+      }
+    }
     this.pool = new pg.Pool({
+      Client: Tracked,
       connectionString: url,
       types,
       max: 4,
@@ -81,6 +95,7 @@ export class PgDb {
     this.pool.on('error', () => {});
     this.pool.on('acquire', (c) => void this.busy.add(c));
     this.pool.on('release', (_err, c) => void this.busy.delete(c));
+    this.pool.on('connect', (c) => void this.connected.add(c));
     this.pool.on('remove', (c) => void this.busy.delete(c as pg.PoolClient));
   }
 
@@ -253,7 +268,10 @@ export class PgDb {
     const retired = new WeakSet<pg.Client>();
     const retire = async (c: pg.Client): Promise<void> => {
       retired.add(c);
+      // Bounded: a server that stopped answering never closes its end.
+      const t = cutSoon(c);
       await c.end().catch(() => {});
+      clearTimeout(t);
     };
     let wait = 50;
     const connect = async (): Promise<pg.Client> => {
@@ -415,9 +433,16 @@ export class PgDb {
    * query fails and its connection goes.
    */
   async close(): Promise<void> {
-    for (const c of this.busy) this.cut(c);
+    for (const c of this.clients)
+      if (this.busy.has(c as pg.PoolClient)) this.cut(c as pg.PoolClient);
+      // Still being made (the pool waits for it): nothing to cancel yet.
+      else if (!this.connected.has(c)) streamOf(c).destroy();
     this.busy.clear();
     await this.pool.end();
+    // The pool has ended its idle connections politely (Terminate, then
+    // waiting for the server to close its end): a server that stopped
+    // answering never does, and their sockets would keep the process alive.
+    for (const c of this.clients) cutSoon(c);
   }
 
   /** Cancels what `c` is asking (PostgreSQL's cancel request, on a connection of its own) and cuts `c`'s connection. */
@@ -427,7 +452,6 @@ export class PgDb {
       port: number;
       processID: number | null;
       secretKey: number | null;
-      connection: { stream: { destroy(): void } };
     };
     if (inner.processID !== null && inner.secretKey !== null) {
       // The protocol's CancelRequest: length, code 80877102, the backend's pid and key.
@@ -446,9 +470,23 @@ export class PgDb {
       s.unref();
       setTimeout(() => s.destroy(), 2000).unref();
     }
-    inner.connection.stream.destroy();
+    streamOf(c).destroy();
   }
 }
+
+/**
+ * Cuts `c`'s socket in a moment (1 s) unless it has closed by then: ending a
+ * connection politely waits for the server to close its end, which one that
+ * stopped answering (SIGSTOP, a host gone from the network) never does.
+ */
+function cutSoon(c: pg.Client): NodeJS.Timeout {
+  const stream = streamOf(c);
+  return setTimeout(() => stream.destroy(), 1000);
+}
+
+/** The socket of `c` (pg keeps it on its connection). */
+const streamOf = (c: pg.Client): { destroy(): void } =>
+  (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream;
 
 /** The database's schema version: 0 for an empty database; refused when it holds other tables and no incrementum schema. */
 async function schemaVersion(client: pg.PoolClient): Promise<number> {
