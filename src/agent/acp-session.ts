@@ -113,6 +113,10 @@ export class AcpSession implements AgentSession {
   /** What the agent wrote on stderr since its last newline. */
   private stderrLine = '';
   private fatal: Error | null = null;
+  /** Its process has exited (or was killed). */
+  private exited = false;
+  /** start() failed because the agent's process ended before it was started: startAgent may start its fallback. */
+  exitedStarting = false;
   private onFatal: ((e: Error) => void)[] = [];
   private turn: Turn | null = null;
   /** Set by cancel() until the next prompt. */
@@ -251,6 +255,7 @@ export class AcpSession implements AgentSession {
       this.stderrLine = '';
     });
     child.on('exit', (code, signal) => {
+      this.exited = true;
       if (this.closing) return;
       const during = this.turn !== null;
       const report = () => {
@@ -371,6 +376,7 @@ export class AcpSession implements AgentSession {
       if (!this.fatal && /connection closed/i.test(String((err as Error)?.message)))
         await Promise.race([this.whenFatal().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
       const cause = this.fatal ?? err;
+      this.exitedStarting = this.exited;
       await this.close();
       throw cause;
     } finally {
@@ -608,6 +614,21 @@ export class AcpSession implements AgentSession {
 }
 
 /** StartAgent: launches the agent and opens its ACP session in the workspace. */
-export function startAgent(opts: AgentSessionOptions & AcpTuning): Promise<AcpSession> {
-  return new AcpSession(opts, opts).start();
+export async function startAgent(opts: AgentSessionOptions & AcpTuning): Promise<AcpSession> {
+  const first = new AcpSession(opts, opts);
+  try {
+    return await first.start();
+  } catch (err) {
+    // Its fallback (the scripted agent's bundle, when its startup snapshot
+    // could not be loaded: src/agent/resolve.ts) is for a process that ended
+    // while starting, not for one too slow or not speaking ACP.
+    const fallback = opts.agent.fallback;
+    if (!fallback || !first.exitedStarting) throw err;
+    const message = `${(err as Error).message}\nit is started again with \`${fallback.join(' ')}\``;
+    opts.onActivity?.({ kind: 'warning', message });
+    return await new AcpSession(
+      { ...opts, agent: { ...opts.agent, command: fallback, fallback: undefined } },
+      opts,
+    ).start();
+  }
 }

@@ -6,6 +6,7 @@ import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Config } from '../model/config.js';
 import { packageRoot } from '../package-root.js';
+import { scriptedSnapshotName } from './snapshot-name.js';
 import type { AgentSpec } from './types.js';
 
 interface Preset {
@@ -26,12 +27,17 @@ export const DEFAULT_AGENT = 'opencode';
 /** The built-in scripted agent (scenario-driven; `ii demo` and the tests use it). */
 export function scriptedAgentCommand(): string[] {
   const dir = join(packageRoot(), 'dist', 'agent', 'scripted');
-  // Its startup snapshot, made by this very node (scripts/scripted-snapshot.mjs):
-  // a start takes a third less CPU than from the bundle. No other node can load it.
-  const blob = join(dir, `main.js.snapshot-${process.version}-${process.platform}-${process.arch}.blob`);
+  // Its startup snapshot, made by this very node binary (scripts/scripted-snapshot.mjs,
+  // src/agent/snapshot-name.ts): a start takes a third less CPU than from the
+  // bundle. No other binary can load it.
+  const blob = join(dir, scriptedSnapshotName());
   if (statSafe(blob)) return [process.execPath, '--snapshot-blob', blob];
-  // The bundle (rolldown.config.mjs): one file starts faster than ~100 modules.
-  return [process.execPath, join(dir, 'main.js')];
+  return scriptedAgentBundle();
+}
+
+/** The scripted agent from its bundle (rolldown.config.mjs): one file starts faster than ~100 modules. */
+export function scriptedAgentBundle(): string[] {
+  return [process.execPath, join(packageRoot(), 'dist', 'agent', 'scripted', 'main.js')];
 }
 
 function isExecutableFile(p: string): boolean {
@@ -99,7 +105,8 @@ export function resolveAgent(
         throw new UserError(
           `the scripted agent is not built (${cmd.at(-1)} is missing): run \`npm run build\`.`,
         );
-      return { name, command: cmd, env: agentEnv };
+      const bundle = scriptedAgentBundle();
+      return { name, command: cmd, env: agentEnv, ...(cmd.at(-1) === bundle[1] ? {} : { fallback: bundle }) };
     }
     preset = PRESETS[name];
     if (!preset)

@@ -16,6 +16,12 @@ export interface AgentSpec {
   /** argv; argv[0] is resolved on PATH. */
   command: string[];
   env: Record<string, string>;
+  /**
+   * The command to start it with when `command`'s process ends before it has
+   * answered initialize: the scripted agent's bundle, for a startup snapshot
+   * node refuses (exit 14) or crashes on (another build of node, a damaged file).
+   */
+  fallback?: string[];
 }
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled';

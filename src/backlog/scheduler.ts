@@ -10,6 +10,7 @@ import { hostName } from '../proc/host.js';
 import type { ChildProcess } from 'node:child_process';
 import { backlog, type JobBrief } from '../model/backlog.js';
 import { isStale } from '../model/derive.js';
+import { takesRunnerSlot } from '../model/backlog-runner.js';
 import type { Job, JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { AsyncStateStore } from '../state/async-api.js';
@@ -400,7 +401,7 @@ export class BacklogRunner {
     // each machine, not N between them (one machine's jobs were all of them
     // before a store could be shared, and still are on SQLite).
     const othersStarting = new Set(unclaimed.map((s) => s.todo));
-    const liveHere = live.filter((j) => j.host === host);
+    const liveHere = live.filter((j) => takesRunnerSlot(j.host, host));
     const startingHere = unclaimed.filter((s) => s.here).length;
     let running = liveHere.length + pendingTodos.length + startingHere;
     // Taking this machine's slots (the view's "started elsewhere")…

@@ -25,6 +25,8 @@ export interface TestRunOptions {
   recordGroup?: GroupRecorder;
   /** The job's sandbox: each command runs inside it (src/proc/sandbox). */
   sandbox?: Sandbox | null;
+  /** Each command's nice value raised by this much (ii run --land's tests, at [run] nice). */
+  nice?: number;
 }
 
 export interface TestRun {
@@ -49,6 +51,7 @@ async function runOne(command: string, o: TestRunOptions): Promise<TestResult & 
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.recordGroup ? { record: { recorder: o.recordGroup, label: `test: ${command}` } } : {}),
     onOutput: (stream, text) => o.onOutput?.(command, stream, text),
+    ...(o.nice ? { nice: o.nice } : {}),
   });
   if (r.startError !== undefined)
     o.onOutput?.(command, 'stderr', `cannot start the shell: ${r.startError}\n`);

@@ -28,6 +28,8 @@ export interface SetupOptions {
   recordGroup?: GroupRecorder;
   /** The job's sandbox, which every setup command runs in. */
   sandbox?: Sandbox | null;
+  /** Each command's nice value raised by this much (ii run --land's setup of a tip, at [run] nice). */
+  nice?: number;
   onStart?: (command: string) => void;
   onOutput?: (command: string, stream: 'stdout' | 'stderr', text: string) => void;
   onEnd?: (result: TestResult) => void;
@@ -167,6 +169,7 @@ export async function setupWorkspace(o: SetupOptions): Promise<SetupOutcome> {
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
       ...(o.recordGroup ? { recordGroup: o.recordGroup } : {}),
       ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+      ...(o.nice ? { nice: o.nice } : {}),
       ...(o.onStart ? { onStart: o.onStart } : {}),
       onOutput: (c, stream, text) => {
         tail.add(text);

@@ -24,6 +24,8 @@ export interface LandInput {
   test?: boolean;
   /** Aborting ends a running test command's process group; nothing is moved. */
   signal?: AbortSignal;
+  /** The tip's setup and tests run with their nice value raised by this much (ii run --land: [run] nice, as its jobs' tests). */
+  nice?: number;
   onProgress?: (p: LandProgress) => void;
   /** Bounds the rebase-and-test rounds when the target keeps moving (default LAND_ATTEMPTS). */
   maxAttempts?: number;

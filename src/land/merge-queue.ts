@@ -80,6 +80,8 @@ export interface LandQueueOptions {
   onRefused?: (jobId: string, message: string, err: unknown) => void;
   /** Completed with no commits: nothing to land. */
   onNothing?: (jobId: string) => void;
+  /** Each landing's setup and tests run with their nice value raised by this much (ii run --land: [run] nice). */
+  nice?: number;
 }
 
 /** How often a landing runner looks whether an older job's landing elsewhere ended. */
@@ -163,6 +165,7 @@ export class LandQueue {
         job,
         vcs,
         ...(deps ? { deps } : {}),
+        ...(this.o.nice ? { nice: this.o.nice } : {}),
         onProgress: (p) => {
           if (p.type !== 'landed') return;
           said = true;

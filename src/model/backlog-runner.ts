@@ -43,3 +43,16 @@ export function runnerAlive(
 export function runnersLand(live: readonly Pick<BacklogRunnerRecord, 'lands'>[]): boolean | null {
   return live.length ? live.every((r) => r.lands) : null;
 }
+
+/**
+ * Whether a live job recorded on `jobHost` takes a slot of a runner on
+ * `runnerHost`: its own machine's jobs do, and a job recorded with no host
+ * (an older build's, still running across an upgrade) does wherever a runner
+ * runs, as its machine cannot be told. The scheduler (backlog/scheduler.ts)
+ * and the board's header (dashboard/view/run-line.ts) both count by this:
+ * the scheduler counted such a job on no machine while the board counted it
+ * on every runner's, so a run started one job more than the board showed room for.
+ */
+export function takesRunnerSlot(jobHost: string | null, runnerHost: string): boolean {
+  return jobHost === null || jobHost === runnerHost;
+}

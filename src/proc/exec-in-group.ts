@@ -7,10 +7,10 @@
 // the signal) is ended here with the pid-reuse-guarded endGroup, and the
 // group's record is dropped once it is gone. execa is imported when the
 // first command runs: `ii job list` and the other short commands never load it.
-import { constants } from 'node:os';
+import { constants, getPriority } from 'node:os';
 import type { Readable } from 'node:stream';
 import { endGroup, startTicks } from './group.js';
-import { niceSession } from './priority.js';
+import { niceSession, startNiced } from './priority.js';
 import type { GroupRecorder } from './recorded.js';
 
 export interface ExecInGroupOptions {
@@ -27,6 +27,12 @@ export interface ExecInGroupOptions {
   record?: { recorder: GroupRecorder; label: string };
   /** Each chunk of its output as it comes, in the order it arrives. */
   onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /**
+   * Its nice value raised by this much over this process's (nice(1), and its
+   * session's with it): ii run's landing tests, at its jobs' [run] nice
+   * while ii run itself stays at the caller's.
+   */
+  nice?: number;
 }
 
 export interface ExecInGroupResult {
@@ -49,8 +55,16 @@ export async function execInGroup(
   args: string[],
   o: ExecInGroupOptions,
 ): Promise<ExecInGroupResult> {
+  const by = o.nice ?? 0;
+  const r = await execOnce(by > 0 ? startNiced([file, ...args], by) : [file, ...args], o);
+  // No nice(1) here: it runs at this process's priority rather than not at all.
+  if (by > 0 && r.startError !== undefined && r.code === null) return execOnce([file, ...args], o);
+  return r;
+}
+
+async function execOnce([file, ...args]: string[], o: ExecInGroupOptions): Promise<ExecInGroupResult> {
   const { execa } = await import('execa');
-  const sub = execa(file, args, {
+  const sub = execa(file!, args, {
     cwd: o.cwd,
     env: o.env,
     extendEnv: false,
@@ -66,7 +80,8 @@ export async function execInGroup(
     forceKillAfterDelay: o.graceMs,
   });
   const pid = sub.pid;
-  niceSession(pid); // a session of its own: lowered with its starter (a runner of ii run's)
+  // A session of its own: lowered with its starter (a runner of ii run's), and as much more as it is asked.
+  niceSession(pid, getPriority() + (o.nice ?? 0));
   // Taken now, while the leader cannot have been reaped: the group's identity for endGroup.
   const leaderStart = pid !== undefined ? startTicks(pid) : null;
   const group = pid !== undefined && o.record ? o.record.recorder(pid, o.record.label, leaderStart) : null;

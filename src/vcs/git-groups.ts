@@ -20,11 +20,27 @@
 // (src/proc's group tools are not used here: src/proc reaches src/state,
 // which reaches src/vcs.)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 
 /** pgid → its leader's start time, which guards every signal against pid reuse. */
 const live = new Map<number, number | null>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Gives the session `pgid` leads (a git started detached: setsid) this
+ * process's nice value where Linux schedules each session as one
+ * (autogroup), so that a niced runner's remote git is lowered with it; as
+ * proc/priority.ts niceSession does for the agents and tests (src/vcs cannot
+ * import src/proc: the folders would import each other). Never throws.
+ */
+export function niceGroupSession(pgid: number): void {
+  const nice = getPriority();
+  if (nice <= 0) return;
+  try {
+    writeFileSync(`/proc/${pgid}/autogroup`, String(Math.min(19, nice)));
+  } catch {} // no autogroups (another system or kernel), or git is gone already
+}
 
 /**
  * When `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat),

@@ -3,7 +3,7 @@
 // point our commands at the user's checkout.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { startTicks, trackGroup } from './git-groups.js';
+import { niceGroupSession, startTicks, trackGroup } from './git-groups.js';
 import { decodeBytes } from '../text/bytes.js';
 
 export interface GitResult {
@@ -125,6 +125,10 @@ export function gitRaw(cwd: string, args: string[], o: GitOptions = {}): Promise
       detached: o.group === true,
     });
     const pgid = o.group === true ? child.pid : undefined;
+    // A session of its own (detached: setsid), so not lowered with a niced
+    // runner where sessions are scheduled as one (proc/priority.ts): given
+    // this process's nice value, as the agents and tests a runner starts are.
+    if (pgid !== undefined) niceGroupSession(pgid);
     // Taken now, while git cannot have been reaped: the group's identity for every later signal.
     const leaderStart = pgid !== undefined ? startTicks(pgid) : null;
     // Ended with this process too (exit, Ctrl-C): out of the terminal's group, nothing else would.

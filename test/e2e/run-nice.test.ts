@@ -137,6 +137,7 @@ async function runOne(args: string[] = []) {
   expect(r.code, r.stderr).toBe(0);
   const marks = niceAt();
   return {
+    stdout: r.stdout + r.stderr,
     run: marks.get('handover')?.nice,
     runner: marks.get('prompt')?.nice,
     wrapUp: marks.get('journal_done')?.nice,
@@ -197,6 +198,20 @@ describe('ii run', () => {
     expect(three.agent).toEqual([at(3)]);
     expect(new Set(three.tests)).toEqual(new Set([at(3)]));
     if (hasAutogroups) expect(three.sessions).toEqual({ runner: [at(3)], agent: [at(3)], tests: [at(3)] });
+  });
+
+  it(`--land: the landing's setup and tests on the rebased tip run at the jobs' nice +${DEFAULT_RUN_NICE}, their sessions too, though ii run lands them itself`, async () => {
+    setup();
+    const n = await runOne(['--land']);
+    expect(n.stdout).toMatch(/job \w+ landed on main/);
+    expect(n.run).toBe(own);
+    // The baseline run, the iteration's and the landing's on the tip.
+    expect(n.tests.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(n.tests)).toEqual(new Set([at(DEFAULT_RUN_NICE)]));
+    if (hasAutogroups) {
+      expect(n.sessions.tests).toEqual([at(DEFAULT_RUN_NICE)]);
+      expect(ownSession()).toBe(callerSession);
+    }
   });
 
   it('refuses a [run] nice or --nice outside 0–19, saying what it may be, and starts nothing', async () => {

@@ -3,11 +3,14 @@
 // from its environment is read as it starts, not when the snapshot was made,
 // and what it runs (a shell, git) it runs from the snapshot as from the bundle.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, readSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent } from '../../src/agent/acp-session.js';
-import { scriptedAgentCommand } from '../../src/agent/resolve.js';
+import { resolveAgent, scriptedAgentBundle, scriptedAgentCommand } from '../../src/agent/resolve.js';
+import { scriptedSnapshotName } from '../../src/agent/snapshot-name.js';
+import type { AgentActivity } from '../../src/agent/types.js';
+import { Config } from '../../src/model/config.js';
 import { groupAlive } from '../../src/proc/group.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -26,11 +29,7 @@ describe('the scripted agent from its startup snapshot', () => {
   it('is what jobs start, on this node', () => {
     const cmd = scriptedAgentCommand();
     expect(cmd.slice(0, 2)).toEqual([process.execPath, '--snapshot-blob']);
-    expect(cmd[2]).toMatch(
-      new RegExp(
-        `dist/agent/scripted/main\\.js\\.snapshot-${process.version}-${process.platform}-${process.arch}\\.blob$`,
-      ),
-    );
+    expect(cmd[2]!.endsWith(`dist/agent/scripted/${scriptedSnapshotName()}`)).toBe(true);
     expect(existsSync(cmd[2]!)).toBe(true);
   });
 
@@ -77,4 +76,51 @@ describe('the scripted agent from its startup snapshot', () => {
     // Its place in the scenario, kept beside it as the bundle keeps it.
     expect(existsSync(`${scenario}.state`)).toBe(true);
   });
+
+  // What node does with a blob it cannot use: one of another version it
+  // refuses (exit 14, "Failed to load the startup snapshot because it was
+  // built with Node.js version ..."), one cut short it crashes on (SIGSEGV),
+  // one that is no snapshot at all it aborts on (SIGABRT). The job's agent
+  // starts from its bundle all the same.
+  for (const [what, bytes] of [
+    ['cut short', 100_000],
+    ['not a snapshot', 0],
+  ] as const)
+    it(`starts from its bundle when node cannot start from the blob (${what})`, async () => {
+      const t = tempDir('ii-snapbad-');
+      cleanups.push(t.cleanup);
+      const bad = join(t.path, 'bad.blob');
+      if (bytes === 0) writeFileSync(bad, 'not a heap\n');
+      else {
+        const buf = Buffer.alloc(bytes);
+        const fd = openSync(scriptedAgentCommand()[2]!, 'r');
+        readSync(fd, buf, 0, bytes, 0);
+        closeSync(fd);
+        writeFileSync(bad, buf);
+      }
+      const spec = resolveAgent(Config.parse({}), 'scripted');
+      expect(spec.fallback).toEqual(scriptedAgentBundle());
+      const warnings: string[] = [];
+      const s = await startAgent({
+        agent: { ...spec, command: [process.execPath, '--snapshot-blob', bad] },
+        cwd: t.path,
+        transcriptPath: join(t.path, 'transcript.jsonl'),
+        turnTimeoutMs: 60_000,
+        stopGrace: { eofMs: 500, termMs: 500 },
+        onActivity: (a: AgentActivity) => {
+          if (a.kind === 'warning') warnings.push(a.message);
+        },
+      });
+      const pid = s.pid!;
+      cleanups.push(async () => {
+        await s.close();
+        expect(groupAlive(pid)).toBe(false);
+      });
+      expect(warnings.join('\n')).toMatch(
+        /the agent \(scripted\) (was killed by SIG\w+|exited with code \d+)/,
+      );
+      expect(warnings.join('\n')).toContain(`started again with \`${scriptedAgentBundle().join(' ')}\``);
+      const r = await s.prompt('You are working on one todo in a git workspace at /somewhere.');
+      expect(r.stopReason).toBe('end_turn');
+    });
 });

@@ -44,12 +44,18 @@ describe('resolveAgent', () => {
     expect(resolveAgent(config(), 'my-agent', env).command).toEqual(['my-agent']);
   });
 
-  it('resolves the built-in scripted agent to node and its startup snapshot', () => {
+  it('resolves the built-in scripted agent to node and its startup snapshot, its bundle if that fails', () => {
     const spec = resolveAgent(config(), 'scripted', env);
+    expect(spec.fallback).toEqual([
+      process.execPath,
+      expect.stringMatching(/dist\/agent\/scripted\/main\.js$/),
+    ]);
     expect(spec.command[0]).toBe(process.execPath);
     // The bundle's snapshot for this node (scripts/scripted-snapshot.mjs), not the compiled module tree.
     expect(spec.command.slice(1, 2)).toEqual(['--snapshot-blob']);
-    expect(spec.command[2]).toMatch(/dist\/agent\/scripted\/main\.js\.snapshot-v[\d.]+-\w+-\w+\.blob$/);
+    expect(spec.command[2]).toMatch(
+      /dist\/agent\/scripted\/main\.js\.snapshot-v[\d.]+-\w+-\w+-[0-9a-f]{12}\.blob$/,
+    );
   });
 
   it('says how to install an agent, and points at ii demo, when the binary is missing', () => {

@@ -297,3 +297,37 @@ it("another machine's jobs on a shared store take none of this machine's slots: 
   expect(startedWhileForeignRan).toEqual([true]);
   expect(store.todos.get('r', mine.id)?.status).toBe('done');
 });
+
+it('a live job recorded with no host (an older build’s, across an upgrade) takes a slot here, as the board counts it', async () => {
+  const old = store.todos.create('r', { title: 'X' });
+  const mine = store.todos.create('r', { title: 'Y' });
+  // Claimed as a build before hosts were kept did: no host, a heartbeat just now.
+  const hostless = store.jobs.claim('r', { todo_id: old.id, pid: 1 }, () => null);
+  expect(store.jobs.get(hostless.id)?.host).toBeNull();
+  let oldActive = true;
+  let ticks = 0;
+  const startedWhileOldRan: boolean[] = [];
+  const runner = new BacklogRunner({
+    ...base(),
+    slots: 1,
+    start: (t) => {
+      startedWhileOldRan.push(oldActive);
+      const c = stdinBound();
+      const job = store.jobs.claim('r', { todo_id: t.id, pid: c.pid!, host: hostname() }, () => null);
+      store.jobs.finish(job.id, 'completed');
+      store.todos.setStatus('r', t.id, 'done');
+      c.stdin!.end();
+      return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+    },
+    onTick: () => {
+      // The old job ends after a few looks: only then is this machine's one slot free.
+      if (++ticks < 10 || !oldActive) return;
+      oldActive = false;
+      store.jobs.finish(hostless.id, 'completed');
+      store.todos.setStatus('r', old.id, 'done');
+    },
+  });
+  await runner.run();
+  expect(startedWhileOldRan).toEqual([false]);
+  expect(store.todos.get('r', mine.id)?.status).toBe('done');
+});

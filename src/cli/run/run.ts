@@ -206,6 +206,8 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         config,
         vcs: await realLandingVcs(),
         deps: realDeps,
+        // Its tests are a job's tests, run here: at the jobs' priority, not ii run's own.
+        ...(nice ? { nice } : {}),
         // Said the moment it is recorded, before the workspace is released
         // and the journal written: the record wakes the runner, which may
         // start a dependent todo, and that line must not come first.

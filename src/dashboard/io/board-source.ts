@@ -88,7 +88,7 @@ export class StoreMirror implements BoardSource {
       do {
         this.again = false;
         try {
-          if (await this.readChanges()) this.onChange();
+          if ((await this.readChanges()) && !this.closed) this.onChange();
         } catch (err) {
           if (!this.closed) this.onError(err);
         }
@@ -134,11 +134,16 @@ export class StoreMirror implements BoardSource {
     this.todosByKey.set(todoKey(t.repo, t.id), { todo: t, v });
   }
 
+  /**
+   * Stops following the store. A refresh under way is not waited for: its
+   * read may wait on a lock or on a server that stopped answering for as long
+   * as that lasts, and the store's close() that follows cuts it (PgDb.close);
+   * closed, it reports nothing and changes nothing shown.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.stopWatch?.();
     this.stopWatch = null;
-    await this.running;
   }
 
   readonly jobs: BoardSource['jobs'] = {

@@ -1,6 +1,7 @@
 // The header's word on the backlog: whether a runner runs it, how full its
 // slots are, and how much is ready or blocked (`run: 2/3 slots · 5 ready ·
 // 1 blocked`). Pure, from the store's state.
+import { takesRunnerSlot } from '../../model/backlog-runner.js';
 import type { DashboardState } from './state.js';
 
 /** The runner's state in full and in a short form for a narrow header; null when there is nothing to say. */
@@ -14,10 +15,11 @@ export function runLine(
   if (!s.runner) return { full: `run: off${counts}`, short: 'run: off' };
   // Each runner counts the live jobs on its own machine against its slots
   // (a job recorded without a host, from before hosts were kept, counts
-  // wherever one runs); jobs on a machine with no runner take none.
+  // wherever one runs: takesRunnerSlot, as the scheduler counts); jobs on a
+  // machine with no runner take none.
   const hosts = s.runner.hosts ?? [];
   const onRunnerHost = (host: string | null): boolean =>
-    hosts.length === 0 || host === null || hosts.some((h) => h.host === host);
+    hosts.length === 0 || hosts.some((h) => takesRunnerSlot(host, h.host));
   const live = s.jobs.filter((j) => j.status === 'active' && !s.stale[j.id]);
   const running = live.filter((j) => onRunnerHost(j.host)).length;
   const elsewhere = live.length - running;

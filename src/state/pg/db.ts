@@ -10,6 +10,7 @@
 // order, while the work before the bump (reads, claims with SKIP LOCKED)
 // overlaps; the bump only stamps rows the transaction already holds, so it
 // never waits on another lock while holding meta's, and cannot deadlock.
+import { connect } from 'node:net';
 import pg from 'pg';
 import { UserError } from '../../errors.js';
 import { redactDbUrl, scrubDbUrl } from '../../text/db-url.js';
@@ -63,10 +64,26 @@ export class PgDb {
   readonly parallel = true;
   /** Runs at the end of each write transaction with the jobs it wrote (the job store keeps their listing texts). */
   beforeCommit: ((t: Tx, jobIds: string[]) => Promise<void>) | null = null;
+  /** The pool's connections checked out (a read or a transaction in flight): close() cuts them. */
+  private readonly busy = new Set<pg.PoolClient>();
+  /** Every connection the pool made that has not closed: close() cuts what a silent server leaves open. */
+  private readonly clients = new Set<pg.Client>();
+  /** Those of them that are connected (the others are still being made). */
+  private readonly connected = new WeakSet<pg.Client>();
 
   constructor(private readonly url: string) {
     this.location = redactDbUrl(url);
+    const clients = this.clients;
+    // The pool's connections as they are made, so close() reaches one still connecting too.
+    class Tracked extends pg.Client {
+      constructor(config?: string | pg.ClientConfig) {
+        super(config);
+        clients.add(this);
+        this.once('end', () => clients.delete(this));
+      }
+    }
     this.pool = new pg.Pool({
+      Client: Tracked,
       connectionString: url,
       types,
       max: 4,
@@ -76,6 +93,10 @@ export class PgDb {
     // An idle connection the server dropped is not this process's failure:
     // the pool makes a new one for the next query.
     this.pool.on('error', () => {});
+    this.pool.on('acquire', (c) => void this.busy.add(c));
+    this.pool.on('release', (_err, c) => void this.busy.delete(c));
+    this.pool.on('connect', (c) => void this.connected.add(c));
+    this.pool.on('remove', (c) => void this.busy.delete(c as pg.PoolClient));
   }
 
   /** Any error, with the URL redacted and its password scrubbed; connection failures as a UserError. */
@@ -247,7 +268,10 @@ export class PgDb {
     const retired = new WeakSet<pg.Client>();
     const retire = async (c: pg.Client): Promise<void> => {
       retired.add(c);
+      // Bounded: a server that stopped answering never closes its end.
+      const t = cutSoon(c);
       await c.end().catch(() => {});
+      clearTimeout(t);
     };
     let wait = 50;
     const connect = async (): Promise<pg.Client> => {
@@ -274,6 +298,8 @@ export class PgDb {
       return c;
     };
     let reconnecting: Promise<void> | null = null;
+    /** The reconnect is in onBack: its read is the pool's (close() ends it), and stop does not wait for it. */
+    let backing = false;
     const again = (): Promise<void> =>
       (reconnecting ??= reconnect().finally(() => {
         reconnecting = null;
@@ -309,6 +335,7 @@ export class PgDb {
         client = c;
         wait = 50;
         try {
+          backing = true;
           await onBack();
           // Lost again while reading: its end came while this loop ran, so it goes round once more.
           if (client === c) return;
@@ -317,6 +344,8 @@ export class PgDb {
           // connection is ended, not left listening beside the next one.
           if (client === c) client = null;
           await retire(c);
+        } finally {
+          backing = false;
         }
       }
     };
@@ -335,7 +364,10 @@ export class PgDb {
         retired.add(pending);
         pending.connection.stream.destroy();
       }
-      await reconnecting;
+      // Its catch-up read may wait on a lock or a server that stopped
+      // answering, as long as that lasts: stopping waits for the connection
+      // being made, not for that read (PgDb.close() cuts it).
+      if (!backing) await reconnecting;
       const c = client as pg.Client | null;
       client = null;
       if (c) await retire(c);
@@ -391,10 +423,70 @@ export class PgDb {
     }
   }
 
+  /**
+   * Ends the pool. pool.end() waits for every connection checked out to be
+   * given back, and the pool sets no query timeout: a read waiting on a lock
+   * another session holds, or on a server that stopped answering, held it,
+   * and with it a board quitting, for as long as that lasted (a reconnect's
+   * catch-up read, say). What is still being asked is cancelled on the server
+   * (so no backend is left waiting there) and its connection cut, so the
+   * query fails and its connection goes.
+   */
   async close(): Promise<void> {
+    for (const c of this.clients)
+      if (this.busy.has(c as pg.PoolClient)) this.cut(c as pg.PoolClient);
+      // Still being made (the pool waits for it): nothing to cancel yet.
+      else if (!this.connected.has(c)) streamOf(c).destroy();
+    this.busy.clear();
     await this.pool.end();
+    // The pool has ended its idle connections politely (Terminate, then
+    // waiting for the server to close its end): a server that stopped
+    // answering never does, and their sockets would keep the process alive.
+    for (const c of this.clients) cutSoon(c);
+  }
+
+  /** Cancels what `c` is asking (PostgreSQL's cancel request, on a connection of its own) and cuts `c`'s connection. */
+  private cut(c: pg.PoolClient): void {
+    const inner = c as unknown as {
+      host: string;
+      port: number;
+      processID: number | null;
+      secretKey: number | null;
+    };
+    if (inner.processID !== null && inner.secretKey !== null) {
+      // The protocol's CancelRequest: length, code 80877102, the backend's pid and key.
+      const msg = Buffer.alloc(16);
+      msg.writeInt32BE(16, 0);
+      msg.writeInt32BE(80877102, 4);
+      msg.writeInt32BE(inner.processID, 8);
+      msg.writeInt32BE(inner.secretKey, 12);
+      const s = inner.host.startsWith('/')
+        ? connect(`${inner.host}/.s.PGSQL.${inner.port}`)
+        : connect(inner.port, inner.host);
+      s.on('error', () => {});
+      s.end(msg);
+      // The server closes it once read; one that stopped answering never
+      // does, so it is cut after a while, and keeps no process alive meanwhile.
+      s.unref();
+      setTimeout(() => s.destroy(), 2000).unref();
+    }
+    streamOf(c).destroy();
   }
 }
+
+/**
+ * Cuts `c`'s socket in a moment (1 s) unless it has closed by then: ending a
+ * connection politely waits for the server to close its end, which one that
+ * stopped answering (SIGSTOP, a host gone from the network) never does.
+ */
+function cutSoon(c: pg.Client): NodeJS.Timeout {
+  const stream = streamOf(c);
+  return setTimeout(() => stream.destroy(), 1000);
+}
+
+/** The socket of `c` (pg keeps it on its connection). */
+const streamOf = (c: pg.Client): { destroy(): void } =>
+  (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream;
 
 /** The database's schema version: 0 for an empty database; refused when it holds other tables and no incrementum schema. */
 async function schemaVersion(client: pg.PoolClient): Promise<number> {

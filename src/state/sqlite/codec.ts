@@ -165,11 +165,32 @@ export const stored =
     const text = JSON.stringify(fallback()).replaceAll("'", "''");
     return {
       cols: [c],
-      read: (r) => (r[c] == null ? fallback() : (JSON.parse(r[c] as string) as V)),
+      read: (r) => (r[c] == null ? fallback() : parseStored<V>(r, c)),
       json: (a) => `COALESCE(${a}.${c}, '${text}')`,
       write: { col: c, encode: (v) => (v == null ? null : JSON.stringify(v)), fallback },
     };
   };
+
+/**
+ * A stored column's value. One that is not JSON (state.db edited by hand,
+ * damaged on disk) names its job and the column, and says what to do: a bare
+ * SyntaxError ended `ii job list`, `ii job show` and the board as an internal
+ * error, with no word of which job or what to do.
+ */
+function parseStored<V>(r: Row, c: string): V {
+  try {
+    return JSON.parse(r[c] as string) as V;
+  } catch (err) {
+    // Every row with a stored column is a job's or names its job (commits, asks).
+    const id = String(r.job_id ?? r.id);
+    throw new UserError(
+      `job ${id}'s record in the store is not valid JSON (its ${c}: ${parseProblem(err)}): ` +
+        'it was changed outside ii, or damaged on disk, and cannot be read; nothing was changed.\n' +
+        `Put back what was there (a copy of state.db from before), or clear it (sqlite3 state.db: SET ${c} = NULL in the row of job ${id}; it then reads as empty), then run ii doctor.`,
+      3, // as a damaged store ends (StoreDamagedError)
+    );
+  }
+}
 
 /**
  * What JSON.parse found wrong, without the piece of the text V8 quotes after

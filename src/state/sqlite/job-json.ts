@@ -33,6 +33,7 @@
 // verdict then being clean only if each of its commits' is: a mutation of a
 // job with hundreds of iterations does not scan them all again.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { UserError } from '../../errors.js';
 import { SHOWN_RULES } from '../../text/json.js';
 import { registerCodec, SHOW_FN, SHOWN_FN } from './codec.js';
 import { statements, transaction } from './db.js';
@@ -130,9 +131,29 @@ export function eachJobShown(
   for (const { id, json } of rows) {
     if (!first) part(COMMA);
     first = false;
-    part(json ?? builtShown(db, id));
+    part(wholeText(id, json ?? builtShown(db, id)));
   }
   part(CLOSE);
+}
+
+/**
+ * `text`, job `id`'s listing text, if it looks whole: `{"id":"<id>",` to `}`.
+ * A kept text is copied as it is, unparsed (parsing 5 MB at every listing is
+ * what the kept texts save), so one changed outside ii (state.db edited by
+ * hand, damaged on disk) went into `ii job list --json` as it was, an exit 0
+ * with JSON no reader could parse. Its ends are checked, not its whole: that
+ * takes no time, and catches a text replaced or cut short.
+ */
+function wholeText(id: string, text: Uint8Array): Uint8Array {
+  const head = `{"id":${JSON.stringify(id)},`;
+  let ok = text.length > head.length && text[text.length - 1] === 0x7d;
+  for (let i = 0; ok && i < head.length; i++) ok = text[i] === head.charCodeAt(i);
+  if (ok) return text;
+  throw new UserError(
+    `job ${id}'s record in the store is not valid JSON (its listing text): it was changed outside ii, or damaged on disk, and cannot be listed; nothing was changed.\n` +
+      `ii job show ${id} shows what can be read of it. Clearing the text (sqlite3 state.db: UPDATE jobs SET list_json = NULL WHERE id = '${id}') makes the next listing build it again from the job's record; ii doctor checks the store.`,
+    3, // as a damaged store ends (StoreDamagedError)
+  );
 }
 
 /** Job `id`'s text as shown, made from its rows (it has no kept text). */
