@@ -5,6 +5,7 @@
 // server's socket, a third of a busy board's CPU (bench/shared-store.bench.js).
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { textArray } from '../../src/state/pg/db.js';
 import { pgServer, pgWhyNot } from '../helpers/pg.js';
 import { usePgDatabase } from '../helpers/pg-database.js';
 
@@ -67,6 +68,12 @@ describe.skipIf(!server)(
       const one = sent.n;
       expect((await s.jobs.get(ids[0]!))?.changes[0]?.commits[0]?.commit_id).toBe('c-one');
       expect(sent.n - one).toBe(2);
+    });
+
+    it('writes ids into the SQL text as one array constant that reads back as they were', async () => {
+      const odd = ['plain', 'a"quote', 'back\\slash', "single'quote", 'comma,{brace}', 'NULL', ''];
+      const rows = await db.query<{ v: string }>(`SELECT unnest(${textArray(odd)}) AS v`);
+      expect(rows.map((r) => r.v)).toEqual(odd);
     });
   },
 );

@@ -54,8 +54,13 @@ export interface Q {
   many(sqls: readonly string[]): Promise<Row[][]>;
 }
 
-/** A value written into SQL text as a quoted literal (for `many`, which takes no parameters). */
-export const literal = (v: string): string => pg.escapeLiteral(v);
+/**
+ * A text[] written into SQL text as one quoted constant (for `many`, which
+ * takes no parameters): one constant, not an ARRAY[…] of thousands of
+ * literals for the server to parse one by one.
+ */
+export const textArray = (values: readonly string[]): string =>
+  `${pg.escapeLiteral(`{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`)}::text[]`;
 
 /** A `pg.Client.query` answer to several statements: one result each (one statement gives a lone result). */
 function rowsOfEach(res: pg.QueryResult | pg.QueryResult[], n: number): Row[][] {

@@ -33,7 +33,7 @@ import { toTodo, type TodoRow } from '../sqlite/todos.js';
 import { cancelOpenAsks } from './asks.js';
 import { toJobCard } from '../../model/job-card.js';
 import type { Param, PgDb, Q, Row, Tx } from './db.js';
-import { literal } from './db.js';
+import { textArray } from './db.js';
 
 const asCodec = (r: Row): CodecRow => r as CodecRow;
 
@@ -68,9 +68,9 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       params,
     );
     if (rows.length === 0) return [];
-    // The ids as an array literal: the five reads go out together, one round
-    // trip (Q.many) in place of five queries (each a write to the socket).
-    const ids = `ARRAY[${rows.map((r) => literal(r.id as string)).join(', ')}]::text[]`;
+    // The ids as one array constant: the five reads go out together, one
+    // round trip (Q.many) in place of five queries (each a write to the socket).
+    const ids = textArray(rows.map((r) => r.id as string));
     const [changes = [], commits = [], reviews = [], agents = [], asks = []] = await e.many([
       `SELECT * FROM changes WHERE job_id = ANY(${ids}) ORDER BY job_id, seq`,
       `SELECT ${COMMIT_COLUMNS} FROM commits WHERE job_id = ANY(${ids}) ORDER BY job_id, change_seq, seq`,
