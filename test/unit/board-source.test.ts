@@ -83,3 +83,36 @@ it('runs one refresh at a time: those asked for during one make a single one aft
   expect(c.reads() - before).toBe(2);
   expect(m.todos.list(REPO)).toHaveLength(2);
 });
+
+it('reads notices that come within the gap after a read together, in one read, and takes their version as the store’s', async () => {
+  const { state, store } = open();
+  state.todos.create(REPO, { title: 'first' });
+  const c = counted(store);
+  let changes = 0;
+  const m = new StoreMirror(c.store, REPO, () => changes++, undefined, 60_000);
+  cleanups.push(() => m.close());
+  await m.load();
+  state.todos.create(REPO, { title: 'second' });
+  // A notice after a quiet spell is read at once, with the notice's version (no version read).
+  const before = c.reads();
+  await m.refresh(state.jobs.version());
+  expect(changes).toBe(1);
+  expect(c.reads()).toBe(before);
+  expect(m.jobs.version()).toBe(state.jobs.version());
+  // Three notices in the gap after it: held, then read together.
+  const held: Promise<void>[] = [];
+  for (let i = 0; i < 3; i++) {
+    state.todos.create(REPO, { title: `burst ${i}` });
+    held.push(m.refresh(state.jobs.version()));
+    await new Promise((r) => setImmediate(r));
+  }
+  expect(changes).toBe(1);
+  expect(m.todos.list(REPO)).toHaveLength(2);
+  // The board's own write is read at once, with the store's version asked for.
+  await m.refresh();
+  expect(changes).toBe(2);
+  expect(c.reads()).toBe(before + 1);
+  expect(m.todos.list(REPO)).toHaveLength(5);
+  await Promise.all(held);
+  expect(changes).toBe(2);
+});

@@ -26,6 +26,17 @@ export interface BoardSource {
 const todoKey = (repo: string, id: string) => `${repo}\0${id}`;
 
 /**
+ * The least time between the end of a refresh that read something and the
+ * start of the next (ms): notices arriving meanwhile are read together. When
+ * 24 jobs start at once every one of their writes is a notice, and reading
+ * each on its own (up to ten queries, then the board's redraw) kept the
+ * board busy through the burst: a key pressed then waited behind it
+ * (bench/shared-store.bench.js, machine a's board). A notice after a quiet
+ * spell is read at once.
+ */
+export const REFRESH_GAP_MS = 50;
+
+/**
  * The board's copy of a shared store. Each held row carries the store
  * version of the refresh that read it, so listChangedAfter answers as the
  * store would (what was read after the version the board last saw). Refreshes
@@ -42,6 +53,14 @@ export class StoreMirror implements BoardSource {
   private readonly runnersOf = new Map<string, BacklogRunnerRecord[]>();
   private running: Promise<void> | null = null;
   private again = false;
+  /** The highest version a notice announced (committed, so readable), not read yet. */
+  private noticed = -1;
+  /** A refresh was asked for without a version (the board's own write): the store's is read. */
+  private ask = false;
+  /** When the last refresh that read something ended (REFRESH_GAP_MS). */
+  private readAt = -Infinity;
+  /** Ends the wait of a held refresh (the board's own write, close). */
+  private wake: (() => void) | null = null;
   private stopWatch: (() => Promise<void>) | null = null;
   private closed = false;
 
@@ -53,6 +72,8 @@ export class StoreMirror implements BoardSource {
     private readonly onChange: () => void = () => {},
     /** Called with what a refresh threw (a lost connection: the watch says when it is back). */
     private readonly onError: (err: unknown) => void = () => {},
+    /** REFRESH_GAP_MS (tests set it). */
+    private readonly gapMs = REFRESH_GAP_MS,
   ) {
     this.dir = store.dir;
   }
@@ -71,24 +92,51 @@ export class StoreMirror implements BoardSource {
   async watch(): Promise<void> {
     if (!this.store.watch) throw new Error('this store cannot be watched');
     this.stopWatch = await this.store.watch((v) => {
-      if (v !== this.version) void this.refresh();
+      if (v !== this.version) void this.refresh(v);
     });
     // What was committed between load() and the watch's start.
     void this.refresh();
   }
 
-  /** Reads what was written after the version held; one at a time, coalescing calls made meanwhile. */
-  refresh(): Promise<void> {
+  /**
+   * Reads what was written after the version held; one at a time, coalescing
+   * calls made meanwhile, and no sooner than gapMs after the last one that
+   * read something. `committed`: a version a notice announced, which the read
+   * takes as the store's instead of asking for it (a notice is delivered at
+   * its COMMIT, and versions commit in order: meta's row is locked from the
+   * version's taking to COMMIT, pg/db.ts tx).
+   */
+  refresh(committed?: number): Promise<void> {
     if (this.closed) return Promise.resolve();
+    if (committed === undefined) {
+      this.ask = true;
+      this.wake?.();
+    } else if (committed > this.noticed) this.noticed = committed;
     if (this.running) {
       this.again = true;
       return this.running;
     }
     const run = async () => {
       do {
+        // Not the board's own write (ask): its key waits for it.
+        const wait = this.ask ? 0 : this.readAt + this.gapMs - performance.now();
+        if (wait > 0)
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, wait);
+            this.wake = () => {
+              clearTimeout(t);
+              r();
+            };
+          });
+        this.wake = null;
+        if (this.closed) break;
+        // What was asked for during the wait is read now.
         this.again = false;
         try {
-          if ((await this.readChanges()) && !this.closed) this.onChange();
+          if ((await this.readChanges()) && !this.closed) {
+            this.readAt = performance.now();
+            this.onChange();
+          }
         } catch (err) {
           if (!this.closed) this.onError(err);
         }
@@ -101,8 +149,13 @@ export class StoreMirror implements BoardSource {
 
   /** Whether anything newer was read. */
   private async readChanges(): Promise<boolean> {
-    // Read before the rows: a write landing in between is read now and again next time.
-    const v = await this.store.jobs.version();
+    // Read before the rows: a write landing in between is read now and again
+    // next time. A notice's version saves asking (one query of the few each
+    // notice costs); a call without one (the board's own write) asks.
+    const noticed = this.ask ? -1 : this.noticed;
+    this.noticed = -1;
+    this.ask = false;
+    const v = noticed > this.version ? noticed : await this.store.jobs.version();
     if (v === this.version) return false;
     const after = this.version;
     const changed = await this.store.jobs.listChangedAfter(after, this.repo);
@@ -142,6 +195,7 @@ export class StoreMirror implements BoardSource {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.wake?.();
     await this.stopWatch?.();
     this.stopWatch = null;
   }

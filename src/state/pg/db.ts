@@ -43,10 +43,31 @@ const RETRY = new Set(['40P01', '40001']);
 
 /** What runs a query: the pool (a read) or a transaction. */
 export interface Q {
-  /** Whether queries may be sent at once (the pool: one connection each); a transaction's go one by one. */
-  readonly parallel: boolean;
   q<T = Row>(sql: string, params?: readonly Param[]): Promise<T[]>;
   one<T = Row>(sql: string, params?: readonly Param[]): Promise<T | undefined>;
+  /**
+   * Statements without parameters (values inlined with `literal`) sent
+   * together and answered in one round trip (the simple query protocol):
+   * each query is a write to the server's socket and a wait for its answer,
+   * which on a busy machine cost a dashboard more than reading the rows did
+   * (bench/shared-store.bench.js: a third of its CPU in the socket's writev).
+   */
+  many(sqls: readonly string[]): Promise<Row[][]>;
+}
+
+/**
+ * A text[] written into SQL text as one quoted constant (for `many`, which
+ * takes no parameters): one constant, not an ARRAY[…] of thousands of
+ * literals for the server to parse one by one.
+ */
+export const textArray = (values: readonly string[]): string =>
+  `${pg.escapeLiteral(`{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`)}::text[]`;
+
+/** A `pg.Client.query` answer to several statements: one result each (one statement gives a lone result). */
+function rowsOfEach(res: pg.QueryResult | pg.QueryResult[], n: number): Row[][] {
+  const all = Array.isArray(res) ? res : [res];
+  if (all.length !== n) throw new Error(`expected ${n} results, got ${all.length}`);
+  return all.map((r) => r.rows as Row[]);
 }
 
 export interface Tx extends Q {
@@ -61,7 +82,6 @@ export class PgDb {
   readonly pool: pg.Pool;
   /** The URL as it may be shown (password redacted). */
   readonly location: string;
-  readonly parallel = true;
   /** Runs at the end of each write transaction with the jobs it wrote (the job store keeps their listing texts). */
   beforeCommit: ((t: Tx, jobIds: string[]) => Promise<void>) | null = null;
   /** The pool's connections checked out (a read or a transaction in flight): close() cuts them. */
@@ -139,6 +159,19 @@ export class PgDb {
     return (await this.q<T>(sql, params))[0];
   }
 
+  async many(sqls: readonly string[]): Promise<Row[][]> {
+    if (sqls.length === 0) return [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = (await this.pool.query(sqls.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[];
+        return rowsOfEach(res, sqls.length);
+      } catch (err) {
+        if (connectionLost(err) && attempt < 3) continue;
+        throw this.explain(err);
+      }
+    }
+  }
+
   /**
    * Runs `fn` in one write transaction (READ COMMITTED; claims lock their
    * rows), stamping versions at its end (see above); retried from the start
@@ -161,11 +194,17 @@ export class PgDb {
       const jobs = new Set<string>();
       const todos = new Map<string, [string, string]>();
       const t: Tx = {
-        parallel: false,
         q: async <R>(sql: string, params: readonly Param[] = []) =>
           (await client.query(sql, params as unknown[])).rows as R[],
         one: async <R>(sql: string, params: readonly Param[] = []) =>
           (await client.query(sql, params as unknown[])).rows[0] as R | undefined,
+        many: async (sqls) =>
+          sqls.length === 0
+            ? []
+            : rowsOfEach(
+                (await client.query(sqls.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[],
+                sqls.length,
+              ),
         stampJob: (id) => void jobs.add(id),
         stampTodo: (repo, id) => void todos.set(`${repo}\0${id}`, [repo, id]),
       };

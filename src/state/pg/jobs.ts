@@ -33,6 +33,7 @@ import { toTodo, type TodoRow } from '../sqlite/todos.js';
 import { cancelOpenAsks } from './asks.js';
 import { toJobCard } from '../../model/job-card.js';
 import type { Param, PgDb, Q, Row, Tx } from './db.js';
+import { textArray } from './db.js';
 
 const asCodec = (r: Row): CodecRow => r as CodecRow;
 
@@ -67,27 +68,17 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       params,
     );
     if (rows.length === 0) return [];
-    const ids = rows.map((r) => r.id as string);
-    const reads = [
-      () => e.q('SELECT * FROM changes WHERE job_id = ANY($1) ORDER BY job_id, seq', [ids]),
-      () =>
-        e.q(`SELECT ${COMMIT_COLUMNS} FROM commits WHERE job_id = ANY($1) ORDER BY job_id, change_seq, seq`, [
-          ids,
-        ]),
-      () => e.q('SELECT * FROM reviews WHERE job_id = ANY($1)', [ids]),
-      () => e.q('SELECT * FROM agent_sessions WHERE job_id = ANY($1) ORDER BY job_id, seq', [ids]),
+    // The ids as one array constant: the five reads go out together, one
+    // round trip (Q.many) in place of five queries (each a write to the socket).
+    const ids = textArray(rows.map((r) => r.id as string));
+    const [changes = [], commits = [], reviews = [], agents = [], asks = []] = await e.many([
+      `SELECT * FROM changes WHERE job_id = ANY(${ids}) ORDER BY job_id, seq`,
+      `SELECT ${COMMIT_COLUMNS} FROM commits WHERE job_id = ANY(${ids}) ORDER BY job_id, change_seq, seq`,
+      `SELECT * FROM reviews WHERE job_id = ANY(${ids})`,
+      `SELECT * FROM agent_sessions WHERE job_id = ANY(${ids}) ORDER BY job_id, seq`,
       // Open requests only, oldest first: a later one (the newest) wins.
-      () =>
-        e.q('SELECT * FROM permission_asks WHERE job_id = ANY($1) AND outcome IS NULL ORDER BY job_id, id', [
-          ids,
-        ]),
-    ];
-    const [changes = [], commits = [], reviews = [], agents = [], asks = []] = e.parallel
-      ? await Promise.all(reads.map((r) => r()))
-      : await reads.reduce<Promise<Row[][]>>(
-          async (acc, r) => [...(await acc), await r()],
-          Promise.resolve([]),
-        );
+      `SELECT * FROM permission_asks WHERE job_id = ANY(${ids}) AND outcome IS NULL ORDER BY job_id, id`,
+    ]);
     const reviewByKey = new Map<string, JobReview>();
     for (const r of reviews)
       reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, REVIEW.read(asCodec(r), undefined));
