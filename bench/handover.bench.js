@@ -33,7 +33,9 @@
 // its processes took to answer it, from /proc) and session/new.
 // Rows "step …" are the medians of each step's time; "cpu …" the next
 // runner's own CPU time from the hand-over to its prompt, which the load
-// moves less than the wall clock.
+// moves less than the wall clock. With HANDOVER_CPU_STEPS set, each step's
+// CPU and its wait for a core too (its process's main thread on a run
+// queue, Linux): the rest of its time it waited on a child, the disk or a lock.
 //
 // HANDOVER_ROOTS=/old/clone:/new/clone runs the same bench on each build in
 // turn, alternating (HANDOVER_ROUNDS rounds, default 1), for a before/after
@@ -234,12 +236,18 @@ async function oneRun(tmp, root, jobs, n) {
     };
     const steps = {};
     const cpuSteps = {};
+    const waitSteps = {};
     for (const [step, from, to] of STEPS) {
       const a = markAt(from);
       const b = markAt(to);
       steps[step] = a && b ? b.t - a.t : NaN;
       // The CPU a step took in its process (marks of one process only).
       cpuSteps[step] = a && b && a.pid === b.pid ? b.cpu - a.cpu : NaN;
+      // How long its process waited for a core in it (marks with core_wait: Linux).
+      waitSteps[step] =
+        a && b && a.pid === b.pid && typeof a.core_wait === 'number' && typeof b.core_wait === 'number'
+          ? b.core_wait - a.core_wait
+          : NaN;
     }
     const initialized = next.marks.get('acp_initialized');
     const handed = next.marks.get('handed');
@@ -247,6 +255,7 @@ async function oneRun(tmp, root, jobs, n) {
     hand.push({
       steps,
       cpuSteps,
+      waitSteps,
       cpu: handed && prompted ? prompted.cpu - handed.cpu : NaN,
       // The agent's own processes (its group, read from /proc by the runner as initialize is answered).
       agentCpu: typeof initialized?.agent_cpu === 'number' ? initialized.agent_cpu : NaN,
@@ -335,6 +344,11 @@ function rowsOf(label, jobs, hand, floor) {
   for (const [step] of STEPS) {
     const v = hand.map((h) => h.cpuSteps?.[step]).filter((x) => x !== undefined && !Number.isNaN(x));
     if (v.length && process.env.HANDOVER_CPU_STEPS) rows.push(row(`    cpu of step ${step}, median`, v, 0.5));
+  }
+  for (const [step] of STEPS) {
+    const v = hand.map((h) => h.waitSteps?.[step]).filter((x) => x !== undefined && !Number.isNaN(x));
+    if (v.length && process.env.HANDOVER_CPU_STEPS)
+      rows.push(row(`    wait for a core in step ${step}, median`, v, 0.5));
   }
   const cpu = col('cpu');
   if (cpu.length) rows.push(row('  cpu: next runner, hand-over → prompt, median', cpu, 0.5));

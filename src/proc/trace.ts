@@ -19,7 +19,13 @@ if (file !== null) process.env.II_TRACE = file;
 /** Whether marks are written (II_TRACE is set). */
 export const tracing = file !== null;
 
-/** Appends one mark: wall clock (ms since the epoch, sub-ms), this process's CPU time so far (ms), its nice value and its session's, and `extra`. */
+/**
+ * Appends one mark: wall clock (ms since the epoch, sub-ms), this process's
+ * CPU time so far (ms), how long its main thread has waited for a core so
+ * far (ms; null without /proc), its nice value and its session's, and
+ * `extra`. A step's wall clock less its CPU and its wait for a core is what
+ * it waited on something else: a child process, the disk, a lock.
+ */
 export function mark(name: string, extra: Record<string, string | number | null> = {}): void {
   if (file === null) return;
   const cpu = process.cpuUsage();
@@ -28,6 +34,7 @@ export function mark(name: string, extra: Record<string, string | number | null>
     pid: process.pid,
     mark: name,
     cpu: (cpu.user + cpu.system) / 1000,
+    core_wait: coreWaitMs(),
     nice: getPriority(),
     // Where each session is scheduled as one (Linux's autogroup), what it weighs against the others.
     session_nice: sessionNice(),
@@ -36,6 +43,15 @@ export function mark(name: string, extra: Record<string, string | number | null>
   try {
     appendFileSync(file, `${line}\n`);
   } catch {} // a bench's file gone: the job goes on
+}
+
+/** The time (ms) this process's main thread has waited on a run queue for a core (Linux's schedstat, field 2), or null. */
+function coreWaitMs(): number | null {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return null;
+  }
 }
 
 /**
