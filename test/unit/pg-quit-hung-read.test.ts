@@ -60,6 +60,33 @@ describe.skipIf(!server)(`a board quitting on PostgreSQL${server ? '' : ` (skipp
       await locker.end();
     }
   }, 90_000);
+
+  it('lets a write under way commit before it closes: a new todo typed just before quitting is kept', async () => {
+    const store = await db.open();
+    const locker = new pg.Client({ connectionString: db.url, application_name: 'locker' });
+    await locker.connect();
+    try {
+      // The write waits on the store version's row, as it would behind a
+      // slow server: it is in its transaction when the close comes.
+      await locker.query('BEGIN');
+      await locker.query("SELECT value FROM meta WHERE key = 'version' FOR UPDATE");
+      const created = store.todos.create('r', { title: 'typed before quitting' });
+      await waitFor(
+        async () => (await sessions("wait_event_type = 'Lock'")) > 0,
+        'the write waiting on the lock',
+        30_000,
+      );
+      const closed = store.close();
+      await locker.query('ROLLBACK');
+      const todo = await created;
+      await closed;
+      const rows = await db.query<{ title: string }>('SELECT title FROM todos WHERE id = $1', [todo.id]);
+      expect(rows.map((r) => r.title)).toEqual(['typed before quitting']);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => {});
+      await locker.end();
+    }
+  }, 90_000);
 });
 
 describe.skipIf(!server)(

@@ -86,6 +86,10 @@ export class PgDb {
   beforeCommit: ((t: Tx, jobIds: string[]) => Promise<void>) | null = null;
   /** The pool's connections checked out (a read or a transaction in flight): close() cuts them. */
   private readonly busy = new Set<pg.PoolClient>();
+  /** The connections a write transaction holds (tx): given a moment to commit at close(), not cut at once. */
+  private readonly writing = new Set<pg.PoolClient>();
+  /** close() has begun: a transaction whose connection it cut is not run again (the pool is ending). */
+  private closing = false;
   /** Every connection the pool made that has not closed: close() cuts what a silent server leaves open. */
   private readonly clients = new Set<pg.Client>();
   /** Those of them that are connected (the others are still being made). */
@@ -179,12 +183,20 @@ export class PgDb {
    */
   async tx<T>(fn: (t: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      // Run again after close() cut its connection (below): the pool is
+      // ending, and its error would say nothing of the change not made.
+      if (attempt > 1 && this.closing)
+        throw new UserError(
+          `PostgreSQL state database ${this.location}: the store was being closed while a change was made, so the change was not made. Do it again.`,
+          3,
+        );
       let client: pg.PoolClient;
       try {
         client = await this.pool.connect();
       } catch (err) {
         throw this.explain(err);
       }
+      this.writing.add(client);
       // A checked-out client's errors are ours to take (the pool listens only
       // to idle ones): the server ending its session mid-transaction (a
       // restart, pg_terminate_backend) also fails the query in flight, which
@@ -258,6 +270,7 @@ export class PgDb {
       } finally {
         // A connection that could not roll back is dropped, not reused.
         client.off('error', ignore);
+        this.writing.delete(client);
         client.release(broken ? (broken as Error) : undefined);
       }
     }
@@ -472,16 +485,29 @@ export class PgDb {
    * query fails and its connection goes.
    */
   async close(): Promise<void> {
-    for (const c of this.clients)
-      if (this.busy.has(c as pg.PoolClient)) this.cut(c as pg.PoolClient);
-      // Still being made (the pool waits for it): nothing to cancel yet.
-      else if (!this.connected.has(c)) streamOf(c).destroy();
+    this.closing = true;
+    const cutBusy = (writes: boolean) => {
+      for (const c of this.clients)
+        if (this.busy.has(c as pg.PoolClient)) {
+          if (writes || !this.writing.has(c as pg.PoolClient)) this.cut(c as pg.PoolClient);
+        }
+        // Still being made (the pool waits for it): nothing to cancel yet.
+        else if (!this.connected.has(c)) streamOf(c).destroy();
+    };
+    cutBusy(false);
+    // A write under way (a board's action, pressed just before quitting)
+    // commits in a few round trips: cut, it would be lost without a word. It
+    // gets a moment; one waiting on a lock or a silent server is cut after it.
+    const until = Date.now() + WRITE_GRACE_MS;
+    while (this.writing.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    cutBusy(true);
     this.busy.clear();
     await this.pool.end();
     // The pool has ended its idle connections politely (Terminate, then
     // waiting for the server to close its end): a server that stopped
     // answering never does, and their sockets would keep the process alive.
-    for (const c of this.clients) cutSoon(c);
+    // Unref'd: a server that does close its end keeps nobody waiting.
+    for (const c of this.clients) cutSoon(c).unref();
   }
 
   /** Cancels what `c` is asking (PostgreSQL's cancel request, on a connection of its own) and cuts `c`'s connection. */
@@ -518,6 +544,9 @@ export class PgDb {
  * connection politely waits for the server to close its end, which one that
  * stopped answering (SIGSTOP, a host gone from the network) never does.
  */
+/** How long close() waits for write transactions under way to commit before cutting them. */
+export const WRITE_GRACE_MS = 2000;
+
 function cutSoon(c: pg.Client): NodeJS.Timeout {
   const stream = streamOf(c);
   return setTimeout(() => stream.destroy(), 1000);
