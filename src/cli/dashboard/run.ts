@@ -84,6 +84,8 @@ async function notifyConfig(root: string) {
 
 /** Leaves the alternate screen and shows the cursor: harmless when already done. */
 const RESTORE = '\x1b[?1049l\x1b[?25h';
+/** How long quitting waits for the actions keys started to finish writing (a shared store's write is a few round trips). */
+const ACTIONS_GRACE_MS = 3000;
 
 export async function runDashboard(opts: { all: boolean }): Promise<void> {
   if (!process.stdout.isTTY || !process.stdin.isTTY)
@@ -126,7 +128,17 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
       )
     : null;
   const source: BoardSource = state ?? mirror!;
+  // The actions keys started (a new todo, an abandon, an answer) are not
+  // awaited by their keys: quitting just after one waits for it (bounded),
+  // so closing the store does not cut its write short and lose it unsaid.
+  const running = new Set<Promise<unknown>>();
+  const actionsDone = () =>
+    Promise.race([
+      Promise.allSettled([...running]),
+      new Promise((r) => setTimeout(r, ACTIONS_GRACE_MS).unref()),
+    ]);
   const closeStores = async () => {
+    await actionsDone();
     await mirror?.close();
     await shipping?.close();
     await store.close();
@@ -190,6 +202,10 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     // On a shared store the copy is read again first (the write is in the store).
     onChanged: () => (mirror ? void mirror.refresh() : sync.refreshJobs()),
     quit: () => quit(),
+    track: (p) => {
+      running.add(p);
+      void p.finally(() => running.delete(p));
+    },
     suspend: (fn) => {
       suspended.fn = fn;
       app.unmount();

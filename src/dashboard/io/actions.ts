@@ -76,6 +76,8 @@ export interface ActionDeps {
    * drawn again): how `e` runs $EDITOR. Absent where there is no terminal to give.
    */
   suspend?: (fn: () => void) => void;
+  /** Told of each action a key started, while it runs: the board waits for them before it closes its store. */
+  track?: (running: Promise<unknown>) => void;
   /** [run] max-attempts as the board knows it (what the abandon question counts); 2 until read. */
   maxAttempts?: () => number;
   /** Records a person's answer for the waiting job's runner; answerAsk (src/job/answer.ts) by default. */
@@ -441,7 +443,9 @@ export function createActions(deps: ActionDeps): Actions {
    * where nothing hears it (an unhandled rejection closes the board).
    */
   function heard(p: unknown): void {
-    if (p instanceof Promise) p.catch((err: unknown) => say(errText(err).split('\n')[0] || 'that failed'));
+    if (!(p instanceof Promise)) return;
+    const said = p.catch((err: unknown) => say(errText(err).split('\n')[0] || 'that failed'));
+    deps.track?.(said);
   }
 
   /** Carries out what a key asked for (view/key-intent.ts decides what that is). */
