@@ -115,8 +115,10 @@ export class AcpSession implements AgentSession {
   private fatal: Error | null = null;
   /** Its process has exited (or was killed). */
   private exited = false;
-  /** start() failed because the agent's process ended before it was started: startAgent may start its fallback. */
+  /** start() failed because the agent's process ended before it answered initialize: startAgent may start its fallback. */
   exitedStarting = false;
+  /** Whether the agent answered initialize. */
+  private initialized = false;
   private onFatal: ((e: Error) => void)[] = [];
   private turn: Turn | null = null;
   /** Set by cancel() until the next prompt. */
@@ -354,6 +356,7 @@ export class AcpSession implements AgentSession {
             clientInfo: { name: 'incrementum', version: '0' },
           });
           this.agentName = init.agentInfo?.name;
+          this.initialized = true;
           mark('acp_initialized', { agent_cpu: treeCpuMs(this.child?.pid) });
           const { title } = this.o;
           const s = await this.conn.agent.request(methods.agent.session.new, {
@@ -376,7 +379,8 @@ export class AcpSession implements AgentSession {
       if (!this.fatal && /connection closed/i.test(String((err as Error)?.message)))
         await Promise.race([this.whenFatal().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
       const cause = this.fatal ?? err;
-      this.exitedStarting = this.exited;
+      // Only before initialize was answered: after it, the program it was started from is known to work, and its crash is the agent's.
+      this.exitedStarting = this.exited && !this.initialized;
       await this.close();
       throw cause;
     } finally {

@@ -123,4 +123,36 @@ describe('the scripted agent from its startup snapshot', () => {
       const r = await s.prompt('You are working on one todo in a git workspace at /somewhere.');
       expect(r.stopReason).toBe('end_turn');
     });
+
+  it('is not started again when it dies after answering initialize: its program works, the crash is its own', async () => {
+    const t = tempDir('ii-snapdie-');
+    cleanups.push(t.cleanup);
+    // Answers initialize, then exits on session/new.
+    const agent = `
+      const rl = require('node:readline').createInterface({ input: process.stdin });
+      rl.on('line', (l) => {
+        const m = JSON.parse(l);
+        if (m.method === 'initialize')
+          process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, agentCapabilities: {} } }) + '\\n');
+        else if (m.method === 'session/new') process.exit(7);
+      });`;
+    const warnings: string[] = [];
+    const started = startAgent({
+      agent: {
+        name: 'scripted',
+        command: [process.execPath, '-e', agent],
+        env: {},
+        fallback: scriptedAgentBundle(),
+      },
+      cwd: t.path,
+      transcriptPath: join(t.path, 'transcript.jsonl'),
+      turnTimeoutMs: 60_000,
+      stopGrace: { eofMs: 500, termMs: 500 },
+      onActivity: (a: AgentActivity) => {
+        if (a.kind === 'warning') warnings.push(a.message);
+      },
+    });
+    await expect(started).rejects.toThrow(/exited with code 7/);
+    expect(warnings.join('\n')).not.toContain('started again');
+  });
 });
