@@ -61,7 +61,10 @@ it("treeCpuMs counts a process's descendants (an agent under bwrap), and is null
       }),
     ) as [number | null, number | null];
   const [tree, none] = run({ II_TRACE: 'trace.jsonl' });
-  expect(tree).toBeGreaterThanOrEqual(200);
+  // The child counts its 200 ms with getrusage, treeCpuMs reads /proc: two
+  // clocks that differ by a tick or so (198.9 once in CI). The shell alone
+  // takes a few ms, so a count that missed the child stays far below.
+  expect(tree).toBeGreaterThanOrEqual(150);
   expect(none).toBeNull();
   expect(run({ II_TRACE: '' })).toEqual([null, null]);
 });
