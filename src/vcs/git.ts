@@ -8,7 +8,18 @@
 // git command in a workspace its `.git` link is checked (worktree-link.ts):
 // one repointed by whatever ran there fails the call and git is never run;
 // a good one's git dir is named to git explicitly, so it is not read again.
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { isWorkspaceBranch } from '../model/workspace-branch.js';
@@ -584,13 +595,7 @@ export class GitVcs implements Vcs, LandingVcs {
    */
   private async writeTree(ws: string, like?: string): Promise<string> {
     const pin = like && FULL_SHA.test(like) ? this.links?.check(ws) : null;
-    let index: Buffer | null = null;
-    if (pin)
-      try {
-        index = readFileSync(join(pin.gitDir, 'index'));
-      } catch {
-        index = null;
-      }
+    const index = pin ? readIndex(join(pin.gitDir, 'index')) : null;
     const computed = index && treesOfIndex(index, like!.length === 64 ? 32 : 20);
     if (!computed) return git(ws, ['write-tree'], this.in(ws));
     // Known per workspace (and forgotten with it): another repository's store may lack the same tree.
@@ -928,4 +933,27 @@ async function run(cwd: string, args: string[], o?: GitOptions) {
 /** True when git ignores `path` (relative to `root`); a tracked file never counts as ignored. */
 export async function gitIgnores(root: string, path: string): Promise<boolean> {
   return (await run(root, ['check-ignore', '-q', '--', path])).code === 0;
+}
+
+/** Above this an index is not read here (MAX_INDEX_ENTRIES entries take far less): write-tree reads it. */
+const MAX_INDEX_BYTES = 32 << 20;
+
+/**
+ * The index file's bytes, or null (write-tree then reads it). The agent's
+ * shell can write the worktree's git dir: a symlink there to /dev/zero or a
+ * FIFO would have readFileSync read for ever or block, so only a regular
+ * file of a bounded size is read, through no symlink.
+ */
+export function readIndex(path: string): Buffer | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_INDEX_BYTES) return null;
+    return readFileSync(fd);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
 }

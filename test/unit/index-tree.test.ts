@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { GitVcs } from '../../src/vcs/git.js';
+import { GitVcs, readIndex } from '../../src/vcs/git.js';
 import { treesOfIndex } from '../../src/vcs/index-tree.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 
@@ -174,3 +174,15 @@ const processesSeen = () =>
     .split('\n')
     .filter((l) => l.includes('trace: built-in: git'))
     .join('\n');
+
+it("reads the index only as a regular file of its own: a symlink to /dev/zero or a FIFO the agent's shell put there is left to write-tree", () => {
+  const file = join(tmp.path, 'index');
+  writeFileSync(file, 'DIRC');
+  expect(readIndex(file)?.toString()).toBe('DIRC');
+  const zero = join(tmp.path, 'zero');
+  symlinkSync('/dev/zero', zero);
+  expect(readIndex(zero)).toBeNull();
+  const fifo = join(tmp.path, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  expect(readIndex(fifo)).toBeNull();
+});
