@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent } from '../../src/agent/acp-session.js';
 import { resolveAgent, scriptedAgentBundle, scriptedAgentCommand } from '../../src/agent/resolve.js';
 import { scriptedSnapshotName } from '../../src/agent/snapshot-name.js';
-import type { AgentActivity } from '../../src/agent/types.js';
+import type { AgentActivity, AgentSpec } from '../../src/agent/types.js';
 import { Config } from '../../src/model/config.js';
 import { groupAlive } from '../../src/proc/group.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -101,16 +101,11 @@ describe('the scripted agent from its startup snapshot', () => {
       const spec = resolveAgent(Config.parse({}), 'scripted');
       expect(spec.fallback).toEqual(scriptedAgentBundle());
       const warnings: string[] = [];
-      const s = await startAgent({
-        agent: { ...spec, command: [process.execPath, '--snapshot-blob', bad] },
-        cwd: t.path,
-        transcriptPath: join(t.path, 'transcript.jsonl'),
-        turnTimeoutMs: 60_000,
-        stopGrace: { eofMs: 500, termMs: 500 },
-        onActivity: (a: AgentActivity) => {
-          if (a.kind === 'warning') warnings.push(a.message);
-        },
-      });
+      const s = await startWarned(
+        { ...spec, command: [process.execPath, '--snapshot-blob', bad] },
+        t.path,
+        warnings,
+      );
       const pid = s.pid!;
       cleanups.push(async () => {
         await s.close();
@@ -137,22 +132,31 @@ describe('the scripted agent from its startup snapshot', () => {
         else if (m.method === 'session/new') process.exit(7);
       });`;
     const warnings: string[] = [];
-    const started = startAgent({
-      agent: {
+    const started = startWarned(
+      {
         name: 'scripted',
         command: [process.execPath, '-e', agent],
         env: {},
         fallback: scriptedAgentBundle(),
       },
-      cwd: t.path,
-      transcriptPath: join(t.path, 'transcript.jsonl'),
-      turnTimeoutMs: 60_000,
-      stopGrace: { eofMs: 500, termMs: 500 },
-      onActivity: (a: AgentActivity) => {
-        if (a.kind === 'warning') warnings.push(a.message);
-      },
-    });
+      t.path,
+      warnings,
+    );
     await expect(started).rejects.toThrow(/exited with code 7/);
     expect(warnings.join('\n')).not.toContain('started again');
   });
 });
+
+/** Starts `agent` in `dir`, the warnings it reports pushed to `warnings`. */
+function startWarned(agent: AgentSpec, dir: string, warnings: string[]) {
+  return startAgent({
+    agent,
+    cwd: dir,
+    transcriptPath: join(dir, 'transcript.jsonl'),
+    turnTimeoutMs: 60_000,
+    stopGrace: { eofMs: 500, termMs: 500 },
+    onActivity: (a: AgentActivity) => {
+      if (a.kind === 'warning') warnings.push(a.message);
+    },
+  });
+}
