@@ -1,8 +1,4 @@
 import { isBuiltin } from 'node:module';
-import { dirname, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = dirname(fileURLToPath(import.meta.url));
 
 // Bundles the CLI's own compiled modules (and commander) into dist/cli, the
 // entry bin/ii.js loads: a short command such as `ii job list` spent a third
@@ -17,8 +13,13 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 // React stays external (one React), and so do its reconciler and scheduler:
 // each picks its production or development build by NODE_ENV when loaded, as
 // React does (a production reconciler under a development React draws
-// nothing). Other packages stay external.
-const BUNDLED = /^(commander|zod|ink|string-width)(\/|$)/;
+// nothing). execa (with its ~25 packages), the ACP SDK and smol-toml are
+// bundled too: every job runner loads them, and as packages they were 270 of
+// the 363 modules a standby runner (ii run's, src/cli/job/do.ts) loaded, the
+// SDK with its own copy of zod; bundled, its load took 187 ms of CPU, not
+// 306 (medians of 10), and that load competes with each hand-over's next
+// job for the cores (bench/handover.bench.js). Other packages stay external.
+const BUNDLED = /^(commander|zod|ink|string-width|execa|@agentclientprotocol\/sdk|smol-toml)(\/|$)/;
 
 // Yoga (Ink's layout engine, bundled with Ink) carries its WebAssembly as a
 // base64 data: URL and, wherever a global fetch exists (Node 18+), reads it
@@ -70,8 +71,9 @@ const cli = {
     // React's own; Node's; Ink's devtools (only under DEV=true, when installed).
     if (/^(react|react-reconciler|scheduler)(\/|$)/.test(id) || isBuiltin(id) || id === 'react-devtools-core')
       return true;
-    // What a bundled package imports is bundled with it.
-    return !(importer && relative(ROOT, importer).startsWith(`node_modules${sep}`));
+    // What a bundled package imports is bundled with it (wherever its
+    // node_modules is: a symlinked one resolves outside this folder).
+    return !(importer && /[\\/]node_modules[\\/]/.test(importer));
   },
   output: {
     dir: 'dist/cli',
