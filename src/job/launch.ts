@@ -28,6 +28,7 @@ import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
 import type { JobRunnerOptions, StartAgent } from './runner-types.js';
 import { localProbe } from '../proc/alive.js';
+import { holdSignals, type HeldSignals } from '../proc/held-signals.js';
 import { mark } from '../proc/trace.js';
 import type { SessionStartInput } from '../session/index.js';
 import { setupInputProblem } from '../session/setup-check.js';
@@ -84,6 +85,11 @@ export interface Launched {
   changeId: string;
   /** Jobs of the todo whose runner was gone, ended (failed) before this one started. */
   endedStale: DeadRunnerCleanup[];
+  /**
+   * STOP_SIGNALS held since the job's agent started (it starts before this
+   * returns): release() them once the handlers that stop the job are installed.
+   */
+  signals: HeldSignals;
 }
 
 /**
@@ -219,6 +225,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
   const { session, workspacePath, baseRev } = started;
   mark('workspace', { job: job.id });
   let runner: JobRunner | null = null;
+  let held: HeldSignals | null = null;
   try {
     const made = appendEvent(input.stateDir, job.id, 'workspace', {
       path: workspacePath,
@@ -248,18 +255,23 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       ...(input.onFinished ? { onFinished: input.onFinished } : {}),
       ...(input.onEndRecorded ? { onEndRecorded: input.onEndRecorded } : {}),
     });
+    // The agent's start (a process, ACP's initialize and session/new) is the
+    // longest step to the first prompt: it starts now, as the workspace is
+    // made, beside the records below and the runner's own start (when no
+    // setup runs first). Started after the records, its start was the first
+    // prompt's last wait: 30 to 36 ms of a hand-over's median
+    // (bench/handover.bench.js, --jobs 2). The caller's signal handlers,
+    // which end it with the job, come once this returns: until then a
+    // Ctrl-C is held (held.release() hands it to them), not Node's default
+    // action, which would leave the agent behind.
+    held = holdSignals();
+    runner.startAgentEarly();
     await store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
     // Where `ii job land` goes by default: the branch the base commit was
     // taken from, in the same lookup, so the two always agree.
     await store.jobs.setBaseBranch(job.id, base.branch);
     const launched = (await store.jobs.get(job.id)) ?? job;
     mark('launch_recorded', { job: job.id });
-    // The agent's start (a process, ACP's initialize and session/new) is the
-    // longest step to the first prompt: it starts now, beside the runner's
-    // own start, when no setup runs first. Not before the records above: the
-    // caller's signal handlers (which end it) are installed when this returns,
-    // with no await between, so no SIGINT can fall between its start and them.
-    runner.startAgentEarly();
     mark('launched', { job: job.id });
     return {
       job: launched,
@@ -270,6 +282,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       baseRef: base.ref,
       changeId,
       endedStale,
+      signals: held,
     };
   } catch (err) {
     // An agent started early for a job that never ran: closed, its transcript removed.
@@ -285,6 +298,8 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       ),
     );
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
+    // A signal held meanwhile now ends the process, its job recorded failed.
+    held?.release();
     throw full ?? err;
   }
 }

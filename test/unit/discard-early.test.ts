@@ -53,6 +53,8 @@ it('an early agent that never finishes starting is ended with its group when the
       config: loadConfig(root),
       todo,
     });
+    // No handlers of a job's here: the signals launch held go back to the test's own.
+    launched.signals.release();
     agentPid = Number(
       await waitFor(() => readFileSync(pidFile, 'utf8').trim(), 'the early agent to start', 30_000),
     );

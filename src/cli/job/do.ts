@@ -31,6 +31,7 @@ import { tuneHeapForRunner } from './heap.js';
 import { realDeps } from './deps.js';
 import type { DoOptions } from './options.js';
 import { progressPrinter } from './progress-printer.js';
+import { STOP_SIGNALS } from '../../proc/held-signals.js';
 
 const autoCommitFlag = (v: string | undefined): boolean | undefined => {
   if (v === undefined) return undefined;
@@ -267,8 +268,10 @@ export async function runJob(
     progress.line(st.yellow(`${sig}: stopping the job (cancelling the agent, releasing the workspace)…`));
     runner.cancel({ status: 'failed', reason: `interrupted (${sig})` });
   };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const signals = STOP_SIGNALS;
   for (const sig of signals) process.on(sig, onSignal);
+  // One that came while the job was being recorded (its agent starting) is handled now.
+  launched.signals.release();
   try {
     for (const c of launched.endedStale)
       progress.line(`job ${c.job.id} of this todo failed (its runner was gone): ${describeCleanup(c)}`);
