@@ -7,6 +7,7 @@ import { build } from 'rolldown';
 import config from '../rolldown.config.mjs';
 import { builtinsWithoutFacades } from './builtins.mjs';
 import { patchInk } from './ink-frame-caches.mjs';
+import { patchKeyFrames } from './ink-key-frames.mjs';
 import { requireReact } from './react-require.mjs';
 import { scriptedSnapshot } from './scripted-snapshot.mjs';
 
@@ -16,6 +17,8 @@ try {
   // scripts (npm ci --ignore-scripts) or one that brought Ink back
   // unrewritten bundled Ink as it ships, with nothing said. Done once only.
   patchInk(fileURLToPath(new URL('../node_modules/ink', import.meta.url)));
+  // A keypress's frame drawn at once (scripts/ink-key-frames.mjs), likewise.
+  patchKeyFrames(fileURLToPath(new URL('../node_modules/ink', import.meta.url)));
   for (const c of config) await build(c);
   // The CLI's: its start is what users wait for (scripts/builtins.mjs).
   builtinsWithoutFacades(config[0].output.dir);

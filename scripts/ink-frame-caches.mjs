@@ -152,14 +152,17 @@ class OutputCaches {
   ],
 };
 
-/** Applies REWRITES to the Ink in `inkDir` (its package folder); returns the files changed. */
-export function patchInk(inkDir) {
+/**
+ * Applies REWRITES (or `rewrites`, marked with `mark`: scripts/ink-key-frames.mjs)
+ * to the Ink in `inkDir` (its package folder); returns the files changed.
+ */
+export function patchInk(inkDir, rewrites = REWRITES, mark = MARK) {
   const changed = [];
-  for (const [file, rewrites] of Object.entries(REWRITES)) {
+  for (const [file, fileRewrites] of Object.entries(rewrites)) {
     const path = join(inkDir, 'build', file);
     let code = readFileSync(path, 'utf8');
-    if (code.includes(MARK)) continue;
-    for (const [from, to] of rewrites) {
+    if (code.includes(mark)) continue;
+    for (const [from, to] of fileRewrites) {
       if (code.split(from).length !== 2)
         throw new Error(`Ink changed: "${from.split('\n')[0]}" not found once in ${path}`);
       code = code.replace(from, () => to);
