@@ -186,7 +186,8 @@ function parseStored<V>(r: Row, c: string): V {
     throw new UserError(
       `job ${id}'s record in the store is not valid JSON (its ${c}: ${parseProblem(err)}): ` +
         'it was changed outside ii, or damaged on disk, and cannot be read; nothing was changed.\n' +
-        `Put back what was there (a copy of state.db from before), or clear it (sqlite3 state.db: SET ${c} = NULL in the row of job ${id}; it then reads as empty), then run ii doctor.`,
+        // The same words for both drivers: PostgreSQL's rows come through here too.
+        `Put back what was there (a copy of the store from before), or clear it (SET ${c} = NULL in the row of job ${id}: with sqlite3 on state.db, or psql on a shared PostgreSQL store; it then reads as empty), then run ii doctor.`,
       3, // as a damaged store ends (StoreDamagedError)
     );
   }
