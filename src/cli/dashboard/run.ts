@@ -42,9 +42,9 @@ export const RENDER_OPTIONS = {
   interactive: true,
   exitOnCtrlC: false,
   patchConsole: true,
-  // A keypress drawn right after another frame waits out this throttle: 60
-  // keeps that wait under a frame of a 60 Hz screen. Streamed panes do not
-  // fill it (the sync draws them 8 times a second, LIVE_DRAW_MS).
+  // At most this many frames of the jobs' updates a second; a keypress's
+  // frame is drawn at once, past it (scripts/ink-key-frames.mjs). Streamed
+  // panes do not fill it (the sync draws them 8 times a second, LIVE_DRAW_MS).
   maxFps: 60,
 } as const;
 

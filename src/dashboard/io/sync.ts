@@ -47,9 +47,9 @@ const EARLIER_LINES = 40;
 export const TRANSCRIPT_TAIL_BYTES = 1 << 20;
 /**
  * How often, at most, the shown job's pane is drawn again as its agent
- * streams (ms): 8 times a second reads as live, and leaves Ink's frame
- * throttle free for a keypress most of the time (a key pressed just after a
- * streamed frame waits for the throttle: bench/scale.bench.js's p95).
+ * streams (ms): 8 times a second reads as live, in far fewer frames than
+ * one per streamed update (a keypress's frame is drawn at once, whatever
+ * came before it: scripts/ink-key-frames.mjs).
  */
 export const LIVE_DRAW_MS = 125;
 /** Least time between two reads of a loaded job log that follows its running job. */
