@@ -103,10 +103,11 @@ describe('with no [workspace] setup, the first implement agent', () => {
       const marks = traced(trace);
       expect(marks, `baseline-tests = ${baseline}`).toContain('agent_spawn');
       expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('launched'));
-      // After the job's records, with no await left before ii job do's signal
-      // handlers: a Ctrl-C in the launch cannot leave the agent unended.
+      // As soon as the workspace is made, before the job's records are written
+      // (a Ctrl-C meanwhile is held for ii job do's handlers: held-signals test).
       expect(marks).toContain('launch_recorded');
-      expect(marks.indexOf('agent_spawn')).toBeGreaterThan(marks.indexOf('launch_recorded'));
+      expect(marks.indexOf('agent_spawn')).toBeGreaterThan(marks.indexOf('workspace'));
+      expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('launch_recorded'));
       expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('run_start'));
       // One agent for the first turn: the early one was taken, not a second started.
       expect(marks.filter((m) => m === 'agent_spawn')).toHaveLength(1);
