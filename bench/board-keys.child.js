@@ -15,7 +15,8 @@
 // from each of them to its frame, pressed: all presses counted, fps: frames
 // drawn a second while pressing, jobs: jobs on the board at the end, cpuMs:
 // the process's user+sys CPU while pressing, errors: what the store's reads
-// threw, trace: each press's time, latency, running jobs and CPU time}.
+// threw, trace: each press's time, latency, running jobs, CPU time and how long
+// the board waited for a core meanwhile (null without Linux's schedstat)}.
 import { createInterface } from 'node:readline';
 import { floorKeyLatency, keyLatency, until } from './ink-keys.js';
 
@@ -138,7 +139,7 @@ const all = await keyLatency({
     drawn = frames.n;
     pressedMs = performance.now() - t0;
   },
-  onPress: (ms, cpuMs) => {
+  onPress: (ms, cpuMs, waitMs) => {
     const n = active();
     if (n) {
       busy++;
@@ -150,6 +151,7 @@ const all = await keyLatency({
       Math.round(ms * 10) / 10,
       n,
       Math.round(cpuMs * 10) / 10,
+      waitMs === null ? null : Math.round(waitMs * 10) / 10,
     ]);
   },
 });

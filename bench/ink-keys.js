@@ -5,6 +5,7 @@
 // live pane) does not end the measurement early.
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
+import { readFileSync } from 'node:fs';
 
 export const now = () => performance.timeOrigin + performance.now();
 export const pause = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -18,6 +19,15 @@ export async function until(cond, what, ms = 10_000) {
 }
 
 /** A terminal for Ink: stdout notes each frame and what the last render saw; stdin takes keypresses. */
+/** How long (ms) this thread has waited on a run queue for a core so far (Linux's schedstat), or null elsewhere. */
+function coreWaitMs() {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
 export function fakeTerminal(seen) {
   const frames = { n: 0, at: 0, seen: undefined, also: undefined };
   const stdout = Object.assign(
@@ -60,7 +70,7 @@ export function fakeTerminal(seen) {
  * it was right after the press: a probe around the element records
  * `state.use()` (a hook) at each render, and each frame notes the last one.
  * Presses that change nothing are not counted; presses stop after `budgetMs`,
- * once `want` presses are counted or `stopWhen()` says so (`onPress(ms, cpuMs)` is told of each, with the
+ * once `want` presses are counted or `stopWhen()` says so (`onPress(ms, cpuMs, coreWaitMs)` is told of each, with the
  * process's CPU time from the press to the frame). `also` is another such state,
  * noted in `frames.also`, and `after(frames)` runs while the app is still
  * mounted; the `prelude` keys are pressed first, untimed. `onRender` is
@@ -119,6 +129,7 @@ export async function keyLatency({
     const before = state.get();
     const t0 = now();
     const c0 = onPress ? process.cpuUsage() : null;
+    const w0 = onPress ? coreWaitMs() : null;
     t.stdin.press(keys[i % keys.length]);
     const target = state.get();
     if (target === before) continue;
@@ -135,7 +146,8 @@ export async function keyLatency({
     out.push(t.frames.at - t0);
     if (c0) {
       const c = process.cpuUsage(c0);
-      onPress(t.frames.at - t0, (c.user + c.system) / 1000);
+      const w = w0 === null ? null : coreWaitMs() - w0;
+      onPress(t.frames.at - t0, (c.user + c.system) / 1000, w);
     }
   }
   await after?.(t.frames);
