@@ -8,9 +8,15 @@ export const MAX_NICE = 19;
  * `[run] nice` unless set. bench/shared-store.bench.js's boards (3 machines ×
  * `ii run --jobs 8`, a 2-core machine at load 32–40) waited 1.9–4.4 s at p95
  * with the jobs at nice 0, 1.4–2.3 s at 5 and 0.17–0.34 s at 10: 5 weighs a
- * job a third of the board, 10 a tenth.
+ * job a third of the board, 10 a tenth. But each job is several sessions
+ * (its runner, its agent, its tests: Linux weighs each session as one, at
+ * its nice), and 24 jobs' sessions at a tenth each still outweighed the
+ * board: machine a's board, pressed while they started, waited up to 119 ms
+ * for a core in a press, p95 36–75 ms over four runs. At 19 a job's session
+ * weighs a sixty-eighth of the board: p95 13.6 ms, its slowest press 22 ms,
+ * and the 24 jobs took as long (121 s for all, against 120–126).
  */
-export const DEFAULT_RUN_NICE = 10;
+export const DEFAULT_RUN_NICE = 19;
 
 export const NICE_HELP = `must be a whole number from 0 (jobs at your own priority) to ${MAX_NICE} (the lowest)`;
 

@@ -25,7 +25,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
-/** How much the nice value is raised: below the jobs that run (at most 19, the floor, from [run] nice 10). */
+/** How much the nice value is raised: below the jobs that run (at most 19, the floor, where [run] nice puts them by default). */
 export const STEP_ASIDE_NICE = 10;
 
 /** Raises this process's nice value by STEP_ASIDE_NICE (at most 19); the git it starts from now inherits it. False if refused. */
