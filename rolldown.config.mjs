@@ -1,4 +1,8 @@
 import { isBuiltin } from 'node:module';
+import { dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
 
 // Bundles the CLI's own compiled modules (and commander) into dist/cli, the
 // entry bin/ii.js loads: a short command such as `ii job list` spent a third
@@ -71,9 +75,11 @@ const cli = {
     // React's own; Node's; Ink's devtools (only under DEV=true, when installed).
     if (/^(react|react-reconciler|scheduler)(\/|$)/.test(id) || isBuiltin(id) || id === 'react-devtools-core')
       return true;
-    // What a bundled package imports is bundled with it (wherever its
-    // node_modules is: a symlinked one resolves outside this folder).
-    return !(importer && /[\\/]node_modules[\\/]/.test(importer));
+    // What a bundled package imports is bundled with it: an importer in a
+    // node_modules below this folder, or outside it (a symlinked
+    // node_modules resolves there), not one of ours in a checkout that is
+    // itself inside a node_modules (an install's).
+    return !(importer && /(^|[\\/])node_modules[\\/]/.test(relative(ROOT, importer)));
   },
   output: {
     dir: 'dist/cli',

@@ -18,7 +18,6 @@ export async function until(cond, what, ms = 10_000) {
   }
 }
 
-/** A terminal for Ink: stdout notes each frame and what the last render saw; stdin takes keypresses. */
 /** How long (ms) this thread has waited on a run queue for a core so far (Linux's schedstat), or null elsewhere. */
 function coreWaitMs() {
   try {
@@ -28,6 +27,7 @@ function coreWaitMs() {
   }
 }
 
+/** A terminal for Ink: stdout notes each frame and what the last render saw; stdin takes keypresses. */
 export function fakeTerminal(seen) {
   const frames = { n: 0, at: 0, seen: undefined, also: undefined };
   const stdout = Object.assign(

@@ -13,7 +13,9 @@
 // frame drew this same tree). The mark is cleared once the key's task and
 // its microtasks are done (setImmediate), so a key that changes nothing
 // does not let a later update past the throttle. Updates that come without
-// a key are throttled as before.
+// a key are throttled as before, but for the first after a key's frame:
+// the throttle's window starts again with it (drawn at once), so held keys
+// and streamed updates together make at most about twice maxFps frames.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { patchInk } from './ink-frame-caches.mjs';

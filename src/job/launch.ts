@@ -28,7 +28,6 @@ import { JobRunner, requireTestCommands } from './runner.js';
 import type { JobEvent } from '../model/event.js';
 import type { JobRunnerOptions, StartAgent } from './runner-types.js';
 import { localProbe } from '../proc/alive.js';
-import { holdSignals, type HeldSignals } from '../proc/held-signals.js';
 import { mark } from '../proc/trace.js';
 import type { SessionStartInput } from '../session/index.js';
 import { setupInputProblem } from '../session/setup-check.js';
@@ -71,6 +70,12 @@ export interface LaunchInput {
   claim?: 'manual' | 'ready';
   /** Started by a landing runner (ii run --land): the job is recorded as to land, with its claim. */
   toLand?: boolean;
+  /**
+   * Called with the job's runner just before its first agent starts (before
+   * this returns): from then on, stopping the job (runner.cancel) also ends
+   * that agent, and a stop before the runner's run() ends the job there.
+   */
+  onRunner?: (runner: JobRunner) => void;
 }
 
 export interface Launched {
@@ -85,11 +90,6 @@ export interface Launched {
   changeId: string;
   /** Jobs of the todo whose runner was gone, ended (failed) before this one started. */
   endedStale: DeadRunnerCleanup[];
-  /**
-   * STOP_SIGNALS held since the job's agent started (it starts before this
-   * returns): release() them once the handlers that stop the job are installed.
-   */
-  signals: HeldSignals;
 }
 
 /**
@@ -225,7 +225,6 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
   const { session, workspacePath, baseRev } = started;
   mark('workspace', { job: job.id });
   let runner: JobRunner | null = null;
-  let held: HeldSignals | null = null;
   try {
     const made = appendEvent(input.stateDir, job.id, 'workspace', {
       path: workspacePath,
@@ -260,11 +259,11 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
     // made, beside the records below and the runner's own start (when no
     // setup runs first). Started after the records, its start was the first
     // prompt's last wait: 30 to 36 ms of a hand-over's median
-    // (bench/handover.bench.js, --jobs 2). The caller's signal handlers,
-    // which end it with the job, come once this returns: until then a
-    // Ctrl-C is held (held.release() hands it to them), not Node's default
-    // action, which would leave the agent behind.
-    held = holdSignals();
+    // (bench/handover.bench.js, --jobs 2). The caller is given the runner
+    // first (onRunner), so that from here on a Ctrl-C stops the job, and
+    // the agent with it (runner.cancel), rather than ending the process and
+    // leaving the agent behind.
+    input.onRunner?.(runner);
     runner.startAgentEarly();
     await store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
     // Where `ii job land` goes by default: the branch the base commit was
@@ -282,7 +281,6 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       baseRef: base.ref,
       changeId,
       endedStale,
-      signals: held,
     };
   } catch (err) {
     // An agent started early for a job that never ran: closed, its transcript removed.
@@ -298,8 +296,6 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       ),
     );
     await deps.finishSession(store, session.id, 'failed').catch(() => {});
-    // A signal held meanwhile now ends the process, its job recorded failed.
-    held?.release();
     throw full ?? err;
   }
 }

@@ -53,8 +53,6 @@ it('an early agent that never finishes starting is ended with its group when the
       config: loadConfig(root),
       todo,
     });
-    // No handlers of a job's here: the signals launch held go back to the test's own.
-    launched.signals.release();
     agentPid = Number(
       await waitFor(() => readFileSync(pidFile, 'utf8').trim(), 'the early agent to start', 30_000),
     );
@@ -64,6 +62,49 @@ it('an early agent that never finishes starting is ended with its group when the
     await launched.runner.discardEarly();
 
     expect(isRunning(agentPid)).toBe(false);
+    expect(await store.processGroups.list({ job_id: launched.job.id })).toEqual([]);
+  } finally {
+    await store.close();
+  }
+});
+
+it('a stop that comes as the early agent starts (ii job do cancels the runner onRunner gave it) ends the job failed, and the agent with its group', async () => {
+  const pidFile = join(tmp.path, 'agent.pid');
+  const repo = join(tmp.path, 'repo');
+  mkdirSync(repo);
+  const agent = ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 600`];
+  gitRepo(repo, {
+    'README.md': '# r\n',
+    'incrementum.toml':
+      `[agent]\ncommand = ${JSON.stringify(agent)}\n\n[sandbox]\nmode = "off"\n\n` +
+      '[job]\ntest-commands = ["true"]\nauto-commit = false\n',
+  });
+  const root = realpathSync(repo);
+  const slug = repoSlug(root);
+  const store = asyncStore(openStateStore({ dir: join(tmp.path, 'state', 'incrementum') }));
+  try {
+    const todo = await store.todos.create(slug, { title: 'stopped at once' });
+    let given: { cancel(o: { status: 'failed'; reason: string }): void } | null = null;
+    const launched = await launchJob(await realDeps(), {
+      store,
+      stateDir: store.dir,
+      repo: { root, slug },
+      config: loadConfig(root),
+      todo,
+      // As ii job do's Ctrl-C handler does, while the job is still being recorded.
+      onRunner: (r) => {
+        given = r;
+        setImmediate(() => r.cancel({ status: 'failed', reason: 'interrupted (SIGINT)' }));
+      },
+    });
+    expect(given).toBe(launched.runner);
+    agentPid = Number(
+      await waitFor(() => readFileSync(pidFile, 'utf8').trim(), 'the early agent to start', 30_000),
+    );
+    const job = await launched.runner.run();
+    expect(job.status).toBe('failed');
+    expect(job.failure_reason).toBe('interrupted (SIGINT)');
+    await waitFor(() => !isRunning(agentPid), 'the agent to be ended');
     expect(await store.processGroups.list({ job_id: launched.job.id })).toEqual([]);
   } finally {
     await store.close();

@@ -6,7 +6,7 @@ import { CLAIM_LOST_EXIT } from '../../job/detached.js';
 import { describeCleanup } from '../../job/dead-runner.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
-import { checkLaunch, launchJob, type JobDeps } from '../../job/launch.js';
+import { checkLaunch, launchJob, type JobDeps, type Launched } from '../../job/launch.js';
 import { sandboxState, sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import { loadExeca } from '../../proc/exec-in-group.js';
 import { mark } from '../../proc/trace.js';
@@ -31,7 +31,6 @@ import { tuneHeapForRunner } from './heap.js';
 import { realDeps } from './deps.js';
 import type { DoOptions } from './options.js';
 import { progressPrinter } from './progress-printer.js';
-import { STOP_SIGNALS } from '../../proc/held-signals.js';
 
 const autoCommitFlag = (v: string | undefined): boolean | undefined => {
   if (v === undefined) return undefined;
@@ -234,6 +233,28 @@ export async function runJob(
         message: 'the output of ii job do was closed (a pipe or terminal); the job runs on without it',
       });
   });
+  // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage, from the
+  // moment the job's first agent may be starting (launchJob's onRunner): the
+  // runner cancels the agent and the tests, marks the job failed and
+  // releases the workspace; a second signal is ignored so that cleanup is
+  // never cut short. Before that, nothing of the job's runs yet: the signal
+  // ends ii as it would with no handler (the claim and the workspace are
+  // cleaned up as a dead runner's).
+  let stoppable: Launched['runner'] | null = null;
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const unhandle = () => {
+    for (const sig of signals) process.off(sig, onSignal);
+  };
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (!stoppable) {
+      unhandle();
+      process.kill(process.pid, sig);
+      return;
+    }
+    progress.line(st.yellow(`${sig}: stopping the job (cancelling the agent, releasing the workspace)…`));
+    stoppable.cancel({ status: 'failed', reason: `interrupted (${sig})` });
+  };
+  for (const sig of signals) process.on(sig, onSignal);
   const launched = await launchJob(deps, {
     store,
     stateDir: store.dir,
@@ -252,26 +273,18 @@ export async function runJob(
       await writeJournal(store, store.dir, job.id, { repoRoot: repo.root });
     },
     // ii run hands this job's slot to the next one as its end is recorded:
-    // what is left here (snapshot, release, journal) must not slow its start.
+    // what is left here (snapshot, release, journal) must not slow its start
+    // (below the jobs' priority, unless they are at the floor: priority.ts).
     ...(o.claim === 'ready' ? { onEndRecorded: stepAside } : {}),
+    onRunner: (r) => (stoppable = r),
   }).catch(async (err: unknown) => {
+    // launchJob ended the agent it started, if any.
+    unhandle();
     await shipping?.close();
     throw err;
   });
   const { job, runner, session, workspacePath, baseRev, baseRef, changeId } = launched;
   jobId = job.id;
-  // Ctrl-C, SIGTERM or a closed terminal (SIGHUP) in any stage, from here on
-  // (its first agent may be starting already): the runner cancels the agent
-  // and the tests, marks the job failed and releases the workspace; a second
-  // signal is ignored so that cleanup is never cut short.
-  const onSignal = (sig: NodeJS.Signals) => {
-    progress.line(st.yellow(`${sig}: stopping the job (cancelling the agent, releasing the workspace)…`));
-    runner.cancel({ status: 'failed', reason: `interrupted (${sig})` });
-  };
-  const signals = STOP_SIGNALS;
-  for (const sig of signals) process.on(sig, onSignal);
-  // One that came while the job was being recorded (its agent starting) is handled now.
-  launched.signals.release();
   try {
     for (const c of launched.endedStale)
       progress.line(`job ${c.job.id} of this todo failed (its runner was gone): ${describeCleanup(c)}`);
@@ -294,9 +307,10 @@ export async function runJob(
     const ident = o.claim === 'ready' ? { ok: true, detail: '' } : checkIdentity(repo.root);
     if (!ident.ok) progress.line(st.yellow(`warning: ${ident.detail}; ii doctor says how to set one`));
   } catch (err) {
-    // Not run after all: the agent started for it goes, unrecorded.
-    for (const sig of signals) process.off(sig, onSignal);
+    // Not run after all: the agent started for it goes, unrecorded (a signal
+    // meanwhile still stops it: the handlers go after).
     await runner.discardEarly();
+    unhandle();
     await shipping?.close();
     throw err;
   }
@@ -304,7 +318,7 @@ export async function runJob(
   try {
     final = await runner.run();
   } finally {
-    for (const sig of signals) process.off(sig, onSignal);
+    unhandle();
     await shipping?.close();
     progress.done();
   }
