@@ -104,7 +104,7 @@ describe('with no [workspace] setup, the first implement agent', () => {
       expect(marks, `baseline-tests = ${baseline}`).toContain('agent_spawn');
       expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('launched'));
       // As soon as the workspace is made, before the job's records are written
-      // (a Ctrl-C meanwhile is held for ii job do's handlers: held-signals test).
+      // (a Ctrl-C meanwhile stops the job through its runner: discard-early test).
       expect(marks).toContain('launch_recorded');
       expect(marks.indexOf('agent_spawn')).toBeGreaterThan(marks.indexOf('workspace'));
       expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('launch_recorded'));
