@@ -8,10 +8,9 @@
 // release, the journal), while `ii run` hands its slot to the next job at
 // that moment: at the jobs' priority the wrap-up's git and journal took the
 // cores the next job's start needed (bench/handover.bench.js), so it steps
-// aside further, when it can: at [run] nice 19, the default, the jobs are
-// at the floor already and its wrap-up competes with the next job as an
-// equal (its CPU is 10-25 ms). A raised nice value cannot be lowered again
-// without privileges, so only a process with nothing urgent left steps aside.
+// aside further, when it can (at [run] nice 19 the jobs are at the floor
+// already). A raised nice value cannot be lowered again without
+// privileges, so only a process with nothing urgent left steps aside.
 //
 // Where Linux groups each session's processes for the scheduler (autogroup,
 // /proc/sys/kernel/sched_autogroup_enabled, on by default in many
@@ -27,7 +26,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
-/** How much the nice value is raised: below the jobs that run, where they are below 19 (the floor, where [run] nice puts them by default). */
+/** How much the nice value is raised: below the jobs that run (at most 19, the floor, from [run] nice 10). */
 export const STEP_ASIDE_NICE = 10;
 
 /** Raises this process's nice value by STEP_ASIDE_NICE (at most 19); the git it starts from now inherits it. False if refused. */
