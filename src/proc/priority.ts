@@ -25,6 +25,7 @@
 // too when it steps aside and leads it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import { startTicks } from './group.js';
 
 /** How much the nice value is raised: below the jobs that run (at most 19, the floor, from [run] nice 10). */
 export const STEP_ASIDE_NICE = 10;
@@ -64,16 +65,47 @@ export function sessionNice(): number | null {
 }
 
 /**
+ * Linux takes one autogroup change a tenth of a second, machine-wide, from a
+ * process without CAP_SYS_ADMIN (any person's own), and refuses the others
+ * with EAGAIN: `ii run --jobs 8` starts several sessions at once, and all but
+ * the first stayed at nice 0 (only root's were all lowered, as in the
+ * benches). A refused change is tried again after this long, plus as much
+ * again at random so that runners starting together do not keep colliding.
+ */
+const SESSION_RETRY_MS = 100;
+
+/**
  * Gives the session `pid` leads (a child just started detached, which Node
  * starts with setsid) the autogroup nice value `nice`, by default this
  * process's own (nothing at 0), so that a lowered process's sessions are
- * lowered with it. Nothing where there are no autogroups; never throws.
+ * lowered with it: at once where the kernel allows it, else as soon as it
+ * does, for as long as that leader lives (the retries keep no process
+ * alive). Nothing where there are no autogroups; never throws.
  */
 export function niceSession(pid: number | undefined, nice = getPriority()): void {
   if (pid === undefined || nice <= 0) return;
-  try {
-    writeFileSync(`/proc/${pid}/autogroup`, String(Math.min(19, nice)));
-  } catch {} // no autogroups (another system or kernel), or the child is gone already
+  const value = String(Math.min(19, nice));
+  // Taken at the first call, while the child cannot have been reaped yet: a retry
+  // never writes to another process given the same pid since.
+  let leaderStart: number | null | undefined;
+  const attempt = () => {
+    try {
+      writeFileSync(`/proc/${pid}/autogroup`, value);
+    } catch (err) {
+      // Anything else: no autogroups (another system or kernel), or the child is gone already.
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      leaderStart ??= startTicks(pid);
+      if (leaderStart === null) return;
+      const retry = setTimeout(
+        () => {
+          if (startTicks(pid) === leaderStart) attempt();
+        },
+        SESSION_RETRY_MS * (1 + Math.random()),
+      );
+      retry.unref();
+    }
+  };
+  attempt();
 }
 
 /**
