@@ -3,9 +3,9 @@
 // drawn from a render that saw the key's effect (a probe records what each
 // render saw), so a frame another change drew in between (a streaming job's
 // live pane) does not end the measurement early.
-import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
+import { fakeKeyboard } from './fake-keyboard.js';
 
 export const now = () => performance.timeOrigin + performance.now();
 export const pause = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -42,25 +42,7 @@ export function fakeTerminal(seen) {
     }),
     { columns: 120, rows: 40, isTTY: true },
   );
-  const stdin = Object.assign(new EventEmitter(), {
-    isTTY: true,
-    data: null,
-    setRawMode() {},
-    setEncoding() {},
-    resume() {},
-    pause() {},
-    ref() {},
-    unref() {},
-    read() {
-      const d = this.data;
-      this.data = null;
-      return d;
-    },
-    press(s) {
-      this.data = s;
-      this.emit('readable');
-    },
-  });
+  const stdin = fakeKeyboard();
   return { stdout, stdin, frames };
 }
 

@@ -2,13 +2,13 @@
 // drawn at once, not held by Ink's frame throttle (maxFps). Here: the Ink the
 // tests and the bundle load has it, a key's frame comes before any timer runs
 // even right after another frame, and an update with no key is still held.
-import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Text, render, useInput } from 'ink';
 import { useSyncExternalStore } from 'react';
 import { expect, it } from 'vitest';
+import { fakeKeyboard } from '../../bench/fake-keyboard.js';
 import { KEY_FRAME_REWRITES } from '../../scripts/ink-key-frames.mjs';
 
 const build = join(import.meta.dirname, '..', '..', 'node_modules', 'ink', 'build');
@@ -30,26 +30,7 @@ function terminal() {
     }),
     { columns: 40, rows: 5, isTTY: true },
   );
-  let data: string | null = null;
-  const events = new EventEmitter();
-  const stdin = Object.assign(events, {
-    isTTY: true,
-    setRawMode() {},
-    setEncoding() {},
-    resume() {},
-    pause() {},
-    ref() {},
-    unref() {},
-    read() {
-      const d = data;
-      data = null;
-      return d;
-    },
-    press(s: string) {
-      data = s;
-      events.emit('readable');
-    },
-  });
+  const stdin = fakeKeyboard();
   return { stdout, stdin, frames, shows: (s: string) => frames.some((f) => f.includes(s)) };
 }
 

@@ -29,11 +29,22 @@ afterEach(() => {
   tmp.cleanup();
 });
 
-it('an early agent that never finishes starting is ended with its group when the job is discarded', async () => {
+/**
+ * A repository whose agent never answers initialize (it is still starting when
+ * the job ends), its store, and a todo titled `title`; `test` gets them and the
+ * file the agent writes its pid to, and the store is closed after it.
+ */
+async function withStartingAgent(
+  title: string,
+  test: (s: {
+    store: ReturnType<typeof asyncStore>;
+    input: Parameters<typeof launchJob>[1];
+    pidFile: string;
+  }) => Promise<void>,
+): Promise<void> {
   const pidFile = join(tmp.path, 'agent.pid');
   const repo = join(tmp.path, 'repo');
   mkdirSync(repo);
-  // An agent that never answers initialize: still starting when discarded.
   const agent = ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 600`];
   gitRepo(repo, {
     'README.md': '# r\n',
@@ -45,17 +56,24 @@ it('an early agent that never finishes starting is ended with its group when the
   const slug = repoSlug(root);
   const store = asyncStore(openStateStore({ dir: join(tmp.path, 'state', 'incrementum') }));
   try {
-    const todo = await store.todos.create(slug, { title: 'never run' });
-    const launched = await launchJob(await realDeps(), {
+    const todo = await store.todos.create(slug, { title });
+    await test({
       store,
-      stateDir: store.dir,
-      repo: { root, slug },
-      config: loadConfig(root),
-      todo,
+      input: { store, stateDir: store.dir, repo: { root, slug }, config: loadConfig(root), todo },
+      pidFile,
     });
-    agentPid = Number(
-      await waitFor(() => readFileSync(pidFile, 'utf8').trim(), 'the early agent to start', 30_000),
-    );
+  } finally {
+    await store.close();
+  }
+}
+
+const agentStarted = async (pidFile: string) =>
+  Number(await waitFor(() => readFileSync(pidFile, 'utf8').trim(), 'the early agent to start', 30_000));
+
+it('an early agent that never finishes starting is ended with its group when the job is discarded', async () => {
+  await withStartingAgent('never run', async ({ store, input, pidFile }) => {
+    const launched = await launchJob(await realDeps(), input);
+    agentPid = await agentStarted(pidFile);
     expect(isRunning(agentPid)).toBe(true);
     expect(await store.processGroups.list({ job_id: launched.job.id })).not.toEqual([]);
 
@@ -63,34 +81,14 @@ it('an early agent that never finishes starting is ended with its group when the
 
     expect(isRunning(agentPid)).toBe(false);
     expect(await store.processGroups.list({ job_id: launched.job.id })).toEqual([]);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 it('a stop that comes as the early agent starts (ii job do cancels the runner onRunner gave it) ends the job failed, and the agent with its group', async () => {
-  const pidFile = join(tmp.path, 'agent.pid');
-  const repo = join(tmp.path, 'repo');
-  mkdirSync(repo);
-  const agent = ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 600`];
-  gitRepo(repo, {
-    'README.md': '# r\n',
-    'incrementum.toml':
-      `[agent]\ncommand = ${JSON.stringify(agent)}\n\n[sandbox]\nmode = "off"\n\n` +
-      '[job]\ntest-commands = ["true"]\nauto-commit = false\n',
-  });
-  const root = realpathSync(repo);
-  const slug = repoSlug(root);
-  const store = asyncStore(openStateStore({ dir: join(tmp.path, 'state', 'incrementum') }));
-  try {
-    const todo = await store.todos.create(slug, { title: 'stopped at once' });
+  await withStartingAgent('stopped at once', async ({ store, input, pidFile }) => {
     let given: { cancel(o: { status: 'failed'; reason: string }): void } | null = null;
     const launched = await launchJob(await realDeps(), {
-      store,
-      stateDir: store.dir,
-      repo: { root, slug },
-      config: loadConfig(root),
-      todo,
+      ...input,
       // As ii job do's Ctrl-C handler does, while the job is still being recorded.
       onRunner: (r) => {
         given = r;
@@ -98,15 +96,11 @@ it('a stop that comes as the early agent starts (ii job do cancels the runner on
       },
     });
     expect(given).toBe(launched.runner);
-    agentPid = Number(
-      await waitFor(() => readFileSync(pidFile, 'utf8').trim(), 'the early agent to start', 30_000),
-    );
+    agentPid = await agentStarted(pidFile);
     const job = await launched.runner.run();
     expect(job.status).toBe('failed');
     expect(job.failure_reason).toBe('interrupted (SIGINT)');
     await waitFor(() => !isRunning(agentPid), 'the agent to be ended');
     expect(await store.processGroups.list({ job_id: launched.job.id })).toEqual([]);
-  } finally {
-    await store.close();
-  }
+  });
 });
