@@ -265,6 +265,11 @@ async function board(m, floor = false) {
       cwd: m.repo,
       env: { ...process.env, ...m.env, NODE_ENV: 'production' },
       stdio: ['pipe', 'pipe', 'pipe'],
+      // A session of its own, as a person's terminal gives their board: where
+      // Linux schedules each session as one (autogroup), the boards and the
+      // floor app shared the bench's one session, each of the four a quarter
+      // of what a board in its own terminal gets against the jobs' sessions.
+      detached: true,
     },
   );
   // BENCH_BOARD_NICE=n: the boards at that priority (a diagnostic: how much of
