@@ -8,7 +8,8 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync
 import { getPriority } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { iiBin } from '../package-root.js';
-import { niceSession, startNiced } from '../proc/priority.js';
+import { MAX_NICE } from '../model/nice.js';
+import { niceSession, setSessionNice, startNiced } from '../proc/priority.js';
 import { jobDir } from '../state/paths.js';
 
 export interface Detached {
@@ -31,7 +32,8 @@ export const RUNNER_NODE_ARGS = ['--max-semi-space-size=2'];
  * Runs `ii <args>` in `repoRoot`, detached, logging to `log`. Returns at once.
  * With stdin 'pipe' the child reads what the starter writes (its stdin is
  * then unref'd too: it keeps no starter alive). `nice`: its nice value is
- * raised by that much from its start (startNiced).
+ * raised by that much from its start (startNiced), and its session's with it
+ * unless `sessionNice` gives the session another.
  */
 export function spawnDetachedIi(
   args: string[],
@@ -40,6 +42,7 @@ export function spawnDetachedIi(
   log: string,
   stdin: 'ignore' | 'pipe' = 'ignore',
   nice = 0,
+  sessionNice?: number,
 ): Detached {
   mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
   const fd = openSync(log, 'a', 0o600);
@@ -59,7 +62,8 @@ export function spawnDetachedIi(
     }
     child.on('error', () => {});
     // Its session (detached: setsid) is lowered with it where sessions are scheduled as one.
-    if (nice > 0) niceSession(child.pid, getPriority() + nice);
+    if (sessionNice !== undefined && child.pid !== undefined) setSessionNice(child.pid, sessionNice);
+    else if (nice > 0) niceSession(child.pid, getPriority() + nice);
     child.unref();
     if (child.stdin) {
       child.stdin.on('error', () => {}); // a standby gone: its exit says so
@@ -131,6 +135,13 @@ export interface Standby extends Detached {
   dismiss(): void;
 }
 
+/**
+ * How long a standby's session stays at the floor after its start: about as
+ * long as the start of the job whose hand-over it follows takes, to its first
+ * prompt, on a busy 2-core machine (bench/handover.bench.js, --jobs 2).
+ */
+export const STANDBY_LOW_MS = 400;
+
 export function spawnStandbyJob(
   repo: { root: string; slug: string },
   stateDir: string,
@@ -139,11 +150,22 @@ export function spawnStandbyJob(
   const dir = join(stateDir, 'runs', repo.slug);
   const log = join(dir, `${stamp()}-standby-${process.pid}.log`);
   const args = ['job', 'do', '--backlog', '--standby', '--no-edit', ...jobArgs(o)];
-  const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe', o.nice);
+  // Its load (a Node start, the job's modules, the store, the sandbox's
+  // probe: about 190 ms of CPU) came as the job handed the standby before it
+  // started its agent, on the same cores (bench/handover.bench.js): its
+  // session is at the floor for that job's start (STANDBY_LOW_MS), then at the
+  // jobs' level, at once when it is handed a todo. Where Linux schedules each
+  // session as one (autogroups) a session's value is what weighs; its owner
+  // may raise it back, which a process's own nice value cannot be.
+  const level = Math.min(MAX_NICE, getPriority() + (o.nice ?? 0));
+  const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe', o.nice, MAX_NICE);
+  const raise = setTimeout(() => setSessionNice(d.pid, level), STANDBY_LOW_MS);
+  raise.unref();
   let done = false;
   let handed = false;
   // A standby that ends without a todo leaves no empty log behind.
   d.child.once('exit', () => {
+    clearTimeout(raise);
     try {
       if (!handed && statSync(log).size === 0) rmSync(log);
     } catch {}
@@ -161,6 +183,8 @@ export function spawnStandbyJob(
       } catch {
         named = log;
       }
+      clearTimeout(raise);
+      setSessionNice(d.pid, level);
       d.child.stdin?.end(`${todoId}\n`);
       return { pid: d.pid, log: named, child: d.child };
     },

@@ -78,32 +78,49 @@ const SESSION_RETRY_MS = 100;
  * Gives the session `pid` leads (a child just started detached, which Node
  * starts with setsid) the autogroup nice value `nice`, by default this
  * process's own (nothing at 0), so that a lowered process's sessions are
- * lowered with it: at once where the kernel allows it, else as soon as it
- * does, for as long as that leader lives (the retries keep no process
- * alive). Nothing where there are no autogroups; never throws.
+ * lowered with it. Nothing where there are no autogroups; never throws.
  */
 export function niceSession(pid: number | undefined, nice = getPriority()): void {
   if (pid === undefined || nice <= 0) return;
-  const value = String(Math.min(19, nice));
-  // Taken at the first call, while the child cannot have been reaped yet: a retry
-  // never writes to another process given the same pid since.
+  setSessionNice(pid, nice);
+}
+
+/** Session leaders whose change the kernel refused, each with the value last asked for: the retry writes that one. */
+const refused = new Map<number, string>();
+
+/**
+ * Gives the session `pid` leads the autogroup nice value `nice`, 0 to 19:
+ * unlike a process's own nice value, its owner may lower a session's and
+ * raise it again within that range (a standby runner's, see detached.ts). At
+ * once where the kernel allows it, else as soon as it does, for as long as
+ * that leader lives, the last value asked for winning (the retries keep no
+ * process alive). Nothing where there are no autogroups; never throws.
+ */
+export function setSessionNice(pid: number, nice: number): void {
+  const waiting = refused.has(pid);
+  refused.set(pid, String(Math.max(0, Math.min(19, nice))));
+  if (waiting) return; // the retry under way writes it
+  // Taken at the first refusal, while the child cannot have been reaped yet:
+  // a retry never writes to another process given the same pid since.
   let leaderStart: number | null | undefined;
   const attempt = () => {
     try {
-      writeFileSync(`/proc/${pid}/autogroup`, value);
+      writeFileSync(`/proc/${pid}/autogroup`, refused.get(pid)!);
     } catch (err) {
-      // Anything else: no autogroups (another system or kernel), or the child is gone already.
-      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return;
-      leaderStart ??= startTicks(pid);
-      if (leaderStart === null) return;
-      const retry = setTimeout(
-        () => {
-          if (startTicks(pid) === leaderStart) attempt();
-        },
-        SESSION_RETRY_MS * (1 + Math.random()),
-      );
-      retry.unref();
+      // Anything else: no autogroups (another system or kernel), or the leader is gone already.
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+        leaderStart ??= startTicks(pid);
+        if (leaderStart !== null) {
+          const retry = setTimeout(
+            () => (startTicks(pid) === leaderStart ? attempt() : refused.delete(pid)),
+            SESSION_RETRY_MS * (1 + Math.random()),
+          );
+          retry.unref();
+          return;
+        }
+      }
     }
+    refused.delete(pid);
   };
   attempt();
 }
