@@ -151,7 +151,7 @@ export function spawnStandbyJob(
   const log = join(dir, `${stamp()}-standby-${process.pid}.log`);
   const args = ['job', 'do', '--backlog', '--standby', '--no-edit', ...jobArgs(o)];
   // Its load (a Node start, the job's modules, the store, the sandbox's
-  // probe: about 190 ms of CPU) came as the job handed the standby before it
+  // probe: about 220 ms of CPU) came as the job handed the standby before it
   // started its agent, on the same cores (bench/handover.bench.js): its
   // session is at the floor for that job's start (STANDBY_LOW_MS), then at the
   // jobs' level, at once when it is handed a todo. Where Linux schedules each

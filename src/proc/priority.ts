@@ -75,6 +75,14 @@ export function sessionNice(): number | null {
 const SESSION_RETRY_MS = 100;
 
 /**
+ * How long a refused change is retried: one still refused by then is left as
+ * it is (the machine changes sessions faster than Linux takes them), rather
+ * than made so late that it could undo a later change made by another process
+ * (a runner's own step aside, after its starter raised its session).
+ */
+const SESSION_RETRY_FOR_MS = 10_000;
+
+/**
  * Gives the session `pid` leads (a child just started detached, which Node
  * starts with setsid) the autogroup nice value `nice`, by default this
  * process's own (nothing at 0), so that a lowered process's sessions are
@@ -92,9 +100,10 @@ const refused = new Map<number, string>();
  * Gives the session `pid` leads the autogroup nice value `nice`, 0 to 19:
  * unlike a process's own nice value, its owner may lower a session's and
  * raise it again within that range (a standby runner's, see detached.ts). At
- * once where the kernel allows it, else as soon as it does, for as long as
- * that leader lives, the last value asked for winning (the retries keep no
- * process alive). Nothing where there are no autogroups; never throws.
+ * once where the kernel allows it, else as soon as it does (within
+ * SESSION_RETRY_FOR_MS, while that leader lives), the last value asked for
+ * winning; the retries keep no process alive. Nothing where there are no
+ * autogroups; never throws.
  */
 export function setSessionNice(pid: number, nice: number): void {
   const waiting = refused.has(pid);
@@ -103,14 +112,18 @@ export function setSessionNice(pid: number, nice: number): void {
   // Taken at the first refusal, while the child cannot have been reaped yet:
   // a retry never writes to another process given the same pid since.
   let leaderStart: number | null | undefined;
+  let until = 0;
   const attempt = () => {
     try {
       writeFileSync(`/proc/${pid}/autogroup`, refused.get(pid)!);
     } catch (err) {
       // Anything else: no autogroups (another system or kernel), or the leader is gone already.
       if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
-        leaderStart ??= startTicks(pid);
-        if (leaderStart !== null) {
+        if (leaderStart === undefined) {
+          leaderStart = startTicks(pid);
+          until = performance.now() + SESSION_RETRY_FOR_MS;
+        }
+        if (leaderStart !== null && performance.now() < until) {
           const retry = setTimeout(
             () => (startTicks(pid) === leaderStart ? attempt() : refused.delete(pid)),
             SESSION_RETRY_MS * (1 + Math.random()),
