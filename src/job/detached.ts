@@ -62,7 +62,8 @@ export function spawnDetachedIi(
     }
     child.on('error', () => {});
     // Its session (detached: setsid) is lowered with it where sessions are scheduled as one.
-    if (sessionNice !== undefined && child.pid !== undefined) setSessionNice(child.pid, sessionNice);
+    // Written once, here, or not at all: the child changes it from then on (see spawnStandbyJob).
+    if (sessionNice !== undefined && child.pid !== undefined) setSessionNice(child.pid, sessionNice, false);
     else if (nice > 0) niceSession(child.pid, getPriority() + nice);
     child.unref();
     if (child.stdin) {
@@ -136,9 +137,10 @@ export interface Standby extends Detached {
 }
 
 /**
- * How long a standby's session stays at the floor after its start: about as
- * long as the start of the job whose hand-over it follows takes, to its first
- * prompt, on a busy 2-core machine (bench/handover.bench.js, --jobs 2).
+ * How long a standby's session stays at the floor after its process starts,
+ * unless it is handed a todo before: about as long as the start of the job
+ * whose hand-over it follows takes, to its first prompt, on a busy 2-core
+ * machine (bench/handover.bench.js, --jobs 2).
  */
 export const STANDBY_LOW_MS = 400;
 
@@ -153,19 +155,18 @@ export function spawnStandbyJob(
   // Its load (a Node start, the job's modules, the store, the sandbox's
   // probe: about 220 ms of CPU) came as the job handed the standby before it
   // started its agent, on the same cores (bench/handover.bench.js): its
-  // session is at the floor for that job's start (STANDBY_LOW_MS), then at the
-  // jobs' level, at once when it is handed a todo. Where Linux schedules each
-  // session as one (autogroups) a session's value is what weighs; its owner
-  // may raise it back, which a process's own nice value cannot be.
-  const level = Math.min(MAX_NICE, getPriority() + (o.nice ?? 0));
+  // session starts at the floor, and the standby raises it to its own nice
+  // value, the jobs' level, after STANDBY_LOW_MS or as it is handed a todo
+  // (cli/job/do.ts). Where Linux schedules each session as one (autogroups) a
+  // session's value is what weighs; its owner may raise it back, which a
+  // process's own nice value cannot be. Raised by the standby itself, it is
+  // raised even when ii run is gone, and only the standby changes it after
+  // this first write (which is not retried), so no late retry undoes a change.
   const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe', o.nice, MAX_NICE);
-  const raise = setTimeout(() => setSessionNice(d.pid, level), STANDBY_LOW_MS);
-  raise.unref();
   let done = false;
   let handed = false;
   // A standby that ends without a todo leaves no empty log behind.
   d.child.once('exit', () => {
-    clearTimeout(raise);
     try {
       if (!handed && statSync(log).size === 0) rmSync(log);
     } catch {}
@@ -183,8 +184,6 @@ export function spawnStandbyJob(
       } catch {
         named = log;
       }
-      clearTimeout(raise);
-      setSessionNice(d.pid, level);
       d.child.stdin?.end(`${todoId}\n`);
       return { pid: d.pid, log: named, child: d.child };
     },

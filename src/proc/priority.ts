@@ -37,7 +37,7 @@ export function stepAside(): boolean {
     setPriority(nice);
     // Only a session of its own (ii run's runner): run by hand, the session
     // is the person's terminal, which must not be lowered with it.
-    if (leadsSession()) niceSession(process.pid, nice);
+    setOwnSessionNice(nice);
     return true;
   } catch {
     return false; // not allowed here: it just competes as before
@@ -93,49 +93,72 @@ export function niceSession(pid: number | undefined, nice = getPriority()): void
   setSessionNice(pid, nice);
 }
 
-/** Session leaders whose change the kernel refused, each with the value last asked for: the retry writes that one. */
-const refused = new Map<number, string>();
+/**
+ * Session leaders whose change the kernel refused, each with the value last
+ * asked for (the retry writes that one) and the leader's start, which tells
+ * it from a later process given the same pid.
+ */
+const refused = new Map<number, { value: string; start: number }>();
 
 /**
  * Gives the session `pid` leads the autogroup nice value `nice`, 0 to 19:
  * unlike a process's own nice value, its owner may lower a session's and
  * raise it again within that range (a standby runner's, see detached.ts). At
- * once where the kernel allows it, else as soon as it does (within
- * SESSION_RETRY_FOR_MS, while that leader lives), the last value asked for
- * winning; the retries keep no process alive. Nothing where there are no
- * autogroups; never throws.
+ * once where the kernel allows it, else (unless `retry` is false) as soon as
+ * it does, within SESSION_RETRY_FOR_MS and while that leader lives, the last
+ * value this process asked for winning: a session's values should all come
+ * from one process, since another's retry could land after them. The
+ * retries keep no process alive. Nothing where there are no autogroups;
+ * never throws.
  */
-export function setSessionNice(pid: number, nice: number): void {
-  const waiting = refused.has(pid);
-  refused.set(pid, String(Math.max(0, Math.min(19, nice))));
-  if (waiting) return; // the retry under way writes it
-  // Taken at the first refusal, while the child cannot have been reaped yet:
-  // a retry never writes to another process given the same pid since.
-  let leaderStart: number | null | undefined;
-  let until = 0;
-  const attempt = () => {
+export function setSessionNice(pid: number, nice: number, retry = true): void {
+  const value = String(Math.max(0, Math.min(19, nice)));
+  const waiting = refused.get(pid);
+  if (waiting && waiting.start === startTicks(pid)) {
+    waiting.value = value; // the retry under way writes it
+    return;
+  }
+  refused.delete(pid); // a retry for an earlier process of that pid, which is gone
+  const write = () => {
     try {
-      writeFileSync(`/proc/${pid}/autogroup`, refused.get(pid)!);
+      writeFileSync(`/proc/${pid}/autogroup`, value);
+      return 'done';
     } catch (err) {
       // Anything else: no autogroups (another system or kernel), or the leader is gone already.
-      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
-        if (leaderStart === undefined) {
-          leaderStart = startTicks(pid);
-          until = performance.now() + SESSION_RETRY_FOR_MS;
-        }
-        if (leaderStart !== null && performance.now() < until) {
-          const retry = setTimeout(
-            () => (startTicks(pid) === leaderStart ? attempt() : refused.delete(pid)),
-            SESSION_RETRY_MS * (1 + Math.random()),
-          );
-          retry.unref();
-          return;
-        }
+      return (err as NodeJS.ErrnoException).code === 'EAGAIN' ? 'refused' : 'done';
+    }
+  };
+  if (write() === 'done' || !retry) return;
+  // Taken now, while the child cannot have been reaped yet: a retry never
+  // writes to another process given the same pid since.
+  const start = startTicks(pid);
+  if (start === null) return;
+  const entry = { value, start };
+  refused.set(pid, entry);
+  const until = performance.now() + SESSION_RETRY_FOR_MS;
+  const again = () => {
+    if (refused.get(pid) !== entry) return; // replaced: a later process of that pid
+    if (startTicks(pid) !== start) return void refused.delete(pid);
+    try {
+      writeFileSync(`/proc/${pid}/autogroup`, entry.value);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN' && performance.now() < until) {
+        setTimeout(again, SESSION_RETRY_MS * (1 + Math.random())).unref();
+        return;
       }
     }
     refused.delete(pid);
   };
-  attempt();
+  setTimeout(again, SESSION_RETRY_MS * (1 + Math.random())).unref();
+}
+
+/**
+ * Gives this process's own session the autogroup nice value `nice`, when it
+ * leads one (a runner ii run started): run by hand, the session is the
+ * person's terminal, whose value is not ii's to change.
+ */
+export function setOwnSessionNice(nice: number): void {
+  if (leadsSession()) setSessionNice(process.pid, nice);
 }
 
 /**

@@ -1,8 +1,9 @@
 // The body of ii job do (definition in index.ts), and the foreground run that
 // ii job retry shares. Thin: resolve or create the todo, hand the work to
 // src/job, print progress and the outcome.
+import { getPriority } from 'node:os';
 import { ClaimRefused, UserError } from '../../errors.js';
-import { CLAIM_LOST_EXIT } from '../../job/detached.js';
+import { CLAIM_LOST_EXIT, STANDBY_LOW_MS } from '../../job/detached.js';
 import { describeCleanup } from '../../job/dead-runner.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
@@ -10,7 +11,7 @@ import { checkLaunch, launchJob, type JobDeps, type Launched } from '../../job/l
 import { sandboxState, sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import { loadExeca } from '../../proc/exec-in-group.js';
 import { mark } from '../../proc/trace.js';
-import { stepAside } from '../../proc/priority.js';
+import { setOwnSessionNice, stepAside } from '../../proc/priority.js';
 import { Prompts } from '../../job/prompts.js';
 import type { Job } from '../../model/job.js';
 import { changesMade, latestCommit } from '../../model/derive.js';
@@ -93,6 +94,11 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
  */
 async function standby(id: string | undefined, o: DoOptions): Promise<void> {
   if (id || !o.backlog) throw new UserError('--standby is for ii run: it goes with --backlog and no todo.');
+  // ii run started it with its session at the floor (spawnStandbyJob): back
+  // at its own nice value, the jobs' level, after a while or once handed a todo.
+  const raise = () => setOwnSessionNice(getPriority());
+  const low = setTimeout(raise, Math.max(0, STANDBY_LOW_MS - process.uptime() * 1000));
+  low.unref();
   const repo = currentRepo();
   const deps = await realDeps();
   await import('../../journal/index.js'); // what runJob loads at the end
@@ -102,6 +108,8 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
       mark('standby_ready');
       const handed = await firstLine(process.stdin);
       if (handed === null) return 0;
+      clearTimeout(low);
+      raise();
       mark('handed', { todo: handed });
       const config = loadConfig(repo.root);
       const run = runOptions(o);
