@@ -29,6 +29,7 @@ if (mode === 'floor') {
   // when the first board starts pressing): what the machine's load alone
   // does to keypress → frame.
   const rl = createInterface({ input: process.stdin });
+  rl.once('close', () => process.exit(1)); // the bench gone
   process.stdout.write('ready\n');
   await new Promise((r) => rl.once('line', r));
   const cpu = [];
@@ -112,6 +113,9 @@ const active = () => dash.getState().jobs.filter((j) => j.status === 'active').l
 const running = () => active() > 0;
 
 const lines = createInterface({ input: process.stdin });
+// The bench gone (its end of the pipe closed): a board in a session of its own
+// gets no signal from the bench's terminal, and its store would keep it alive.
+lines.once('close', () => process.exit(1));
 const next = () => new Promise((r) => lines.once('line', r));
 process.stdout.write('ready\n');
 await next();
