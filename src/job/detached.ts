@@ -155,18 +155,26 @@ export function spawnStandbyJob(
   // Its load (a Node start, the job's modules, the store, the sandbox's
   // probe: about 220 ms of CPU) came as the job handed the standby before it
   // started its agent, on the same cores (bench/handover.bench.js): its
-  // session starts at the floor, and the standby raises it to its own nice
-  // value, the jobs' level, after STANDBY_LOW_MS or as it is handed a todo
-  // (cli/job/do.ts). Where Linux schedules each session as one (autogroups) a
-  // session's value is what weighs; its owner may raise it back, which a
-  // process's own nice value cannot be. Raised by the standby itself, it is
-  // raised even when ii run is gone, and only the standby changes it after
-  // this first write (which is not retried), so no late retry undoes a change.
+  // session starts at the floor, and is raised to the jobs' level (the
+  // standby's own nice value) after STANDBY_LOW_MS or when it is handed a
+  // todo. Where Linux schedules each session as one (autogroups) a session's
+  // value is what weighs; its owner may raise it back, which a process's own
+  // nice value cannot be. ii run's writes here are each tried once: as it
+  // spawns the standby, STANDBY_LOW_MS after (counted from the spawn: the
+  // standby's own count starts once its code is loaded, later at the floor),
+  // and as it hands it a todo (a standby still loading then loads at the
+  // jobs' level: it reads its todo only once loaded); none comes after the
+  // hand-over, so none undoes a later change. The standby raises it too
+  // (cli/job/do.ts), retrying while Linux refuses, even when ii run is gone.
+  const level = Math.min(MAX_NICE, getPriority() + (o.nice ?? 0));
   const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe', o.nice, MAX_NICE);
+  const raise = setTimeout(() => setSessionNice(d.pid, level, false), STANDBY_LOW_MS);
+  raise.unref();
   let done = false;
   let handed = false;
   // A standby that ends without a todo leaves no empty log behind.
   d.child.once('exit', () => {
+    clearTimeout(raise);
     try {
       if (!handed && statSync(log).size === 0) rmSync(log);
     } catch {}
@@ -184,12 +192,15 @@ export function spawnStandbyJob(
       } catch {
         named = log;
       }
+      clearTimeout(raise);
+      setSessionNice(d.pid, level, false);
       d.child.stdin?.end(`${todoId}\n`);
       return { pid: d.pid, log: named, child: d.child };
     },
     dismiss() {
       if (done) return;
       done = true;
+      clearTimeout(raise);
       d.child.stdin?.end();
     },
   };
