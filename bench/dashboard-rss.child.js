@@ -5,7 +5,7 @@
 // (dist/cli/dashboard.js, Ink bundled in), the code `ii dashboard` runs.
 // Prints {value, peak, floor, modules, jobs} in MB (modules: after loading
 // the dashboard's code, before the jobs).
-import { EventEmitter } from 'node:events';
+import { fakeKeyboard } from './fake-keyboard.js';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 
@@ -47,16 +47,7 @@ const stdout = Object.assign(
   }),
   { columns: 120, rows: 40, isTTY: true },
 );
-const stdin = Object.assign(new EventEmitter(), {
-  isTTY: true,
-  setRawMode() {},
-  setEncoding() {},
-  resume() {},
-  pause() {},
-  ref() {},
-  unref() {},
-  read: () => null,
-});
+const stdin = fakeKeyboard(); // never pressed
 const app = render(
   createElement(Dashboard, {
     store: dash,

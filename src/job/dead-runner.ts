@@ -16,6 +16,7 @@ import type { AsyncStateStore } from '../state/async-api.js';
 import { appendEvent } from '../state/events.js';
 import { workspacesDir } from '../state/paths.js';
 import { isInside } from '../session/paths.js';
+import { reopenUnheld } from '../session/session.js';
 import { runnerGoneIn } from './runner-gone.js';
 
 // Where a runner is judged gone: small, so a command can check before loading the cleanup.
@@ -71,9 +72,13 @@ export async function cleanUpDeadRunner(
   }
   // From here the job is ours alone to clean up (marked first for that: a
   // late second cleanup must not end what a new job runs in the workspace
-  // once it is released). Whatever fails in ending its processes, the
-  // session below is still ended, or its todo would stay in progress with
-  // no active job left for anyone to meet.
+  // once it is released). Its todo is reopened at once: were this process
+  // killed before the session below ends (ending the processes takes up to
+  // graceMs), the todo would stay in progress with no active job left for
+  // anyone to meet (run-chaos, twice in CI). A new job that claims it gets
+  // another workspace: this one is released only with the session.
+  await reopenUnheld(store, job.repo, job.todo_id, job.session_id);
+  // Whatever fails in ending its processes, the session below is still ended.
   const groups = await endRecordedGroups(store, { job_id: job.id }, o.graceMs).catch((): EndedGroups => ({
     ended: [],
     left: [],
@@ -105,8 +110,7 @@ export async function cleanUpDeadRunner(
       for (const w of await store.workspaces.list(job.repo))
         if (w.status === 'acquired' && w.session_id === job.session_id)
           await store.workspaces.release(w.path);
-    if ((await store.todos.get(job.repo, job.todo_id))?.status === 'in_progress')
-      await store.todos.setStatus(job.repo, job.todo_id, 'open');
+    await reopenUnheld(store, job.repo, job.todo_id, job.session_id);
   }
   return {
     job: (await store.jobs.get(job.id)) ?? done,

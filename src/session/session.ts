@@ -127,6 +127,23 @@ export async function startSession(
 }
 
 /**
+ * Reopens a todo still in progress unless a job of another session than
+ * `sessionId` is active on it (holds it). No claim can come between the
+ * look and the write: a todo is claimed only while it is open.
+ */
+export async function reopenUnheld(
+  store: AsyncStateStore,
+  repo: string,
+  todoId: string,
+  sessionId: string | null,
+): Promise<void> {
+  if ((await store.todos.get(repo, todoId))?.status !== 'in_progress') return;
+  const active = await store.jobs.list(repo, { activeOnly: true });
+  if (active.some((j) => j.todo_id === todoId && j.status === 'active' && j.session_id !== sessionId)) return;
+  await store.todos.setStatus(repo, todoId, 'open');
+}
+
+/**
  * Ends a session: 'done' marks the todo done, 'failed' reopens it; both
  * release the workspace, reset to clean (the change's commits stay under
  * refs/incrementum). Safe to call twice: a workspace another session has
@@ -142,10 +159,12 @@ export async function finishSession(
   if (!session) throw new UserError(`no session ${sessionId}`);
   const finished = await store.sessions.setStatus(sessionId, outcome);
   // A failed session reopens its todo only while it is still in progress: a
-  // todo another job has finished (or someone closed) meanwhile stays so.
+  // todo another job has finished (or someone closed) meanwhile stays so, and
+  // so does one another job holds (the cleanup of a dead runner reopens its
+  // todo before it ends the session, and a new job may have claimed it since).
   const todo = await store.todos.get(session.repo, session.todo_id);
-  if (todo && (outcome === 'done' || todo.status === 'in_progress'))
-    await store.todos.setStatus(session.repo, session.todo_id, outcome === 'done' ? 'done' : 'open');
+  if (outcome === 'done' && todo) await store.todos.setStatus(session.repo, session.todo_id, 'done');
+  else if (outcome === 'failed') await reopenUnheld(store, session.repo, session.todo_id, sessionId);
   const ws = (await store.workspaces.list(session.repo)).find(
     (w) => w.path === session.workspace_path && w.session_id === sessionId,
   );

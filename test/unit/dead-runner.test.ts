@@ -191,6 +191,35 @@ describe('cleaning up after a dead runner', () => {
     }
   });
 
+  it('reopens the todo as it marks the job, so a cleanup killed before the session ends strands nothing; the session’s end then leaves a todo a new job holds', async () => {
+    const todo = store.todos.create('r', { title: 't' });
+    store.todos.setStatus('r', todo.id, 'in_progress');
+    store.sessions.create('r', { id: 's1', todo_id: todo.id, workspace_path: tmp.path });
+    const job = store.jobs.create('r', { todo_id: todo.id, session_id: 's1', workspace_path: tmp.path });
+    // The cleaner dies as it would end the session (ii run SIGKILLed there: run-chaos).
+    const died = new Error('killed');
+    await expect(
+      cleanUpDeadRunner(asyncStore(store), store.dir, job, {
+        status: 'failed',
+        reason: 'gone',
+        finishSession: () => Promise.reject(died),
+      }),
+    ).rejects.toBe(died);
+    expect(store.jobs.get(job.id)!.status).toBe('failed');
+    expect(store.todos.get('r', todo.id)!.status).toBe('open');
+    // A new job claims it; the dead job's session ends after: the todo stays the new job's.
+    store.sessions.create('r', { id: 's2', todo_id: todo.id, workspace_path: join(tmp.path, 'other') });
+    store.todos.setStatus('r', todo.id, 'in_progress');
+    store.jobs.create('r', { todo_id: todo.id, session_id: 's2', workspace_path: join(tmp.path, 'other') });
+    await finishSession(asyncStore(store), 's1', 'failed', new GitVcs());
+    expect(store.todos.get('r', todo.id)!.status).toBe('in_progress');
+    // Its own session's end reopens it, its job already ended.
+    const second = store.jobs.list('r', { activeOnly: true })[0]!;
+    store.jobs.finish(second.id, 'failed', 'test');
+    await finishSession(asyncStore(store), 's2', 'failed', new GitVcs());
+    expect(store.todos.get('r', todo.id)!.status).toBe('open');
+  });
+
   it('says so when the todo was finished by another job meanwhile', async () => {
     const todo = store.todos.create('r', { title: 't' });
     store.todos.setStatus('r', todo.id, 'done');
