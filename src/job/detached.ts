@@ -166,7 +166,7 @@ export function spawnStandbyJob(
   // jobs' level: it reads its todo only once loaded); none comes after the
   // hand-over, so none undoes a later change. The standby raises it too
   // (cli/job/do.ts), retrying while Linux refuses, even when ii run is gone.
-  const level = Math.min(MAX_NICE, getPriority() + (o.nice ?? 0));
+  const level = getPriority() + (o.nice ?? 0); // setSessionNice caps it at 19
   const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe', o.nice, MAX_NICE);
   const raise = setTimeout(() => setSessionNice(d.pid, level, false), STANDBY_LOW_MS);
   raise.unref();

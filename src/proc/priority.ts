@@ -119,16 +119,7 @@ export function setSessionNice(pid: number, nice: number, retry = true): void {
     return;
   }
   refused.delete(pid); // a retry for an earlier process of that pid, which is gone
-  const write = () => {
-    try {
-      writeFileSync(`/proc/${pid}/autogroup`, value);
-      return 'done';
-    } catch (err) {
-      // Anything else: no autogroups (another system or kernel), or the leader is gone already.
-      return (err as NodeJS.ErrnoException).code === 'EAGAIN' ? 'refused' : 'done';
-    }
-  };
-  if (write() === 'done' || !retry) return;
+  if (writeSessionNice(pid, value) || !retry) return;
   // Taken now, while the child cannot have been reaped yet: a retry never
   // writes to another process given the same pid since.
   const start = startTicks(pid);
@@ -138,18 +129,25 @@ export function setSessionNice(pid: number, nice: number, retry = true): void {
   const until = performance.now() + SESSION_RETRY_FOR_MS;
   const again = () => {
     if (refused.get(pid) !== entry) return; // replaced: a later process of that pid
-    if (startTicks(pid) !== start) return void refused.delete(pid);
-    try {
-      writeFileSync(`/proc/${pid}/autogroup`, entry.value);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EAGAIN' && performance.now() < until) {
-        setTimeout(again, SESSION_RETRY_MS * (1 + Math.random())).unref();
-        return;
-      }
-    }
+    if (startTicks(pid) === start && !writeSessionNice(pid, entry.value) && performance.now() < until)
+      return void setTimeout(again, SESSION_RETRY_MS * (1 + Math.random())).unref();
     refused.delete(pid);
   };
   setTimeout(again, SESSION_RETRY_MS * (1 + Math.random())).unref();
+}
+
+/**
+ * Writes the autogroup nice value of the session `pid` leads: false only when
+ * Linux refused it for now (EAGAIN), true when written or when it cannot be
+ * (no autogroups on this system or kernel, or the leader is gone already).
+ */
+function writeSessionNice(pid: number, value: string): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, value);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'EAGAIN';
+  }
 }
 
 /**
