@@ -9,6 +9,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { hostName } from '../proc/host.js';
 import type { ChildProcess } from 'node:child_process';
 import { backlog, type JobBrief } from '../model/backlog.js';
+import { BacklogCopy } from './backlog-copy.js';
 import { isStale } from '../model/derive.js';
 import { takesRunnerSlot } from '../model/backlog-runner.js';
 import type { Job, JobStatus } from '../model/job.js';
@@ -217,9 +218,12 @@ export class BacklogRunner {
   /** Jobs whose runner is gone, being cleaned up; and those whose cleanup failed (not tried again). */
   private readonly reaping = new Set<string>();
   private readonly unreapable = new Set<string>();
+  /** The repository's todos and job briefs, brought up to date at each look. */
+  private readonly copy: BacklogCopy;
 
   constructor(o: BacklogRunnerOptions) {
     this.o = o;
+    this.copy = new BacklogCopy(o.store, o.repo.slug);
     this.last = {
       mine: [],
       others: 0,
@@ -351,8 +355,8 @@ export class BacklogRunner {
 
   /** One look at the store: note ended children, start what fits. True when the run is over. */
   private async tick(): Promise<boolean> {
-    const { store, repo } = this.o;
-    // Read in this order: the other runs' starts, the jobs, then the todos.
+    // Read in this order: the other runs' starts, the jobs, then the todos
+    // (the copy reads its changes in that order too).
     // A start leaves the registry only once its claim is in the store, and a
     // claim writes its job and its todo in one transaction, so a todo still
     // ready in the last read was claimed in none of the earlier ones: its
@@ -361,8 +365,7 @@ export class BacklogRunner {
     // registry, and this run started a second runner for it, which lost the
     // claim (run-backlog "two ii run at once", in CI).
     const starting = (await this.o.starts?.others()) ?? [];
-    const briefs = await store.jobs.briefs(repo.slug);
-    const todos = await store.todos.list(repo.slug);
+    const { briefs, todos } = await this.copy.read();
     const host = hostName();
     const now = Date.now();
     // A child's job is the one it claimed: same pid on this host, started after it was.

@@ -175,6 +175,12 @@ export interface JobStore {
   /** The backlog's view of every job of a repo (model/backlog.ts), cheap enough to poll. */
   briefs(repo: string): JobBrief[];
   /**
+   * The briefs of a repo's jobs written by a transaction after store version
+   * `after` (see version()): with those read before, every brief as of now
+   * (jobs are never deleted), at the cost of what changed, not of the history.
+   */
+  briefsChangedAfter(repo: string, after: number): JobBrief[];
+  /**
    * Creates a job for input.todo_id and marks the todo in progress, in one
    * write transaction (BEGIN IMMEDIATE) that first asks `check` whether the
    * todo may still be claimed: two processes never get the same todo.

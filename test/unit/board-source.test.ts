@@ -116,3 +116,38 @@ it('reads notices that come within the gap after a read together, in one read, a
   await Promise.all(held);
   expect(changes).toBe(2);
 });
+
+it("holds the repository's job briefs as the store gives them, reading whole only at its load, then only the jobs written since", async () => {
+  const { state, store } = open();
+  const asked: string[] = [];
+  const jobs = {
+    ...store.jobs,
+    briefs: (repo: string) => (asked.push('whole'), store.jobs.briefs(repo)),
+    briefsChangedAfter: (repo: string, after: number) => (
+      asked.push('changed'),
+      store.jobs.briefsChangedAfter(repo, after)
+    ),
+  };
+  const m = new StoreMirror({ ...store, jobs }, REPO);
+  cleanups.push(() => m.close());
+  const ids = (rows: readonly { id: string }[]) => rows.map((r) => r.id).sort();
+  const briefsById = (rows: readonly { id: string }[]) => [...rows].sort((a, b) => a.id.localeCompare(b.id));
+  const a = state.todos.create(REPO, { title: 'a' });
+  const b = state.todos.create(REPO, { title: 'b' });
+  const ja = state.jobs.claim(REPO, { todo_id: a.id, pid: 1, host: 'h' }, () => null)!;
+  await m.load();
+  const jb = state.jobs.claim(REPO, { todo_id: b.id, pid: 2, host: 'h' }, () => null)!;
+  await m.refresh();
+  expect(ids(m.jobs.briefs(REPO))).toEqual([ja.id, jb.id].sort());
+  // A commit changes a brief's derived fields; a heartbeat its beat.
+  state.jobs.appendChange(ja.id, 'ch1');
+  state.jobs.appendCommit(ja.id, { commit_id: 'c1' });
+  state.jobs.heartbeat(jb.id, 3, 'h2');
+  await m.refresh();
+  expect(briefsById(m.jobs.briefs(REPO))).toEqual(briefsById(state.jobs.briefs(REPO)));
+  expect(m.jobs.briefs(REPO).find((j) => j.id === ja.id)).toMatchObject({ iteration: 1, committed: true });
+  // A todo alone changes no brief, and asks for none.
+  state.todos.create(REPO, { title: 'c' });
+  await m.refresh();
+  expect(asked).toEqual(['whole', 'changed', 'changed']);
+});

@@ -4,6 +4,7 @@
 // store keeps is asserted the same way on both; the concurrent cases use two
 // or more connections, as two processes or two machines would.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BacklogCopy } from '../../src/backlog/backlog-copy.js';
 import { claimRefusal } from '../../src/model/backlog.js';
 import type { Job } from '../../src/model/job.js';
 import type { NewPermissionAsk } from '../../src/model/permission-ask.js';
@@ -17,6 +18,10 @@ const readyCheck =
     claimRefusal(id, todos, jobs, { mode: 'ready', maxAttempts: 2 });
 
 const T = '2026-11-22T00:00:00.000Z';
+
+/** Sorted by id: two reads of the same rows compare equal whatever order each gives them in. */
+const byId = <R extends { id: string }>(rows: readonly R[]): R[] =>
+  [...rows].sort((x, y) => x.id.localeCompare(y.id));
 const SECRET = `sk-ant-api03-${'S'.repeat(40)}`;
 
 const ASK: NewPermissionAsk = {
@@ -248,6 +253,55 @@ describe.each(DRIVERS)('store on $name', (driver) => {
       await s.jobs.finish(jb.id, 'failed', 'x');
       expect(await runners('r')).toEqual([{ id: ja.id, status: 'active', pid: 9, host: 'h9' }]);
     }
+  });
+
+  it("backlog: ii run's copy of the briefs and todos, brought up to date from what changed, is the whole read after every write", async () => {
+    const copy = new BacklogCopy(s, 'r');
+    const whole = async () => ({
+      briefs: byId(await s.jobs.briefs('r')),
+      todos: byId(await s.todos.list('r')),
+    });
+    const check = async () => {
+      const got = await copy.read();
+      expect({ briefs: byId(got.briefs), todos: byId(got.todos) }).toEqual(await whole());
+      // In the store's order: priority, then age.
+      const order = got.todos.map((t) => [t.priority, t.created_at] as const);
+      expect(order).toEqual([...order].sort((x, y) => x[0] - y[0] || x[1].localeCompare(y[1])));
+      return got;
+    };
+    const a = await s.todos.create('r', { title: 'A' });
+    await s.todos.create('elsewhere', { title: 'not this repository' });
+    await check();
+    const b = await s.todos.create('r', { title: 'B', priority: 0 });
+    await check();
+    const ja = await s.jobs.claim('r', { todo_id: a.id, pid: 3, host: 'h' }, readyCheck(a.id));
+    await check();
+    const v = await s.jobs.version();
+    // Nothing written since: the same read, from one question (the version).
+    expect(await copy.read()).toBe(await copy.read());
+    await s.jobs.setStage(ja.id, 'testing');
+    expect((await s.jobs.briefsChangedAfter('r', v)).map((j) => j.id)).toEqual([ja.id]);
+    expect(await s.jobs.briefsChangedAfter('elsewhere', v)).toEqual([]);
+    await check();
+    await s.jobs.appendChange(ja.id, 'ch1');
+    await s.jobs.appendCommit(ja.id, { commit_id: 'c1', draft_message: 'first' });
+    // The derived fields move with the job's commits: its iteration, committed.
+    expect((await check()).briefs.find((j) => j.id === ja.id)).toMatchObject({
+      iteration: 1,
+      committed: true,
+    });
+    await s.jobs.heartbeat(ja.id, 4, 'h2');
+    await check();
+    await s.jobs.finish(ja.id, 'completed');
+    expect((await check()).briefs.find((j) => j.id === ja.id)).toMatchObject({ unlanded: true });
+    await s.jobs.setLanded(ja.id, { branch: 'main', commit: 'abc', landed_at: T } as never);
+    expect((await check()).briefs.find((j) => j.id === ja.id)).toMatchObject({ unlanded: false });
+    await s.todos.update('r', b.id, { priority: 3 });
+    await s.todos.setStatus('r', a.id, 'done');
+    await check();
+    const jb = await s.jobs.claim('r', { todo_id: b.id }, readyCheck(b.id));
+    await s.jobs.finish(jb.id, 'failed', 'x');
+    await check();
   });
 
   it("jobs: listShown is listJson as ii job list --json prints it, an agent's secret redacted", async () => {

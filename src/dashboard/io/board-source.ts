@@ -84,7 +84,7 @@ export class StoreMirror implements BoardSource {
     const jobs = this.repo ? await this.store.jobs.list(this.repo) : await this.store.jobs.listAll();
     for (const job of jobs) this.jobsById.set(job.id, { job, v });
     if (this.repo) for (const t of await this.store.todos.list(this.repo)) this.setTodo(t, v);
-    await this.readAround(jobs, v, true);
+    await this.readAround(jobs, v, null);
     this.version = v;
   }
 
@@ -162,13 +162,17 @@ export class StoreMirror implements BoardSource {
     const todos = this.repo ? await this.store.todos.listChangedAfter(this.repo, after) : [];
     for (const t of todos) this.setTodo(t, v);
     for (const job of changed) this.jobsById.set(job.id, { job, v });
-    await this.readAround(changed, v, changed.length > 0);
+    await this.readAround(changed, v, changed.length > 0 ? after : null);
     this.version = v;
     return true;
   }
 
-  /** The titles of the jobs' todos not held, and the briefs (when jobs changed) and runners of the repositories shown. */
-  private async readAround(jobs: Job[], v: number, jobsChanged: boolean): Promise<void> {
+  /**
+   * The titles of the jobs' todos not held, and the briefs and runners of the
+   * repositories shown; the briefs of the jobs written after `after` (all of
+   * them on the first read, null: no job was).
+   */
+  private async readAround(jobs: Job[], v: number, after: number | null): Promise<void> {
     for (const j of jobs) {
       if (this.todosByKey.has(todoKey(j.repo, j.todo_id))) continue;
       const t = await this.store.todos.get(j.repo, j.todo_id);
@@ -178,7 +182,17 @@ export class StoreMirror implements BoardSource {
     // briefs on every write would be the whole store's jobs again and again).
     const r = this.repo;
     if (!r) return;
-    if (jobsChanged || !this.briefsOf.has(r)) this.briefsOf.set(r, await this.store.jobs.briefs(r));
+    const held = this.briefsOf.get(r);
+    // Only the changed jobs' briefs: read whole, each write (a heartbeat
+    // too) read the repository's whole history again (jobs are never deleted).
+    if (!held) this.briefsOf.set(r, await this.store.jobs.briefs(r));
+    else if (after !== null) {
+      const changed = await this.store.jobs.briefsChangedAfter(r, after);
+      if (changed.length) {
+        const ids = new Set(changed.map((b) => b.id));
+        this.briefsOf.set(r, [...held.filter((b) => !ids.has(b.id)), ...changed]);
+      }
+    }
     // A runner's start, slots and heartbeat are writes too: read with every version.
     this.runnersOf.set(r, await this.store.runners.list(r));
   }

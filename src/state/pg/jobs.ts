@@ -307,6 +307,8 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
   } = {
     create: (repo, input) => db.tx((t) => insertJob(t, repo, input)),
     briefs: async (repo) => briefs(await db.q(BRIEFS, [repo])),
+    briefsChangedAfter: async (repo, after) =>
+      briefs(await db.q(`${BRIEFS} AND j.changed_version > $2`, [repo, after])),
     claim: (repo, input, check) =>
       db.tx(async (t) => {
         // The todo's row, locked: a claimer that finds it locked is refused at

@@ -36,13 +36,16 @@ type CommitRow = Row & CommitKeys;
 type ReviewRow = Row & { job_id: string; change_seq: number; commit_seq: number };
 
 /** What the backlog needs of each job of a repo, without loading the jobs (model/backlog.ts). */
-const BRIEFS = `SELECT ${BRIEF.cols.filter((c) => c !== 'iteration' && c !== 'unlanded' && c !== 'committed').join(', ')},
+const BRIEF_ROWS = `SELECT ${BRIEF.cols.filter((c) => c !== 'iteration' && c !== 'unlanded' && c !== 'committed').join(', ')},
     (SELECT COUNT(*) FROM commits c WHERE c.job_id = j.id
        AND c.change_seq = (SELECT MAX(seq) FROM changes WHERE job_id = j.id)) AS iteration,
     (j.status = 'completed' AND j.landed IS NULL
        AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id)) AS unlanded,
     EXISTS (SELECT 1 FROM commits c WHERE c.job_id = j.id) AS committed
-  FROM jobs j WHERE j.repo = ?`;
+  FROM jobs j`;
+const BRIEFS = `${BRIEF_ROWS} WHERE j.repo = ?`;
+// `+repo` keeps SQLite off the repo index: jobs_changed finds the few changed jobs.
+const BRIEFS_CHANGED = `${BRIEF_ROWS} WHERE +j.repo = ? AND j.changed_version > ?`;
 const briefs = (rows: Row[]): JobBrief[] => rows.map((r) => BRIEF.read(r, undefined));
 
 /** The columns a Job is made of: not list_json, the job's text for listings (job-json.ts). */
@@ -336,6 +339,9 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
     },
     briefs(repo) {
       return briefs(q(BRIEFS).all(repo));
+    },
+    briefsChangedAfter(repo, after) {
+      return briefs(q(BRIEFS_CHANGED).all(repo, after));
     },
     claim(repo, input, check) {
       return transaction(db, () => {
