@@ -8,7 +8,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { hostName } from '../proc/host.js';
 import type { ChildProcess } from 'node:child_process';
-import { backlog, type JobBrief } from '../model/backlog.js';
+import { backlog, type Backlog, type JobBrief } from '../model/backlog.js';
 import { BacklogCopy } from './backlog-copy.js';
 import { isStale } from '../model/derive.js';
 import { takesRunnerSlot } from '../model/backlog-runner.js';
@@ -220,6 +220,8 @@ export class BacklogRunner {
   private readonly unreapable = new Set<string>();
   /** The repository's todos and job briefs, brought up to date at each look. */
   private readonly copy: BacklogCopy;
+  /** The backlog as last decided, and from which read of the copy. */
+  private planned: { briefs: JobBrief[]; todos: Todo[]; plan: Backlog } | null = null;
 
   constructor(o: BacklogRunnerOptions) {
     this.o = o;
@@ -388,10 +390,17 @@ export class BacklogRunner {
       if (c.exit && !(c.job?.status === 'active' && (await this.reap(c.job)))) await this.finish(c);
     }
     for (const j of briefs) if (j.status === 'active') await this.reap(j);
-    const plan = backlog(todos, briefs, {
-      maxAttempts: this.o.maxAttempts,
-      ...(this.o.depsLanded ? { depsLanded: true } : {}),
-    });
+    // Decided again only when the copy changed (a look without a write in between gives the same read).
+    if (this.planned?.briefs !== briefs || this.planned.todos !== todos)
+      this.planned = {
+        briefs,
+        todos,
+        plan: backlog(todos, briefs, {
+          maxAttempts: this.o.maxAttempts,
+          ...(this.o.depsLanded ? { depsLanded: true } : {}),
+        }),
+      };
+    const { plan } = this.planned;
     const mineIds = new Set(this.runningJobIds());
     const live = briefs.filter((j) => j.status === 'active' && !isStale(j, now, localProbe));
     const pendingTodos = [...this.children.values()].filter((c) => !c.job).map((c) => c.todo.id);

@@ -187,8 +187,8 @@ export function backlog(todos: readonly Todo[], jobs: readonly JobBrief[], o: Ba
   const ready: Todo[] = [];
   const blocked: BlockedTodo[] = [];
   const unlanded: Record<string, string[]> = {};
-  for (const t of [...todos].sort(byRunOrder)) {
-    if (t.status !== 'open') continue;
+  // Only the open ones sorted: in a repository with a history most are done.
+  for (const t of todos.filter((x) => x.status === 'open').sort(byRunOrder)) {
     const blockers = blockersIndexed(t, byId, byTodo, o);
     if (blockers.length === 0) {
       ready.push(t);
