@@ -38,7 +38,11 @@ export class BacklogCopy {
    */
   async read(): Promise<BacklogRead> {
     const v = await this.store.jobs.version();
-    if (this.version === null) {
+    // Whole at the first read, and if the version went back (a store put back
+    // from a copy under a running ii run): what changed is then unknown.
+    if (this.version === null || v < this.version) {
+      this.briefsById.clear();
+      this.todosById.clear();
       const briefs = await this.store.jobs.briefs(this.repo);
       const todos = await this.store.todos.list(this.repo);
       for (const b of briefs) this.briefsById.set(b.id, b);
