@@ -22,16 +22,18 @@ const { openStateStore, repoSlug } = await import(join(root, 'dist', 'src', 'sta
 
 const TODOS = 14;
 const HISTORY = 1000;
-const ROUNDS = Number(process.env.RUN_HISTORY_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.RUN_HISTORY_ROUNDS ?? 3);
+/** A run that has not ended by then is stopped, and the bench fails. */
+const RUN_TIMEOUT_MS = 180_000;
 const TOML =
   '[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n';
 
-/** user + system CPU of process `pid` so far (ms), or null once it is gone. */
-function cpuMs(pid) {
+/** user + system CPU of process `pid` so far (ms), or null once it is gone; `tick`: ms per clock tick. */
+function cpuMs(pid, tick) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
+    return (Number(f[11]) + Number(f[12])) * tick;
   } catch {
     return null;
   }
@@ -40,6 +42,7 @@ function cpuMs(pid) {
 export async function run() {
   if (!existsSync('/proc/self/stat'))
     return [{ name: 'skipped: no /proc here', value: '', unit: '', goal: '' }];
+  const tick = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
   const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-runhist-'));
   try {
     const repo = join(tmp, 'repo');
@@ -63,6 +66,9 @@ export async function run() {
     seedJobs(dir, slug, { jobs: HISTORY, finish: (j) => (j % 3 ? 'completed' : 'failed') });
     const store = openStateStore({ dir });
     try {
+      // seedJobs' one todo is left open with its 333 failed jobs: done, as
+      // the history's others, so both runs have the same 14 todos to run.
+      for (const t of store.todos.list(slug)) store.todos.setStatus(slug, t.id, 'done');
       for (let i = 0; i < HISTORY; i++) {
         const t = store.todos.create(slug, { title: `done ${i}` });
         store.todos.setStatus(slug, t.id, 'done');
@@ -93,9 +99,16 @@ export async function run() {
         c.stdout.on('data', (d) => (out += d));
         c.stderr.on('data', (d) => (out += d));
         // Its last reading before it exits (a zombie's stat still reads until it is reaped).
+        // Sampled every 20 ms: the same few ms at the end are missed in both runs.
         let cpu = 0;
-        const sample = setInterval(() => (cpu = cpuMs(c.pid) ?? cpu), 20);
+        const sample = setInterval(() => (cpu = cpuMs(c.pid, tick) ?? cpu), 20);
+        // Stopped as a person stops it (its first Ctrl-C lets the jobs end, the second abandons them).
+        const stop = setTimeout(() => {
+          c.kill('SIGINT');
+          setTimeout(() => c.kill('SIGINT'), 2000);
+        }, RUN_TIMEOUT_MS);
         const code = await new Promise((r) => c.on('close', r));
+        clearTimeout(stop);
         clearInterval(sample);
         const wall = performance.now() - t0;
         if (code !== 0 || !out.includes(`ran ${TODOS} jobs: ${TODOS} completed, 0 did not`))

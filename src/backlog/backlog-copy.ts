@@ -14,7 +14,7 @@ import type { AsyncStateStore } from '../state/async-api.js';
 export interface BacklogRead {
   /** Every brief of the repository's jobs, as of the read. */
   briefs: JobBrief[];
-  /** Every todo of the repository, in run order as the store lists them (priority, then age). */
+  /** Every todo of the repository, in the store's order (priority, then age). */
   todos: Todo[];
 }
 
@@ -40,7 +40,9 @@ export class BacklogCopy {
     const v = await this.store.jobs.version();
     // Whole at the first read, and if the version went back (a store put back
     // from a copy under a running ii run): what changed is then unknown.
-    if (this.version === null || v < this.version) {
+    if (this.version === null || this.last === null || v < this.version) {
+      // Unset until both reads are in: one that throws leaves the next look to read whole.
+      this.version = null;
       this.briefsById.clear();
       this.todosById.clear();
       const briefs = await this.store.jobs.briefs(this.repo);
@@ -51,19 +53,19 @@ export class BacklogCopy {
       this.last = { briefs, todos };
       return this.last;
     }
-    if (v === this.version && this.last) return this.last;
+    if (v === this.version) return this.last;
     const after = this.version;
     const briefs = await this.store.jobs.briefsChangedAfter(this.repo, after);
     const todos = await this.store.todos.listChangedAfter(this.repo, after);
     for (const b of briefs) this.briefsById.set(b.id, b);
     for (const t of todos) this.todosById.set(t.id, t);
     this.version = v;
-    // New arrays only when something changed: a caller may hold the last ones.
-    if (briefs.length || todos.length || !this.last)
-      this.last = {
-        briefs: [...this.briefsById.values()],
-        todos: todos.length || !this.last ? [...this.todosById.values()].sort(byListOrder) : this.last.todos,
-      };
+    // New arrays only for what changed: a caller may hold the last ones, and
+    // compares them to know whether to decide the backlog again.
+    this.last = {
+      briefs: briefs.length ? [...this.briefsById.values()] : this.last.briefs,
+      todos: todos.length ? [...this.todosById.values()].sort(byListOrder) : this.last.todos,
+    };
     return this.last;
   }
 }

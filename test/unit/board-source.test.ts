@@ -123,10 +123,11 @@ it("holds the repository's job briefs as the store gives them, reading whole onl
   const jobs = {
     ...store.jobs,
     briefs: (repo: string) => (asked.push('whole'), store.jobs.briefs(repo)),
-    briefsChangedAfter: (repo: string, after: number) => (
-      asked.push('changed'),
-      store.jobs.briefsChangedAfter(repo, after)
-    ),
+    briefsChangedAfter: async (repo: string, after: number) => {
+      const rows = await store.jobs.briefsChangedAfter(repo, after);
+      asked.push(`changed ${rows.length}`);
+      return rows;
+    },
   };
   const m = new StoreMirror({ ...store, jobs }, REPO);
   cleanups.push(() => m.close());
@@ -135,10 +136,13 @@ it("holds the repository's job briefs as the store gives them, reading whole onl
   const a = state.todos.create(REPO, { title: 'a' });
   const b = state.todos.create(REPO, { title: 'b' });
   const ja = state.jobs.claim(REPO, { todo_id: a.id, pid: 1, host: 'h' }, () => null)!;
+  // Never written again: in no read after the first.
+  const c = state.todos.create(REPO, { title: 'c' });
+  const jc = state.jobs.claim(REPO, { todo_id: c.id, pid: 4, host: 'h' }, () => null)!;
   await m.load();
   const jb = state.jobs.claim(REPO, { todo_id: b.id, pid: 2, host: 'h' }, () => null)!;
   await m.refresh();
-  expect(ids(m.jobs.briefs(REPO))).toEqual([ja.id, jb.id].sort());
+  expect(ids(m.jobs.briefs(REPO))).toEqual([ja.id, jb.id, jc.id].sort());
   // A commit changes a brief's derived fields; a heartbeat its beat.
   state.jobs.appendChange(ja.id, 'ch1');
   state.jobs.appendCommit(ja.id, { commit_id: 'c1' });
@@ -149,5 +153,6 @@ it("holds the repository's job briefs as the store gives them, reading whole onl
   // A todo alone changes no brief, and asks for none.
   state.todos.create(REPO, { title: 'c' });
   await m.refresh();
-  expect(asked).toEqual(['whole', 'changed', 'changed']);
+  // Whole once; then the new job alone, then the two written, never the third.
+  expect(asked).toEqual(['whole', 'changed 1', 'changed 2']);
 });

@@ -286,6 +286,42 @@ describe.skipIf(!server)(
       }
     });
 
+    it('a copy back into a SQLite store whose version is past the copied one: a board or ii run already on it sees every copied row', async () => {
+      const liteDir = join(tmp.path, 'a');
+      const lite = openStateStore({ dir: liteDir });
+      fill(lite);
+      const copiedVersion = lite.jobs.version();
+      lite.close();
+      const name = await freshDatabase(server!);
+      dbs.push(name);
+      const url = socketUrl(server!, name);
+      await copySqliteToPg(join(liteDir, 'state.db'), url);
+      // The empty store before the copy: runners waiting on it (each
+      // registration a write), and a reader, its last version seen.
+      const backDir = join(tmp.path, 'b');
+      const reader = openStateStore({ dir: backDir });
+      try {
+        for (let i = 0; i < copiedVersion + 5; i++)
+          reader.runners.remove(
+            reader.runners.register({ repo: 'r', pid: 100 + i, host: 'm2', slots: 1, watch: true }).id,
+          );
+        const last = reader.jobs.version();
+        expect(last).toBeGreaterThan(copiedVersion + 1);
+        await copyPgToSqlite(url, join(backDir, 'state.db'));
+        expect(reader.jobs.version()).toBeGreaterThan(last);
+        expect(
+          reader.todos
+            .listChangedAfter('r', last)
+            .map((t) => t.title)
+            .sort(),
+        ).toEqual(['T', 'dep']);
+        expect(reader.jobs.listChangedAfter(last, 'r')).toHaveLength(1);
+        expect(reader.jobs.briefsChangedAfter('r', last)).toHaveLength(1);
+      } finally {
+        reader.close();
+      }
+    });
+
     it('openAsyncStateStore: PostgreSQL when II_DATABASE_URL is set, SQLite otherwise', async () => {
       const name = await freshDatabase(server!);
       dbs.push(name);

@@ -276,6 +276,10 @@ describe.each(DRIVERS)('store on $name', (driver) => {
     await check();
     const ja = await s.jobs.claim('r', { todo_id: a.id, pid: 3, host: 'h' }, readyCheck(a.id));
     await check();
+    // A job that is not written again: never in what changed.
+    const c = await s.todos.create('r', { title: 'C', priority: 4 });
+    await s.jobs.claim('r', { todo_id: c.id, pid: 5, host: 'h' }, readyCheck(c.id));
+    await check();
     const v = await s.jobs.version();
     // Nothing written since: the same read, from one question (the version).
     expect(await copy.read()).toBe(await copy.read());

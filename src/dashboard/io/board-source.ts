@@ -169,8 +169,8 @@ export class StoreMirror implements BoardSource {
 
   /**
    * The titles of the jobs' todos not held, and the briefs and runners of the
-   * repositories shown; the briefs of the jobs written after `after` (all of
-   * them on the first read, null: no job was).
+   * repositories shown: every brief while none is held (the first read), then
+   * those of the jobs written after `after` (null: no job was).
    */
   private async readAround(jobs: Job[], v: number, after: number | null): Promise<void> {
     for (const j of jobs) {

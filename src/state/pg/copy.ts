@@ -237,13 +237,17 @@ export async function copyPgToSqlite(
     }
     lite.exec('BEGIN IMMEDIATE');
     try {
+      const versionOf = () =>
+        Number(
+          (lite.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
+        );
+      const before = versionOf();
+      let copiedVersion = 0;
       for (const t of tables) {
         const rows = data.get(t) ?? [];
         report[t] = rows.length;
         if (t === 'meta') {
-          for (const r of rows)
-            if (r.key === 'version')
-              lite.prepare("UPDATE meta SET value = ? WHERE key = 'version'").run(Number(r.value));
+          for (const r of rows) if (r.key === 'version') copiedVersion = Number(r.value);
           continue;
         }
         if (rows.length === 0) continue;
@@ -259,6 +263,13 @@ export async function copyPgToSqlite(
         if (got.n !== count)
           throw new Error(`copy check: ${t} has ${got.n} rows in SQLite, ${count} in PostgreSQL`);
       }
+      // Never back, as into PostgreSQL above: the empty store's version (its
+      // runners' heartbeats move it) may be past the server's, and a reader
+      // that saw it (a board, ii run) reads only rows stamped after it.
+      const v = Math.max(before, copiedVersion) + 1;
+      lite.prepare("UPDATE meta SET value = ? WHERE key = 'version'").run(v);
+      lite.prepare('UPDATE todos SET changed_version = ?').run(v);
+      lite.prepare('UPDATE jobs SET changed_version = ?').run(v);
       lite.exec('COMMIT');
       return report;
     } catch (err) {
