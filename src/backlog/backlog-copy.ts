@@ -7,14 +7,14 @@
 // what was written after the store version last read: one query for the
 // version when nothing was written, the changed rows when something was.
 // Nothing is ever deleted from either table, so the copy is whole.
-import type { JobBrief } from '../model/backlog.js';
+import { byRunOrder, type JobBrief } from '../model/backlog.js';
 import type { Todo } from '../model/todo.js';
 import type { AsyncStateStore } from '../state/async-api.js';
 
 export interface BacklogRead {
   /** Every brief of the repository's jobs, as of the read. */
   briefs: JobBrief[];
-  /** Every todo of the repository, in the store's order (priority, then age). */
+  /** Every todo of the repository, in run order (priority, then age: the store's order too). */
   todos: Todo[];
 }
 
@@ -64,13 +64,8 @@ export class BacklogCopy {
     // compares them to know whether to decide the backlog again.
     this.last = {
       briefs: briefs.length ? [...this.briefsById.values()] : this.last.briefs,
-      todos: todos.length ? [...this.todosById.values()].sort(byListOrder) : this.last.todos,
+      todos: todos.length ? [...this.todosById.values()].sort(byRunOrder) : this.last.todos,
     };
     return this.last;
   }
-}
-
-/** The store's own order for a repository's todos (todos.list: priority, then created_at). */
-function byListOrder(a: Todo, b: Todo): number {
-  return a.priority - b.priority || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0);
 }

@@ -85,6 +85,18 @@ describe.skipIf(!server)(
       tmp.cleanup();
     });
 
+    /** A SQLite store filled (fill()) and closed, its version, and a fresh database's URL. */
+    async function filledAndEmpty(): Promise<{ liteDir: string; copiedVersion: number; url: string }> {
+      const liteDir = join(tmp.path, 'a');
+      const lite = openStateStore({ dir: liteDir });
+      fill(lite);
+      const copiedVersion = lite.jobs.version();
+      lite.close();
+      const name = await freshDatabase(server!);
+      dbs.push(name);
+      return { liteDir, copiedVersion, url: socketUrl(server!, name) };
+    }
+
     it('SQLite → PostgreSQL → SQLite: the same rows, listing, todos and requests; ids go on after the copied ones', async () => {
       const liteDir = join(tmp.path, 'a');
       const lite = openStateStore({ dir: liteDir });
@@ -250,14 +262,7 @@ describe.skipIf(!server)(
     });
 
     it('a copy into a store whose version is past the copied one: boards and runners already on it see every copied row, and are told', async () => {
-      const liteDir = join(tmp.path, 'a');
-      const lite = openStateStore({ dir: liteDir });
-      fill(lite);
-      const copiedVersion = lite.jobs.version();
-      lite.close();
-      const name = await freshDatabase(server!);
-      dbs.push(name);
-      const url = socketUrl(server!, name);
+      const { liteDir, copiedVersion, url } = await filledAndEmpty();
       // The shared store before the copy: runners waiting on an empty backlog
       // (each registration a write), a board reading it, its last version seen.
       const board = await openPgStore(url);
@@ -287,14 +292,7 @@ describe.skipIf(!server)(
     });
 
     it('a copy back into a SQLite store whose version is past the copied one: a board or ii run already on it sees every copied row', async () => {
-      const liteDir = join(tmp.path, 'a');
-      const lite = openStateStore({ dir: liteDir });
-      fill(lite);
-      const copiedVersion = lite.jobs.version();
-      lite.close();
-      const name = await freshDatabase(server!);
-      dbs.push(name);
-      const url = socketUrl(server!, name);
+      const { liteDir, copiedVersion, url } = await filledAndEmpty();
       await copySqliteToPg(join(liteDir, 'state.db'), url);
       // The empty store before the copy: runners waiting on it (each
       // registration a write), and a reader, its last version seen.

@@ -237,11 +237,9 @@ export async function copyPgToSqlite(
     }
     lite.exec('BEGIN IMMEDIATE');
     try {
-      const versionOf = () =>
-        Number(
-          (lite.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
-        );
-      const before = versionOf();
+      const before = Number(
+        (lite.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: number }).value,
+      );
       let copiedVersion = 0;
       for (const t of tables) {
         const rows = data.get(t) ?? [];
