@@ -334,5 +334,7 @@ export function newJobRunner(deps: JobDeps, input: NewJobRunnerInput): JobRunner
 async function failUnstarted(store: AsyncStateStore, job: Job, reason: string): Promise<void> {
   await store.jobs.finish(job.id, 'failed', reason);
   const todo = await store.todos.get(job.repo, job.todo_id);
-  if (todo?.status === 'in_progress') await store.todos.setStatus(job.repo, job.todo_id, 'open');
+  // unlessClosed: a close (abandon and close) between the look and the write stays.
+  if (todo?.status === 'in_progress')
+    await store.todos.setStatus(job.repo, job.todo_id, 'open', { unlessClosed: true });
 }

@@ -112,7 +112,9 @@ export async function startSession(
       workspace_path: path,
       topic: o.jobId ? `job ${o.jobId}: ${todo.title}` : todo.title,
     });
-    await store.todos.setStatus(o.slug, todo.id, 'in_progress');
+    // Unless closed meanwhile: abandoning the job and closing its todo while
+    // the workspace was being made leaves it closed, as after the start.
+    await store.todos.setStatus(o.slug, todo.id, 'in_progress', { unlessClosed: true });
     return {
       session,
       workspacePath: path,
@@ -140,7 +142,9 @@ export async function reopenUnheld(
   if ((await store.todos.get(repo, todoId))?.status !== 'in_progress') return;
   const active = await store.jobs.list(repo, { activeOnly: true });
   if (active.some((j) => j.todo_id === todoId && j.status === 'active' && j.session_id !== sessionId)) return;
-  await store.todos.setStatus(repo, todoId, 'open');
+  // A close may come between the look and the write (abandon and close, as
+  // the job fails on its own): it stays.
+  await store.todos.setStatus(repo, todoId, 'open', { unlessClosed: true });
 }
 
 /**

@@ -57,7 +57,13 @@ export interface TodoStore {
   /** Exact id or any unique prefix; throws UserError listing candidates otherwise. */
   resolve(repo: string, idOrPrefix: string): Todo;
   get(repo: string, id: string): Todo | null;
-  setStatus(repo: string, id: string, status: TodoStatus): Todo;
+  /**
+   * `unlessClosed`: a closed todo stays closed (and is given back as it is),
+   * decided in the write itself: a job's session start puts its todo in
+   * progress, and a close that came first (abandon and close, while the
+   * workspace was being made) must not be undone by it.
+   */
+  setStatus(repo: string, id: string, status: TodoStatus, o?: { unlessClosed?: boolean }): Todo;
   /**
    * The repo's todos created or changed by writes committed after store
    * version `after` (JobStore.version()): the board keeps its todos and reads

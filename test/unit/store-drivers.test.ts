@@ -180,6 +180,12 @@ describe.each(DRIVERS)('store on $name', (driver) => {
     await expect(s.todos.close('r', a.id)).rejects.toThrow(`job ${j.id} is working on it`);
     await expect(s.todos.reopen('r', a.id)).rejects.toThrow(/is working on it/);
     expect((await s.todos.close('r', a.id, { whileHeld: true })).status).toBe('closed');
+    // The job's session start, after that close, leaves it closed.
+    expect((await s.todos.setStatus('r', a.id, 'in_progress', { unlessClosed: true })).status).toBe('closed');
+    expect((await s.todos.get('r', a.id))?.status).toBe('closed');
+    await expect(s.todos.setStatus('r', 'zzzz', 'in_progress', { unlessClosed: true })).rejects.toThrow(
+      /no todo zzzz/,
+    );
     expect(await s.jobs.list('r')).toHaveLength(1);
     await s.jobs.finish(j.id, 'abandoned', 'stopped');
     expect((await s.todos.reopen('r', a.id)).status).toBe('open');

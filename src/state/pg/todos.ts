@@ -162,9 +162,15 @@ export function pgTodoStore(db: PgDb): AsyncTodoStore {
         await lockUnheld(t, repo, todo, 'reopen');
         return write(t, repo, todo.id, "status = 'open', reopened_at = $1", [nowIso()]);
       }),
-    setStatus: (repo, id, status) =>
+    setStatus: (repo, id, status, o) =>
       db.tx(async (t) => {
-        if (!(await get(t, repo, id))) throw new UserError(`no todo ${id} in this repository`);
+        // FOR UPDATE: a close committed meanwhile is the status read here.
+        const r = await t.one<TodoRow>('SELECT * FROM todos WHERE repo = $1 AND id = $2 FOR UPDATE', [
+          repo,
+          id,
+        ]);
+        if (!r) throw new UserError(`no todo ${id} in this repository`);
+        if (o?.unlessClosed && r.status === 'closed') return toTodo(r);
         return write(t, repo, id, 'status = $1', [status]);
       }),
   };

@@ -176,16 +176,17 @@ export function sqliteTodoStore(db: DatabaseSync): TodoStore {
         return toTodo(byId.get(repo, todo.id) as unknown as TodoRow);
       });
     },
-    setStatus(repo, id, status) {
+    setStatus(repo, id, status, o) {
       return transaction(db, () => {
         const now = nowIso();
         const res = db
           .prepare(
-            `UPDATE todos SET status = ?, updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?`,
+            `UPDATE todos SET status = ?, updated_at = ?, changed_version = ${NEXT_VERSION} WHERE repo = ? AND id = ?${o?.unlessClosed ? " AND status != 'closed'" : ''}`,
           )
           .run(status, now, repo, id);
-        if (res.changes === 0) throw new UserError(`no todo ${id} in this repository`);
-        return toTodo(byId.get(repo, id) as unknown as TodoRow);
+        const row = byId.get(repo, id) as unknown as TodoRow | undefined;
+        if (res.changes === 0 && !row) throw new UserError(`no todo ${id} in this repository`);
+        return toTodo(row as TodoRow);
       });
     },
   };
