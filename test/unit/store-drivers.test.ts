@@ -314,6 +314,43 @@ describe.each(DRIVERS)('store on $name', (driver) => {
     await check();
   });
 
+  it("backlog: ii run's copy is read whole again when the store's version went back (a store put back from an older copy)", async () => {
+    // The store ii run reads is swapped under it for one with fewer writes,
+    // as a state dir restored from a backup would be.
+    const g = await driver.make();
+    try {
+      const older = await g.connect();
+      const kept = await older.todos.create('r', { title: 'in the older copy' });
+      let current: AsyncStateStore = s;
+      const swapped = new BacklogCopy(
+        {
+          get jobs() {
+            return current.jobs;
+          },
+          get todos() {
+            return current.todos;
+          },
+        } as AsyncStateStore,
+        'r',
+      );
+      for (let i = 0; i < 4; i++) {
+        const t = await s.todos.create('r', { title: `newer ${i}` });
+        await s.jobs.claim('r', { todo_id: t.id, pid: 1, host: 'h' }, readyCheck(t.id));
+      }
+      expect((await swapped.read()).todos).toHaveLength(4);
+      expect(await older.jobs.version()).toBeLessThan(await s.jobs.version());
+      current = older;
+      const got = await swapped.read();
+      expect(got.todos.map((t) => t.id)).toEqual([kept.id]);
+      expect(got.briefs).toEqual([]);
+      // Read from what changed again from there on.
+      const next = await older.todos.create('r', { title: 'after the swap' });
+      expect((await swapped.read()).todos.map((t) => t.id)).toEqual([kept.id, next.id]);
+    } finally {
+      await g.cleanup();
+    }
+  });
+
   it("jobs: listShown is listJson as ii job list --json prints it, an agent's secret redacted", async () => {
     const a = await s.todos.create('r', { title: 'A' });
     const b = await s.todos.create('r', { title: 'B' });
