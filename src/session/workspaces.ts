@@ -10,11 +10,14 @@ import type { AsyncStateStore } from '../state/async-api.js';
 import { workspacesDir } from '../state/paths.js';
 import { git } from '../vcs/git-run.js';
 import type { Vcs } from '../vcs/vcs.js';
+import { pidAlive } from '../proc/alive.js';
 import { processesIn } from '../proc/cwd.js';
+import { hostName } from '../proc/host.js';
 import { endRecordedGroups } from '../proc/recorded.js';
 import { removeOrphanOverlays, removeOverlays } from '../proc/sandbox/overlay.js';
 import { diskUsage } from './disk-usage.js';
 import { isInside } from './paths.js';
+import { finishSession } from './session.js';
 
 export interface WorkspaceInfo extends Workspace {
   /** False when the directory is gone (prune drops the record). */
@@ -111,6 +114,8 @@ export async function pruneWorkspaces(
     return pids.length > 0;
   };
   const known = new Set<string>();
+  let ended: Promise<Map<string, 'done' | 'failed'>> | null = null;
+  const endings = () => (ended ??= strandedSessions(store, t.slug));
   for (const listed of await store.workspaces.list(t.slug)) {
     known.add(resolve(listed.path));
     // Another machine's workspace (a shared store lists every machine's
@@ -120,9 +125,22 @@ export async function pruneWorkspaces(
     if (!mine(listed.path)) continue;
     // Read again: removing the ones before it took a while, and a session
     // may have claimed it meanwhile.
-    const w = (await store.workspaces.list(t.slug)).find((x) => x.path === listed.path);
+    let w = (await store.workspaces.list(t.slug)).find((x) => x.path === listed.path);
     if (!w) continue;
-    const session = w.session_id ? await store.sessions.get(w.session_id) : null;
+    let session = w.session_id ? await store.sessions.get(w.session_id) : null;
+    // A session its job's runner was killed before ending (ii run killed in
+    // the middle of cleaning up after a dead runner: the job ended, its
+    // session not yet): ended here as the runner would have, then pruned.
+    const stranded =
+      w.status !== 'free' && session?.status === 'active' ? (await endings()).get(session.id) : undefined;
+    if (session && stranded) {
+      // Its processes first, as that cleanup does: the session's end resets the folder.
+      await endRecordedGroups(store, { workspace_path: w.path });
+      if (busy(w.path)) continue;
+      session = await finishSession(store, session.id, stranded, vcs);
+      w = (await store.workspaces.list(t.slug)).find((x) => x.path === listed.path);
+      if (!w) continue;
+    }
     if (w.status !== 'free' && !(session && session.status !== 'active')) continue;
     // What a dead runner left running there goes before its directory does
     // (as a session's start does for free workspaces); anything else
@@ -135,7 +153,7 @@ export async function pruneWorkspaces(
       // Delete the record first, and only while it is still free: a session
       // starting right now either got it before (we skip it) or cannot get it.
       if (!(await store.workspaces.removeIfFree(w.path))) continue;
-      reason = existsSync(w.path) ? 'free' : 'missing directory';
+      reason = stranded ? 'finished session' : existsSync(w.path) ? 'free' : 'missing directory';
     } else {
       // Only while that session still holds it: since the list was read, it
       // may have been released and claimed by a job starting now.
@@ -167,6 +185,32 @@ export async function pruneWorkspaces(
   // A workspace's upper layers go with it; those of one removed otherwise (by hand) go now.
   removeOrphanOverlays(t.stateDir, t.slug);
   return { removed: pruned, kept };
+}
+
+/**
+ * The sessions whose jobs have all ended, each run by a runner of this
+ * machine that is gone, with the end the runner would have given the
+ * session: done for a completed job (its todo done), failed otherwise (its
+ * todo reopened). Such a session is still active only when the runner, or
+ * whoever cleaned up after it, was killed between the job's end and the
+ * session's. A runner still alive may be ending it itself: not one of these.
+ */
+async function strandedSessions(
+  store: AsyncStateStore,
+  slug: string,
+): Promise<Map<string, 'done' | 'failed'>> {
+  const bySession = new Map<string, { status: string; gone: boolean }[]>();
+  const host = hostName();
+  for (const j of await store.jobs.list(slug)) {
+    if (!j.session_id) continue;
+    const gone = j.host === host && (j.pid == null || !pidAlive(j.pid));
+    bySession.set(j.session_id, [...(bySession.get(j.session_id) ?? []), { status: j.status, gone }]);
+  }
+  const out = new Map<string, 'done' | 'failed'>();
+  for (const [id, jobs] of bySession)
+    if (jobs.every((j) => j.status !== 'active' && j.gone))
+      out.set(id, jobs.some((j) => j.status === 'completed') ? 'done' : 'failed');
+  return out;
 }
 
 /**

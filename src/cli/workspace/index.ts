@@ -16,7 +16,7 @@ export function registerWorkspaceCommands(program: Command): void {
 
   ws.command('prune')
     .description(
-      'remove workspaces of finished sessions and orphans, and say how much disk that freed (kept: active workspaces, your checkout, every iteration commit)',
+      'remove workspaces of finished sessions (and of ended jobs whose killed runner left theirs open) and orphans, and say how much disk that freed (kept: active workspaces, your checkout, every iteration commit)',
     )
     .action(async () => (await actions()).workspacePrune());
 }
