@@ -10,6 +10,7 @@
 // the dead one's processes.
 import type { Job, TodoStatus } from '../model/index.js';
 import { processesIn } from '../proc/cwd.js';
+import { hostName } from '../proc/host.js';
 import { endJobProcesses } from '../proc/job-processes.js';
 import { endRecordedGroups, type EndedGroups } from '../proc/recorded.js';
 import type { AsyncStateStore } from '../state/async-api.js';
@@ -94,7 +95,10 @@ export async function cleanUpDeadRunner(
         ws !== null &&
         isInside(workspacesDir(store.dir, job.repo), ws) &&
         (await store.workspaces.list(job.repo)).some((w) => w.path === ws);
-      return endJobProcesses({ jobIds: [job.id], dirs: known ? [ws] : [] }, o.graceMs);
+      // Its runner's own group too (a runner of this machine leads one): the
+      // git it had started goes before the workspace is handed on.
+      const own = job.host === hostName() && job.pid != null ? [job.pid] : [];
+      return endJobProcesses({ jobIds: [job.id], dirs: known ? [ws] : [], groups: own }, o.graceMs);
     })
     .catch(() => ({ ended: [], left: [] }));
   try {

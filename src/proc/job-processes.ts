@@ -6,6 +6,7 @@
 // environment names the job (II_JOB_ID, set for the agent, the setup and
 // the test commands and inherited by all they start, wherever they cd to).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { pidAlive } from './alive.js';
 import { dirForms, linkInside } from './cwd.js';
 import { startTicks, statFields } from './group.js';
 
@@ -17,13 +18,27 @@ export interface JobScope {
   jobIds: readonly string[];
   /** Workspaces: a process whose cwd or root is inside one is the job's. */
   dirs: readonly string[];
+  /**
+   * The process groups of runners that are gone (each led by its runner,
+   * started in a session of its own): what is still in one is what its
+   * runner had started there, such as the git making its workspace, which
+   * went on changing the workspace's registration and branch after the
+   * runner was killed and its workspace handed to the next job (run-chaos:
+   * "could not start: git worktree add … cannot lock ref"). Taken only while
+   * the leader is gone or a zombie (Linux reuses no pid that a live group
+   * still has as its id, so its members are that runner's), and only a group
+   * that is its own session, as a detached runner's is: a job record in a
+   * shared store names its pid, and a group of the person's own (a shell
+   * pipeline whose first process ended) is in their shell's session.
+   */
+  groups?: readonly number[];
 }
 
 export interface FoundProcess {
   pid: number;
   /** Its start time (startTicks): with the pid, it names this process and no later one. */
   start: number | null;
-  why: 'cwd' | 'root' | 'env';
+  why: 'cwd' | 'root' | 'env' | 'group';
 }
 
 /**
@@ -66,7 +81,8 @@ export function jobProcesses(scope: JobScope): FoundProcess[] {
   // "/" holds every process: never a workspace, whatever a record says.
   const roots = scope.dirs.flatMap(dirForms).filter((r) => r !== '/');
   const marks = scope.jobIds.filter(Boolean).map((id) => Buffer.from(`${JOB_ENV}=${id}\0`));
-  if (roots.length === 0 && marks.length === 0) return [];
+  const groups = new Set((scope.groups ?? []).filter((g) => g > 1 && !pidAlive(g)));
+  if (roots.length === 0 && marks.length === 0 && groups.size === 0) return [];
   const skip = selfAndAncestors();
   const out: FoundProcess[] = [];
   for (const d of entries) {
@@ -82,8 +98,9 @@ export function jobProcesses(scope: JobScope): FoundProcess[] {
       try {
         if (hasMark(readFileSync(`/proc/${d}/environ`), marks)) why = 'env';
       } catch {} // gone, or not ours
+    const f = why || groups.size ? statFields(pid) : null;
+    if (!why && f && groups.has(Number(f[2])) && f[3] === f[2]) why = 'group';
     if (!why) continue;
-    const f = statFields(pid);
     if (!f || f[0] === 'Z' || f[0] === 'X') continue;
     const start = Number(f[19]);
     out.push({ pid, start: Number.isFinite(start) ? start : null, why });

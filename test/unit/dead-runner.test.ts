@@ -10,6 +10,7 @@ import { launchJob } from '../../src/job/launch.js';
 import { Config } from '../../src/model/config.js';
 import { GitVcs } from '../../src/vcs/git.js';
 import { signalGroup } from '../../src/proc/group.js';
+import { hostName } from '../../src/proc/host.js';
 import { groupRecorder } from '../../src/proc/recorded.js';
 import { finishSession, startSession } from '../../src/session/index.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
@@ -218,6 +219,40 @@ describe('cleaning up after a dead runner', () => {
     store.jobs.finish(second.id, 'failed', 'test');
     await finishSession(asyncStore(store), 's2', 'failed', new GitVcs());
     expect(store.todos.get('r', todo.id)!.status).toBe('open');
+  });
+
+  it('ends what the runner left in its own group (the git making its workspace) before the workspace is handed on; never a group that is not a session of its own', async () => {
+    /** Runs `script` in a session of its own; the pid it prints first, once it has. */
+    const started = async (script: string) => {
+      const c = spawn('/bin/bash', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+      pgids.push(c.pid!);
+      let out = '';
+      c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      const printed = await waitFor(() => /^(\d+)\n/.exec(out)?.[1] ?? null, 'its pid');
+      return { c, pid: Number(printed) };
+    };
+    // The runner: a session of its own, killed with its git (a sleep here) still running.
+    const { c: runner, pid: git } = await started('sleep 600 & echo $!; kill -9 $$');
+    await waitFor(() => runner.exitCode !== null || runner.signalCode !== null, 'the runner to die');
+    expect(runningInGroup(runner.pid!)).toEqual([git]);
+    // The person's own: a group whose first process ended, in their shell's session.
+    const { pid: theirs } = await started('set -m; bash -c "sleep 600 & echo \\$\\$"; sleep 600');
+    pgids.push(theirs);
+    await waitFor(() => runningInGroup(theirs).length === 1 || null, 'their group');
+
+    const todo = store.todos.create('r', { title: 't' });
+    const cleanup = (pid: number) =>
+      cleanUpDeadRunner(
+        asyncStore(store),
+        store.dir,
+        store.jobs.create('r', { todo_id: todo.id, pid, host: hostName() }),
+        { status: 'failed', reason: 'gone', graceMs: 200, finishSession: async () => {} },
+      );
+    await cleanup(theirs);
+    expect(runningInGroup(theirs)).toHaveLength(1);
+    const c = await cleanup(runner.pid!);
+    expect(c.strays).toBe(1);
+    expect(runningInGroup(runner.pid!)).toEqual([]);
   });
 
   it('says so when the todo was finished by another job meanwhile', async () => {
