@@ -26,7 +26,7 @@
 //   wall figures are mostly time spent waiting for a core.
 //   BENCH_SHARED_ONLY=machines runs these rows alone (=list: the job list's
 //   alone); BENCH_DEBUG prints each board's queries, BENCH_BOARD_PROF=dir
-//   writes their CPU profiles, BENCH_BOARD_TRACE=prefix each press's trace,
+//   writes their CPU profiles (BENCH_RUN_PROF=dir each ii run's), BENCH_BOARD_TRACE=prefix each press's trace,
 //   BENCH_BOARD_NICE=n runs them at that priority, BENCH_RUN_NICE=n passes
 //   `--nice n` to each `ii run` (0: the jobs at the bench's own priority),
 //   BENCH_BOARD_TURNS=1 presses the boards one after another (see TURNS).
@@ -312,7 +312,11 @@ function runJobs(m) {
   return new Promise((res, rej) => {
     // BENCH_RUN_NICE=n: the jobs at that nice value (--nice; 0: at the bench's own).
     const nice = process.env.BENCH_RUN_NICE ? ['--nice', process.env.BENCH_RUN_NICE] : [];
-    const c = spawn(process.execPath, [II, 'run', '--jobs', '8', ...nice], {
+    // BENCH_RUN_PROF=dir: a CPU profile of each ii run (not its jobs) into dir.
+    const prof = process.env.BENCH_RUN_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_RUN_PROF}`]
+      : [];
+    const c = spawn(process.execPath, [...prof, II, 'run', '--jobs', '8', ...nice], {
       cwd: m.repo,
       env: { ...process.env, ...m.env },
       stdio: ['ignore', 'pipe', 'pipe'],
