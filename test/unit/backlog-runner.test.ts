@@ -331,3 +331,43 @@ it('a live job recorded with no host (an older build’s, across an upgrade) tak
   expect(startedWhileOldRan).toEqual([false]);
   expect(store.todos.get('r', mine.id)?.status).toBe('done');
 });
+
+it("a job whose runner is this run's own live child is not probed (no store query for its identity); killed, it is reaped", async () => {
+  store.todos.create('r', { title: 'A' });
+  let asked = 0;
+  const s = asyncStore(store);
+  const counted = {
+    ...s,
+    jobs: new Proxy(s.jobs, {
+      get: (t, k) =>
+        k === 'runnerStart' ? (...a: [string]) => (asked++, t.runnerStart(...a)) : t[k as keyof typeof t],
+    }),
+  };
+  let looks = 0;
+  let killedAt = -1;
+  let c: ChildProcess | null = null;
+  const runner = new BacklogRunner({
+    ...base(),
+    store: counted,
+    slots: 1,
+    // Its todo, reopened by the reaping, is not started again.
+    maxJobs: 1,
+    start: (t) => {
+      c = stdinBound();
+      store.jobs.claim('r', { todo_id: t.id, pid: c.pid!, host: hostname() }, () => null);
+      return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+    },
+    onTick: () => {
+      // Ten looks with the runner alive, then it is killed, its job still active.
+      if (++looks === 10) {
+        expect(asked).toBe(0);
+        killedAt = looks;
+        c!.kill('SIGKILL');
+      }
+    },
+  });
+  const r = await runner.run();
+  expect(killedAt).toBe(10);
+  expect(r.failed.map((f) => f.outcome)).toEqual(['failed']);
+  expect(store.jobs.list('r')[0]?.failure_reason).toMatch(/its runner \(pid \d+\) was gone/);
+});
