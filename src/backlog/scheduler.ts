@@ -260,10 +260,10 @@ export class BacklogRunner {
     return asked;
   }
 
-  /** Whether `pid` is a runner this run started that has not exited (this machine's pids). */
-  private ownRunning(pid: number): boolean {
-    const c = this.children.get(pid);
-    return c !== undefined && !c.exit && c.child.exitCode === null && c.child.signalCode === null;
+  /** The runner this run started as `pid` (this machine's pids), while it has not exited. */
+  private ownRunning(pid: number | null): Child | undefined {
+    const c = pid === null ? undefined : this.children.get(pid);
+    return c && !c.exit && c.child.exitCode === null && c.child.signalCode === null ? c : undefined;
   }
 
   /** Runners of this run that have not claimed their job yet (asked to abandon it once they do). */
@@ -408,7 +408,7 @@ export class BacklogRunner {
       };
     const { plan } = this.planned;
     const mineIds = new Set(this.runningJobIds());
-    const probe = { host, pidAlive: (pid: number) => this.ownRunning(pid) || localProbe.pidAlive(pid) };
+    const probe = { host, pidAlive: (pid: number) => !!this.ownRunning(pid) || localProbe.pidAlive(pid) };
     const live = briefs.filter((j) => j.status === 'active' && !isStale(j, now, probe));
     const pendingTodos = [...this.children.values()].filter((c) => !c.job).map((c) => c.todo.id);
     await this.tell(pendingTodos);
@@ -495,13 +495,7 @@ export class BacklogRunner {
     // 6.4 s of CPU in bench/shared-store (BENCH_RUN_PROF), and a query each.
     // Only for the job that child claimed: an older job recorded with the
     // same pid (its runner long gone, the pid reused by this child) is not.
-    if (
-      job.host === hostName() &&
-      job.pid !== null &&
-      this.ownRunning(job.pid) &&
-      this.children.get(job.pid)?.job?.id === job.id
-    )
-      return false;
+    if (job.host === hostName() && this.ownRunning(job.pid)?.job?.id === job.id) return false;
     if (this.unreapable.has(job.id) || !(await runnerGoneIn(this.o.store, job))) return false;
     this.reaping.add(job.id);
     void reapDeadRunner(this.o.store, job.id, { by: 'ii run', finishSession: this.o.finishSession })
