@@ -40,6 +40,16 @@ export function appendEvent<T extends JobEventType>(
   return ev;
 }
 
+/**
+ * Parses a bare event of each type in `types`, which fails, but leaves each
+ * type's parser compiled (zod compiles an object's parser at its first use):
+ * a standby runner does this while it waits, for the events a job appends
+ * on its way to its first prompt.
+ */
+export function warmEventParsers(types: readonly JobEventType[]): void {
+  for (const type of types) JobEvent.safeParse({ type });
+}
+
 /** The events in an event log's text, and the lines that are not events (torn, garbled, unknown). */
 export function parseEvents(text: string): JsonLines<JobEvent> {
   return partition(parseJsonLines(text, JobEvent));

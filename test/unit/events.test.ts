@@ -1,7 +1,8 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendEvent, readEvents } from '../../src/state/events.js';
+import { EVENT_SCHEMAS, type JobEventType } from '../../src/model/event.js';
+import { appendEvent, readEvents, warmEventParsers } from '../../src/state/events.js';
 import { eventsFile } from '../../src/state/paths.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -10,6 +11,23 @@ beforeEach(() => (tmp = tempDir()));
 afterEach(() => tmp.cleanup());
 
 describe('event log', () => {
+  it('compiles the parsers a standby warms without writing anything, and they parse as before', () => {
+    const types = EVENT_SCHEMAS.map((s) => s.shape.type.value) as JobEventType[];
+    expect(types.length).toBeGreaterThan(20);
+    expect(() => warmEventParsers(types)).not.toThrow();
+    expect(existsSync(eventsFile(tmp.path, 'warm'))).toBe(false);
+    appendEvent(tmp.path, 'warm', 'stage', { from: 'implementing', to: 'testing' });
+    // A legacy line (an old 'error') is still read as it was.
+    appendFileSync(
+      eventsFile(tmp.path, 'warm'),
+      '{"ts":"2026-01-01T00:00:00Z","type":"error","message":"old"}\n',
+    );
+    expect(readEvents(tmp.path, 'warm').values.map((e) => e.type)).toEqual(['stage', 'warning']);
+    // A bare event is still refused after the warm-up.
+    appendFileSync(eventsFile(tmp.path, 'warm'), '{"ts":"2026-01-01T00:00:00Z","type":"test_end"}\n');
+    expect(readEvents(tmp.path, 'warm').skipped).toHaveLength(1);
+  });
+
   it('is empty for a job that has none', () => {
     expect(readEvents(tmp.path, 'nojob')).toEqual({ values: [], skipped: [] });
   });

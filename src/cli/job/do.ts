@@ -18,7 +18,8 @@ import { changesMade, latestCommit } from '../../model/derive.js';
 import type { Todo } from '../../model/todo.js';
 import type { NewTodo } from '../../state/api.js';
 import type { AsyncStateStore } from '../../state/async-api.js';
-import { appendEvent } from '../../state/events.js';
+import { appendEvent, warmEventParsers } from '../../state/events.js';
+import { STORE_NAMES } from '../../state/lazy-stores.js';
 import { shownText } from '../../text/shown.js';
 import { parseTodoTemplate, todoTemplate } from '../../todo/edit-template.js';
 import { currentRepo, withStore, type RepoContext } from '../context.js';
@@ -105,6 +106,8 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
   await warmUp(deps, repo.root, o);
   try {
     const code = await withStore(async (store) => {
+      // Each store the job uses prepares its statements when first used.
+      for (const name of STORE_NAMES) void store[name];
       mark('standby_ready');
       const handed = await firstLine(process.stdin);
       if (handed === null) return 0;
@@ -153,10 +156,25 @@ async function warmUp(deps: JobDeps, root: string, o: DoOptions): Promise<void> 
   await loadExeca();
   // Node loads these on their first use, which was the agent's start, as the
   // ACP connection wraps its pipes (web streams, TextDecoder): 9 ms of CPU
-  // between the hand-over and the first prompt, loaded here instead.
+  // between the hand-over and the first prompt, loaded here instead. A
+  // writer's first release makes its error's realm (Node's internal global,
+  // a vm context) at the ACP connection's first message.
   new TextDecoder().decode(new TextEncoder().encode(''));
   new ReadableStream().cancel().catch(() => {});
   new WritableStream().abort().catch(() => {});
+  new WritableStream().getWriter().releaseLock();
+  // The events a job appends up to its first prompt: each type's parser is
+  // compiled at its first use.
+  warmEventParsers([
+    'workspace',
+    'test_start',
+    'output',
+    'test_end',
+    'baseline',
+    'stage',
+    'change_started',
+    'agent_start',
+  ]);
 }
 
 /** The first line of `input` (then it is let go), or null when it ends before one. */
