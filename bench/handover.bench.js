@@ -37,6 +37,11 @@
 // CPU and its wait for a core too (its process's main thread on a run
 // queue, Linux): the rest of its time it waited on a child, the disk or a lock.
 //
+// HANDOVER_AGENT_MS=1500 holds each job's implement turn that long (the
+// scripted agent's scenario waits, then writes a file): a standby then waits
+// for its todo, as it does beside jobs of minutes, where the default quick
+// jobs hand a standby its todo often as it becomes ready. The rows say so.
+//
 // HANDOVER_ROOTS=/old/clone:/new/clone runs the same bench on each build in
 // turn, alternating (HANDOVER_ROUNDS rounds, default 1), for a before/after
 // in one run; the rows are then prefixed with each root's last folder name.
@@ -59,6 +64,7 @@ const here = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { openStateStore, repoSlug } = await import(join(here, 'dist', 'src', 'state', 'index.js'));
 
 const N = Number(process.env.HANDOVER_N ?? 10);
+const AGENT_MS = Number(process.env.HANDOVER_AGENT_MS ?? 0);
 const CONFIG = `[agent]\npreset = "scripted"\n\n[job]\ntest-commands = ["test -f README.md"]\nauto-commit = false\n`;
 
 function gitIn(cwd, ...args) {
@@ -160,6 +166,20 @@ async function oneRun(tmp, root, jobs, n) {
     GIT_COMMITTER_EMAIL: 'b@example.com',
     II_TRACE: join(dir, 'trace.jsonl'),
   };
+  if (AGENT_MS > 0) {
+    const scenarios = join(dir, 'scenarios');
+    mkdirSync(scenarios);
+    const implement = [
+      { type: 'delay', ms: AGENT_MS },
+      { type: 'write', path: 'work.txt', content: 'done\n' },
+    ];
+    const turns = {
+      implement: [{ actions: implement }],
+      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Do' }] }],
+    };
+    writeFileSync(join(scenarios, 'default.json'), JSON.stringify(turns));
+    env.II_SCRIPTED_SCENARIO = scenarios;
+  }
   for (let i = 0; i < n; i++)
     execFileSync(process.execPath, [II, 'todo', 'create', '--title', `T${i}`], { cwd: repo, env });
   const code = await new Promise((res) => {
@@ -285,13 +305,14 @@ async function oneRun(tmp, root, jobs, n) {
 
 export async function run() {
   const roots = (process.env.HANDOVER_ROOTS ?? '').split(':').filter(Boolean);
-  if (roots.length === 0) return runOn(here, '', [1, 2]);
+  const held = AGENT_MS > 0 ? `agent held ${AGENT_MS} ms, ` : '';
+  if (roots.length === 0) return runOn(here, held, [1, 2]);
   const rounds = Number(process.env.HANDOVER_ROUNDS ?? 1);
   const jobsList = (process.env.HANDOVER_JOBS ?? '2').split(',').map(Number);
   const all = new Map(roots.map((r) => [r, []]));
   for (let i = 0; i < rounds; i++)
     for (const r of roots)
-      all.get(r).push(await runOn(r, `${r.split('/').filter(Boolean).at(-1)} `, jobsList, true));
+      all.get(r).push(await runOn(r, `${held}${r.split('/').filter(Boolean).at(-1)} `, jobsList, true));
   // Each root's rounds pooled: the hand-overs of all its runs in one median.
   return roots.flatMap((r) => merge(all.get(r)));
 }
