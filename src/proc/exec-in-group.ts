@@ -49,15 +49,6 @@ export async function loadExeca(): Promise<void> {
   await import('execa');
 }
 
-/**
- * Runs `true` as a test command runs (no sandbox): ii run's standby runner,
- * idle, goes this way once, so that the first command of its job (the
- * baseline tests, beside its agent's start) does not pay for compiling it.
- */
-export async function rehearseCommand(cwd: string): Promise<void> {
-  await execInGroup('true', [], { cwd, env: process.env, graceMs: 1000, timeoutMs: 10_000 });
-}
-
 /** Runs `file args` in its own process group until it and all it started are gone. */
 export async function execInGroup(
   file: string,

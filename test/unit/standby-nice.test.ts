@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { spawnStandbyJob } from '../../src/job/detached.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { traceMarks } from '../helpers/trace.js';
 
 let tmp: ReturnType<typeof tempDir> | null = null;
 afterEach(() => {
@@ -40,16 +41,7 @@ function standby() {
   return { s, exit, exited: () => exited };
 }
 
-/** The marks process `pid` wrote to the trace. */
-function marks(pid: number): { mark: string; session_nice: number | null }[] {
-  const file = join(tmp!.path, 'trace.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { pid: number; mark: string; session_nice: number | null })
-    .filter((m) => m.pid === pid);
-}
+const marks = (pid: number) => traceMarks(join(tmp!.path, 'trace.jsonl'), pid);
 
 it.skipIf(!existsSync('/proc/self/autogroup') || process.getuid?.() !== 0)(
   'a standby starts with its session at the floor and raises it to the jobs’ level after a while, or as it is handed a todo',

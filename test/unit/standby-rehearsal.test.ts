@@ -3,11 +3,12 @@
 // is handed later does not pay for that way's first use beside its agent's
 // start. The rehearsal must touch nothing and end with the standby.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { spawnStandbyJob } from '../../src/job/detached.js';
 import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
+import { traceMarks } from '../helpers/trace.js';
 
 let tmp: ReturnType<typeof tempDir> | null = null;
 afterEach(() => {
@@ -16,16 +17,7 @@ afterEach(() => {
   tmp = null;
 });
 
-/** The marks process `pid` wrote to the trace, in order. */
-function marks(file: string, pid: number): string[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { pid: number; mark: string })
-    .filter((m) => m.pid === pid)
-    .map((m) => m.mark);
-}
+const marks = (file: string, pid: number) => traceMarks(file, pid).map((m) => m.mark);
 
 it('an idle standby rehearses a command once, touching nothing, and still ends at once when dismissed', async () => {
   tmp = tempDir('ii-standby-rehearsal-');

@@ -9,7 +9,8 @@ import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
 import { checkLaunch, launchJob, type JobDeps, type Launched } from '../../job/launch.js';
 import { sandboxState, sandboxWarning } from '../../proc/sandbox/sandbox.js';
-import { loadExeca, rehearseCommand } from '../../proc/exec-in-group.js';
+import { loadExeca } from '../../proc/exec-in-group.js';
+import { runTests } from '../../job/test-runner.js';
 import { mark } from '../../proc/trace.js';
 import { setOwnSessionNice, stepAside } from '../../proc/priority.js';
 import { Prompts } from '../../job/prompts.js';
@@ -86,8 +87,9 @@ export async function jobDo(id: string | undefined, o: DoOptions): Promise<void>
 }
 
 /**
- * How long a standby waits idle before it runs a command as the tests will
- * (rehearseCommand). Its first command cost a job ~25 ms of CPU and ~65 ms
+ * How long a standby waits idle before it runs `true` as a test command
+ * (runTests: a shell, its own process group, no store credentials), in the
+ * checkout, no sandbox. Its first command cost a job ~25 ms of CPU and ~65 ms
  * to its first prompt (bench/handover, jobs long enough that the standby
  * waits). Not at once: in a backlog of quick jobs a standby is often handed
  * its todo as it becomes ready, and the rehearsal then took the cores from
@@ -121,7 +123,7 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
       mark('standby_ready');
       let rehearsing: Promise<void> | null = null;
       const rehearsal = setTimeout(() => {
-        rehearsing = rehearseCommand(repo.root).then(
+        rehearsing = runTests({ commands: ['true'], cwd: repo.root, timeoutMs: 10_000 }).then(
           () => mark('rehearsed'),
           () => {}, // the job's own commands say what is wrong
         );
