@@ -9,7 +9,7 @@ import { getPriority } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { iiBin } from '../package-root.js';
 import { MAX_NICE } from '../model/nice.js';
-import { niceSession, setSessionNice, startNiced } from '../proc/priority.js';
+import { BOOT_LOW_MS, niceSession, setSessionNice, startNiced } from '../proc/priority.js';
 import { jobDir } from '../state/paths.js';
 
 export interface Detached {
@@ -118,7 +118,18 @@ export function spawnBacklogJob(
 ): Detached {
   const log = join(stateDir, 'runs', repo.slug, `${stamp()}-${todoId}.log`);
   const args = ['job', 'do', todoId, '--backlog', '--no-edit', ...jobArgs(o)];
-  return spawnDetachedIi(args, repo.root, stateDir, log, 'ignore', o.nice);
+  if (!o.nice) return spawnDetachedIi(args, repo.root, stateDir, log, 'ignore');
+  // Its start at the floor (proc/priority.ts bootLow), from its first
+  // instruction: Node's own start and the loading of its code come before
+  // the runner can lower itself. Raised here BOOT_LOW_MS after the spawn at
+  // the latest, should the runner be too starved to do it itself by then
+  // (beside a person's busy work, its load alone took seconds at the floor).
+  const d = spawnDetachedIi(args, repo.root, stateDir, log, 'ignore', o.nice, MAX_NICE);
+  const level = getPriority() + o.nice; // setSessionNice caps it at 19
+  const raise = setTimeout(() => setSessionNice(d.pid, level, false), BOOT_LOW_MS);
+  raise.unref();
+  d.child.once('exit', () => clearTimeout(raise));
+  return d;
 }
 
 /**

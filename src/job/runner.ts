@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { hostName } from '../proc/host.js';
 import { mark } from '../proc/trace.js';
+import { endBootLow } from '../proc/priority.js';
 import { dirname } from 'node:path';
 import type { PermissionPolicy } from '../agent/permission-policy.js';
 import type { AgentSession, PromptResult } from '../agent/types.js';
@@ -886,6 +887,7 @@ export class JobRunner {
     this.current = session;
     try {
       mark('prompt', { job: jobId, purpose });
+      endBootLow(); // a cold runner's start at the floor ends here (proc/priority.ts bootLow)
       const result = await this.interruptible(session.prompt(prompt));
       if (result.stopReason === 'cancelled') throw new Error('its turn was cancelled');
       if (result.stopReason !== 'end_turn') this.warn(`the ${purpose} agent stopped: ${result.stopReason}`);

@@ -14,7 +14,9 @@ export const MAX_NICE = 19;
  * p95 36-75 ms over four runs against 13.6 ms at 19. But at 19 a person's
  * own busy process all but stops the jobs: test/e2e/run-land-stress.test.ts,
  * beside two busy loops, took over 180 s against 79 s at 10. 10 stays the
- * default; `--nice 19` is there for a machine shared with heavy work.
+ * default; `--nice 19` is there for a machine shared with heavy work. What
+ * 19 did for the board came mostly from the jobs' starts, which are now at
+ * 19 for their first seconds (proc/priority.ts bootLow).
  */
 export const DEFAULT_RUN_NICE = 10;
 

@@ -22,16 +22,24 @@
 // core, the one at nice 10 in a session of its own: 48 and 47 ticks of CPU;
 // with its session at nice 10 too, 7 and 63). A lowered process so gives
 // each session it starts its own value (niceSession), and its own session
-// too when it steps aside and leads it.
+// too when it steps aside and leads it. A cold runner (no standby was
+// ready) starts its job with all of that at the floor (bootLow).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import { MAX_NICE } from '../model/nice.js';
 import { startTicks } from './group.js';
+
+/** A start at the floor (bootLow): the jobs' level, and the sessions started meanwhile with their leaders' starts. */
+let booting: { level: number; sessions: Map<number, number>; timer: NodeJS.Timeout } | null = null;
 
 /** How much the nice value is raised: below the jobs that run (at most 19, the floor, from [run] nice 10). */
 export const STEP_ASIDE_NICE = 10;
 
 /** Raises this process's nice value by STEP_ASIDE_NICE (at most 19); the git it starts from now inherits it. False if refused. */
 export function stepAside(): boolean {
+  // A start at the floor not ended yet (no prompt came) is not raised again.
+  if (booting) clearTimeout(booting.timer);
+  booting = null;
   try {
     const nice = Math.min(19, getPriority() + STEP_ASIDE_NICE);
     setPriority(nice);
@@ -90,7 +98,56 @@ const SESSION_RETRY_FOR_MS = 10_000;
  */
 export function niceSession(pid: number | undefined, nice = getPriority()): void {
   if (pid === undefined || nice <= 0) return;
+  const boot = booting;
+  if (boot && nice === boot.level && nice < MAX_NICE) {
+    const start = startTicks(pid);
+    if (start !== null) boot.sessions.set(pid, start);
+    return setSessionNice(pid, MAX_NICE);
+  }
   setSessionNice(pid, nice);
+}
+
+/**
+ * The longest a job's start stays at the floor (bootLow) when its first
+ * prompt is late: its setup or baseline tests may take minutes, which must
+ * not crawl beside a person's busy work.
+ */
+export const BOOT_LOW_MS = 3000;
+
+/**
+ * A cold runner of ii run's (one not started ahead as a standby) starts its
+ * job at the floor: its own session and each session it starts (the agent,
+ * setup, the baseline tests) at 19, raised to its own nice value, the jobs'
+ * level, at the job's first prompt (endBootLow) or after BOOT_LOW_MS. When
+ * ii run starts its jobs together, their starts (each a Node start, a
+ * workspace, tests and an agent's start, all wanting the cores at once) took
+ * the cores from a person's board: each session at the jobs' level weighs a
+ * tenth of the board's, and 24 starting jobs' sessions outweighed it several
+ * times over (bench/shared-store.bench.js, keypress → frame). At the floor
+ * they weigh a sixty-eighth; they still share the cores among themselves as
+ * before, and at the jobs' level from the first prompt on they keep their
+ * share beside a person's busy work. Nothing for a process at nice 0 (its
+ * jobs run at the caller's priority) or at the floor already.
+ */
+export function bootLow(): void {
+  const level = getPriority();
+  if (booting || level <= 0 || level >= MAX_NICE) return;
+  // Counted from the process's start, as ii run counts it (job/detached.ts spawnBacklogJob).
+  const timer = setTimeout(endBootLow, Math.max(0, BOOT_LOW_MS - process.uptime() * 1000));
+  timer.unref();
+  booting = { level, sessions: new Map(), timer };
+  setOwnSessionNice(MAX_NICE);
+}
+
+/** Ends bootLow's start at the floor: this process's session and those it started meanwhile back at the jobs' level. */
+export function endBootLow(): void {
+  const boot = booting;
+  if (!boot) return;
+  booting = null;
+  clearTimeout(boot.timer);
+  setOwnSessionNice(boot.level);
+  // Only a leader still running as the one started (a pid may come back as another process).
+  for (const [pid, start] of boot.sessions) if (startTicks(pid) === start) setSessionNice(pid, boot.level);
 }
 
 /**

@@ -12,7 +12,7 @@ import { sandboxState, sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import { loadExeca } from '../../proc/exec-in-group.js';
 import { runTests } from '../../job/test-runner.js';
 import { mark } from '../../proc/trace.js';
-import { setOwnSessionNice, stepAside } from '../../proc/priority.js';
+import { bootLow, setOwnSessionNice, stepAside } from '../../proc/priority.js';
 import { Prompts } from '../../job/prompts.js';
 import type { Job } from '../../model/job.js';
 import { changesMade, latestCommit } from '../../model/derive.js';
@@ -58,6 +58,11 @@ const runOptions = (o: DoOptions) => ({
 
 export async function jobDo(id: string | undefined, o: DoOptions): Promise<void> {
   if (o.standby) return standby(id, o);
+  // ii run's cold runner (no standby was ready): its start at the floor, up to its first prompt.
+  if (o.backlog) {
+    bootLow();
+    mark('boot_low');
+  }
   const repo = currentRepo();
   const config = loadConfig(repo.root);
   const deps = await realDeps();
