@@ -434,6 +434,8 @@ export class BacklogRunner {
     const capped = this.o.maxJobs !== undefined && this.startedCount >= this.o.maxJobs;
     const slots = Math.max(1, (await this.o.slotsNow?.()) ?? this.o.slots);
     let unstarted = startable.length;
+    // Several started in this look start together (BacklogJobOptions.bootLow).
+    const together = Math.min(startable.length, slots - running) > 1;
     if (!this.stopping && !capped)
       for (const todo of startable) {
         if (running >= slots) break;
@@ -443,7 +445,7 @@ export class BacklogRunner {
           running++;
           continue;
         }
-        this.startJob(todo);
+        this.startJob(todo, together);
         running++;
         unstarted--;
       }
@@ -556,14 +558,19 @@ export class BacklogRunner {
     for (const s of all) s.dismiss();
   }
 
-  private startJob(todo: Todo): void {
+  private startJob(todo: Todo, together = false): void {
     const spawnedAt = new Date().toISOString();
     const standby = this.waiting.shift() ?? null;
     const d = standby
       ? standby.handOver(todo.id)
-      : (this.o.start ?? ((t: Todo) => spawnBacklogJob(t.id, this.o.repo, this.o.store.dir, this.jobOpts())))(
-          todo,
-        );
+      : (
+          this.o.start ??
+          ((t: Todo) =>
+            spawnBacklogJob(t.id, this.o.repo, this.o.store.dir, {
+              ...this.jobOpts(),
+              ...(together ? { bootLow: true } : {}),
+            }))
+        )(todo);
     this.startedCount++;
     mark('handover', { todo: todo.id, child: d.pid, standby: standby ? 1 : 0 });
     const c: Child = { todo, pid: d.pid, log: d.log, job: null, spawnedAt, child: d.child, exit: null };

@@ -97,6 +97,13 @@ export interface BacklogJobOptions {
   toLand?: boolean;
   /** [run] nice: the runner starts with its nice value raised by this (0 or unset: as ii run). */
   nice?: number;
+  /**
+   * Started together with other jobs (a run's first jobs, say): a cold
+   * runner's start is at the floor (--boot-low, proc/priority.ts bootLow).
+   * One start alone is not: its start shares the cores with no other, and at
+   * the floor beside a person's busy work it waited the whole BOOT_LOW_MS.
+   */
+  bootLow?: boolean;
 }
 
 const jobArgs = (o: BacklogJobOptions): string[] => [
@@ -118,7 +125,8 @@ export function spawnBacklogJob(
 ): Detached {
   const log = join(stateDir, 'runs', repo.slug, `${stamp()}-${todoId}.log`);
   const args = ['job', 'do', todoId, '--backlog', '--no-edit', ...jobArgs(o)];
-  if (!o.nice) return spawnDetachedIi(args, repo.root, stateDir, log, 'ignore');
+  if (!o.nice || !o.bootLow) return spawnDetachedIi(args, repo.root, stateDir, log, 'ignore', o.nice);
+  args.push('--boot-low');
   // Its start at the floor (proc/priority.ts bootLow), from its first
   // instruction: Node's own start and the loading of its code come before
   // the runner can lower itself. Raised here BOOT_LOW_MS after the spawn at

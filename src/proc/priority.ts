@@ -23,7 +23,8 @@
 // with its session at nice 10 too, 7 and 63). A lowered process so gives
 // each session it starts its own value (niceSession), and its own session
 // too when it steps aside and leads it. A cold runner (no standby was
-// ready) starts its job with all of that at the floor (bootLow).
+// ready) started together with others starts its job with all of that at
+// the floor (bootLow).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { MAX_NICE } from '../model/nice.js';
@@ -115,8 +116,8 @@ export function niceSession(pid: number | undefined, nice = getPriority()): void
 export const BOOT_LOW_MS = 3000;
 
 /**
- * A cold runner of ii run's (one not started ahead as a standby) starts its
- * job at the floor: its own session and each session it starts (the agent,
+ * A cold runner of ii run's (one not started ahead as a standby) started
+ * together with others (--boot-low) starts its job at the floor: its own session and each session it starts (the agent,
  * setup, the baseline tests) at 19, raised to its own nice value, the jobs'
  * level, at the job's first prompt (endBootLow) or after BOOT_LOW_MS. When
  * ii run starts its jobs together, their starts (each a Node start, a
@@ -126,8 +127,11 @@ export const BOOT_LOW_MS = 3000;
  * times over (bench/shared-store.bench.js, keypress → frame). At the floor
  * they weigh a sixty-eighth; they still share the cores among themselves as
  * before, and at the jobs' level from the first prompt on they keep their
- * share beside a person's busy work. Nothing for a process at nice 0 (its
- * jobs run at the caller's priority) or at the floor already.
+ * share beside a person's busy work. A start alone is not at the floor: it
+ * has no other to share with, and beside a person's busy work it waited the
+ * whole BOOT_LOW_MS (test/e2e/run-land-stress.test.ts, every job started
+ * alone: 83-112 s, 138-143 s with them at the floor). Nothing for a process
+ * at nice 0 (its jobs run at the caller's priority) or at the floor already.
  */
 export function bootLow(): void {
   const level = getPriority();

@@ -39,16 +39,6 @@ const autogroup = (pid: string, who: string) =>
   `cat /proc/${pid}/autogroup >> ${join(seen, `${who}-session`)} 2>/dev/null || true`;
 const at = (by: number) => Math.min(19, own + by);
 
-/**
- * The test commands' sessions: the iteration's at the jobs' level `level`; the
- * baseline's, run as the job starts, may still be at the floor (a cold
- * runner's start, proc/priority.ts bootLow) when it reads its own.
- */
-function expectTestSessions(seen: number[], level: number) {
-  expect(seen.at(-1)).toBe(level);
-  for (const n of seen) expect([level, 19]).toContain(n);
-}
-
 function setup(run = '') {
   repo = join(tmp.path, 'repo');
   mkdirSync(repo);
@@ -152,7 +142,7 @@ async function runOne(args: string[] = []) {
     stdout: r.stdout + r.stderr,
     run: marks.get('handover')?.nice,
     runner: marks.get('prompt')?.nice,
-    /** The runner's session as its start began: a cold runner's is at the floor (bootLow). */
+    /** A start at the floor (proc/priority.ts bootLow): the runner's session as it began, if it was one. */
     bootSession: marks.get('boot_low')?.session_nice,
     wrapUp: marks.get('journal_done')?.nice,
     wrapUpSession: marks.get('journal_done')?.session_nice,
@@ -181,18 +171,37 @@ describe('ii run', () => {
     expect(new Set(n.tests)).toEqual(new Set([at(DEFAULT_RUN_NICE)]));
     // Its wrap-up steps aside further, capped at 19.
     expect(n.wrapUp).toBe(at(DEFAULT_RUN_NICE + STEP_ASIDE_NICE));
+    // One job started alone: its start is not at the floor (only starts together are).
+    expect(n.bootSession).toBeUndefined();
     // Where sessions are scheduled as one, each of theirs is lowered too, and the caller's is not.
     if (hasAutogroups) {
-      // The job's start at the floor, then the runner's and agent's sessions at the jobs' level from its first prompt.
-      if (asRoot) expect(n.bootSession).toBe(19);
       const lowered = [at(DEFAULT_RUN_NICE)];
-      expect({ runner: n.sessions.runner, agent: n.sessions.agent }).toEqual({
-        runner: lowered,
-        agent: lowered,
-      });
-      expectTestSessions(n.sessions.tests, at(DEFAULT_RUN_NICE));
+      expect(n.sessions).toEqual({ runner: lowered, agent: lowered, tests: lowered });
       expect(n.wrapUpSession).toBe(at(DEFAULT_RUN_NICE + STEP_ASIDE_NICE));
       expect(ownSession()).toBe(callerSession);
+    }
+  });
+
+  it('jobs started together start at the floor, their sessions raised to the jobs’ level by their first prompts', async () => {
+    setup();
+    for (const title of ['one', 'two']) {
+      const t = await iiAsync(['todo', 'create', '--title', title]);
+      expect(t.code, t.stderr).toBe(0);
+    }
+    const r = await iiAsync(['run', '--jobs', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    const boots = readFileSync(env.II_TRACE!, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { mark: string; pid: number; nice: number; session_nice: number | null })
+      .filter((m) => m.mark === 'boot_low');
+    expect(new Set(boots.map((m) => m.pid)).size).toBe(2);
+    for (const m of boots) expect(m.nice).toBe(at(DEFAULT_RUN_NICE));
+    if (hasAutogroups) {
+      if (asRoot) for (const m of boots) expect(m.session_nice).toBe(19);
+      // Read during their turns, after their first prompts: both agents' sessions at the jobs' level.
+      expect(sessionNices('agent')).toEqual([at(DEFAULT_RUN_NICE), at(DEFAULT_RUN_NICE)]);
+      expect(sessionNices('runner')).toEqual([at(DEFAULT_RUN_NICE), at(DEFAULT_RUN_NICE)]);
     }
   });
 
@@ -206,8 +215,6 @@ describe('ii run', () => {
     expect(new Set(off.tests)).toEqual(new Set([own]));
     expect(off.wrapUp).toBe(at(STEP_ASIDE_NICE));
     if (hasAutogroups) {
-      // At the caller's priority, nothing starts at the floor either.
-      expect(off.bootSession).toBe(0);
       expect(off.sessions).toEqual({ runner: [0], agent: [0], tests: [0] });
       expect(off.wrapUpSession).toBe(at(STEP_ASIDE_NICE));
     }
@@ -219,14 +226,7 @@ describe('ii run', () => {
     expect(three.runner).toBe(at(3));
     expect(three.agent).toEqual([at(3)]);
     expect(new Set(three.tests)).toEqual(new Set([at(3)]));
-    if (hasAutogroups) {
-      if (asRoot) expect(three.bootSession).toBe(19);
-      expect({ runner: three.sessions.runner, agent: three.sessions.agent }).toEqual({
-        runner: [at(3)],
-        agent: [at(3)],
-      });
-      expectTestSessions(three.sessions.tests, at(3));
-    }
+    if (hasAutogroups) expect(three.sessions).toEqual({ runner: [at(3)], agent: [at(3)], tests: [at(3)] });
   });
 
   it(`--land: the landing's setup and tests on the rebased tip run at the jobs' nice +${DEFAULT_RUN_NICE}, their sessions too, though ii run lands them itself`, async () => {
@@ -238,7 +238,7 @@ describe('ii run', () => {
     expect(n.tests.length).toBeGreaterThanOrEqual(3);
     expect(new Set(n.tests)).toEqual(new Set([at(DEFAULT_RUN_NICE)]));
     if (hasAutogroups) {
-      expectTestSessions(n.sessions.tests, at(DEFAULT_RUN_NICE));
+      expect(n.sessions.tests).toEqual([at(DEFAULT_RUN_NICE)]);
       expect(ownSession()).toBe(callerSession);
     }
   });

@@ -58,8 +58,8 @@ const runOptions = (o: DoOptions) => ({
 
 export async function jobDo(id: string | undefined, o: DoOptions): Promise<void> {
   if (o.standby) return standby(id, o);
-  // ii run's cold runner (no standby was ready): its start at the floor, up to its first prompt.
-  if (o.backlog) {
+  // ii run's cold runner (no standby was ready), started with others: its start at the floor, up to its first prompt.
+  if (o.backlog && o.bootLow) {
     bootLow();
     mark('boot_low');
   }

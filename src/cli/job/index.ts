@@ -122,6 +122,8 @@ export function registerJobRunCommands(program: Command): void {
     .addOption(new Option('--standby').hideHelp())
     // ii run --land's runners: the job is recorded as to land, with its claim.
     .addOption(new Option('--to-land').hideHelp())
+    // ii run's runners started together: the job's start at the lowest priority (bootLow).
+    .addOption(new Option('--boot-low').hideHelp())
     .action(async (id: string | undefined, o: DoOptions) => (await import('./do.js')).jobDo(id, o));
 
   job

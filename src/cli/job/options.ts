@@ -52,6 +52,8 @@ export interface DoOptions {
   standby?: boolean;
   /** Started by ii run --land: the job is to land once completed (with --backlog). */
   toLand?: boolean;
+  /** Started by ii run with other jobs at once: its start at the floor (proc/priority.ts bootLow). */
+  bootLow?: boolean;
 }
 
 export interface RetryOptions {

@@ -61,9 +61,9 @@ times (default 2) waits for ii todo reopen.
 
 Its jobs run at a lower CPU priority than yours (--nice): when the cores are
 busy, your board, editor and shell come first and the jobs take what is
-left; on an idle machine they run as fast as before. A job started when no
-runner waited on standby starts at the lowest priority, until its agent's
-first prompt or for 3 s at most.
+left; on an idle machine they run as fast as before. Jobs started together
+with no runner waiting on standby start at the lowest priority, until their
+agents' first prompts or for 3 s at most.
 
 With --land each job is recorded as "to land" when it starts, so one whose
 ii run --land was killed is not lost: the next ii run --land lands those
