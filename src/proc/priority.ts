@@ -117,9 +117,10 @@ export const BOOT_LOW_MS = 3000;
 
 /**
  * A cold runner of ii run's (one not started ahead as a standby) started
- * together with others (--boot-low) starts its job at the floor: its own session and each session it starts (the agent,
- * setup, the baseline tests) at 19, raised to its own nice value, the jobs'
- * level, at the job's first prompt (endBootLow) or after BOOT_LOW_MS. When
+ * together with others (--boot-low) starts its job at the floor: its own
+ * session and each session it starts (the agent, setup, the baseline tests)
+ * at 19, raised to its own nice value, the jobs' level, at the job's first
+ * prompt (endBootLow) or after BOOT_LOW_MS. When
  * ii run starts its jobs together, their starts (each a Node start, a
  * workspace, tests and an agent's start, all wanting the cores at once) took
  * the cores from a person's board: each session at the jobs' level weighs a
