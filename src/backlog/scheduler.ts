@@ -16,7 +16,9 @@ import type { Job, JobStatus } from '../model/job.js';
 import type { Todo } from '../model/todo.js';
 import type { AsyncStateStore } from '../state/async-api.js';
 import { abandonJob } from '../job/abandon.js';
-import { reapDeadRunner, runnerGoneIn, type DeadRunnerCleanup } from '../job/dead-runner.js';
+import { reapDeadRunner, runnerExitedIn, runnerGoneIn, type DeadRunnerCleanup } from '../job/dead-runner.js';
+import { settleStranded, type SettledTodo } from '../job/stranded.js';
+import { strandedJobs } from '../model/stranded.js';
 import {
   CLAIM_LOST_EXIT,
   spawnBacklogJob,
@@ -31,11 +33,12 @@ export interface BacklogRunnerOptions {
   store: AsyncStateStore;
   repo: { root: string; slug: string };
   /**
-   * Ends the session of a job whose runner is gone (failed: its workspace
-   * reset and freed, its todo reopened): the caller's composition brings
-   * the git that does it.
+   * Ends the session of a job whose runner is gone: failed (its workspace
+   * reset and freed, its todo reopened) unless told done (a completed job's
+   * runner killed before it ended the session: its todo done). The
+   * caller's composition brings the git that does it.
    */
-  finishSession: (sessionId: string) => Promise<void>;
+  finishSession: (sessionId: string, outcome?: 'done' | 'failed') => Promise<void>;
   /** Jobs of the repository running at once, those started elsewhere included. */
   slots: number;
   /** The slots now, read before each look (the board's +/- change them in the store); else `slots`. */
@@ -127,7 +130,9 @@ export type BacklogRunEvent =
   /** A job claimed after abandonRunning, asked to abandon as it appeared. */
   | { kind: 'abandoning'; todo: Todo; job_id: string }
   /** A job whose runner was gone (killed, crashed), cleaned up here: failed, its todo open again. */
-  | { kind: 'reaped'; cleanup: DeadRunnerCleanup };
+  | { kind: 'reaped'; cleanup: DeadRunnerCleanup }
+  /** A todo left in progress by a runner killed after its job ended: its session ended here. */
+  | { kind: 'settled'; settled: SettledTodo };
 
 /** One job this runner started and still waits on. */
 export interface RunningJob {
@@ -193,6 +198,13 @@ const MAX_STANDBYS = 2;
  */
 export const STANDBY_HOLD_MS = 1500;
 
+/**
+ * How long after its job ended a live runner is waited for to end the
+ * job's session (it marks the todo done or open, moments later) before the
+ * run may end without it: past that it is hung, and its job has ended.
+ */
+const ENDING_WAIT_MS = 60_000;
+
 export class BacklogRunner {
   private readonly o: BacklogRunnerOptions;
   private readonly children = new Map<number, Child>();
@@ -220,8 +232,12 @@ export class BacklogRunner {
   private readonly unreapable = new Set<string>();
   /** The repository's todos and job briefs, brought up to date at each look. */
   private readonly copy: BacklogCopy;
-  /** The backlog as last decided, and from which read of the copy. */
-  private planned: { briefs: JobBrief[]; todos: Todo[]; plan: Backlog } | null = null;
+  /**
+   * The backlog as last decided, and from which read of the copy; with the
+   * todos in progress that no job holds (model/stranded.ts), by the job
+   * that ended last on each.
+   */
+  private planned: { briefs: JobBrief[]; todos: Todo[]; plan: Backlog; stranded: JobBrief[] } | null = null;
 
   constructor(o: BacklogRunnerOptions) {
     this.o = o;
@@ -405,8 +421,20 @@ export class BacklogRunner {
           maxAttempts: this.o.maxAttempts,
           ...(this.o.depsLanded ? { depsLanded: true } : {}),
         }),
+        stranded: strandedJobs(todos, briefs),
       };
     const { plan } = this.planned;
+    // Each such todo's runner of this machine is still ending its session
+    // (it moves on by itself: the run is not over until then, for a while at
+    // most) or was killed first (ended here). Another machine's is its own.
+    let ending = 0;
+    for (const j of this.planned.stranded) {
+      if (j.host !== host || j.pid === null) continue;
+      const alive =
+        !!this.ownRunning(j.pid) || (localProbe.pidAlive(j.pid) && !(await runnerExitedIn(this.o.store, j)));
+      if (!alive) this.settle(j);
+      else if (now - Date.parse(j.completed_at ?? j.updated_at) < ENDING_WAIT_MS) ending++;
+    }
     const mineIds = new Set(this.runningJobIds());
     const probe = { host, pidAlive: (pid: number) => !!this.ownRunning(pid) || localProbe.pidAlive(pid) };
     const live = briefs.filter((j) => j.status === 'active' && !isStale(j, now, probe));
@@ -426,7 +454,7 @@ export class BacklogRunner {
     // Taking this machine's slots (the view's "started elsewhere")…
     const others = liveHere.filter((j) => !mineIds.has(j.id)).length + startingHere;
     // …and anywhere, which may still make a todo ready (the run waits for them).
-    const anywhere = live.filter((j) => !mineIds.has(j.id)).length + othersStarting.size;
+    const anywhere = live.filter((j) => !mineIds.has(j.id)).length + othersStarting.size + ending;
     const taken = new Set([...this.children.values()].map((c) => c.todo.id));
     const startable = plan.ready.filter(
       (t) => !taken.has(t.id) && !othersStarting.has(t.id) && !this.unstartable.has(t.id),
@@ -510,6 +538,30 @@ export class BacklogRunner {
         this.poke();
       });
     return true;
+  }
+
+  /**
+   * Ends, in the background, the session that the gone runner of `job` left
+   * active after the job ended (job/stranded.ts), so its todo is done or
+   * open again; the run does not end while that is under way.
+   */
+  private settle(job: JobBrief): void {
+    const key = `settle:${job.id}`;
+    if (this.reaping.has(key) || this.unreapable.has(key)) return;
+    this.reaping.add(key);
+    void settleStranded(this.o.store, job.id, this.o.finishSession)
+      .then(
+        (settled) => {
+          // Nothing to do (its runner alive after all, another machine's): not asked again.
+          if (!settled) this.unreapable.add(key);
+          else this.emit({ kind: 'settled', settled });
+        },
+        () => this.unreapable.add(key),
+      )
+      .finally(() => {
+        this.reaping.delete(key);
+        this.poke();
+      });
   }
 
   /** Tells the registry this runner's starts not yet claimed, when they changed. */

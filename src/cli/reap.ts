@@ -5,9 +5,13 @@
 import { runnerGoneIn } from '../job/runner-gone.js';
 import { hostName } from '../proc/host.js';
 import type { AsyncStateStore } from '../state/async-api.js';
-import { endFailedSession } from './job/deps.js';
+import { endSessionOf } from './job/deps.js';
 
-/** Cleans up the repository's jobs whose runner is gone, one line each on stderr, as `by`. */
+/**
+ * Cleans up the repository's jobs whose runner is gone, and the todos left
+ * in progress by a runner killed after its job ended (job/stranded.ts), one
+ * line each on stderr, as `by`.
+ */
 export async function reapDeadRunnersSaying(store: AsyncStateStore, repo: string, by: string): Promise<void> {
   // The cleanup (its event schemas, zod, the process code) is loaded only
   // when there is one to do: most listings meet no dead runner, and loading
@@ -17,13 +21,21 @@ export async function reapDeadRunnersSaying(store: AsyncStateStore, repo: string
   // pid: those are not asked. Asked, each cost an await and a look-up of the
   // host name (a system call): 5 ms of ii job list at 666 active jobs.
   const here = hostName();
-  for (const j of await store.jobs.activeRunners(repo))
+  const active = await store.jobs.activeRunners(repo);
+  for (const j of active)
     if (j.pid != null && j.host === here && (await runnerGoneIn(store, j))) {
       gone = true;
       break;
     }
-  if (!gone) return;
-  const { reapDeadRunners, reapedLine } = await import('../job/dead-runner.js');
-  for (const c of await reapDeadRunners(store, repo, { by, finishSession: endFailedSession(store) }))
-    process.stderr.write(`${reapedLine(c)}.\n`);
+  if (gone) {
+    const { reapDeadRunners, reapedLine } = await import('../job/dead-runner.js');
+    for (const c of await reapDeadRunners(store, repo, { by, finishSession: endSessionOf(store) }))
+      process.stderr.write(`${reapedLine(c)}.\n`);
+  }
+  // A todo in progress that no active job holds is rare: only then is the rest read.
+  const held = new Set(active.map((j) => j.todo_id));
+  if (!(await store.todos.list(repo, { status: 'in_progress' })).some((t) => !held.has(t.id))) return;
+  const { settleStrandedTodos, settledLine } = await import('../job/stranded.js');
+  for (const s of await settleStrandedTodos(store, repo, endSessionOf(store)))
+    process.stderr.write(`${settledLine(s)}.\n`);
 }

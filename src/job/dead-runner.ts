@@ -21,7 +21,7 @@ import { reopenUnheld } from '../session/session.js';
 import { runnerGoneIn } from './runner-gone.js';
 
 // Where a runner is judged gone: small, so a command can check before loading the cleanup.
-export { runnerGone, runnerGoneIn } from './runner-gone.js';
+export { runnerExitedIn, runnerGone, runnerGoneIn } from './runner-gone.js';
 
 export interface DeadRunnerCleanup {
   job: Job;

@@ -21,7 +21,20 @@ export function runnerGone(
   start: number | null = null,
   probe: { host: string; pidAlive: (pid: number) => boolean } = { host: hostName(), pidAlive },
 ): boolean {
-  if (job.status !== 'active' || job.host !== probe.host || job.pid == null) return false;
+  return job.status === 'active' && runnerExited(job, start, probe);
+}
+
+/**
+ * Whether the runner of a job, active or ended, is provably gone: as
+ * runnerGone, whatever the job's status (a job ended by a runner killed
+ * before it ended the job's session).
+ */
+export function runnerExited(
+  job: Pick<JobBrief, 'pid' | 'host'>,
+  start: number | null = null,
+  probe: { host: string; pidAlive: (pid: number) => boolean } = { host: hostName(), pidAlive },
+): boolean {
+  if (job.host !== probe.host || job.pid == null) return false;
   if (!probe.pidAlive(job.pid)) return true;
   if (start === null) return false;
   const now = startTicks(job.pid);
@@ -33,6 +46,14 @@ export async function runnerGoneIn(
   store: AsyncStateStore,
   job: Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>,
 ): Promise<boolean> {
-  if (job.status !== 'active' || job.host !== hostName() || job.pid == null) return false;
-  return runnerGone(job, pidAlive(job.pid) ? await store.jobs.runnerStart(job.id) : null);
+  return job.status === 'active' && (await runnerExitedIn(store, job));
+}
+
+/** runnerExited, with the runner's start ticks read from the store (a query only for a live pid of this machine). */
+export async function runnerExitedIn(
+  store: AsyncStateStore,
+  job: Pick<JobBrief, 'id' | 'pid' | 'host'>,
+): Promise<boolean> {
+  if (job.host !== hostName() || job.pid == null) return false;
+  return runnerExited(job, pidAlive(job.pid) ? await store.jobs.runnerStart(job.id) : null);
 }

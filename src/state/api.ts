@@ -240,7 +240,7 @@ export interface JobStore {
    * that meets dead runners checks (dead-runner.ts), without briefs()'
    * per-job commit counts (10 ms of `ii job list` at 1,000 jobs).
    */
-  activeRunners(repo: string): Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>[];
+  activeRunners(repo: string): Pick<JobBrief, 'id' | 'todo_id' | 'status' | 'pid' | 'host'>[];
   /** A monotonically growing number bumped by every mutation (cheap change detection). */
   version(): number;
 }

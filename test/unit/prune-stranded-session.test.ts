@@ -7,18 +7,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { hostName } from '../../src/proc/host.js';
-import { startSession } from '../../src/session/session.js';
 import { pruneWorkspaces } from '../../src/session/workspaces.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
 import { openStateStore } from '../../src/state/index.js';
-import { shortId } from '../../src/state/ids.js';
 import { asyncStore } from '../../src/state/sync-adapter.js';
 import { GitVcs } from '../../src/vcs/git.js';
+import { DEAD_PID, strandedJob as strandedJobIn } from '../helpers/stranded.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
-
-/** Above Linux's largest pid: no process has it. */
-const DEAD_PID = 2 ** 22 + 7;
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
@@ -36,23 +31,8 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-/** A job that ended as `status`, run by `pid`, whose session and workspace were never ended. */
-async function strandedJob(status: 'completed' | 'failed', pid: number) {
-  const todo = await store.todos.create('r', { title: 't' });
-  const sessionId = shortId(todo.id);
-  const job = await store.jobs.claim(
-    'r',
-    { todo_id: todo.id, session_id: sessionId, pid, host: hostName() },
-    () => null,
-  );
-  const started = await startSession(
-    store,
-    { repoRoot: repo, slug: 'r', todoId: todo.id, stateDir: store.dir, sessionId, jobId: job.id },
-    vcs,
-  );
-  await store.jobs.finish(job.id, status, status === 'failed' ? 'its runner was gone' : null);
-  return { todo, path: started.workspacePath, sessionId };
-}
+const strandedJob = (status: 'completed' | 'failed', pid: number) =>
+  strandedJobIn(store, vcs, { root: repo, slug: 'r' }, status, pid);
 
 const prune = () => pruneWorkspaces(store, { root: repo, slug: 'r', stateDir: store.dir }, vcs);
 

@@ -6,7 +6,7 @@
 // lives in one temp dir (repo, state, config), removed at the end unless kept.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { gitSync } from '../../vcs/git-run.js';
-import { endFailedSession } from '../job/deps.js';
+import { endSessionOf } from '../job/deps.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -163,7 +163,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     const runner = new BacklogRunner({
       store,
       repo: { root: repo, slug },
-      finishSession: endFailedSession(store),
+      finishSession: endSessionOf(store),
       slots: DEMO_SLOTS,
       // Once each: the abandoned todo is not tried again.
       maxAttempts: 1,

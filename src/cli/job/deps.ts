@@ -19,15 +19,18 @@ export async function realLandingVcs(): Promise<LandingVcs & Vcs> {
 }
 
 /**
- * Ends the session of a job whose runner is gone, failed (its workspace reset
- * and freed, its todo reopened), with git loaded only when there is one.
+ * Ends the session of a job whose runner is gone: failed unless told done
+ * (its workspace reset and freed, its todo reopened, or done), with git
+ * loaded only when there is one.
  */
-export function endFailedSession(store: AsyncStateStore): (sessionId: string) => Promise<void> {
-  return async (sessionId) => {
+export function endSessionOf(
+  store: AsyncStateStore,
+): (sessionId: string, outcome?: 'done' | 'failed') => Promise<void> {
+  return async (sessionId, outcome = 'failed') => {
     const [{ finishSession }, { GitVcs }] = await Promise.all([
       import('../../session/session.js'),
       import('../../vcs/git.js'),
     ]);
-    await finishSession(store, sessionId, 'failed', new GitVcs());
+    await finishSession(store, sessionId, outcome, new GitVcs());
   };
 }

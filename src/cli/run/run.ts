@@ -14,10 +14,11 @@ import { sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import { byCompletion, LandQueue, toLand, type ToLand } from '../../land/merge-queue.js';
 import { finalCommit } from '../../land/plan.js';
 import { reapedLine } from '../../job/dead-runner.js';
+import { settledLine } from '../../job/stranded.js';
 import { shownLine, shownText } from '../../text/shown.js';
 import { currentRepo, withStore } from '../context.js';
 import { style } from '../format.js';
-import { endFailedSession, realDeps, realLandingVcs } from '../job/deps.js';
+import { endSessionOf, realDeps, realLandingVcs } from '../job/deps.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import type { RunOptions } from './options.js';
 import { LiveArea } from './live-area.js';
@@ -85,7 +86,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     const runner: BacklogRunner = new BacklogRunner({
       store,
       repo,
-      finishSession: endFailedSession(store),
+      finishSession: endSessionOf(store),
       slots,
       slotsNow: async () => {
         const now = (await store.runners.get(me.id))?.slots ?? slotsSeen;
@@ -158,6 +159,7 @@ export async function runBacklog(o: RunOptions): Promise<void> {
     };
     const describe = (e: BacklogRunEvent): string | null => {
       if (e.kind === 'reaped') return st.yellow(reapedLine(e.cleanup));
+      if (e.kind === 'settled') return st.yellow(settledLine(e.settled));
       const t = `${e.kind === 'stopping' ? '' : `${e.todo.id} ${shownLine(e.todo.title)}`}`;
       switch (e.kind) {
         case 'started':

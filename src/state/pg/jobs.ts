@@ -303,7 +303,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
   // activeRunners: coming to api.ts's JobStore (the speedup branch); here
   // already, so the driver compiles before and after that merge.
   const store: AsyncJobStore & {
-    activeRunners(repo: string): Promise<Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>[]>;
+    activeRunners(repo: string): Promise<Pick<JobBrief, 'id' | 'todo_id' | 'status' | 'pid' | 'host'>[]>;
   } = {
     create: (repo, input) => db.tx((t) => insertJob(t, repo, input)),
     briefs: async (repo) => briefs(await db.q(BRIEFS, [repo])),
@@ -569,8 +569,8 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
       return m && row && Number(m[1]) === row.pid ? Number(m[2]) : null;
     },
     activeRunners: (repo) =>
-      db.q<Pick<JobBrief, 'id' | 'status' | 'pid' | 'host'>>(
-        "SELECT id, status, pid, host FROM jobs WHERE repo = $1 AND status = 'active'",
+      db.q<Pick<JobBrief, 'id' | 'todo_id' | 'status' | 'pid' | 'host'>>(
+        "SELECT id, todo_id, status, pid, host FROM jobs WHERE repo = $1 AND status = 'active'",
         [repo],
       ),
     version: async () =>

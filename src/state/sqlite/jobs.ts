@@ -614,7 +614,7 @@ export function sqliteJobStore(db: DatabaseSync): JobStore {
       return m && row && Number(m[1]) === row.pid ? Number(m[2]) : null;
     },
     activeRunners(repo) {
-      return q("SELECT id, status, pid, host FROM jobs WHERE repo = ? AND status = 'active'").all(
+      return q("SELECT id, todo_id, status, pid, host FROM jobs WHERE repo = ? AND status = 'active'").all(
         repo,
       ) as unknown as ReturnType<JobStore['activeRunners']>;
     },
