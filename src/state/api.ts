@@ -335,7 +335,11 @@ export interface RunnerStore {
   /**
    * Notes that runner `id` is starting a job runner for `todoId`, in one
    * transaction with `takenElsewhere` (given the repository's other runners):
-   * false, and nothing noted, when it says another has it.
+   * false, and nothing noted, when it says another has it, or when the todo
+   * is no longer open (a job claimed it since the caller read it: the
+   * runner that started that job took it off its list once it saw the claim,
+   * and a caller that looked before the claim and takes after that would
+   * start a second runner, which loses the claim).
    */
   takeStart(id: number, todoId: string, takenElsewhere: (others: BacklogRunnerRecord[]) => boolean): boolean;
   /** The todos runner `id` has started a job runner for and not yet seen claim (or fail to). */

@@ -257,7 +257,9 @@ describe.each(DRIVERS)('store on $name', (driver) => {
     const runners = (s.jobs as { activeRunners?: (repo: string) => Promise<unknown[]> }).activeRunners;
     if (runners) {
       await s.jobs.finish(jb.id, 'failed', 'x');
-      expect(await runners('r')).toEqual([{ id: ja.id, status: 'active', pid: 9, host: 'h9' }]);
+      expect(await runners('r')).toEqual([
+        { id: ja.id, todo_id: a.id, status: 'active', pid: 9, host: 'h9' },
+      ]);
     }
   });
 
@@ -502,6 +504,14 @@ describe.each(DRIVERS)('store on $name', (driver) => {
     await other.runners.setStarting(b.id, []);
     expect(await other.runners.takeStart(b.id, 't2', takenBy('t2'))).toBe(true);
     expect((await s.runners.get(b.id))?.starting).toEqual(['t2']);
+    // A todo a job has claimed since the caller looked is refused too, though
+    // no runner lists it any more (its starter took it off once it saw the claim).
+    const claimed = await s.todos.create('r', { title: 'C' });
+    const open = await s.todos.create('r', { title: 'O' });
+    await s.jobs.claim('r', { todo_id: claimed.id }, readyCheck(claimed.id));
+    expect(await other.runners.takeStart(b.id, claimed.id, takenBy(claimed.id))).toBe(false);
+    expect(await other.runners.takeStart(b.id, open.id, takenBy(open.id))).toBe(true);
+    expect((await s.runners.get(b.id))?.starting).toEqual(['t2', open.id]);
     expect((await s.runners.setSlots(a.id, 4)).slots).toBe(4);
     await s.runners.heartbeat(a.id);
     await s.runners.remove(a.id);

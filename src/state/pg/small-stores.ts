@@ -234,6 +234,13 @@ export function pgRunnerStore(db: PgDb): AsyncRunnerStore {
         const mine = all.find((r) => r.id === id);
         if (!mine) return false;
         if (takenElsewhere(all.filter((r) => r.id !== id))) return false;
+        // Read after the runners' rows are locked: a claim that a runner saw
+        // and took off its list was committed before, and is seen here.
+        const todo = await t.one<{ status: string }>('SELECT status FROM todos WHERE repo = $1 AND id = $2', [
+          me.repo,
+          todoId,
+        ]);
+        if (todo && todo.status !== 'open') return false;
         if (!mine.starting.includes(todoId))
           await t.q('UPDATE runners SET starting = $1 WHERE id = $2', [
             JSON.stringify([...mine.starting, todoId]),

@@ -241,6 +241,12 @@ export function sqliteRunnerStore(db: DatabaseSync): RunnerStore {
     const r = byId.get(id) as unknown as RunnerRow | undefined;
     return r ? toRunner({ ...r }) : null;
   };
+  const todoStatus = db.prepare('SELECT status FROM todos WHERE repo = ? AND id = ?');
+  /** takeStart's second check: the todo is no longer open (a job claimed it since the caller looked). */
+  const claimedSince = (repo: string, todoId: string) => {
+    const t = todoStatus.get(repo, todoId) as { status: string } | undefined;
+    return t !== undefined && t.status !== 'open';
+  };
   return {
     register: (input) =>
       transaction(db, () => {
@@ -282,6 +288,7 @@ export function sqliteRunnerStore(db: DatabaseSync): RunnerStore {
             .all(me.repo, id) as unknown as RunnerRow[]
         ).map((r) => toRunner({ ...r }));
         if (takenElsewhere(others)) return false;
+        if (claimedSince(me.repo, todoId)) return false;
         if (!me.starting.includes(todoId))
           db.prepare('UPDATE runners SET starting = ? WHERE id = ?').run(
             JSON.stringify([...me.starting, todoId]),
