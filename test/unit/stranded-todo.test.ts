@@ -4,28 +4,33 @@
 // run's todo stayed unfinished (run-chaos, seed 470758139, in CI). ii run
 // ends such a session as the runner would have, once the runner is gone,
 // and waits for a runner still ending it; ii todo list and ii job list do
-// it for those they meet.
+// it for those they meet, and so does the board.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { BacklogRunner, type BacklogRunEvent } from '../../src/backlog/scheduler.js';
+import { boardSettler } from '../../src/dashboard/io/reap.js';
+import { DashboardSync } from '../../src/dashboard/io/sync.js';
+import { createDashboardStore } from '../../src/dashboard/view/store.js';
 import { settleStrandedTodos } from '../../src/job/stranded.js';
 import type { JobBrief } from '../../src/model/backlog.js';
 import { strandedJobs } from '../../src/model/stranded.js';
 import { finishSession } from '../../src/session/session.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
-import { openStateStore, repoSlug } from '../../src/state/index.js';
+import { openStateStore, repoSlug, type StateStore } from '../../src/state/index.js';
 import { asyncStore } from '../../src/state/sync-adapter.js';
 import { GitVcs } from '../../src/vcs/git.js';
 import { DEAD_PID, strandedJob as strandedJobIn } from '../helpers/stranded.js';
 import { ii } from '../helpers/cli.js';
 import { testEnv } from '../helpers/env.js';
-import { gitRepo, tempDir } from '../helpers/tmp.js';
+import { gitRepo, tempDir, waitFor } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
 let store: AsyncStateStore;
+/** The same store, as the board reads it. */
+let syncState: StateStore;
 const vcs = new GitVcs();
 const children: ChildProcess[] = [];
 beforeEach(() => {
@@ -33,7 +38,8 @@ beforeEach(() => {
   repo = join(tmp.path, 'repo');
   mkdirSync(repo);
   gitRepo(repo, { 'a.txt': 'one\n' });
-  store = asyncStore(openStateStore({ dir: join(tmp.path, 'state', 'incrementum') }));
+  syncState = openStateStore({ dir: join(tmp.path, 'state', 'incrementum') });
+  store = asyncStore(syncState);
 });
 afterEach(async () => {
   for (const c of children) c.kill('SIGKILL');
@@ -141,4 +147,26 @@ it('ii todo list settles one it meets, saying so, and lists the todo done', asyn
   expect((JSON.parse(r.stdout) as { id: string; status: string }[]).map((t) => [t.id, t.status])).toEqual([
     [todo.id, 'done'],
   ]);
+});
+
+it('the board settles one it meets, and says so', async () => {
+  const { todo, job, sessionId } = await strandedJob('failed', DEAD_PID);
+  const dash = createDashboardStore({ repo: 'r', repoLabel: 'r', banner: null, color: false });
+  const sync = new DashboardSync({
+    state: syncState,
+    dash,
+    pollMs: 60_000,
+    settle: boardSettler(store, dash),
+  });
+  sync.loadAll();
+  await waitFor(
+    async () => (await store.todos.get('r', todo.id))?.status === 'open',
+    'the board to settle it',
+  );
+  expect((await store.sessions.get(sessionId))?.status).toBe('failed');
+  await waitFor(
+    () => dash.getState().message?.includes(`todo ${todo.id} open again: job ${job.id} ended`),
+    'the message',
+  );
+  await sync.close();
 });

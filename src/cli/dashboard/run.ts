@@ -4,7 +4,7 @@
 import { createElement } from 'react';
 import { UserError } from '../../errors.js';
 import { createActions } from '../../dashboard/io/actions.js';
-import { boardReaper } from '../../dashboard/io/reap.js';
+import { boardReaper, boardSettler } from '../../dashboard/io/reap.js';
 import { readBanner } from './banner.js';
 import { loadInProduction } from './production-env.js';
 import { BOARD_STORE_OPTIONS, tuneHeapForDashboard } from './heap.js';
@@ -149,11 +149,13 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     banner: readBanner(process.env),
     color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
   });
-  // A job met with its runner gone is cleaned up here as prune would.
+  // A job met with its runner gone is cleaned up here as prune would, and
+  // so is a todo a runner killed after its job ended left in progress.
   const sync = new DashboardSync({
     state: source,
     dash,
     reap: boardReaper(store, dash),
+    settle: boardSettler(store, dash),
     ...(shared ? { stored: store } : {}),
   });
   onMirror = () => sync.refreshJobs();

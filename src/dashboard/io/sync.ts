@@ -15,6 +15,7 @@ import {
   type BacklogIndex,
   type JobBrief,
 } from '../../model/backlog.js';
+import { strandedJobs } from '../../model/stranded.js';
 import { isStale } from '../../model/derive.js';
 import { runnerAlive, runnersLand } from '../../model/backlog-runner.js';
 import type { Job } from '../../model/job.js';
@@ -126,6 +127,12 @@ export interface SyncOptions {
    * when it is done. None: stale jobs are only shown so.
    */
   reap?: (job: Job) => Promise<unknown>;
+  /**
+   * Ends the session a runner of this machine left active after its job
+   * ended, once that runner is gone (job/stranded.ts settleStranded): the
+   * todo showed in progress with no job on it for good. Asked once per job.
+   */
+  settle?: (jobId: string) => Promise<unknown>;
   /** The clock the live pane's "no output from the agent for N s" reads (tests move it). */
   now?: () => number;
 }
@@ -203,6 +210,8 @@ export class DashboardSync {
   private readonly beats = new Map<string, BoardJob>();
   /** Stale jobs being cleaned up (SyncOptions.reap). */
   private readonly reaping = new Set<string>();
+  /** Jobs whose todo was handed to SyncOptions.settle (each once). */
+  private readonly settled = new Set<string>();
   /** The watch on the shown job's transcript file, and which file it is. */
   private transcriptWatch: { path: string; w: DirWatcher } | null = null;
 
@@ -236,6 +245,7 @@ export class DashboardSync {
     this.loadTitles(jobs);
     this.checkStale();
     this.refreshBacklog();
+    this.settleStranded();
     for (const j of jobs) if (j.status === 'active') this.readLogs(j);
     // From here on the job the board shows is read whole as it comes into view.
     this.unsubscribeWhole ??= this.dash.subscribe((s) => this.readWhole(s));
@@ -583,6 +593,7 @@ export class DashboardSync {
     this.checkStale();
     this.checkTodoCount();
     this.refreshBacklog();
+    this.settleStranded();
     // Catch file events the watcher missed (a job dir created after its watch was set up).
     for (const j of this.dash.getState().jobs) if (j.status === 'active') this.readLogs(j);
     // A quiet agent writes nothing to wake the pane: the clock does.
@@ -606,6 +617,23 @@ export class DashboardSync {
       if (j.status === 'active' && isStale(this.beating(j), now, this.probe)) stale[j.id] = true;
     this.dash.getState().setStale(stale);
     for (const id of Object.keys(stale)) this.reap(id);
+  }
+
+  /** Hands SyncOptions.settle each todo in progress with no job on it whose last job's runner (this machine's) is gone. */
+  private settleStranded(): void {
+    const todos = this.todos;
+    if (!this.o.settle || !todos) return;
+    for (const j of strandedJobs([...todos.byId.values()], this.dash.getState().jobs)) {
+      if (j.host !== this.probe.host || j.pid === null || this.probe.pidAlive(j.pid)) continue;
+      if (this.settled.has(j.id)) continue;
+      this.settled.add(j.id);
+      void this.o
+        .settle(j.id)
+        .catch(() => {})
+        .finally(() => {
+          if (!this.closed) this.refreshJobs();
+        });
+    }
   }
 
   /** Hands a stale job to SyncOptions.reap, unless it is there already; reloads the jobs after. */
