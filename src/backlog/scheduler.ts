@@ -227,7 +227,11 @@ export class BacklogRunner {
   /** The runner last handed a todo by a standby, and until when at most: no new standby starts before its claim. */
   private hold: { pid: number; until: number } | null = null;
   private holdTimer: NodeJS.Timeout | null = null;
-  /** Jobs whose runner is gone, being cleaned up; and those whose cleanup failed (not tried again). */
+  /**
+   * Jobs whose runner is gone, being cleaned up, and stranded todos being
+   * settled (keyed `settle:<job>`); and those whose cleanup failed or had
+   * nothing to do (not tried again).
+   */
   private readonly reaping = new Set<string>();
   private readonly unreapable = new Set<string>();
   /** The repository's todos and job briefs, brought up to date at each look. */
@@ -430,8 +434,7 @@ export class BacklogRunner {
     let ending = 0;
     for (const j of this.planned.stranded) {
       if (j.host !== host || j.pid === null) continue;
-      const alive =
-        !!this.ownRunning(j.pid) || (localProbe.pidAlive(j.pid) && !(await runnerExitedIn(this.o.store, j)));
+      const alive = !!this.ownRunning(j.pid) || !(await runnerExitedIn(this.o.store, j));
       if (!alive) this.settle(j);
       else if (now - Date.parse(j.completed_at ?? j.updated_at) < ENDING_WAIT_MS) ending++;
     }
@@ -552,7 +555,7 @@ export class BacklogRunner {
     void settleStranded(this.o.store, job.id, this.o.finishSession)
       .then(
         (settled) => {
-          // Nothing to do (its runner alive after all, another machine's): not asked again.
+          // Nothing to do (the todo moved on, or a job took it): not asked again.
           if (!settled) this.unreapable.add(key);
           else this.emit({ kind: 'settled', settled });
         },

@@ -1,10 +1,10 @@
 // Ending, for it, the session of a runner killed after its job ended
 // (model/stranded.ts): as the runner would have, done for a completed job
 // (its todo done), failed otherwise (its todo reopened), its workspace
-// freed. ii run does it for the todos its copy shows so, ii job list and
-// ii todo list for those they meet, ii workspace prune for every session
-// it finds so (session/workspaces.ts).
-import type { JobBrief } from '../model/backlog.js';
+// freed. ii run does it for the todos its copy shows so, the board for
+// those it holds, ii job list and ii todo list for those they meet. ii
+// workspace prune ends such sessions its own way, by the workspaces it
+// looks at (session/workspaces.ts).
 import { strandedJobs } from '../model/stranded.js';
 import type { AsyncStateStore } from '../state/async-api.js';
 import { reopenUnheld } from '../session/session.js';
@@ -64,9 +64,8 @@ export async function settleStrandedTodos(
   const held = new Set((await store.jobs.activeRunners(repo)).map((j) => j.todo_id));
   const unheld = inProgress.filter((t) => !held.has(t.id));
   if (unheld.length === 0) return [];
-  const briefs: JobBrief[] = await store.jobs.briefs(repo);
   const out: SettledTodo[] = [];
-  for (const j of strandedJobs(unheld, briefs)) {
+  for (const j of strandedJobs(unheld, await store.jobs.briefs(repo))) {
     const s = await settleStranded(store, j.id, endSession);
     if (s) out.push(s);
   }

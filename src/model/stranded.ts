@@ -3,7 +3,8 @@
 // workspace): killed between the two, or in the middle of the session's
 // end, it leaves the todo in progress for good, and no cleanup meets it,
 // since they look for active jobs. Pure: ii run decides it from its copy of
-// the backlog; ii todo list and ii job list from what they read.
+// the backlog, the board from what it holds, ii todo list and ii job list
+// from what they read.
 import type { JobBrief } from './backlog.js';
 import type { Todo } from './todo.js';
 

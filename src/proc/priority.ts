@@ -120,12 +120,12 @@ export const BOOT_LOW_MS = 3000;
  * together with others (--boot-low) starts its job at the floor: its own
  * session and each session it starts (the agent, setup, the baseline tests)
  * at 19, raised to its own nice value, the jobs' level, at the job's first
- * prompt (endBootLow) or after BOOT_LOW_MS. When
- * ii run starts its jobs together, their starts (each a Node start, a
- * workspace, tests and an agent's start, all wanting the cores at once) took
- * the cores from a person's board: each session at the jobs' level weighs a
- * tenth of the board's, and 24 starting jobs' sessions outweighed it several
- * times over (bench/shared-store.bench.js, keypress → frame). At the floor
+ * prompt (endBootLow) or after BOOT_LOW_MS. When ii run starts its jobs
+ * together, their starts (each a Node start, a workspace, tests and an
+ * agent's start, all wanting the cores at once) took the cores from a
+ * person's board: each session at the jobs' level weighs a tenth of the
+ * board's, and 24 starting jobs' sessions outweighed it several times over
+ * (bench/shared-store.bench.js, keypress → frame). At the floor
  * they weigh a sixty-eighth; they still share the cores among themselves as
  * before, and at the jobs' level from the first prompt on they keep their
  * share beside a person's busy work. A start alone is not at the floor: it

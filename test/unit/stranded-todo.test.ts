@@ -156,7 +156,7 @@ it('the board settles one it meets, and says so', async () => {
     state: syncState,
     dash,
     pollMs: 60_000,
-    settle: boardSettler(store, dash),
+    settle: boardSettler(store, dash, endSession),
   });
   sync.loadAll();
   await waitFor(

@@ -6,6 +6,7 @@ import { UserError } from '../../errors.js';
 import { createActions } from '../../dashboard/io/actions.js';
 import { boardReaper, boardSettler } from '../../dashboard/io/reap.js';
 import { readBanner } from './banner.js';
+import { endSessionOf } from '../job/deps.js';
 import { loadInProduction } from './production-env.js';
 import { BOARD_STORE_OPTIONS, tuneHeapForDashboard } from './heap.js';
 import { createDashboardStore } from '../../dashboard/view/store.js';
@@ -155,7 +156,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     state: source,
     dash,
     reap: boardReaper(store, dash),
-    settle: boardSettler(store, dash),
+    settle: boardSettler(store, dash, endSessionOf(store)),
     ...(shared ? { stored: store } : {}),
   });
   onMirror = () => sync.refreshJobs();

@@ -5,6 +5,7 @@
 // todo left in progress by a runner killed after its job ended.
 import type { Job } from '../../model/job.js';
 import type { AsyncStateStore } from '../../state/async-api.js';
+import type { EndSession } from '../../job/stranded.js';
 import type { DashboardStore } from '../view/store.js';
 import { releaseSession } from './actions.js';
 
@@ -19,20 +20,18 @@ export function boardReaper(state: AsyncStateStore, dash: DashboardStore): (job:
 
 /**
  * SyncOptions.settle for the board of `dash` on `state`: the session a gone
- * runner left active after its job ended, ended as that runner would have
- * (job/stranded.ts), and the board says so. Loaded when there is one.
+ * runner left active after its job ended, ended through `endSession` as that
+ * runner would have (job/stranded.ts), and the board says so. The cleanup
+ * is loaded when there is one.
  */
-export function boardSettler(state: AsyncStateStore, dash: DashboardStore): (jobId: string) => Promise<void> {
+export function boardSettler(
+  state: AsyncStateStore,
+  dash: DashboardStore,
+  endSession: EndSession,
+): (jobId: string) => Promise<void> {
   return async (jobId) => {
-    const [{ settleStranded, settledLine }, { finishSession }, { GitVcs }] = await Promise.all([
-      import('../../job/stranded.js'),
-      import('../../session/session.js'),
-      import('../../vcs/git.js'),
-    ]);
-    const vcs = new GitVcs();
-    const s = await settleStranded(state, jobId, async (id, outcome) => {
-      await finishSession(state, id, outcome, vcs);
-    });
+    const { settleStranded, settledLine } = await import('../../job/stranded.js');
+    const s = await settleStranded(state, jobId, endSession);
     if (s) dash.getState().setMessage(settledLine(s));
   };
 }
