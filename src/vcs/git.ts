@@ -308,16 +308,18 @@ export class GitVcs implements Vcs, LandingVcs {
     const files = headFiles(path);
     if (!files?.dropBranchLink(branch) && files?.branchFile(branch)?.startsWith('ref:'))
       await git(path, ['update-ref', '--no-deref', '-d', `refs/heads/${branch}`], this.in(path));
-    const before = await run(path, ['symbolic-ref', '-q', '--short', 'HEAD'], this.in(path));
+    // The branch it is on, read as git would (symbolic-ref), without a git process.
+    const old = /^ref: refs\/heads\/(\S+)\s*$/.exec(files?.head ?? '')?.[1] ?? '';
+    // --force: the index and the files as at baseRev, whatever the last job
+    // left (changes, a merge or cherry-pick under way: its state goes too),
+    // as `reset --hard` would; untracked files go below.
     await withStaleBranchLock(branch, () =>
       git(path, ['checkout', '--quiet', '--force', '-B', branch, revArg(baseRev)], this.in(path)),
     );
     // A workspace made by an earlier version was on a branch of another name
     // (incrementum/ws-<n>): it has moved to today's, and the old one goes.
-    const old = before.code === 0 ? before.stdout.trim() : '';
     if (old !== branch && isWorkspaceBranch(old)) await run(path, ['branch', '-q', '-D', old], this.in(path));
     this.branches.set(path, branch);
-    await git(path, ['reset', '--quiet', '--hard', revArg(baseRev)], this.in(path));
     await git(path, ['clean', '-ffdxq'], this.in(path));
     rmSync(await this.changeFile(path), { force: true });
     this.changes.delete(path);

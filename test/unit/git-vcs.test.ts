@@ -446,6 +446,27 @@ describe('workspaces', () => {
     expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 
+  it('reset leaves no merge of the last job under way, nor what it staged', async () => {
+    const { ws, base } = await workspace();
+    const ours = git(ws, 'symbolic-ref', '--short', 'HEAD');
+    git(ws, 'checkout', '-q', '-b', 'side');
+    writeFileSync(join(ws, 'a.txt'), 'side\n');
+    git(ws, 'commit', '-qam', 'side');
+    git(ws, 'checkout', '-q', ours);
+    writeFileSync(join(ws, 'a.txt'), 'ours\n');
+    git(ws, 'commit', '-qam', 'ours');
+    expect(() => git(ws, 'merge', 'side')).toThrow(); // a conflict: the merge stays under way
+    expect(existsSync(join(git(ws, 'rev-parse', '--git-dir'), 'MERGE_HEAD'))).toBe(true);
+    writeFileSync(join(ws, 'staged.txt'), 's\n');
+    git(ws, 'add', 'staged.txt');
+    await vcs.resetWorkspace(ws, ours, base);
+    expect(await vcs.head(ws)).toBe(base);
+    expect(git(ws, 'symbolic-ref', '--short', 'HEAD')).toBe(ours);
+    expect(existsSync(join(git(ws, 'rev-parse', '--git-dir'), 'MERGE_HEAD'))).toBe(false);
+    expect(git(ws, 'status', '--porcelain', '--ignored')).toBe('');
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+  });
+
   it("never moves the branch an agent pointed the workspace's HEAD or its branch at (the user's main)", async () => {
     const main = git(repo, 'rev-parse', 'main');
     for (const [n, how] of [
