@@ -17,16 +17,7 @@ import { workspaceBranch } from '../../src/session/paths.js';
 import { GitVcs } from '../../src/vcs/git.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 import { GIT_IDENTITY } from '../helpers/env.js';
-
-const bwrap = (() => {
-  try {
-    execFileSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const why = 'bubblewrap is not installed or cannot make a user namespace here (apt install bubblewrap)';
+import { bwrap, noBwrapWhy as why } from '../helpers/bwrap.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {

@@ -8,23 +8,13 @@
 // even ignored here: a clone would fail the job's leftovers check), and
 // the upper layer goes with the workspace.
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobEvent } from '../../src/model/event.js';
 import { readEvents } from '../../src/state/events.js';
 import { JobFixture, jobIdFrom, verdict } from '../helpers/job.js';
-
-const bwrap = (() => {
-  try {
-    execFileSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const why = 'bubblewrap is not installed or cannot make a user namespace here (apt install bubblewrap)';
+import { bwrap, noBwrapWhy as why } from '../helpers/bwrap.js';
 
 let f: JobFixture;
 beforeEach(() => {

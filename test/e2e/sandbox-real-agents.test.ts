@@ -38,15 +38,8 @@ import {
   titleFor,
 } from '../helpers/real-agents.js';
 import { waitFor } from '../helpers/tmp.js';
+import { bwrap } from '../helpers/bwrap.js';
 
-const bwrap = (() => {
-  try {
-    execFileSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const noBwrap = 'bubblewrap is not installed or cannot make a user namespace here (apt install bubblewrap)';
 const oc = bwrap ? ensureAgent(OPENCODE) : { skip: noBwrap };
 const claude = bwrap ? ensureAgent(CLAUDE) : { skip: noBwrap };

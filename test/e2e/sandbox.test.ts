@@ -13,16 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JobFixture, jobIdFrom, verdict } from '../helpers/job.js';
 import { runningIn, runningWith } from '../helpers/procs.js';
 import { waitFor } from '../helpers/tmp.js';
-
-const bwrap = (() => {
-  try {
-    execFileSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const why = 'bubblewrap is not installed or cannot make a user namespace here (apt install bubblewrap)';
+import { bwrap, noBwrapWhy as why } from '../helpers/bwrap.js';
 
 let f: JobFixture;
 beforeEach(() => {

@@ -7,22 +7,14 @@
 // not ([sandbox] mode = "off"); in the sandbox the files read empty. (Outside
 // a sandbox a process of the user's can read the user's files: only the
 // environment is kept from it there.) The job itself completes in the store.
-import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobFixture, jobIdFrom, verdict } from '../helpers/job.js';
 import { dropDatabase, freshDatabase, passwordUrl, pgServer, pgWhyNot } from '../helpers/pg.js';
+import { bwrap } from '../helpers/bwrap.js';
 
 const server = pgServer();
-const bwrap = (() => {
-  try {
-    execFileSync('bwrap', ['--unshare-user', '--ro-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe.skipIf(!server)(
   `the store's credentials and a job's agent${server ? '' : ` (skipped: ${pgWhyNot()})`}`,
