@@ -21,8 +21,14 @@
 //   agent      agent_start → its first prompt: spawn, ACP initialize, session/new;
 //              the first implement agent is started as the workspace is made
 //              (after [workspace] setup when there is one, as the baseline tests
-//              start) and recorded (agent_start) at its turn, so this is what is
-//              left of its start once the steps before its turn are done
+//              start; in a free workspace kept for reuse, as it is claimed,
+//              session/new waiting for the reset) and recorded (agent_start) at
+//              its turn, so this is what is left of its start once the steps
+//              before its turn are done. Started beside the reset, it also
+//              takes cores from it: the workspace phase it overlaps is then
+//              longer, and the row excluding the workspace takes that out with
+//              it, so the whole hand-over's row is the one that says whether
+//              the overlap gained anything
 //   other      the rest (store writes, events, templates)
 // The floor, measured in the same run: `node -e 0`, the least a new process costs.
 //
@@ -405,6 +411,8 @@ async function runOn(root, label, jobsList, keepRaw = false) {
     }
     return keepRaw ? { rows, raw } : rows;
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    // HANDOVER_KEEP=1 keeps the runs (repositories, states, traces) to read afterwards.
+    if (process.env.HANDOVER_KEEP) process.stderr.write(`handover: kept ${tmp}\n`);
+    else rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -340,13 +340,19 @@ export class AcpSession implements AgentSession {
 
     const startMs = this.t.startTimeoutMs ?? Math.min(this.o.turnTimeoutMs, 60_000);
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
+    let timedOut: (err: Error) => void = () => {};
+    const timeout = new Promise<never>((_, reject) => (timedOut = reject));
+    let settled = false;
+    const arm = (ms: number) => {
+      if (settled) return; // lost the race meanwhile (the agent died): no timer left behind
       timer = setTimeout(
         () =>
-          reject(new Error(`the agent (${agent.name}) did not finish starting within ${seconds(startMs)}`)),
-        startMs,
+          timedOut(new Error(`the agent (${agent.name}) did not finish starting within ${seconds(startMs)}`)),
+        ms,
       );
-    });
+    };
+    const t0 = performance.now();
+    arm(startMs);
     try {
       await Promise.race([
         (async () => {
@@ -358,6 +364,13 @@ export class AcpSession implements AgentSession {
           this.agentName = init.agentInfo?.name;
           this.initialized = true;
           mark('acp_initialized', { agent_cpu: treeCpuMs(this.child?.pid) });
+          if (this.o.beforeSession) {
+            // The workspace's own making is not the agent's start: off the clock.
+            clearTimeout(timer);
+            const used = performance.now() - t0;
+            await this.o.beforeSession;
+            arm(Math.max(0, startMs - used));
+          }
           const { title } = this.o;
           const s = await this.conn.agent.request(methods.agent.session.new, {
             cwd: this.ws.path,
@@ -384,6 +397,7 @@ export class AcpSession implements AgentSession {
       await this.close();
       throw cause;
     } finally {
+      settled = true;
       clearTimeout(timer);
     }
     return this;

@@ -88,6 +88,14 @@ export interface AgentSessionOptions {
    * is allowed (inside the workspace), as under "workspace".
    */
   askPerson?: AskPerson;
+  /**
+   * What session/new waits for, when the agent starts before its workspace
+   * is made (its folder is there, its files not yet: a free workspace being
+   * reset): the process and ACP's initialize go ahead, and the workspace is
+   * named to the agent (session/new's cwd) once this resolves. A rejection
+   * fails the start. The wait is not counted in the start's timeout.
+   */
+  beforeSession?: Promise<unknown>;
 }
 
 /** How a request a person was asked ended, and their note (for the agent). */

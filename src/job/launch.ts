@@ -40,7 +40,13 @@ export interface JobDeps {
   startSession: (
     store: AsyncStateStore,
     o: SessionStartInput,
-  ) => Promise<{ session: Session; workspacePath: string; baseRev: string; created?: boolean }>;
+  ) => Promise<{
+    session: Session;
+    workspacePath: string;
+    baseRev: string;
+    created?: boolean;
+    keptFolder?: boolean;
+  }>;
   finishSession: (store: AsyncStateStore, sessionId: string, outcome: 'done' | 'failed') => Promise<unknown>;
   afterImplement?: AfterImplement;
 }
@@ -189,6 +195,52 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
     (todos, jobs) => claimRefusal(todo.id, todos, jobs, { mode, maxAttempts: config.run['max-attempts'] }),
   );
   mark('claim', { job: job.id });
+  // The first change is named before the job starts, so the job's context
+  // names it from the first line; the runner makes it (record and refs)
+  // when it enters implementing (the job change tracking spec), so a job
+  // that never gets there leaves no ref for a change no record holds.
+  const changeId = newChangeId();
+  // Set where it is made (wire): in startSession's onFolder, or after it.
+  let runner = null as JobRunner | null;
+  const wire = (workspacePath: string, current: Todo): JobRunner => {
+    runner = newJobRunner(deps, {
+      store,
+      stateDir: input.stateDir,
+      agent,
+      config,
+      jobId: job.id,
+      todo: current,
+      repoRoot: repo.root,
+      workspacePath,
+      baseRev: base.sha,
+      sessionId,
+      firstChangeId: changeId,
+      ...(input.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
+      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+      ...(input.onFinished ? { onFinished: input.onFinished } : {}),
+      ...(input.onEndRecorded ? { onEndRecorded: input.onEndRecorded } : {}),
+    });
+    // The caller is given the runner before its first agent starts, so that
+    // from here on a Ctrl-C stops the job, and the agent with it
+    // (runner.cancel), rather than ending the process and leaving the agent
+    // behind.
+    input.onRunner?.(runner);
+    return runner;
+  };
+  // The agent's start (a process, ACP's initialize and session/new) is the
+  // longest step to the first prompt. In a free workspace kept for reuse it
+  // starts as the workspace is claimed, beside its reset, and is named the
+  // workspace (session/new) once that is made (`made`); otherwise as the
+  // workspace is made, beside the records below and the runner's own start.
+  // Started after the records, its start was the first prompt's last wait:
+  // 30 to 36 ms of a hand-over's median. Started as the workspace was made,
+  // still: beside the reset, a backlog's hand-over (job end → next first
+  // prompt, bench/handover.bench.js, medians, paired) took 227 ms, not 262,
+  // with --jobs 1, and 386 ms, not 397, with --jobs 2 on a 2-core machine
+  // whose cores the other job's turns keep busy (the reset then waits for
+  // them too). A real agent's start (seconds) hides the whole reset.
+  const made = Promise.withResolvers<void>();
+  made.promise.catch(() => {}); // an early agent's start meets it, and is discarded
   let started: Awaited<ReturnType<JobDeps['startSession']>>;
   const t0 = performance.now();
   try {
@@ -202,8 +254,13 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       copy: config.workspace.copy,
       jobId: job.id,
       sessionId,
+      onFolder: async (path) =>
+        wire(path, (await store.todos.get(repo.slug, todo.id)) ?? todo).startAgentEarly(made.promise),
     });
   } catch (err) {
+    made.reject(err);
+    // Its agent, started in the folder claimed, goes unrecorded.
+    await runner?.discardEarly();
     // git worktree add (or the copy of [workspace] copy) met a full disk.
     const full = asDiskFull(err, workspacesDir(input.stateDir, repo.slug));
     await recordDespiteFullDisk(store, () =>
@@ -224,47 +281,21 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
   }
   const { session, workspacePath, baseRev } = started;
   mark('workspace', { job: job.id });
-  let runner: JobRunner | null = null;
   try {
-    const made = appendEvent(input.stateDir, job.id, 'workspace', {
+    const event = appendEvent(input.stateDir, job.id, 'workspace', {
       path: workspacePath,
       created: started.created ?? false,
       duration_ms: Math.round(performance.now() - t0),
     });
-    input.onEvent?.(made);
-    // The first change is named before the job starts, so the job's context
-    // names it from the first line; the runner makes it (record and refs)
-    // when it enters implementing (the job change tracking spec), so a job
-    // that never gets there leaves no ref for a change no record holds.
-    const changeId = newChangeId();
-    runner = newJobRunner(deps, {
-      store,
-      stateDir: input.stateDir,
-      agent,
-      config,
-      jobId: job.id,
-      todo: (await store.todos.get(repo.slug, todo.id)) ?? todo,
-      repoRoot: repo.root,
-      workspacePath,
-      baseRev,
-      sessionId: session.id,
-      firstChangeId: changeId,
-      ...(input.allowFailingBaseline ? { allowFailingBaseline: true } : {}),
-      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
-      ...(input.onFinished ? { onFinished: input.onFinished } : {}),
-      ...(input.onEndRecorded ? { onEndRecorded: input.onEndRecorded } : {}),
-    });
-    // The agent's start (a process, ACP's initialize and session/new) is the
-    // longest step to the first prompt: it starts now, as the workspace is
-    // made, beside the records below and the runner's own start (when no
-    // setup runs first). Started after the records, its start was the first
-    // prompt's last wait: 30 to 36 ms of a hand-over's median
-    // (bench/handover.bench.js, --jobs 2). The caller is given the runner
-    // first (onRunner), so that from here on a Ctrl-C stops the job, and
-    // the agent with it (runner.cancel), rather than ending the process and
-    // leaving the agent behind.
-    input.onRunner?.(runner);
-    runner.startAgentEarly();
+    input.onEvent?.(event);
+    if (runner && started.keptFolder) made.resolve();
+    else if (runner) {
+      // Its folder was made again (the reset failed): the agent started in the old one starts again.
+      made.reject(new Error('the workspace was made again'));
+      await runner.discardEarly();
+      runner.startAgentEarly();
+    } else wire(workspacePath, (await store.todos.get(repo.slug, todo.id)) ?? todo).startAgentEarly();
+    const wired = runner as JobRunner; // made by wire, in onFolder or just above
     await store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
     // Where `ii job land` goes by default: the branch the base commit was
     // taken from, in the same lookup, so the two always agree.
@@ -274,7 +305,7 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
     mark('launched', { job: job.id });
     return {
       job: launched,
-      runner,
+      runner: wired,
       session,
       workspacePath,
       baseRev,

@@ -447,21 +447,21 @@ export class JobRunner {
    * session, agent_start) only when its turn comes: a job that ends before
    * (failing tests on the base, leftovers, a stop) closes it unrecorded.
    */
-  private startEarly(after?: Promise<string[]>): void {
+  private startEarly(after?: Promise<string[]>, made?: Promise<unknown>): void {
     if (this.early) return;
     const id = randomBytes(6).toString('hex');
     const transcript = transcriptFile(this.o.stateDir, this.o.jobId, id);
     mkdirSync(dirname(transcript), { recursive: true, mode: 0o700 });
     mark('agent_spawn', { job: this.o.jobId });
     // While the agent starts: the git processes the first change goes through.
-    this.o.vcs.warm?.(this.o.workspacePath).catch(() => {}); // met again, and said, at first use
+    (made ?? Promise.resolve()).then(() => this.o.vcs.warm?.(this.o.workspacePath)).catch(() => {}); // met again, and said, at first use
     // After the leftovers check, if given: what the agent writes as it starts is its own.
     const starting = after
       ? after.then((left) => {
           if (left.length) throw new JobFailure(leftoversReason(left)); // met in prepare, before its turn
           return this.launchAgent('implement', id, transcript);
         })
-      : this.launchAgent('implement', id, transcript);
+      : this.launchAgent('implement', id, transcript, made);
     starting.then(() => mark('agent_ready', { job: this.o.jobId })).catch(() => {}); // a failed start is met, and said, at its turn
     this.early = { id, transcript, startedAt: new Date().toISOString(), starting };
   }
@@ -470,20 +470,27 @@ export class JobRunner {
    * Starts the first implement agent as the workspace is made, before the
    * runner runs (see startEarly), when nothing runs in the workspace before
    * its turn but the tests: no [workspace] setup, which may change what it
-   * must see (an overlay it mounts), and no landing's resolver.
+   * must see (an overlay it mounts), and no landing's resolver. With `made`
+   * (a free workspace's folder, kept, still being reset: launch.ts) the
+   * agent's process and ACP's initialize go ahead of it, and session/new
+   * waits for it.
    */
-  startAgentEarly(): void {
+  startAgentEarly(made?: Promise<unknown>): void {
     if (this.o.resolving || this.o.config.workspace.setup.length > 0 || this.stopRequest) return;
-    if (this.o.config.job['baseline-tests']) return this.startEarly();
+    if (this.o.config.job['baseline-tests']) return this.startEarly(undefined, made);
     // No baseline tests: the leftovers check (prepare's) comes first, so files
-    // the agent writes at its start (session/new) are not blamed on the job before.
-    this.leftovers = this.o.vcs.uncommittedPaths(this.o.workspacePath);
+    // the agent writes at its start are not blamed on the job before; it
+    // looks at the workspace once it is made.
+    this.leftovers = (made ?? Promise.resolve()).then(() =>
+      this.o.vcs.uncommittedPaths(this.o.workspacePath),
+    );
     this.leftovers.catch(() => {}); // met, and said, in prepare
     this.startEarly(this.leftovers);
   }
 
   /** The agent startAgentEarly started, for a job that will not run: closed, unrecorded. */
   async discardEarly(): Promise<void> {
+    this.leftovers = null; // looked at before it, if at all
     if (!this.early) return;
     await this.closeEarly();
     // An agent still starting after EARLY_CLOSE_MS is not closed above, and
@@ -917,10 +924,16 @@ export class JobRunner {
   }
 
   /** Starts an agent session of the job (not yet recorded on it: agentTurn does). */
-  private launchAgent(purpose: AgentPurpose, id: string, transcript: string): Promise<AgentSession> {
+  private launchAgent(
+    purpose: AgentPurpose,
+    id: string,
+    transcript: string,
+    beforeSession?: Promise<unknown>,
+  ): Promise<AgentSession> {
     const { store, jobId, agent, config } = this.o;
     const maxBytes = Math.floor(config.agent['transcript-max-mb'] * 2 ** 20);
     return this.o.startAgent({
+      ...(beforeSession ? { beforeSession } : {}),
       agent,
       cwd: this.o.workspacePath,
       transcriptPath: transcript,

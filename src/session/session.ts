@@ -36,6 +36,15 @@ export interface SessionStartInput {
   sessionId?: string;
   /** The job the session is for: its topic names it (job-subcommand spec, `ii job do`, step 4). */
   jobId?: string;
+  /**
+   * Told the workspace's folder as soon as it is claimed, when it is a free
+   * workspace's, kept and reset in place (awaited, before the reset): what
+   * reads nothing in it yet can start there meanwhile (the job's agent: its
+   * process and ACP's initialize). `keptFolder` in the result says whether
+   * the folder was kept after all: a reset that failed makes it again, and
+   * what started in the old one must start again.
+   */
+  onFolder?: (path: string) => Promise<void>;
 }
 
 export interface StartedSession {
@@ -45,6 +54,8 @@ export interface StartedSession {
   workspace: Workspace;
   /** Made now (git worktree add), not a free one reset. */
   created: boolean;
+  /** The folder onFolder was told of is the workspace's (false: none was told, or it was made again). */
+  keptFolder: boolean;
 }
 
 export async function startSession(
@@ -74,8 +85,16 @@ export async function startSession(
     (path) => processesIn(path).length > 0,
   );
   const path = workspace.path;
+  let keptFolder = false;
   try {
-    if (created || !existsSync(path)) {
+    const reuse = !created && existsSync(path);
+    if (reuse && o.onFolder) {
+      // Before: a sandbox set up now mounts the overlays it finds (below).
+      removeOverlays(o.stateDir, path);
+      await o.onFolder(path);
+      keptFolder = true;
+    }
+    if (!reuse) {
       // A directory at a path the store has just handed out is debris from an
       // earlier crash or a half-done prune: ours to clear, and only ours.
       // A free workspace whose directory was deleted leaves a stale worktree
@@ -96,6 +115,7 @@ export async function startSession(
       } catch {
         // Not a usable worktree any more (deleted .git file, broken admin
         // dir): make it again.
+        keptFolder = false;
         await vcs.removeWorkspace(root, path);
         await vcs.addWorkspace(root, path, workspace.branch, baseRev);
       }
@@ -121,6 +141,7 @@ export async function startSession(
       baseRev,
       workspace: (await store.workspaces.list(o.slug)).find((w) => w.path === path) ?? workspace,
       created,
+      keptFolder,
     };
   } catch (err) {
     await store.workspaces.release(path, sessionId);

@@ -9,7 +9,7 @@ import { groupAlive } from '../../src/proc/group.js';
 import type { AgentActivity, AgentSessionOptions } from '../../src/agent/types.js';
 import { transcriptText } from '../../src/job-log/transcript-text.js';
 import { ROOT } from '../helpers/cli.js';
-import { runningWith } from '../helpers/procs.js';
+import { runningIn, runningWith } from '../helpers/procs.js';
 import { tempDir, waitFor } from '../helpers/tmp.js';
 
 const SCRIPTED = join(ROOT, 'dist', 'src', 'agent', 'scripted', 'main.js');
@@ -347,6 +347,64 @@ describe('ACP session with the scripted agent', () => {
     await s.cancel();
     await failed;
     await closedCleanly(s);
+  });
+
+  describe('started before its workspace is made (beforeSession)', () => {
+    const methods = (path: string) =>
+      entries(path)
+        .filter((l) => l.dir === 'out')
+        .map((l) => (l.message as { method?: string }).method);
+
+    it('is initialized at once, named the workspace only once it is made, and the wait is off its start clock', async () => {
+      const env = setup({});
+      let made = () => {};
+      const ready = new Promise<void>((r) => (made = r));
+      const START_MS = 4000;
+      const starting = env.start({ beforeSession: ready, startTimeoutMs: START_MS });
+      // Initialize answered: its start so far is done, and waits.
+      await waitFor(
+        () =>
+          entries(env.transcript).some(
+            (l) => l.dir === 'in' && JSON.stringify(l.message).includes('"protocolVersion"'),
+          ),
+        'initialize to be answered',
+      );
+      // Held past its whole start limit: the workspace's making is not the agent's start.
+      await new Promise((r) => setTimeout(r, START_MS + 500));
+      expect(methods(env.transcript)).toEqual(['initialize']);
+      made();
+      const s = await starting;
+      await waitFor(() => methods(env.transcript).length > 1, 'session/new in the transcript');
+      expect(methods(env.transcript)).toEqual(['initialize', 'session/new']);
+      await s.prompt(IMPLEMENT);
+      await closedCleanly(s);
+    });
+
+    it('fails to start, leaving no process, when the workspace could not be made', async () => {
+      const env = setup({});
+      let failed = (_: Error) => {};
+      const ready = new Promise<void>((_, reject) => (failed = reject));
+      const starting = startAgent({
+        agent: { name: 'scripted', command: [process.execPath, SCRIPTED], env: {} },
+        cwd: env.ws,
+        transcriptPath: env.transcript,
+        turnTimeoutMs: 30_000,
+        beforeSession: ready,
+        stopGrace: { eofMs: 500, termMs: 500 },
+      });
+      await waitFor(
+        () =>
+          entries(env.transcript).some(
+            (l) => l.dir === 'in' && JSON.stringify(l.message).includes('"protocolVersion"'),
+          ),
+        'initialize to be answered',
+      );
+      expect(runningIn(env.ws)).not.toEqual([]);
+      failed(new Error('the workspace was made again'));
+      await expect(starting).rejects.toThrow('the workspace was made again');
+      expect(methods(env.transcript)).toEqual(['initialize']);
+      expect(runningIn(env.ws)).toEqual([]);
+    });
   });
 
   it('fails to start an agent that never answers initialize', async () => {

@@ -4,7 +4,7 @@
 // session, keeps no transcript of it and leaves no agent process behind.
 // The sandbox is off so the test commands can look at the job's state dir.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ii } from '../helpers/cli.js';
@@ -12,6 +12,7 @@ import { jobIdFrom, type JobJson } from '../helpers/job.js';
 import { runningIn } from '../helpers/procs.js';
 import { gitRepo, tempDir } from '../helpers/tmp.js';
 import { testEnv } from '../helpers/env.js';
+import { bwrap } from '../helpers/bwrap.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let repo: string;
@@ -154,5 +155,77 @@ describe('with no baseline tests, the early agent', () => {
     expect(show(jobIdFrom(r.stderr)).status).toBe('completed');
     expect(traced(trace)).toContain('agent_spawn');
     expect(runningIn(tmp.path)).toEqual([]);
+  });
+});
+
+describe(`in a free workspace kept for reuse, the first implement agent${bwrap ? ' (sandboxed)' : ' (bubblewrap missing: unsandboxed)'}`, () => {
+  /**
+   * A first job that leaves its workspace free, then a commit that adds
+   * second.txt and a test that the agent saw it: its implement turn lists
+   * the workspace from its own shell (inside its sandbox) into listing.txt.
+   */
+  function secondJob(breakFolder?: (folder: string) => void): { id: string; marks: string[] } {
+    repo = join(tmp.path, 'repo');
+    execFileSync('mkdir', ['-p', repo]);
+    const sandbox = `[sandbox]\nmode = "${bwrap ? 'required' : 'off'}"\n\n`;
+    const toml = (tests: string[]) =>
+      `[agent]\npreset = "scripted"\n\n${sandbox}[job]\ntest-commands = ${JSON.stringify(tests)}\nauto-commit = false\n`;
+    gitRepo(repo, { 'README.md': '# r\n', 'incrementum.toml': toml(['test -f README.md']) });
+    const first = ii(['job', 'do', '--title', 'first'], { cwd: repo, env });
+    expect(first.code, first.stderr).toBe(0);
+    writeFileSync(join(repo, 'second.txt'), 'new on the base\n');
+    writeFileSync(
+      join(repo, 'incrementum.toml'),
+      toml(['test ! -e listing.txt || grep -qx second.txt listing.txt']),
+    );
+    execFileSync('git', ['add', '-A'], { cwd: repo });
+    execFileSync('git', ['commit', '-qm', 'second'], { cwd: repo, env });
+    const folders = readdirSync(join(tmp.path, 'state', 'incrementum', 'workspaces'), {
+      recursive: true,
+      withFileTypes: true,
+    }).filter((d) => d.isFile() && d.name === '.git');
+    expect(folders).toHaveLength(1);
+    breakFolder?.(folders[0]!.parentPath);
+    const scenarios = join(tmp.path, 'scenarios');
+    mkdirSync(scenarios);
+    writeFileSync(
+      join(scenarios, 'default.json'),
+      JSON.stringify({
+        implement: [{ actions: [{ type: 'shell', command: 'ls > listing.txt' }] }],
+        'commit-message': [{ actions: [{ type: 'commit_message', text: 'List' }] }],
+      }),
+    );
+    const trace = join(tmp.path, 'trace.jsonl');
+    const r = ii(['job', 'do', '--title', 'second'], {
+      cwd: repo,
+      env: { ...env, II_TRACE: trace, II_SCRIPTED_SCENARIO: scenarios },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const id = jobIdFrom(r.stderr);
+    expect(show(id).status).toBe('completed');
+    // Its tests passed on what the agent listed: the workspace as reset, new base and all.
+    const commits = show(id).changes.flatMap((c) => c.commits);
+    expect(commits.some((c) => c.tests_passed && c.files.some((f) => f.path === 'listing.txt'))).toBe(true);
+    expect(runningIn(tmp.path)).toEqual([]);
+    return { id, marks: traced(trace) };
+  }
+
+  it('starts as the workspace is claimed, beside its reset, and is named the workspace (session/new) once it is made', () => {
+    const { marks } = secondJob();
+    expect(marks.filter((m) => m === 'agent_spawn')).toHaveLength(1);
+    expect(marks.indexOf('agent_spawn')).toBeGreaterThan(marks.indexOf('claim'));
+    expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('workspace'));
+    expect(marks.indexOf('acp_session')).toBeGreaterThan(marks.indexOf('workspace'));
+  });
+
+  it('starts again when the reset fails and the folder is made again (the one it started in is gone)', () => {
+    // A workspace whose .git file was deleted: no reset works in it.
+    const { marks } = secondJob((folder) => rmSync(join(folder, '.git')));
+    expect(marks.filter((m) => m === 'agent_spawn')).toHaveLength(2);
+    const again = marks.lastIndexOf('agent_spawn');
+    expect(marks.indexOf('agent_spawn')).toBeLessThan(marks.indexOf('workspace'));
+    expect(again).toBeGreaterThan(marks.indexOf('workspace'));
+    // The first never had its session: the workspace was never named to it.
+    expect(marks.slice(0, again)).not.toContain('acp_session');
   });
 });
