@@ -19,11 +19,16 @@ import { clearSetupRecord } from './setup-record.js';
 
 /** What a job's session is started from (JobDeps.startSession in src/job/launch.ts). */
 export interface SessionStartInput {
+  /** The repository's top-level folder; without `base`, any folder in the checkout (looked up). */
   repoRoot: string;
   slug: string;
   todoId: string;
   rev?: string;
-  /** The base commit when the caller has just resolved it (the rev, or the checked-out branch): not looked up again. */
+  /**
+   * The base commit when the caller has just resolved it (the rev, or the
+   * checked-out branch) in repoRoot, then its top-level folder: neither is
+   * looked up again (a git process each, before the workspace is claimed).
+   */
   base?: string;
   /** The incrementum state dir (`$XDG_STATE_HOME/incrementum`). */
   stateDir: string;
@@ -64,7 +69,7 @@ export async function startSession(
   vcs: Vcs,
 ): Promise<StartedSession> {
   // Everything the user can get wrong is checked before anything is claimed.
-  const root = await vcs.root(o.repoRoot);
+  const root = o.base !== undefined ? o.repoRoot : await vcs.root(o.repoRoot);
   const baseRev = o.base ?? (await vcs.resolveBase(root, o.rev)).sha;
   const copies = await checkCopies(root, o.copy ?? []);
   const todo = await store.todos.get(o.slug, o.todoId);
