@@ -31,6 +31,8 @@ export function mark(name: string, extra: Record<string, string | number | null>
   const cpu = process.cpuUsage();
   const line = JSON.stringify({
     t: performance.timeOrigin + performance.now(),
+    // The monotonic clock (µs) a CPU profile's samples are timed on (--cpu-prof): a step's samples, by its marks.
+    mono: Number(process.hrtime.bigint() / 1000n),
     pid: process.pid,
     mark: name,
     cpu: (cpu.user + cpu.system) / 1000,
