@@ -29,7 +29,10 @@
 //   writes their CPU profiles (BENCH_RUN_PROF=dir each ii run's), BENCH_BOARD_TRACE=prefix each press's trace,
 //   BENCH_BOARD_NICE=n runs them at that priority, BENCH_RUN_NICE=n passes
 //   `--nice n` to each `ii run` (0: the jobs at the bench's own priority),
-//   BENCH_BOARD_TURNS=1 presses the boards one after another (see TURNS).
+//   BENCH_BOARD_TURNS=1 presses the boards one after another (see TURNS),
+//   BENCH_PG_STATS=file writes the server's statements of the whole run to
+//   file as JSON (pg_stat_statements: the most called, and those that took
+//   the longest in all, a lock's wait included), with their totals.
 // Sized for a 2-core machine: about five minutes in all under load.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -497,9 +500,40 @@ async function machines(server, tmp, bare, floor) {
   ];
 }
 
+/** The run's statements, from pg_stat_statements, to `file` (BENCH_PG_STATS). */
+async function writeStatements(server, file) {
+  const c = new pg.Client({
+    host: server.socketDir,
+    port: server.port,
+    user: server.user,
+    database: 'postgres',
+  });
+  await c.connect();
+  try {
+    await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const top = (order) =>
+      c.query(
+        `SELECT calls, round(total_exec_time::numeric, 1) AS ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 200) AS query
+         FROM pg_stat_statements ORDER BY ${order} DESC LIMIT 40`,
+      );
+    const total = await c.query(
+      'SELECT sum(calls) AS calls, round(sum(total_exec_time)::numeric) AS ms FROM pg_stat_statements',
+    );
+    const out = {
+      total: total.rows[0],
+      byCalls: (await top('calls')).rows,
+      byTime: (await top('total_exec_time')).rows,
+    };
+    writeFileSync(file, JSON.stringify(out, null, 1));
+  } finally {
+    await c.end();
+  }
+}
+
 export async function run() {
   const tmp = mkdtempSync(join(tmpdir(), 'ii-bench-shared-'));
-  const server = await startPgServer();
+  const stats = process.env.BENCH_PG_STATS;
+  const server = await startPgServer({ statements: !!stats });
   try {
     const bare = sharedRepo(tmp);
     // BENCH_SHARED_ONLY=machines: the 3-machine rows alone (the boards'
@@ -513,6 +547,7 @@ export async function run() {
         : []),
     ];
   } finally {
+    if (stats) await writeStatements(server, stats).catch((e) => console.error(`BENCH_PG_STATS: ${e}`));
     await server.stop();
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -117,7 +117,11 @@ function alive(pid: number): boolean {
 }
 
 /** Starts a server; throws (saying why, with the server's log) when it cannot. */
-export async function startPgServer(): Promise<PgServer> {
+/**
+ * `statements`: the server counts each statement's calls and time
+ * (pg_stat_statements, PostgreSQL's own contrib module), for a bench to read.
+ */
+export async function startPgServer(o: { statements?: boolean } = {}): Promise<PgServer> {
   sweepLeftovers();
   const bin = pgBinDir();
   if (!bin)
@@ -167,6 +171,7 @@ export async function startPgServer(): Promise<PgServer> {
         'max_connections=200',
         '-c',
         'shared_buffers=32MB',
+        ...(o.statements ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : []),
       ],
       existsSync('/usr/bin/setpriv') || asRoot() ? 'INT' : null,
     );
