@@ -6,7 +6,8 @@
 // and another machine shows its diff (fetched from the remote: [remote] push
 // is on by default with PostgreSQL) and its log (from the store). Then a
 // runner SIGKILLed on B is seen stale from C once its heartbeat is old, and
-// `ii job retry` on C runs its todo again.
+// `ii job retry` on C runs its todo again; and `ii job abandon` on C stops a
+// job B runs.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -210,6 +211,50 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toContain(SAID);
     expect(logs.stdout).toBe(run(runner, ['job', 'logs', job.id]).stdout);
+  }, 300_000);
+
+  it('ii job abandon on C stops the job B runs (its runner polls the store for it)', async () => {
+    const slow = join(tmp.path, 'held.json');
+    writeFileSync(
+      slow,
+      JSON.stringify({
+        implement: [
+          {
+            actions: [
+              { type: 'message', text: 'holding on' },
+              { type: 'delay', ms: 600_000 },
+            ],
+          },
+        ],
+      }),
+    );
+    const made = run(A(), ['todo', 'create', '--title', 'abandoned from C']);
+    expect(made.code, made.stderr).toBe(0);
+    const todo = made.stdout.trim();
+    const onB = start(B(), ['job', 'do', todo, '--no-edit'], { II_SCRIPTED_SCENARIO: slow });
+    const [row] = await waitFor(
+      async () => {
+        const r = await query<{ id: string }>(
+          "SELECT id FROM jobs WHERE todo_id = $1 AND status = 'active' AND stage = 'implementing'",
+          [todo],
+        );
+        return r.length ? r : null;
+      },
+      "B's job to be implementing",
+      60_000,
+    );
+    const asked = run(C(), ['job', 'abandon', row!.id, '--reason', 'not needed after all', '--wait']);
+    expect(asked.code, asked.stderr).toBe(0);
+    const ended = await onB.exit;
+    expect(ended.code, ended.stderr).not.toBe(0);
+    const [job] = await query<{ status: string; failure_reason: string }>(
+      'SELECT status, failure_reason FROM jobs WHERE id = $1',
+      [row!.id],
+    );
+    expect(job).toEqual({ status: 'abandoned', failure_reason: 'not needed after all' });
+    expect(
+      (await query<{ status: string }>('SELECT status FROM todos WHERE id = $1', [todo]))[0]?.status,
+    ).toBe('open');
   }, 300_000);
 
   it('a runner SIGKILLed on B is seen stale from C once its heartbeat is old, and ii job retry on C runs its todo again', async () => {
