@@ -4,11 +4,16 @@
 // whose process or connection stalls after its bump (a runner at a high
 // nice value waiting for a core, a slow link) never holds every other
 // writer. Here the stall is a proxy that stops passing the writer's
-// messages on once it has passed its bump.
+// messages on once it has passed its bump. And opening a store whose schema
+// is current takes no lock at all: only a migration takes the migration
+// lock, so one process holding it (or stalled while holding it) holds no
+// other process's start.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
+import { MIGRATION_LOCK } from '../../src/state/pg/db.js';
 import { openPgStore } from '../../src/state/pg/index.js';
+import pg from 'pg';
 import { passwordUrl, pgServer, pgWhyNot } from '../helpers/pg.js';
 import { usePgDatabase } from '../helpers/pg-database.js';
 import { waitFor } from '../helpers/tmp.js';
@@ -82,5 +87,27 @@ describe.skipIf(!server)(`the version row's lock${server ? '' : ` (skipped: ${pg
     await stalled;
     const titles = (await other.todos.list('r')).map((t) => t.title).sort();
     expect(titles).toEqual(['from another writer', 'from the stalled writer']);
+  });
+});
+
+describe.skipIf(!server)(`opening a store${server ? '' : ` (skipped: ${pgWhyNot()})`}`, () => {
+  const db = usePgDatabase();
+
+  it('with its schema current, does not wait on the migration lock another session holds', async () => {
+    await (await db.open()).todos.create('r', { title: 'made before' }); // the schema made
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      let timer: NodeJS.Timeout | undefined;
+      const opened = await Promise.race([
+        db.open().then(async (s) => (await s.todos.list('r')).map((t) => t.title)),
+        new Promise((r) => (timer = setTimeout(r, 10_000, 'still waiting on the migration lock'))),
+      ]);
+      clearTimeout(timer);
+      expect(opened).toEqual(['made before']);
+    } finally {
+      await holder.end();
+    }
   });
 });
