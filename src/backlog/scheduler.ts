@@ -177,7 +177,8 @@ const MIN_TICK_GAP_MS = 15;
 /**
  * The same on a shared PostgreSQL store, where every machine's writes wake
  * every machine's run (a job's stage, its heartbeat, its texts) and each look
- * is five queries to the server: in bench/shared-store.bench.js, 3
+ * is four queries to the server (five before cli/run/run.ts read its own
+ * slots from the list of runners): in bench/shared-store.bench.js, 3
  * machines' runs looked about 5,500 times (14 a second each), a third of
  * all its statements. A freed slot is filled up to this much later.
  */

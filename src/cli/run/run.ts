@@ -82,6 +82,10 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       lands: o.land === true,
     });
     let slotsSeen = slots;
+    // This run's own row as the look's list of runners read it (starts.others,
+    // first in each look): its slots then cost no query of their own, one of
+    // the five a look made on a shared store.
+    let mine: Awaited<ReturnType<typeof store.runners.get>> | undefined;
     let beatAt = Date.now();
     const runner: BacklogRunner = new BacklogRunner({
       store,
@@ -89,7 +93,9 @@ export async function runBacklog(o: RunOptions): Promise<void> {
       finishSession: endSessionOf(store),
       slots,
       slotsNow: async () => {
-        const now = (await store.runners.get(me.id))?.slots ?? slotsSeen;
+        const row = mine ?? (await store.runners.get(me.id));
+        mine = undefined;
+        const now = row?.slots ?? slotsSeen;
         if (now !== slotsSeen) {
           slotsSeen = now;
           line(`slots: ${now} (changed from the dashboard)`);
@@ -105,10 +111,13 @@ export async function runBacklog(o: RunOptions): Promise<void> {
         ? { depsLanded: true, toLand: true, pending: () => (queue?.pending ?? 0) > 0 || finishing > 0 }
         : {}),
       starts: {
-        others: async () =>
-          (await store.runners.list(repo.slug))
+        others: async () => {
+          const all = await store.runners.list(repo.slug);
+          mine = all.find((r) => r.id === me.id) ?? null;
+          return all
             .filter((r) => r.id !== me.id && runnerAlive(r, Date.now(), localProbe))
-            .flatMap((r) => r.starting.map((todo) => ({ todo, here: r.host === hostName() }))),
+            .flatMap((r) => r.starting.map((todo) => ({ todo, here: r.host === hostName() })));
+        },
         take: (todoId) =>
           store.runners.takeStart(me.id, todoId, (others) =>
             others.some((r) => r.starting.includes(todoId) && runnerAlive(r, Date.now(), localProbe)),
