@@ -35,15 +35,21 @@ export function seedJobs(dir, repo, { jobs = 1000, commitsPerJob = 10, finish = 
   }
 }
 
-/** Creates the database `name` on `server` (test/helpers/pg-server.ts) and returns its URL. */
-export async function createDatabase(server, name) {
-  const admin = new pg.Client({
+/** A client of `server`'s own database (test/helpers/pg-server.ts), as its administrator: connected. */
+export async function adminClient(server) {
+  const c = new pg.Client({
     host: server.socketDir,
     port: server.port,
     user: server.user,
     database: 'postgres',
   });
-  await admin.connect();
+  await c.connect();
+  return c;
+}
+
+/** Creates the database `name` on `server` (test/helpers/pg-server.ts) and returns its URL. */
+export async function createDatabase(server, name) {
+  const admin = await adminClient(server);
   try {
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {

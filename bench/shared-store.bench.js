@@ -41,7 +41,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createDatabase, seedJobs } from './seed-store.js';
+import { adminClient, createDatabase, seedJobs } from './seed-store.js';
 import { median, quantile, round, timeMs } from './stats.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -502,13 +502,7 @@ async function machines(server, tmp, bare, floor) {
 
 /** The run's statements, from pg_stat_statements, to `file` (BENCH_PG_STATS). */
 async function writeStatements(server, file) {
-  const c = new pg.Client({
-    host: server.socketDir,
-    port: server.port,
-    user: server.user,
-    database: 'postgres',
-  });
-  await c.connect();
+  const c = await adminClient(server);
   try {
     await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const top = (order) =>

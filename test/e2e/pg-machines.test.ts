@@ -213,10 +213,11 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
     expect(logs.stdout).toBe(run(runner, ['job', 'logs', job.id]).stdout);
   }, 300_000);
 
-  it('ii job abandon on C stops the job B runs (its runner polls the store for it)', async () => {
-    const slow = join(tmp.path, 'held.json');
+  /** A todo made on A, run on B by an agent that holds its implement turn: once B's job is implementing. */
+  async function heldOnB(title: string) {
+    const held = join(tmp.path, 'held.json');
     writeFileSync(
-      slow,
+      held,
       JSON.stringify({
         implement: [
           {
@@ -228,54 +229,10 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
         ],
       }),
     );
-    const made = run(A(), ['todo', 'create', '--title', 'abandoned from C']);
+    const made = run(A(), ['todo', 'create', '--title', title]);
     expect(made.code, made.stderr).toBe(0);
     const todo = made.stdout.trim();
-    const onB = start(B(), ['job', 'do', todo, '--no-edit'], { II_SCRIPTED_SCENARIO: slow });
-    const [row] = await waitFor(
-      async () => {
-        const r = await query<{ id: string }>(
-          "SELECT id FROM jobs WHERE todo_id = $1 AND status = 'active' AND stage = 'implementing'",
-          [todo],
-        );
-        return r.length ? r : null;
-      },
-      "B's job to be implementing",
-      60_000,
-    );
-    const asked = run(C(), ['job', 'abandon', row!.id, '--reason', 'not needed after all', '--wait']);
-    expect(asked.code, asked.stderr).toBe(0);
-    const ended = await onB.exit;
-    expect(ended.code, ended.stderr).not.toBe(0);
-    const [job] = await query<{ status: string; failure_reason: string }>(
-      'SELECT status, failure_reason FROM jobs WHERE id = $1',
-      [row!.id],
-    );
-    expect(job).toEqual({ status: 'abandoned', failure_reason: 'not needed after all' });
-    expect(
-      (await query<{ status: string }>('SELECT status FROM todos WHERE id = $1', [todo]))[0]?.status,
-    ).toBe('open');
-  }, 300_000);
-
-  it('a runner SIGKILLed on B is seen stale from C once its heartbeat is old, and ii job retry on C runs its todo again', async () => {
-    const slow = join(tmp.path, 'slow.json');
-    writeFileSync(
-      slow,
-      JSON.stringify({
-        implement: [
-          {
-            actions: [
-              { type: 'message', text: 'taking my time' },
-              { type: 'delay', ms: 600_000 },
-            ],
-          },
-        ],
-      }),
-    );
-    const made = run(A(), ['todo', 'create', '--title', 'killed on B']);
-    expect(made.code, made.stderr).toBe(0);
-    const todo = made.stdout.trim();
-    const onB = start(B(), ['job', 'do', todo, '--no-edit'], { II_SCRIPTED_SCENARIO: slow });
+    const onB = start(B(), ['job', 'do', todo, '--no-edit'], { II_SCRIPTED_SCENARIO: held });
     const [row] = await waitFor(
       async () => {
         const r = await query<{ id: string; host: string; pid: number }>(
@@ -287,15 +244,36 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
       "B's job to be implementing",
       60_000,
     );
-    expect(row!.host).toBe(B().host);
-    expect(row!.pid).toBe(onB.child.pid);
+    return { todo, onB, row: row! };
+  }
+
+  it('ii job abandon on C stops the job B runs (its runner polls the store for it)', async () => {
+    const { todo, onB, row } = await heldOnB('abandoned from C');
+    const asked = run(C(), ['job', 'abandon', row.id, '--reason', 'not needed after all', '--wait']);
+    expect(asked.code, asked.stderr).toBe(0);
+    const ended = await onB.exit;
+    expect(ended.code, ended.stderr).not.toBe(0);
+    const [job] = await query<{ status: string; failure_reason: string }>(
+      'SELECT status, failure_reason FROM jobs WHERE id = $1',
+      [row.id],
+    );
+    expect(job).toEqual({ status: 'abandoned', failure_reason: 'not needed after all' });
+    expect(
+      (await query<{ status: string }>('SELECT status FROM todos WHERE id = $1', [todo]))[0]?.status,
+    ).toBe('open');
+  }, 300_000);
+
+  it('a runner SIGKILLed on B is seen stale from C once its heartbeat is old, and ii job retry on C runs its todo again', async () => {
+    const { todo, onB, row } = await heldOnB('killed on B');
+    expect(row.host).toBe(B().host);
+    expect(row.pid).toBe(onB.child.pid);
     // The runner dies at once (a machine lost, an OOM kill): its heartbeat stops.
     onB.child.kill('SIGKILL');
     await onB.exit;
 
     // C cannot probe B's pid: it goes by the heartbeat, which is stale after
     // 30 s (STALE_AFTER_MS). Until then C says active, after that stale.
-    const shownOnC = () => run(C(), ['job', 'show', row!.id]);
+    const shownOnC = () => run(C(), ['job', 'show', row.id]);
     expect(shownOnC().stdout).not.toContain('stale');
     await waitFor(
       () => shownOnC().stdout.includes('(stale: its runner is gone)'),
@@ -304,20 +282,20 @@ describe.skipIf(!server)(`three machines on one backlog${server ? '' : ` (skippe
       1000,
     );
     const listedOnC = run(C(), ['job', 'list']);
-    expect(listedOnC.stdout).toMatch(new RegExp(`${row!.id}.*stale`));
+    expect(listedOnC.stdout).toMatch(new RegExp(`${row.id}.*stale`));
 
     // Retry on C: the old job is failed (its runner was gone) and the todo runs again, on C.
-    const retried = run(C(), ['job', 'retry', row!.id]);
+    const retried = run(C(), ['job', 'retry', row.id]);
     expect(retried.code, retried.stderr).toBe(0);
-    expect(retried.stderr).toContain(`job ${row!.id} failed (its runner was gone)`);
+    expect(retried.stderr).toContain(`job ${row.id} failed (its runner was gone)`);
     const after = await query<{ id: string; status: string; host: string; retried_from: string | null }>(
       'SELECT id, status, host, retried_from FROM jobs WHERE todo_id = $1 ORDER BY started_at',
       [todo],
     );
-    expect(after.map((j) => [j.id === row!.id, j.status, j.host])).toEqual([
+    expect(after.map((j) => [j.id === row.id, j.status, j.host])).toEqual([
       [true, 'failed', B().host],
       [false, 'completed', C().host],
     ]);
-    expect(after[1]!.retried_from).toBe(row!.id);
+    expect(after[1]!.retried_from).toBe(row.id);
   }, 300_000);
 });
