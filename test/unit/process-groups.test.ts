@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTests, testFailureTable } from '../../src/job/test-runner.js';
 import { pidAlive } from '../../src/proc/alive.js';
 import { processesIn } from '../../src/proc/cwd.js';
-import { signalGroup, startTicks } from '../../src/proc/group.js';
+import { groupWatch, procScanCount, signalGroup, startTicks } from '../../src/proc/group.js';
 import { endRecordedGroups, groupRecorder, spawnInGroup } from '../../src/proc/recorded.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { isRunning, runningInGroup } from '../helpers/procs.js';
@@ -166,6 +166,39 @@ describe('recorded process groups', () => {
     await g.stop(200, 200);
     expect(await exit).toEqual([null, 'SIGKILL']);
     expect(runningInGroup(pgid)).toEqual([]);
+  });
+});
+
+describe('groupWatch (waitGroupGone asks it every 20 ms)', () => {
+  it('reads all of /proc once while a member it saw runs, and again only when none does, finding one started since', async () => {
+    // The shell forks a sleep when given a line and ends at the next, so the
+    // group's one member at the first look is gone while a newer one runs.
+    const sh = spawn('/bin/sh', ['-c', 'read a; sleep 600 & echo $!; read b'], {
+      detached: true,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const pgid = sh.pid!;
+    started.push(pgid);
+    let out = '';
+    sh.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const alive = groupWatch(pgid);
+    const before = procScanCount();
+    expect(alive()).toBe(true);
+    for (let i = 0; i < 50; i++) expect(alive()).toBe(true);
+    expect(procScanCount() - before).toBe(1);
+    sh.stdin.write('\n');
+    const sleepPid = Number(await waitFor(() => /^\d+\n/.exec(out)?.[0], 'the sleep started'));
+    const exited = new Promise((r) => sh.once('exit', r));
+    sh.stdin.write('\n');
+    await exited;
+    // The shell seen at the first look is gone: the sleep it left is found.
+    expect(alive()).toBe(true);
+    expect(procScanCount() - before).toBe(2);
+    expect(alive()).toBe(true);
+    expect(procScanCount() - before).toBe(2);
+    process.kill(sleepPid, 'SIGKILL');
+    await waitFor(() => !isRunning(sleepPid), 'the sleep ended');
+    expect(alive()).toBe(false);
   });
 });
 
