@@ -247,7 +247,8 @@ export const KEYMAP: readonly Binding[] = [
   },
   {
     keys: ['R'],
-    description: "start or stop this machine's backlog runner for the repository (ii run --watch, in the background)",
+    description:
+      "start or stop this machine's backlog runner for the repository (ii run --watch, in the background)",
     action: 'runner',
     group: 'backlog',
     hint: 'run',
