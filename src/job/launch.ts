@@ -288,14 +288,21 @@ export async function launchJob(deps: JobDeps, input: LaunchInput): Promise<Laun
       duration_ms: Math.round(performance.now() - t0),
     });
     input.onEvent?.(event);
-    if (runner && started.keptFolder) made.resolve();
-    else if (runner) {
+    // Made by wire in onFolder (a free workspace claimed), else here.
+    let wired: JobRunner;
+    if (runner && started.keptFolder) {
+      made.resolve();
+      wired = runner;
+    } else if (runner) {
       // Its folder was made again (the reset failed): the agent started in the old one starts again.
       made.reject(new Error('the workspace was made again'));
       await runner.discardEarly();
       runner.startAgentEarly();
-    } else wire(workspacePath, (await store.todos.get(repo.slug, todo.id)) ?? todo).startAgentEarly();
-    const wired = runner as JobRunner; // made by wire, in onFolder or just above
+      wired = runner;
+    } else {
+      wired = wire(workspacePath, (await store.todos.get(repo.slug, todo.id)) ?? todo);
+      wired.startAgentEarly();
+    }
     await store.jobs.setSession(job.id, session.id, workspacePath, baseRev);
     // Where `ii job land` goes by default: the branch the base commit was
     // taken from, in the same lookup, so the two always agree.
