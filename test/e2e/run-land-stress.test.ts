@@ -10,8 +10,12 @@
 // every chain step re-made workspaces/1 (a duplicate path per step).
 // Bounded: one chain of CHAIN todos (each waits for the one before it to
 // land) beside two independent ones, --jobs 3, and a CPU burner for each
-// core, ended by the test. About 30 s alone on 2 cores; 70-110 s with the
-// machine at load 13-18.
+// core, ended by the test. The jobs run below the burners ([run] nice 10,
+// their starts and wrap-ups at 19), so its time is mostly how little CPU a
+// burner leaves them: 83-143 s in the full suite on earlier 2-core machines,
+// 199 s alone on one whose processes start slowly (node -e 0 in 70-83 ms,
+// where the others took about 30), past the 180 s it was allowed. Allowed
+// 480 s: it is the suite's longest test, and a bound, not a figure.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -135,4 +139,4 @@ it('--land --jobs 3: a landing removing its workspace never takes one from a job
     .trim()
     .split('\n');
   expect(tracked).toHaveLength(CHAIN + side.length);
-}, 180_000);
+}, 480_000);
