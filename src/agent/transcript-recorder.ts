@@ -28,6 +28,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import type { TranscriptSink } from '../state/log-shipper.js';
+import { grouped } from '../text/grouped.js';
 
 /** The default cap of one turn's transcript: 32 MiB ([agent] transcript-max-mb). */
 export const DEFAULT_TRANSCRIPT_MAX_BYTES = 32 * 2 ** 20;
@@ -204,7 +205,7 @@ export class TranscriptRecorder {
           t: Date.now(),
           type: 'warning',
           message:
-            `${messages.toLocaleString('en')} message${messages === 1 ? '' : 's'} (${mb(bytes)}) of this turn dropped here: ` +
+            `${grouped(messages)} message${messages === 1 ? '' : 's'} (${mb(bytes)}) of this turn dropped here: ` +
             `its transcript passed [agent] transcript-max-mb (${mb(this.maxTurnBytes)}), so its first ${mb(this.headMax)} ` +
             `and its last part are kept`,
           dropped: { messages, bytes },

@@ -7,6 +7,7 @@ import { formatCost, USAGE_STAGES } from '../model/usage.js';
 import { visibleBytes } from '../text/sanitize.js';
 import type { Journal } from './schema.js';
 import { NO_OUTPUT_LOGGED } from './sections.js';
+import { grouped } from '../text/grouped.js';
 
 const short = (sha: string | null | undefined): string => (sha ? sha.slice(0, 12) : NA);
 
@@ -35,7 +36,7 @@ function fenced(text: string, lang = 'text'): string {
 const cell = (s: string): string => s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
 
 const usageLine = (u: Usage): string =>
-  `${u.input_tokens.toLocaleString('en-US')} in / ${u.output_tokens.toLocaleString('en-US')} out, ${formatCost(u.cost)}`;
+  `${grouped(u.input_tokens)} in / ${grouped(u.output_tokens)} out, ${formatCost(u.cost)}`;
 
 const TERMINAL: Record<Journal['status']['terminal_state'], string> = {
   complete: 'complete',

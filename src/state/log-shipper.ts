@@ -26,6 +26,8 @@
 // of the cap is sent as it comes, then only the turn's newest quarter is
 // kept and sent at the turn's end, after a marker saying what was left out.
 
+import { grouped } from '../text/grouped.js';
+
 export interface LogAppender {
   append(jobId: string, stream: string, lines: readonly string[]): Promise<number>;
   /** The store's lines (JobLogStore.read): without it a failed batch is sent again unchecked. */
@@ -341,7 +343,7 @@ class CappedTranscript implements TranscriptSink {
         JSON.stringify({
           t: Date.now(),
           type: 'warning',
-          message: `${this.droppedLines.toLocaleString('en')} message${this.droppedLines === 1 ? '' : 's'} (${(this.droppedBytes / MB).toFixed(1)} MB) of this turn were not sent to the shared store: its transcript passed [agent] transcript-max-mb, so its first half and its last part are kept (the runner's machine has its own copy)`,
+          message: `${grouped(this.droppedLines)} message${this.droppedLines === 1 ? '' : 's'} (${(this.droppedBytes / MB).toFixed(1)} MB) of this turn were not sent to the shared store: its transcript passed [agent] transcript-max-mb, so its first half and its last part are kept (the runner's machine has its own copy)`,
           dropped: { messages: this.droppedLines, bytes: this.droppedBytes },
         }),
       );

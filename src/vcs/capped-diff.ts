@@ -9,6 +9,7 @@
 import { decodeBytes } from '../text/bytes.js';
 import { gitStream, git, type GitOptions } from './git-run.js';
 import { revArg } from './rev-arg.js';
+import { grouped } from '../text/grouped.js';
 
 export interface DiffLimits {
   /** Lines shown of one file (its header included). */
@@ -49,8 +50,7 @@ const NULL_SHA = /^0+$/;
 /** git's own test for binary content: a NUL in the first 8000 bytes. */
 const BINARY_PROBE = 8000;
 
-const fmt = (n: number): string => n.toLocaleString('en-US');
-const moreLines = (n: number): string => `${fmt(n)} more line${n === 1 ? '' : 's'}`;
+const moreLines = (n: number): string => `${grouped(n)} more line${n === 1 ? '' : 's'}`;
 
 /** A size as people say it: 150 MB, 12 KB (powers of 1000, like the brief's "150 MB"). */
 export function humanSize(bytes: number): string {
@@ -173,7 +173,7 @@ class Shown {
     if (this.unshown.length) {
       const n = this.unshown.length;
       const names = this.unshown.slice(0, 5).join(', ') + (n > 5 ? ', …' : '');
-      this.leftOut(`${fmt(n)} more file${n === 1 ? '' : 's'} not shown: ${names}`);
+      this.leftOut(`${grouped(n)} more file${n === 1 ? '' : 's'} not shown: ${names}`);
     }
     return { text: this.lines.join('\n'), complete: this.complete };
   }
