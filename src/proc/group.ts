@@ -42,11 +42,17 @@ export function startTicks(pid: number): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
+/** A process state (field 3 of /proc/<pid>/stat) of one that has exited: a zombie waiting to be reaped, or dead. */
+const exited = (state: string | undefined): boolean => state === 'Z' || state === 'X';
+
 /** Whether `pid` has exited and waits to be reaped (false where /proc cannot tell). */
 export function isZombie(pid: number): boolean {
-  const state = statFields(pid)?.[0];
-  return state === 'Z' || state === 'X';
+  return exited(statFields(pid)?.[0]);
 }
+
+/** Whether the stat fields `f` (statFields) are of a process that runs in group `pgid`. */
+const runsIn = (f: string[] | null, pgid: number): f is string[] =>
+  f !== null && Number(f[2]) === pgid && !exited(f[0]);
 
 /** The process group of `pid`, or null. */
 export function groupOf(pid: number): number | null {
@@ -77,8 +83,7 @@ function liveMembers(pgid: number): Member[] | null {
   for (const d of entries) {
     if (d.charCodeAt(0) > 57) continue; // not a pid
     const f = statFields(Number(d));
-    if (f && Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X')
-      out.push({ pid: Number(d), session: Number(f[3]), start: Number(f[19]) });
+    if (runsIn(f, pgid)) out.push({ pid: Number(d), session: Number(f[3]), start: Number(f[19]) });
   }
   return out;
 }
@@ -116,7 +121,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Whether `m` still runs, in group `pgid`: the same process (its start time), not a zombie. */
 function stillMember(m: Member, pgid: number): boolean {
   const f = statFields(m.pid);
-  return f !== null && Number(f[2]) === pgid && Number(f[19]) === m.start && f[0] !== 'Z' && f[0] !== 'X';
+  return runsIn(f, pgid) && Number(f[19]) === m.start;
 }
 
 /**
