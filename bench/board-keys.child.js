@@ -40,7 +40,8 @@ if (mode === 'floor') {
   process.exit(0);
 }
 const m = (p) => import(`${dist}/${p}`);
-(await m('src/cli/dashboard/heap.js')).tuneHeapForDashboard();
+const heap = await m('src/cli/dashboard/heap.js');
+heap.tuneHeapForDashboard();
 const { currentRepo } = await m('src/cli/context.js');
 const { openStateStore } = await m('src/state/index.js');
 const { databaseUrl, openAsyncStateStore } = await m('src/state/open-async.js');
@@ -92,6 +93,8 @@ const sync = new DashboardSync({
 onMirror = () => sync.refreshJobs();
 await mirror?.load();
 sync.loadAll();
+// As run.ts does once the jobs are loaded (absent from builds before it).
+heap.fitHeapToBoard?.(dash.getState().jobs.length);
 sync.start();
 await mirror?.watch();
 const actions = createActions({

@@ -16,6 +16,7 @@ const {
   BOARD_STORE_OPTIONS,
   openStateStore,
   tuneHeapForDashboard,
+  fitHeapToBoard,
   RENDER_OPTIONS,
   createDashboardStore,
   DashboardSync,
@@ -35,6 +36,8 @@ const state = openStateStore({ dir: stateDir, ...BOARD_STORE_OPTIONS });
 const dash = createDashboardStore({ repo: null, repoLabel: 'bench', color: true });
 const sync = new DashboardSync({ state, dash });
 sync.loadAll();
+// As run.ts does once the jobs are loaded (absent from builds before it).
+fitHeapToBoard?.(dash.getState().jobs.length);
 sync.start();
 await sync.ready();
 let frames = 0;

@@ -154,11 +154,14 @@ async function keys(stateDir) {
   const { createActions } = await import(join(dist, 'src', 'dashboard', 'io', 'actions.js'));
   const { Dashboard } = await import(join(dist, 'components', 'Dashboard.js'));
   // As the dashboard runs (src/cli/dashboard/run.ts); the floor app runs under it too.
-  (await import(join(dist, 'src', 'cli', 'dashboard', 'heap.js'))).tuneHeapForDashboard();
+  const heap = await import(join(dist, 'src', 'cli', 'dashboard', 'heap.js'));
+  heap.tuneHeapForDashboard();
   const state = openStateStore({ dir: stateDir });
   const dash = createDashboardStore({ repo: null, repoLabel: 'bench' });
   const sync = new DashboardSync({ state, dash });
   sync.loadAll();
+  // As run.ts does once the jobs are loaded (absent from builds before it).
+  heap.fitHeapToBoard?.(dash.getState().jobs.length);
   const actions = createActions({ state, dash, repoRoot: null, quit: () => {} });
   // Each moves the selection, so each draws a new frame.
   const moves = ['j', 'j', 'j', 'k', 'k', 'k', 'L', 'h'];

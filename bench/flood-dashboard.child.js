@@ -7,7 +7,8 @@
 import { fakeTerminal } from './ink-keys.js';
 
 const [dist, stateDir, view] = process.argv.slice(2);
-(await import(`${dist}/src/cli/dashboard/heap.js`)).tuneHeapForDashboard();
+const heap = await import(`${dist}/src/cli/dashboard/heap.js`);
+heap.tuneHeapForDashboard();
 const { openStateStore } = await import(`${dist}/src/state/index.js`);
 const { RENDER_OPTIONS } = await import(`${dist}/src/cli/dashboard/run.js`);
 const { createDashboardStore } = await import(`${dist}/src/dashboard/view/store.js`);
@@ -21,6 +22,8 @@ const state = openStateStore({ dir: stateDir });
 const dash = createDashboardStore({ repo: null, repoLabel: 'bench', color: true });
 const sync = new DashboardSync({ state, dash });
 sync.loadAll();
+// As run.ts does once the jobs are loaded (absent from builds before it).
+heap.fitHeapToBoard?.(dash.getState().jobs.length);
 sync.start();
 await sync.ready();
 const actions = createActions({ state, dash, repoRoot: null, quit: () => {} });

@@ -191,11 +191,14 @@ async function openDashboard(stateDir, repo) {
     const c = cursor(s);
     return `${s.nav.level} ${c.col}:${c.row} ${selectedCard(s)?.key}`;
   };
-  (await dash('src/cli/dashboard/heap.js')).tuneHeapForDashboard();
+  const heap = await dash('src/cli/dashboard/heap.js');
+  heap.tuneHeapForDashboard();
   const state = openStateStore({ dir: stateDir });
   const store = createDashboardStore({ repo, repoLabel: 'bench', color: true });
   const sync = new DashboardSync({ state, dash: store });
   sync.loadAll();
+  // As run.ts does once the jobs are loaded (absent from builds before it).
+  heap.fitHeapToBoard?.(store.getState().jobs.length);
   sync.start();
   await sync.ready();
   const actions = createActions({ state, dash: store, repoRoot: null, quit: () => {} });

@@ -3,13 +3,17 @@
 // generation grows to tens of MB and the first load of thousands of jobs
 // leaves the heap that large for the rest of the session. Optimising for size
 // keeps RSS ~60 MB lower at 10,000 jobs (bench/dashboard.bench.js measures both).
-// Set before the jobs are loaded.
+// Set before the jobs are loaded; a small board is given V8's own sizing
+// back once they are (fitHeapToBoard).
 import { setFlagsFromString } from 'node:v8';
 
 /** How the board opens the SQLite store: a small page cache (state/sqlite/db.ts OpenOptions.cacheKb). */
 export const BOARD_STORE_OPTIONS = { cacheKb: 256 } as const;
 
-let done = false;
+/** How the heap is sized: V8's way (not a board), for size (tuneHeapForDashboard), or V8's way again on a small board (fitHeapToBoard). */
+export type HeapMode = 'default' | 'size' | 'speed';
+let mode: HeapMode = 'default';
+export const heapMode = (): HeapMode => mode;
 
 /**
  * How far the old generation may grow past what a full GC left, in percent.
@@ -23,9 +27,39 @@ let done = false;
  */
 const GROWTH_PERCENT = 20;
 
-export function tuneHeapForDashboard(): void {
-  if (done) return;
-  done = true;
+function forSize(): void {
+  mode = 'size';
   setFlagsFromString('--optimize-for-size');
   setFlagsFromString(`--heap-growing-percent=${GROWTH_PERCENT}`);
+}
+
+export function tuneHeapForDashboard(): void {
+  if (mode === 'default') forSize();
+}
+
+/** Fewer jobs than this on the board, once loaded, and the heap is sized V8's way again (fitHeapToBoard). */
+export const SMALL_BOARD_JOBS = 1000;
+
+/**
+ * Once the board's jobs are loaded, and as their number changes: a board of
+ * fewer than SMALL_BOARD_JOBS has its heap sized as V8 does by default, a
+ * larger one for size again. Optimising for size keeps the young generation
+ * small, so a keypress's frame (Ink's output, a few MB) went through several
+ * scavenges and promoted more to the old generation, whose full GCs then
+ * landed in keypresses: three machines' boards of 24 to 50 jobs sharing one
+ * 2-core box (bench/shared-store.bench.js, two runs each) took 14.6 to 25 ms
+ * of CPU per keypress at p95 so, 9.8 to 12.7 ms without. On such a board it
+ * saves a few MB; at 10,000 jobs ~60 MB, and those boards keep it. Jobs are
+ * never deleted, so a board crosses the line at most once, upwards.
+ */
+export function fitHeapToBoard(jobs: number): void {
+  if (mode === 'default') return; // not a board's process
+  if (jobs >= SMALL_BOARD_JOBS) {
+    if (mode !== 'size') forSize();
+    return;
+  }
+  if (mode === 'speed') return;
+  mode = 'speed';
+  setFlagsFromString('--no-optimize-for-size');
+  setFlagsFromString('--heap-growing-percent=0');
 }
