@@ -46,10 +46,13 @@ export const SMALL_BOARD_JOBS = 1000;
  * larger one for size again. Optimising for size keeps the young generation
  * small, so a keypress's frame (Ink's output, a few MB) went through several
  * scavenges and promoted more to the old generation, whose full GCs then
- * landed in keypresses: three machines' boards of 24 to 50 jobs sharing one
- * 2-core box (bench/shared-store.bench.js, two runs each) took 14.6 to 25 ms
- * of CPU per keypress at p95 so, 9.8 to 12.7 ms without. On such a board it
- * saves a few MB; at 10,000 jobs ~60 MB, and those boards keep it. Jobs are
+ * landed in keypresses: GC was a fifth of the CPU of three machines' boards
+ * of 24 to 50 jobs sharing one 2-core box (bench/shared-store.bench.js). In
+ * two alternating pairs of its runs the worst board's CPU p95 per keypress
+ * went from 15.5 and 17.2 ms to 13.0 and 13.6, and its keypress → frame p95
+ * from 27.1 and 37.7 ms to 23.8 and 32.5. What it costs is memory: a 3-job
+ * board held ~17 MB more after 100 keypresses (~104 MB, not ~87). At 10,000
+ * jobs sizing for size saves ~60 MB, and those boards keep it. Jobs are
  * never deleted, so a board crosses the line at most once, upwards.
  */
 export function fitHeapToBoard(jobs: number): void {
