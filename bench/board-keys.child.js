@@ -94,7 +94,7 @@ onMirror = () => sync.refreshJobs();
 await mirror?.load();
 sync.loadAll();
 // As run.ts does once the jobs are loaded (absent from builds before it).
-heap.fitHeapToBoard?.(dash.getState().jobs.length);
+heap.followBoardSize?.(dash);
 sync.start();
 await mirror?.watch();
 const actions = createActions({

@@ -16,7 +16,7 @@ const {
   BOARD_STORE_OPTIONS,
   openStateStore,
   tuneHeapForDashboard,
-  fitHeapToBoard,
+  followBoardSize,
   RENDER_OPTIONS,
   createDashboardStore,
   DashboardSync,
@@ -37,7 +37,7 @@ const dash = createDashboardStore({ repo: null, repoLabel: 'bench', color: true 
 const sync = new DashboardSync({ state, dash });
 sync.loadAll();
 // As run.ts does once the jobs are loaded (absent from builds before it).
-fitHeapToBoard?.(dash.getState().jobs.length);
+followBoardSize?.(dash);
 sync.start();
 await sync.ready();
 let frames = 0;

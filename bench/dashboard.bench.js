@@ -161,7 +161,7 @@ async function keys(stateDir) {
   const sync = new DashboardSync({ state, dash });
   sync.loadAll();
   // As run.ts does once the jobs are loaded (absent from builds before it).
-  heap.fitHeapToBoard?.(dash.getState().jobs.length);
+  heap.followBoardSize?.(dash);
   const actions = createActions({ state, dash, repoRoot: null, quit: () => {} });
   // Each moves the selection, so each draws a new frame.
   const moves = ['j', 'j', 'j', 'k', 'k', 'k', 'L', 'h'];

@@ -23,7 +23,7 @@ const dash = createDashboardStore({ repo: null, repoLabel: 'bench', color: true 
 const sync = new DashboardSync({ state, dash });
 sync.loadAll();
 // As run.ts does once the jobs are loaded (absent from builds before it).
-heap.fitHeapToBoard?.(dash.getState().jobs.length);
+heap.followBoardSize?.(dash);
 sync.start();
 await sync.ready();
 const actions = createActions({ state, dash, repoRoot: null, quit: () => {} });

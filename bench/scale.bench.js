@@ -198,7 +198,7 @@ async function openDashboard(stateDir, repo) {
   const sync = new DashboardSync({ state, dash: store });
   sync.loadAll();
   // As run.ts does once the jobs are loaded (absent from builds before it).
-  heap.fitHeapToBoard?.(store.getState().jobs.length);
+  heap.followBoardSize?.(store);
   sync.start();
   await sync.ready();
   const actions = createActions({ state, dash: store, repoRoot: null, quit: () => {} });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createStore } from 'zustand/vanilla';
 import {
   fitHeapToBoard,
+  followBoardSize,
   heapMode,
   SMALL_BOARD_JOBS,
   tuneHeapForDashboard,
@@ -20,5 +22,16 @@ describe("the dashboard's heap", () => {
     expect(heapMode()).toBe('speed');
     fitHeapToBoard(SMALL_BOARD_JOBS);
     expect(heapMode()).toBe('size');
+
+    // followBoardSize: fitted as the board is loaded, and as its jobs change.
+    const board = createStore<{ jobs: readonly unknown[] }>(() => ({ jobs: [1, 2, 3] }));
+    const stop = followBoardSize(board);
+    expect(heapMode()).toBe('speed');
+    board.setState({ jobs: Array.from({ length: SMALL_BOARD_JOBS }, (_, i) => i) });
+    expect(heapMode()).toBe('size');
+    stop();
+    // Left with V8's own flags (no-optimize-for-size, growth 0) for this worker's other tests.
+    fitHeapToBoard(0);
+    expect(heapMode()).toBe('speed');
   });
 });

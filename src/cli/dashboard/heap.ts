@@ -66,3 +66,19 @@ export function fitHeapToBoard(jobs: number): void {
   setFlagsFromString('--no-optimize-for-size');
   setFlagsFromString('--heap-growing-percent=0');
 }
+
+/** What followBoardSize watches: the board's store (dashboard/view/store.ts), or anything holding a list of jobs. */
+interface JobsHolder {
+  getState(): { jobs: readonly unknown[] };
+  subscribe(
+    listener: (state: { jobs: readonly unknown[] }, prev: { jobs: readonly unknown[] }) => void,
+  ): () => void;
+}
+
+/** fitHeapToBoard now, once the board's jobs are loaded, and again each time its jobs change; returns the unsubscribe. */
+export function followBoardSize(board: JobsHolder): () => void {
+  fitHeapToBoard(board.getState().jobs.length);
+  return board.subscribe((s, prev) => {
+    if (s.jobs !== prev.jobs) fitHeapToBoard(s.jobs.length);
+  });
+}

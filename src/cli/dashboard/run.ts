@@ -8,7 +8,7 @@ import { boardReaper, boardSettler } from '../../dashboard/io/reap.js';
 import { readBanner } from './banner.js';
 import { endSessionOf } from '../job/deps.js';
 import { loadInProduction } from './production-env.js';
-import { BOARD_STORE_OPTIONS, fitHeapToBoard, tuneHeapForDashboard } from './heap.js';
+import { BOARD_STORE_OPTIONS, followBoardSize, tuneHeapForDashboard } from './heap.js';
 import { createDashboardStore } from '../../dashboard/view/store.js';
 import { DashboardSync } from '../../dashboard/io/sync.js';
 import { AskNotifier } from '../../dashboard/io/notify.js';
@@ -29,7 +29,7 @@ export {
   createDashboardStore,
   DashboardSync,
   openStateStore,
-  fitHeapToBoard,
+  followBoardSize,
   tuneHeapForDashboard,
 };
 
@@ -179,15 +179,13 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   }
   sync.loadAll();
   // Loaded lean; a small board draws faster with V8's own heap sizing (heap.ts).
-  fitHeapToBoard(dash.getState().jobs.length);
+  followBoardSize(dash);
   // A job that starts waiting for a person rings the bell and runs [notify]
   // command; the requests open now are on the board being opened.
   const notifier = new AskNotifier({ onError: (m) => dash.getState().setMessage(m) });
   notifier.update(dash.getState().jobs, dash.getState().todoTitles);
   dash.subscribe((s, prev) => {
-    if (s.jobs === prev.jobs) return;
-    notifier.update(s.jobs, s.todoTitles);
-    fitHeapToBoard(s.jobs.length);
+    if (s.jobs !== prev.jobs) notifier.update(s.jobs, s.todoTitles);
   });
   if (repo)
     void notifyConfig(repo.root).then((c) => {
