@@ -5,6 +5,10 @@
 // method added there is owed by every driver here. Callbacks a method takes
 // (a claim's check, a workspace's busy test) stay synchronous: a driver calls
 // them inside its transaction, on what it has read.
+import type { JobBrief } from '../model/backlog.js';
+import type { BacklogRunnerRecord } from '../model/backlog-runner.js';
+import type { Job } from '../model/job.js';
+import type { Todo } from '../model/todo.js';
 import type {
   ControlStore,
   JobLogStore,
@@ -64,10 +68,32 @@ export interface AsyncStateStore {
    */
   watch?(onVersion: (version: number) => void): Promise<() => Promise<void>>;
   /**
+   * PostgreSQL only: what a board's copy of the store (dashboard/io/board-source.ts)
+   * reads, in one round trip: the version, then what was written after
+   * `after` (-1: everything) in the scope (`repo`, or null for every
+   * repository). Read from the version on: what a row holds may be newer
+   * than it, and is then read again after the next.
+   */
+  readBoard?(repo: string | null, after: number, wholeBriefs: boolean): Promise<BoardRead>;
+  /**
    * SQLite only (state/reserve.ts): frees the space kept beside the database
    * so the end of a job can be recorded on a full disk; true when there was
    * some to free. A server's disk is the server's: PostgreSQL has none.
    */
   freeReserve?(): boolean;
   close(): Promise<void>;
+}
+
+/** AsyncStateStore.readBoard's answer. */
+export interface BoardRead {
+  /** The store's version, read before the rest. */
+  version: number;
+  /** The scope's jobs written after the version asked for, newest first. */
+  jobs: Job[];
+  /** The repository's todos written after it; with no repository, the todos of the jobs read. */
+  todos: Todo[];
+  /** The repository's job briefs, all of them (wholeBriefs) or those of the jobs written after it; null with no repository. */
+  briefs: JobBrief[] | null;
+  /** The repository's backlog runners; null with no repository. */
+  runners: BacklogRunnerRecord[] | null;
 }

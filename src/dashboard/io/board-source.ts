@@ -11,7 +11,7 @@ import type { Job } from '../../model/job.js';
 import type { BoardJob } from '../../model/job-card.js';
 import type { Todo } from '../../model/todo.js';
 import type { JobStore, RunnerStore, TodoStore } from '../../state/api.js';
-import type { AsyncStateStore } from '../../state/async-api.js';
+import type { AsyncStateStore, BoardRead } from '../../state/async-api.js';
 
 export interface BoardSource {
   readonly dir: string;
@@ -80,12 +80,8 @@ export class StoreMirror implements BoardSource {
 
   /** The first read: every job of the scope, the repository's todos, briefs and runners. */
   async load(): Promise<void> {
-    const v = await this.store.jobs.version();
-    const jobs = this.repo ? await this.store.jobs.list(this.repo) : await this.store.jobs.listAll();
-    for (const job of jobs) this.jobsById.set(job.id, { job, v });
-    if (this.repo) for (const t of await this.store.todos.list(this.repo)) this.setTodo(t, v);
-    await this.readAround(jobs, v, null);
-    this.version = v;
+    const read = await this.read(-1, true);
+    if (read) await this.apply(read, true);
   }
 
   /** Follows the store's versions (LISTEN/NOTIFY); a reconnect announces the current one and is read from the last seen. */
@@ -149,52 +145,75 @@ export class StoreMirror implements BoardSource {
 
   /** Whether anything newer was read. */
   private async readChanges(): Promise<boolean> {
-    // Read before the rows: a write landing in between is read now and again
-    // next time. A notice's version saves asking (one query of the few each
-    // notice costs); a call without one (the board's own write) asks.
+    // A notice's version saves asking for it (one query of the few each
+    // refresh costs where the store reads in steps); a call without one (the
+    // board's own write) asks.
     const noticed = this.ask ? -1 : this.noticed;
     this.noticed = -1;
     this.ask = false;
-    const v = noticed > this.version ? noticed : await this.store.jobs.version();
-    if (v === this.version) return false;
-    const after = this.version;
-    const changed = await this.store.jobs.listChangedAfter(after, this.repo);
-    const todos = this.repo ? await this.store.todos.listChangedAfter(this.repo, after) : [];
-    for (const t of todos) this.setTodo(t, v);
-    for (const job of changed) this.jobsById.set(job.id, { job, v });
-    await this.readAround(changed, v, changed.length > 0 ? after : null);
-    this.version = v;
+    const read = await this.read(this.version, false, noticed > this.version ? noticed : undefined);
+    if (!read || read.version === this.version) return false;
+    await this.apply(read, false);
     return true;
   }
 
   /**
-   * The titles of the jobs' todos not held, and the briefs and runners of the
-   * repositories shown: every brief while none is held (the first read), then
-   * those of the jobs written after `after` (null: no job was).
+   * What was written after `after` (-1: everything): in one round trip where
+   * the store can (readBoard), else in steps. Null when the store's version
+   * is still the one held (read in steps only: one round trip reads it all).
    */
-  private async readAround(jobs: Job[], v: number, after: number | null): Promise<void> {
-    for (const j of jobs) {
-      if (this.todosByKey.has(todoKey(j.repo, j.todo_id))) continue;
-      const t = await this.store.todos.get(j.repo, j.todo_id);
+  private async read(after: number, wholeBriefs: boolean, version?: number): Promise<BoardRead | null> {
+    if (this.store.readBoard) return this.store.readBoard(this.repo, after, wholeBriefs);
+    const { jobs, todos, runners } = this.store;
+    // Read before the rows: a write landing in between is read now and again next time.
+    const v = version ?? (await jobs.version());
+    if (after >= 0 && v === after) return null;
+    const r = this.repo;
+    const changed =
+      after < 0 ? await (r ? jobs.list(r) : jobs.listAll()) : await jobs.listChangedAfter(after, r);
+    return {
+      version: v,
+      jobs: changed,
+      todos: r ? await (after < 0 ? todos.list(r) : todos.listChangedAfter(r, after)) : [],
+      // Only the changed jobs' briefs: read whole, each write (a heartbeat
+      // too) read the repository's whole history again (jobs are never deleted).
+      briefs: !r
+        ? null
+        : wholeBriefs
+          ? await jobs.briefs(r)
+          : changed.length
+            ? await jobs.briefsChangedAfter(r, after)
+            : [],
+      // A runner's start, slots and heartbeat are writes too: read with every version.
+      runners: r ? await runners.list(r) : null,
+    };
+  }
+
+  /** Takes in a read: its rows carry its version, and the titles of its jobs' todos not held are read. */
+  private async apply(read: BoardRead, whole: boolean): Promise<void> {
+    const v = read.version;
+    for (const t of read.todos)
+      // With no repository, only titles are held, and only those of todos not held yet are read.
+      if (this.repo || !this.todosByKey.has(todoKey(t.repo, t.id))) this.setTodo(t, v);
+    for (const job of read.jobs) {
+      this.jobsById.set(job.id, { job, v });
+      if (this.todosByKey.has(todoKey(job.repo, job.todo_id))) continue;
+      const t = await this.store.todos.get(job.repo, job.todo_id);
       if (t) this.setTodo(t, v);
     }
     // Only the board's repository has a Backlog column (every repository's
     // briefs on every write would be the whole store's jobs again and again).
     const r = this.repo;
-    if (!r) return;
-    const held = this.briefsOf.get(r);
-    // Only the changed jobs' briefs: read whole, each write (a heartbeat
-    // too) read the repository's whole history again (jobs are never deleted).
-    if (!held) this.briefsOf.set(r, await this.store.jobs.briefs(r));
-    else if (after !== null) {
-      const changed = await this.store.jobs.briefsChangedAfter(r, after);
-      if (changed.length) {
-        const ids = new Set(changed.map((b) => b.id));
-        this.briefsOf.set(r, [...held.filter((b) => !ids.has(b.id)), ...changed]);
+    if (r && read.briefs) {
+      const held = this.briefsOf.get(r);
+      if (whole || !held) this.briefsOf.set(r, read.briefs);
+      else if (read.briefs.length) {
+        const ids = new Set(read.briefs.map((b) => b.id));
+        this.briefsOf.set(r, [...held.filter((b) => !ids.has(b.id)), ...read.briefs]);
       }
     }
-    // A runner's start, slots and heartbeat are writes too: read with every version.
-    this.runnersOf.set(r, await this.store.runners.list(r));
+    if (r && read.runners) this.runnersOf.set(r, read.runners);
+    this.version = v;
   }
 
   private setTodo(t: Todo, v: number): void {

@@ -6,6 +6,7 @@
 import type { AsyncStateStore } from '../async-api.js';
 import { stateDir } from '../paths.js';
 import { pgPermissionAskStore } from './asks.js';
+import { pgBoardRead } from './board-read.js';
 import { PgDb } from './db.js';
 import { pgJobStore } from './jobs.js';
 import { pgJobLogStore, watchJobLogs } from './logs.js';
@@ -40,6 +41,7 @@ export async function openPgStore(url: string, opts: { dir?: string } = {}): Pro
     processGroups: pgProcessGroupStore(db),
     runners: pgRunnerStore(db),
     logs: pgJobLogStore(db),
+    readBoard: pgBoardRead(db),
     watchLogs: (onAppend) => {
       const stop = watchJobLogs(db, onAppend);
       stops.push(stop);

@@ -43,25 +43,79 @@ const BRIEF_COLS = BRIEF.cols.filter((c) => c !== 'iteration' && c !== 'unlanded
 // (a seq scan of commits per job: 1 s for 1,000 jobs / 10,000 commits,
 // ii todo list 9x SQLite). Compared in job_id's collation, they are used (10 ms).
 const JOB_ID = 'j.id COLLATE "default"';
-/** What the backlog needs of each job of a repo (model/backlog.ts); flags as 0/1, as SQLite gives them. */
-const BRIEFS = `SELECT ${BRIEF_COLS.map((c) => `j.${c}`).join(', ')},
+/**
+ * What the backlog needs of each job of a repo (model/backlog.ts); flags as
+ * 0/1, as SQLite gives them. `repo`: the repository as SQL (a parameter, or
+ * a quoted constant for Q.many).
+ */
+export const briefsOf = (repo: string): string => `SELECT ${BRIEF_COLS.map((c) => `j.${c}`).join(', ')},
     (SELECT COUNT(*) FROM commits c WHERE c.job_id = ${JOB_ID}
        AND c.change_seq = (SELECT MAX(seq) FROM changes WHERE job_id = ${JOB_ID})) AS iteration,
     CASE WHEN j.status = 'completed' AND j.landed IS NULL
        AND EXISTS (SELECT 1 FROM commits c WHERE c.job_id = ${JOB_ID}) THEN 1 ELSE 0 END AS unlanded,
     CASE WHEN EXISTS (SELECT 1 FROM commits c WHERE c.job_id = ${JOB_ID}) THEN 1 ELSE 0 END AS committed
-  FROM jobs j WHERE j.repo = $1`;
-const briefs = (rows: Row[]): JobBrief[] => rows.map((r) => BRIEF.read(asCodec(r), undefined));
+  FROM jobs j WHERE j.repo = ${repo}`;
+const BRIEFS = briefsOf('$1');
+export const briefs = (rows: Row[]): JobBrief[] => rows.map((r) => BRIEF.read(asCodec(r), undefined));
 
-const JOB_COLUMNS = JOB.cols.join(', ');
+export const JOB_COLUMNS = JOB.cols.join(', ');
 const COMMIT_COLUMNS = ['job_id', 'change_seq', 'seq', ...COMMIT.cols].join(', ');
 const INSERT_COMMIT = `INSERT INTO commits (job_id, change_seq, seq, ${COMMIT.writes.map((w) => w.col).join(', ')})
   VALUES ($1, $2, $3, ${COMMIT.writes.map((_, i) => `$${i + 4}`).join(', ')})`;
 
 type Where = [sql: string, params: Param[]];
 
+/**
+ * The reads of the children of the jobs whose ids `ids` gives (SQL: a text[]
+ * constant, or ARRAY(SELECT …)), in the order jobsOfRows takes them.
+ */
+export const childReads = (ids: string): string[] => [
+  `SELECT * FROM changes WHERE job_id = ANY(${ids}) ORDER BY job_id, seq`,
+  `SELECT ${COMMIT_COLUMNS} FROM commits WHERE job_id = ANY(${ids}) ORDER BY job_id, change_seq, seq`,
+  `SELECT * FROM reviews WHERE job_id = ANY(${ids})`,
+  `SELECT * FROM agent_sessions WHERE job_id = ANY(${ids}) ORDER BY job_id, seq`,
+  // Open requests only, oldest first: a later one (the newest) wins.
+  `SELECT * FROM permission_asks WHERE job_id = ANY(${ids}) AND outcome IS NULL ORDER BY job_id, id`,
+];
+
+/** Whole jobs from their rows and childReads' answers (children of other jobs are passed over). */
+export function jobsOfRows(rows: Row[], children: Row[][]): Job[] {
+  const [changes = [], commits = [], reviews = [], agents = [], asks = []] = children;
+  const reviewByKey = new Map<string, JobReview>();
+  for (const r of reviews)
+    reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, REVIEW.read(asCodec(r), undefined));
+  const changesByJob = new Map<string, Map<number, JobChange>>();
+  for (const c of changes) {
+    let m = changesByJob.get(c.job_id as string);
+    if (!m) changesByJob.set(c.job_id as string, (m = new Map()));
+    m.set(c.seq as number, CHANGE.read(asCodec(c), { commits: [] }));
+  }
+  for (const c of commits) {
+    const change = changesByJob.get(c.job_id as string)?.get(c.change_seq as number);
+    if (!change) continue;
+    const review = reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null;
+    change.commits.push(COMMIT.read(asCodec(c), { review }));
+  }
+  const askByJob = new Map<string, PermissionAsk>();
+  for (const a of asks) askByJob.set(a.job_id as string, ASK.read(asCodec(a), undefined));
+  const agentsByJob = new Map<string, AgentSessionRef[]>();
+  for (const a of agents) {
+    const ref = AGENT_SESSION.read(asCodec(a), undefined);
+    const list = agentsByJob.get(a.job_id as string);
+    if (list) list.push(ref);
+    else agentsByJob.set(a.job_id as string, [ref]);
+  }
+  return rows.map((r) =>
+    JOB.read(asCodec(r), {
+      agent_sessions: agentsByJob.get(r.id as string) ?? [],
+      changes: [...(changesByJob.get(r.id as string)?.values() ?? [])],
+      asking: askByJob.get(r.id as string) ?? null,
+    }),
+  );
+}
+
 export function pgJobStore(db: PgDb): AsyncJobStore {
-  /** Whole jobs for a condition on `jobs` (its parameters $1…), newest first: five queries whatever the count. */
+  /** Whole jobs for a condition on `jobs` (its parameters $1…), newest first: two round trips whatever the count. */
   async function load(e: Q, [where, params]: Where): Promise<Job[]> {
     const rows = await e.q(
       `SELECT ${JOB_COLUMNS} FROM jobs WHERE ${where} ORDER BY started_at DESC, id`,
@@ -70,46 +124,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     if (rows.length === 0) return [];
     // The ids as one array constant: the five reads go out together, one
     // round trip (Q.many) in place of five queries (each a write to the socket).
-    const ids = textArray(rows.map((r) => r.id as string));
-    const [changes = [], commits = [], reviews = [], agents = [], asks = []] = await e.many([
-      `SELECT * FROM changes WHERE job_id = ANY(${ids}) ORDER BY job_id, seq`,
-      `SELECT ${COMMIT_COLUMNS} FROM commits WHERE job_id = ANY(${ids}) ORDER BY job_id, change_seq, seq`,
-      `SELECT * FROM reviews WHERE job_id = ANY(${ids})`,
-      `SELECT * FROM agent_sessions WHERE job_id = ANY(${ids}) ORDER BY job_id, seq`,
-      // Open requests only, oldest first: a later one (the newest) wins.
-      `SELECT * FROM permission_asks WHERE job_id = ANY(${ids}) AND outcome IS NULL ORDER BY job_id, id`,
-    ]);
-    const reviewByKey = new Map<string, JobReview>();
-    for (const r of reviews)
-      reviewByKey.set(`${r.job_id}\0${r.change_seq}\0${r.commit_seq}`, REVIEW.read(asCodec(r), undefined));
-    const changesByJob = new Map<string, Map<number, JobChange>>();
-    for (const c of changes) {
-      let m = changesByJob.get(c.job_id as string);
-      if (!m) changesByJob.set(c.job_id as string, (m = new Map()));
-      m.set(c.seq as number, CHANGE.read(asCodec(c), { commits: [] }));
-    }
-    for (const c of commits) {
-      const change = changesByJob.get(c.job_id as string)?.get(c.change_seq as number);
-      if (!change) continue;
-      const review = reviewByKey.get(`${c.job_id}\0${c.change_seq}\0${c.seq}`) ?? null;
-      change.commits.push(COMMIT.read(asCodec(c), { review }));
-    }
-    const askByJob = new Map<string, PermissionAsk>();
-    for (const a of asks) askByJob.set(a.job_id as string, ASK.read(asCodec(a), undefined));
-    const agentsByJob = new Map<string, AgentSessionRef[]>();
-    for (const a of agents) {
-      const ref = AGENT_SESSION.read(asCodec(a), undefined);
-      const list = agentsByJob.get(a.job_id as string);
-      if (list) list.push(ref);
-      else agentsByJob.set(a.job_id as string, [ref]);
-    }
-    return rows.map((r) =>
-      JOB.read(asCodec(r), {
-        agent_sessions: agentsByJob.get(r.id as string) ?? [],
-        changes: [...(changesByJob.get(r.id as string)?.values() ?? [])],
-        asking: askByJob.get(r.id as string) ?? null,
-      }),
-    );
+    return jobsOfRows(rows, await e.many(childReads(textArray(rows.map((r) => r.id as string)))));
   }
 
   async function mustGet(e: Q, id: string): Promise<Job> {
