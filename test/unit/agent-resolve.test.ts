@@ -58,6 +58,23 @@ describe('resolveAgent', () => {
     );
   });
 
+  it("asks glibc's malloc for huge pages for the snapshot it reads, beside the tunables set, under [agent] env", () => {
+    expect(resolveAgent(config(), 'scripted', env).env).toEqual({ GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
+    expect(
+      resolveAgent(config(), 'scripted', { ...env, GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }).env
+        .GLIBC_TUNABLES,
+    ).toBe('glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1');
+    // One the user set is theirs.
+    expect(
+      resolveAgent(config(), 'scripted', { ...env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0' }).env
+        .GLIBC_TUNABLES,
+    ).toBe('glibc.malloc.hugetlb=0');
+    expect(resolveAgent(config({ env: { GLIBC_TUNABLES: 'x=1', K: 'v' } }), 'scripted', env).env).toEqual({
+      GLIBC_TUNABLES: 'x=1',
+      K: 'v',
+    });
+  });
+
   it('says how to install an agent, and points at ii demo, when the binary is missing', () => {
     const err = (() => {
       try {
