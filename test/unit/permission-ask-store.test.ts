@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { answerAsk } from '../../src/job/answer.js';
-import { isWaiting, type NewPermissionAsk } from '../../src/model/permission-ask.js';
+import { isWaiting } from '../../src/model/permission-ask.js';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { tempDir } from '../helpers/tmp.js';
 import { asyncStore } from '../../src/state/sync-adapter.js';
+import { ASK } from '../helpers/permission-ask.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: StateStore;
@@ -21,18 +22,6 @@ afterEach(() => {
   store.close();
   tmp.cleanup();
 });
-
-const ASK: NewPermissionAsk = {
-  tool_kind: 'execute',
-  title: 'Run npm test',
-  command: 'npm test',
-  paths: [],
-  diff_preview: null,
-  options: [
-    { id: 'a1', name: 'Allow', kind: 'allow_once' },
-    { id: 'r1', name: 'Reject', kind: 'reject_once' },
-  ],
-};
 
 describe('permission requests', () => {
   it('an open request is the job asking; an answer closes it, records its wait and the job total', async () => {

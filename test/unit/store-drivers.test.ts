@@ -7,11 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BacklogCopy } from '../../src/backlog/backlog-copy.js';
 import { claimRefusal } from '../../src/model/backlog.js';
 import type { Job } from '../../src/model/job.js';
-import type { NewPermissionAsk } from '../../src/model/permission-ask.js';
 import type { AsyncStateStore } from '../../src/state/async-api.js';
 import { shownJsonText } from '../../src/text/json.js';
 import { DRIVERS, postgresDriver, sqliteDriver, type DriverFixture } from '../helpers/store-drivers.js';
 import { waitFor } from '../helpers/tmp.js';
+import { ASK } from '../helpers/permission-ask.js';
 
 const readyCheck =
   (id: string) => (todos: Parameters<typeof claimRefusal>[1], jobs: Parameters<typeof claimRefusal>[2]) =>
@@ -23,18 +23,6 @@ const T = '2026-11-22T00:00:00.000Z';
 const byId = <R extends { id: string }>(rows: readonly R[]): R[] =>
   [...rows].sort((x, y) => x.id.localeCompare(y.id));
 const SECRET = `sk-ant-api03-${'S'.repeat(40)}`;
-
-const ASK: NewPermissionAsk = {
-  tool_kind: 'execute',
-  title: 'Run npm test',
-  command: 'npm test',
-  paths: [],
-  diff_preview: null,
-  options: [
-    { id: 'a1', name: 'Allow', kind: 'allow_once' },
-    { id: 'r1', name: 'Reject', kind: 'reject_once' },
-  ],
-};
 
 /** One job's whole life through the API; what it gives back, with ids and times made comparable. */
 async function jobLife(s: AsyncStateStore): Promise<unknown> {
