@@ -83,7 +83,8 @@ const mirror = shared
     )
   : null;
 const source = state ?? mirror;
-const dash = createDashboardStore({ repo: repo.slug, repoLabel: repo.root, color: true });
+const init = { repo: repo.slug, repoLabel: repo.root, color: true };
+const dash = createDashboardStore(init);
 const sync = new DashboardSync({
   state: source,
   dash,
@@ -97,7 +98,7 @@ sync.loadAll();
 heap.followBoardSize?.(dash);
 sync.start();
 await mirror?.watch();
-const actions = createActions({
+const actionDeps = {
   state: store,
   read: source,
   dash,
@@ -105,7 +106,8 @@ const actions = createActions({
   maxAttempts: () => sync.maxAttemptsNow,
   onChanged: () => (mirror ? void mirror.refresh() : sync.refreshJobs()),
   quit: () => {},
-});
+};
+const actions = createActions(actionDeps);
 // What a keypress changes: where the cursor is, on which card (as text:
 // running jobs' writes give the board new nav objects all the time).
 const selection = (s) => {
@@ -114,6 +116,28 @@ const selection = (s) => {
 };
 const active = () => dash.getState().jobs.filter((j) => j.status === 'active').length;
 const running = () => active() > 0;
+
+// As run.ts does 300 ms after the board is drawn: its drawing code warmed off
+// screen, on a copy of its state (src/cli/dashboard/warm.ts; absent from
+// builds before it).
+const warm = await m('src/cli/dashboard/warm.js').catch(() => null);
+if (warm) {
+  const { render } = await import('ink');
+  await warm.warmBoard({
+    render,
+    element: (copy) =>
+      createElement(Dashboard, {
+        store: copy,
+        actions: createActions({ ...actionDeps, dash: copy, onChanged: () => {}, quit: () => {} }),
+      }),
+    dash,
+    newStore: () => createDashboardStore(init),
+    columns: 120,
+    rows: 40,
+    maxFps: 60,
+    delayMs: 0,
+  }).done;
+}
 
 const lines = createInterface({ input: process.stdin });
 // The bench gone (its end of the pipe closed): a board in a session of its own

@@ -3,11 +3,13 @@
 // on SIGINT/SIGTERM.
 import { createElement } from 'react';
 import { UserError } from '../../errors.js';
-import { createActions } from '../../dashboard/io/actions.js';
+import { createActions, type ActionDeps } from '../../dashboard/io/actions.js';
+import type { Actions } from '../../dashboard/view/actions-api.js';
 import { boardReaper, boardSettler } from '../../dashboard/io/reap.js';
 import { readBanner } from './banner.js';
 import { endSessionOf } from '../job/deps.js';
 import { loadInProduction } from './production-env.js';
+import { warmBoard } from './warm.js';
 import { BOARD_STORE_OPTIONS, followBoardSize, tuneHeapForDashboard } from './heap.js';
 import { createDashboardStore } from '../../dashboard/view/store.js';
 import { DashboardSync } from '../../dashboard/io/sync.js';
@@ -84,6 +86,9 @@ async function notifyConfig(root: string) {
   }
 }
 
+/** How long after the board is first drawn its drawing code is warmed off screen (warm.ts): it has drawn, and its first reads are done. */
+const WARM_DELAY_MS = 300;
+
 /** Leaves the alternate screen and shows the cursor: harmless when already done. */
 const RESTORE = '\x1b[?1049l\x1b[?25h';
 /** How long quitting waits for the actions keys started to finish writing (a shared store's write is a few round trips). */
@@ -145,12 +150,13 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
     await shipping?.close();
     await store.close();
   };
-  const dash = createDashboardStore({
+  const init = {
     repo: scope,
     repoLabel: scope && repo ? repo.root : 'all repositories',
     banner: readBanner(process.env),
     color: !('NO_COLOR' in process.env && process.env.NO_COLOR !== ''),
-  });
+  };
+  const dash = createDashboardStore(init);
   // A job met with its runner gone is cleaned up here as prune would, and
   // so is a todo a runner killed after its job ended left in progress.
   const sync = new DashboardSync({
@@ -199,7 +205,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
   // `e` gives the terminal to $EDITOR: the app is unmounted (the alternate
   // screen left), the editor runs, and the app is drawn again.
   const suspended: { fn: (() => void) | null } = { fn: null };
-  const actions = createActions({
+  const deps: ActionDeps = {
     state: store,
     read: source,
     dash,
@@ -213,11 +219,43 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
       void p.finally(() => running.delete(p));
     },
     suspend: (fn) => {
+      warm.stop();
       suspended.fn = fn;
       app.unmount();
     },
+  };
+  const actions = createActions(deps);
+  // The person's first key ends the warm-up (warm.ts): theirs go first.
+  const boardActions: Actions = {
+    ...actions,
+    key: (input, key) => {
+      warm.stop();
+      actions.key(input, key);
+    },
+  };
+  // Off screen, a copy's keys move the copy only; it only moves, so nothing else is reached.
+  const warm = warmBoard({
+    render,
+    element: (copy) =>
+      createElement(Dashboard, {
+        store: copy,
+        actions: createActions({
+          ...deps,
+          dash: copy,
+          onChanged: () => {},
+          quit: () => {},
+          suspend: () => {},
+        }),
+      }),
+    dash,
+    newStore: () => createDashboardStore(init),
+    columns: process.stdout.columns,
+    rows: process.stdout.rows,
+    maxFps: RENDER_OPTIONS.maxFps,
+    delayMs: WARM_DELAY_MS,
   });
-  const mount = () => render(createElement(Dashboard, { store: dash, actions }), RENDER_OPTIONS);
+  const mount = () =>
+    render(createElement(Dashboard, { store: dash, actions: boardActions }), RENDER_OPTIONS);
   let app = mount();
   quit = () => app.unmount();
 
@@ -267,6 +305,7 @@ export async function runDashboard(opts: { all: boolean }): Promise<void> {
       app = mount();
     }
   } finally {
+    warm.stop();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
