@@ -1,13 +1,13 @@
-// The board's first keypresses cost two to three times what later ones do:
-// V8 runs the drawing code (React's reconciler, Ink's layout and output) in
-// its interpreter until it has been called often enough to be compiled. The
-// first sixteen moves on a 20-job board took 150-180 ms of CPU where the
-// next sixteen took 70-80, their worst 25 ms against 10; on three boards
-// sharing a 2-core machine with 24 jobs those first presses were the
-// keypress → frame p95 (bench/shared-store.bench.js). So once the board is
-// drawn and idle it is drawn again off screen, from a copy of its state, and
-// moved around there as a person would: the code is compiled before the
-// person's own first keys (first sixteen: 76-104 ms, worst 9.5).
+// The board's first keypresses cost about twice what later ones do: V8 runs
+// the drawing code (React's reconciler, Ink's layout and output) in its
+// interpreter until it has been called often enough to be compiled. On a
+// 20-job board the first sixteen moves took 189-204 ms of CPU, their worst
+// 30 ms, where the next sixteen took 90-105; on three boards sharing a
+// 2-core machine with 24 jobs those first presses were the keypress → frame
+// p95 (bench/shared-store.bench.js). So once the board is drawn and idle it
+// is drawn again off screen, from a copy of its state, and moved around
+// there as a person would: the code is compiled before the person's own
+// first keys (first sixteen 106-129 ms, worst 15; ~300 ms of CPU, once).
 import { Writable } from 'node:stream';
 import type { ReactElement } from 'react';
 import type { DashboardStore } from '../../dashboard/view/store.js';
@@ -16,7 +16,7 @@ import { offScreenKeyboard } from './off-screen.js';
 
 /** The moves pressed off screen: down, up, across and back, as the first keys on a board usually are. */
 export const WARM_KEYS: readonly string[] = ['j', 'j', 'j', 'k', 'k', 'k', 'L', 'h'];
-/** Each move this many times: twice is as good as five times (first sixteen presses 76-104 ms against 81-84). */
+/** Each move this many times: five times saved little more (first sixteen presses 76-84 ms against 84-104) for ~100 ms more CPU. */
 const ROUNDS = 2;
 
 /** Ink's render, as far as this uses it. */
