@@ -136,7 +136,9 @@ export interface JobStore {
   /**
    * listShown's bytes handed to `part` in order, a job's text at a time with
    * the brackets and commas between (PostgreSQL: all at once), so the
-   * listing is written as it is read, never held whole.
+   * listing is written as it is read, never held whole. The bytes are lent
+   * for the call only: `part` copies what it keeps (SQLite frees each job's
+   * text once `part` returns).
    */
   eachShown(repo: string, opts: JobListFilter, part: (bytes: Uint8Array) => void): void;
   /**

@@ -119,9 +119,9 @@ describe('jobs.listShown', () => {
     const secret = job('old-secret', 2, (i) => (i ? `feat: ${KEY}` : 'feat: ok'));
     store.jobs.finish(clean, 'completed');
     store.close();
-    // The store as schema 20 left it: no verdict columns.
+    // The store as schema 20 left it: no verdict columns (and no index of migration 22).
     raw.exec(
-      'ALTER TABLE jobs DROP COLUMN list_shown; ALTER TABLE commits DROP COLUMN list_shown; PRAGMA user_version = 20',
+      'DROP INDEX jobs_active; ALTER TABLE jobs DROP COLUMN list_shown; ALTER TABLE commits DROP COLUMN list_shown; PRAGMA user_version = 20',
     );
     store = openStateStore({ dir: join(tmp.path, 'incrementum') });
     expect(verdict(clean)).toBe(SHOWN_RULES);
@@ -192,6 +192,36 @@ describe('jobs.listShown', () => {
     const none: string[] = [];
     store.jobs.eachShown('nobody', {}, (b) => none.push(Buffer.from(b).toString('utf8')));
     expect(none.join('')).toBe('[]');
+  });
+
+  it("eachShown lends each job's text for the call only (freed once part returns); listShown copies them whole", () => {
+    job('one', 3);
+    job('two', 3);
+    const kept: Uint8Array[] = [];
+    const copies: string[] = [];
+    store.jobs.eachShown('r', {}, (b) => {
+      kept.push(b);
+      copies.push(Buffer.from(b).toString('utf8'));
+    });
+    const texts = kept.filter((_, i) => i % 2 === 1);
+    expect(texts).toHaveLength(2);
+    // Freed: its memory is the next text's, not the garbage collector's to give back later.
+    for (const t of texts) expect(t.byteLength).toBe(0);
+    expect(copies.join('')).toBe(shownJsonText(store.jobs.listJson('r')));
+    expect(shown()).toBe(copies.join(''));
+  });
+
+  it("the active jobs' runners (every listing's first question) are read from an index alone", () => {
+    job('one');
+    const plan = raw
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT id, todo_id, status, pid, host FROM jobs WHERE repo = ? AND status = 'active'",
+      )
+      .all('r')
+      .map((r) => (r as { detail: string }).detail)
+      .join('\n');
+    expect(plan).toContain('COVERING INDEX jobs_active');
+    expect(store.jobs.activeRunners('r')).toHaveLength(1);
   });
 
   it('a change to the rules comes with a new SHOWN_RULES: verdicts reached under the old ones are then not trusted', () => {

@@ -133,6 +133,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE jobs ADD COLUMN list_shown BIGINT;
   ALTER TABLE commits ADD COLUMN list_shown BIGINT;
   `,
+  // 22 (sqlite/migrations.ts 22): the active jobs' runners (activeRunners)
+  // answered from an index alone.
+  `
+  CREATE INDEX jobs_active ON jobs(repo, status, id, todo_id, pid, host) WHERE status = 'active';
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_BASELINE + PG_MIGRATIONS.length - 1;

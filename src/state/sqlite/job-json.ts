@@ -96,8 +96,9 @@ export function jobsJson(db: DatabaseSync, where: string, params: SQLInputValue[
  * and encoded back on its way to stdout.
  */
 export function jobsShown(db: DatabaseSync, where: string, params: SQLInputValue[]): Uint8Array {
-  const parts: Uint8Array[] = [];
-  eachJobShown(db, where, params, (b) => parts.push(b));
+  const parts: Buffer[] = [];
+  // Lent for the call only (eachJobShown): each part is copied.
+  eachJobShown(db, where, params, (b) => parts.push(Buffer.from(b)));
   return Buffer.concat(parts);
 }
 
@@ -111,6 +112,11 @@ const CLOSE = new Uint8Array([0x5d]); // ]
  * they come. Built whole (group_concat, then a copy as a BLOB, then one into
  * JavaScript), a listing of 1,000 jobs (5 MB) touched ~20 MB of fresh memory
  * in a process that lives 50 ms: ~5,700 page faults, 17 ms of system time.
+ *
+ * Each text is lent to `part` for the call only, and freed once it returns:
+ * left to the garbage collector, the 1,000 texts of a listing were 5 MB of
+ * fresh memory (~1,200 page faults, 15 µs each on a 2-core VM: 15-20 ms of
+ * a 90 ms command); freed, each next text reuses the last one's memory.
  */
 export function eachJobShown(
   db: DatabaseSync,
@@ -131,9 +137,22 @@ export function eachJobShown(
   for (const { id, json } of rows) {
     if (!first) part(COMMA);
     first = false;
-    part(wholeText(id, json ?? builtShown(db, id)));
+    const text = wholeText(id, json ?? builtShown(db, id));
+    part(text);
+    free(text);
   }
   part(CLOSE);
+}
+
+/**
+ * Gives `bytes`' memory back now, not at the next garbage collection: a
+ * transferred ArrayBuffer is detached and its old store released. Only a
+ * buffer the view covers whole (node:sqlite makes one per BLOB) is freed.
+ */
+function free(bytes: Uint8Array): void {
+  const { buffer } = bytes;
+  if (buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength)
+    buffer.transfer(0);
 }
 
 /**
