@@ -71,7 +71,7 @@ function relay(node) {
 function holdsTerminal() {
   let pgrp, tpgid;
   try {
-    // /proc/self/stat: pid (comm) state ppid pgrp session tty_nr tpgid …; comm may hold spaces.
+    // /proc/self/stat: pid (comm) state ppid pgrp session tty_nr tpgid ...; comm may hold spaces.
     const f = readFileSync('/proc/self/stat', 'utf8');
     [, , pgrp, , , tpgid] = f.slice(f.lastIndexOf(')') + 2).split(' ');
   } catch {
