@@ -315,11 +315,7 @@ export function pgJobStore(db: PgDb): AsyncJobStore {
     });
   const json = (v: unknown): string | null => (v == null ? null : JSON.stringify(v));
 
-  // activeRunners: coming to api.ts's JobStore (the speedup branch); here
-  // already, so the driver compiles before and after that merge.
-  const store: AsyncJobStore & {
-    activeRunners(repo: string): Promise<Pick<JobBrief, 'id' | 'todo_id' | 'status' | 'pid' | 'host'>[]>;
-  } = {
+  const store: AsyncJobStore = {
     create: (repo, input) => db.tx((t) => insertJob(t, repo, input)),
     briefs: async (repo) => briefs(await db.q(BRIEFS, [repo])),
     briefsChangedAfter: async (repo, after) =>
