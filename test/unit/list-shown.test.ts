@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../src/state/api.js';
 import { openStateStore } from '../../src/state/index.js';
 import { SHOWN_RULES, SHOWN_RULES_TEXT, shownJsonText } from '../../src/text/json.js';
+import { makeTexts, storeTexts } from '../../src/state/sqlite/job-json.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const KEY = `sk-ant-api03-${'A'.repeat(40)}`;
@@ -87,6 +88,40 @@ describe('jobs.listShown', () => {
     settle();
     expect(verdict(id)).toBeNull();
     expect(shown()).not.toContain(KEY);
+    expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
+  });
+
+  it('texts are made outside the write lock and kept only if their job was not written since they were read', () => {
+    const kept = (id: string) => ({
+      job: (raw.prepare('SELECT list_json FROM jobs WHERE id = ?').get(id) as { list_json: string | null })
+        .list_json,
+      commits: (
+        raw.prepare('SELECT list_json FROM commits WHERE job_id = ? ORDER BY change_seq, seq').all(id) as {
+          list_json: string | null;
+        }[]
+      ).map((c) => c.list_json),
+    });
+    const id = job('raced', 2);
+    const more = (n: number) =>
+      store.jobs.appendCommit(id, { commit_id: `raced${n}`.padEnd(40, '0'), draft_message: `feat: ${n}` });
+    // Read on another connection (as another process's making would), then the job written before they are kept.
+    more(7);
+    const stale = makeTexts(raw, [id]);
+    expect(stale.map((m) => m.id)).toEqual([id]);
+    expect(stale[0]!.commits).toHaveLength(1);
+    store.jobs.setFeedback(id, 'written after the read');
+    storeTexts(raw, stale);
+    expect(kept(id).job).toBeNull();
+    expect(kept(id).commits.at(-1)).toBeNull();
+    // Read and kept with no write between: kept, and what a listing builds afresh.
+    more(8);
+    storeTexts(raw, makeTexts(raw, [id]));
+    const now = kept(id);
+    expect(now.job).not.toBeNull();
+    expect(now.commits.every((c) => c !== null)).toBe(true);
+    expect(verdict(id)).toBe(SHOWN_RULES);
+    expect(JSON.parse(now.job!)).toEqual(JSON.parse(JSON.stringify(store.jobs.get(id))));
+    expect(store.jobs.listJson('r')).toBe(JSON.stringify(store.jobs.list('r')));
     expect(shown()).toBe(shownJsonText(store.jobs.listJson('r')));
   });
 

@@ -51,11 +51,9 @@ const texts = lazy(() => {
   const ownPart = parts.join("'[]'");
   return {
     job,
+    /** The job aliased `j`'s text with its commits left out, which its own verdict judges. */
+    ownPart,
     commit: COMMIT.json('c'),
-    /** The job aliased `j`'s verdict: its own part's, if each of its commits has a kept text found clean. */
-    jobShown: `CASE WHEN ${SHOWN_FN}(${ownPart}) IS NOT NULL AND NOT EXISTS (
-      SELECT 1 FROM commits c WHERE c.job_id = j.id AND (c.list_shown IS NOT ${SHOWN_RULES} OR c.list_json IS NULL)
-    ) THEN ${SHOWN_RULES} END`,
   };
 });
 
@@ -193,22 +191,6 @@ export function commitTextLater(db: DatabaseSync, jobId: string, changeSeq: numb
   );
 }
 
-/**
- * Stores the texts of job `jobId`'s commits that have none (with their
- * reviews, each judged), before the job's: keeping commit texts makes a job's
- * text a copy of stored pieces, so a mutation of a job with hundreds of
- * iterations does not rebuild every iteration's text.
- */
-function refreshCommitJson(db: DatabaseSync, jobId: string): void {
-  const made = statements(db)(
-    `UPDATE commits AS c SET list_json = ${texts().commit} WHERE c.job_id = ? AND c.list_json IS NULL RETURNING change_seq, seq`,
-  ).all(jobId) as { change_seq: number; seq: number }[];
-  for (const { change_seq, seq } of made)
-    statements(db)(
-      `UPDATE commits SET list_shown = ${SHOWN_FN}(list_json) WHERE job_id = ? AND change_seq = ? AND seq = ?`,
-    ).run(jobId, change_seq, seq);
-}
-
 /** How long after a write its job's text is made: the writes of that span share one making. */
 export const TEXT_DELAY_MS = 200;
 
@@ -246,9 +228,17 @@ export function jobTextLater(db: DatabaseSync, id: string): void {
 }
 
 /**
- * Makes the texts this connection's writes dropped, in one transaction (no
- * store version: no job changes). One that cannot be made now (a busy or
- * damaged store, a full disk) stays NULL, which listings build on the fly.
+ * Makes the texts this connection's writes dropped. One that cannot be made
+ * now (a busy or damaged store, a full disk) stays NULL, which listings
+ * build on the fly.
+ *
+ * Made in two steps, so the write lock is held only to store them: read
+ * (makeTexts), then written in one short transaction (storeTexts; no store
+ * version: no job changes) for each job whose record is still as read. Made inside
+ * the write transaction, each held the lock 14 ms on average, and up to 86
+ * ms when its process lost its core midway, while every other process that
+ * writes the store waited: in bench/handover.bench.js (--jobs 2), a runner
+ * between its todo and its first prompt waited ~120 ms for the lock.
  */
 export function settleJobTexts(db: DatabaseSync): void {
   const p = pendingTexts.get(db);
@@ -259,29 +249,84 @@ export function settleJobTexts(db: DatabaseSync): void {
   p.ids.clear();
   if (!db.isOpen) return;
   try {
-    p.run(() =>
-      transaction(
-        db,
-        () => {
-          for (const id of ids) {
-            registerCodec(db);
-            refreshCommitJson(db, id);
-            refreshJobJson(db, id);
-          }
-        },
-        false,
-      ),
-    );
+    p.run(() => storeTexts(db, makeTexts(db, ids)));
   } catch {
     // Tried again by the next write's timer, a listing here, or the close.
     for (const id of ids) p.ids.add(id);
   }
 }
 
-/** Stores job `id`'s text in jobs.list_json where it has none (another writer may have made it since). */
-function refreshJobJson(db: DatabaseSync, id: string): void {
+/**
+ * Keeps the texts `made` (makeTexts) in one transaction, each job's only while
+ * its record is as they were read: a write since dropped its text again, and
+ * the writer makes it (its own pending texts), from what it wrote.
+ */
+export function storeTexts(db: DatabaseSync, made: Made[]): void {
+  if (made.length === 0) return;
+  const q = statements(db);
+  transaction(
+    db,
+    () => {
+      for (const m of made) {
+        const now = q('SELECT changed_version AS v FROM jobs WHERE id = ?').get(m.id) as
+          { v: number } | undefined;
+        if (now?.v !== m.version) continue;
+        for (const c of m.commits)
+          q(
+            'UPDATE commits SET list_json = ?, list_shown = ? WHERE job_id = ? AND change_seq = ? AND seq = ? AND list_json IS NULL',
+          ).run(c.json, c.shown, m.id, c.change_seq, c.seq);
+        q('UPDATE jobs SET list_json = ?, list_shown = ? WHERE id = ? AND list_json IS NULL').run(
+          m.json,
+          m.shown,
+          m.id,
+        );
+      }
+    },
+    false,
+  );
+}
+
+/** A job's texts as makeTexts read them, and the record version they were made from. */
+export interface Made {
+  id: string;
+  version: number;
+  json: string;
+  shown: number | null;
+  commits: { change_seq: number; seq: number; json: string; shown: number | null }[];
+}
+
+/**
+ * The texts of jobs `ids` that have none, and of their commits that have
+ * none, read in one snapshot (a read transaction: no lock a writer waits
+ * on). Each is what the stored pieces make: a job's text takes a commit's
+ * text where it is kept and makes it where not (commitsJson), so it is the
+ * same text either way. A job's verdict is its own part's, if each of its
+ * commits' texts is clean, those kept (by their kept verdict) and those made
+ * here (by theirs).
+ */
+export function makeTexts(db: DatabaseSync, ids: string[]): Made[] {
   registerCodec(db);
-  statements(db)(
-    `UPDATE jobs AS j SET list_json = ${texts().job}, list_shown = ${texts().jobShown} WHERE j.id = ? AND j.list_json IS NULL`,
-  ).run(id);
+  const q = statements(db);
+  const { job, commit, ownPart } = texts();
+  const jobSql = `SELECT j.changed_version AS version, ${job} AS json,
+      ${SHOWN_FN}(${ownPart}) IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM commits c WHERE c.job_id = j.id AND c.list_json IS NOT NULL AND c.list_shown IS NOT ${SHOWN_RULES}
+      ) AS clean
+    FROM jobs j WHERE j.id = ? AND j.list_json IS NULL`;
+  const commitSql = `SELECT change_seq, seq, json, ${SHOWN_FN}(json) AS shown
+    FROM (SELECT change_seq, seq, ${commit} AS json FROM commits c WHERE c.job_id = ? AND c.list_json IS NULL)`;
+  const made: Made[] = [];
+  db.exec('BEGIN');
+  try {
+    for (const id of ids) {
+      const row = q(jobSql).get(id) as { version: number; json: string; clean: number } | undefined;
+      if (!row) continue; // made meanwhile (a listing, another writer), or gone
+      const commits = q(commitSql).all(id) as Made['commits'];
+      const clean = row.clean === 1 && commits.every((c) => c.shown === SHOWN_RULES);
+      made.push({ id, version: row.version, json: row.json, shown: clean ? SHOWN_RULES : null, commits });
+    }
+  } finally {
+    db.exec('COMMIT'); // a read: nothing to keep or undo
+  }
+  return made;
 }
