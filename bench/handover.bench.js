@@ -43,6 +43,10 @@
 // CPU and its wait for a core too (its process's main thread on a run
 // queue, Linux): the rest of its time it waited on a child, the disk or a lock.
 //
+// "Another job's end" says how often a hand-over had the cores to itself:
+// with --jobs 2 the two slots' jobs, of one length here, end within a few
+// hundred ms of each other, so most hand-overs run beside the other slot's.
+//
 // HANDOVER_AGENT_MS=1500 holds each job's implement turn that long (the
 // scripted agent's scenario waits, then writes a file): a standby then waits
 // for its todo, as it does beside jobs of minutes, where the default quick
@@ -278,7 +282,14 @@ async function oneRun(tmp, root, jobs, n) {
     const initialized = next.marks.get('acp_initialized');
     const handed = next.marks.get('handed');
     const prompted = next.marks.get('prompt');
+    // The other jobs' ends nearest this one's: with --jobs 2 and jobs of one
+    // length, the two slots' jobs end together, and each hand-over shares
+    // the cores with the other's (their runners, agents and clean-ups).
+    const nearest = Math.min(
+      ...byEnd.filter((o) => o !== prev).map((o) => Math.abs(o.completed - prev.completed)),
+    );
     hand.push({
+      nearest,
       steps,
       cpuSteps,
       waitSteps,
@@ -376,6 +387,19 @@ function rowsOf(label, jobs, hand, floor) {
     const v = hand.map((h) => h.waitSteps?.[step]).filter((x) => x !== undefined && !Number.isNaN(x));
     if (v.length && process.env.HANDOVER_CPU_STEPS)
       rows.push(row(`    wait for a core in step ${step}, median`, v, 0.5));
+  }
+  if (jobs > 1) {
+    const near = col('nearest');
+    rows.push(row("  another job's end, the nearest to this one's, median", near, 0.5));
+    const together = hand.filter((h) => h.nearest < h.raw).length;
+    rows.push({
+      name: `${label}--jobs ${jobs}:   hand-overs with another job ending within their span`,
+      value: Math.round((100 * together) / hand.length),
+      unit: '%',
+      floor: null,
+      ratio: null,
+      goal: '',
+    });
   }
   const cpu = col('cpu');
   if (cpu.length) rows.push(row('  cpu: next runner, hand-over → prompt, median', cpu, 0.5));
