@@ -234,11 +234,12 @@ export function jobTextLater(db: DatabaseSync, id: string): void {
  *
  * Made in two steps, so the write lock is held only to store them: read
  * (makeTexts), then written in one short transaction (storeTexts; no store
- * version: no job changes) for each job whose record is still as read. Made inside
- * the write transaction, each held the lock 14 ms on average, and up to 86
- * ms when its process lost its core midway, while every other process that
- * writes the store waited: in bench/handover.bench.js (--jobs 2), a runner
- * between its todo and its first prompt waited ~120 ms for the lock.
+ * version: no job changes) for each job whose record is still as read.
+ * Made inside the write transaction, each making held the lock 14 ms on
+ * average, and up to 86 ms when its process lost its core midway, while
+ * every other process that writes the store waited: in
+ * bench/handover.bench.js (--jobs 2), a runner between its todo and its
+ * first prompt waited ~120 ms for the lock.
  */
 export function settleJobTexts(db: DatabaseSync): void {
   const p = pendingTexts.get(db);
@@ -300,7 +301,8 @@ export interface Made {
  * none, read in one snapshot (a read transaction: no lock a writer waits
  * on). Each is what the stored pieces make: a job's text takes a commit's
  * text where it is kept and makes it where not (commitsJson), so it is the
- * same text either way. A job's verdict is its own part's, if each of its
+ * same text either way, and a mutation of a job with hundreds of iterations
+ * makes only the new ones' texts. A job's verdict is its own part's, if each of its
  * commits' texts is clean, those kept (by their kept verdict) and those made
  * here (by theirs).
  */
