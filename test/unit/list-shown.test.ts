@@ -106,7 +106,16 @@ describe('jobs.listShown', () => {
       store.jobs.appendCommit(id, { commit_id: `raced${n}`.padEnd(40, '0'), draft_message: `feat: ${n}` });
     // Read on another connection (as another process's making would), then the job written before they are kept.
     more(7);
-    const stale = makeTexts(raw, [id]);
+    // Made while another process holds the write lock: the making takes none.
+    const holder = new DatabaseSync(store.dbPath);
+    holder.exec('BEGIN IMMEDIATE');
+    let stale: ReturnType<typeof makeTexts>;
+    try {
+      stale = makeTexts(raw, [id]);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
     expect(stale.map((m) => m.id)).toEqual([id]);
     expect(stale[0]!.commits).toHaveLength(1);
     store.jobs.setFeedback(id, 'written after the read');

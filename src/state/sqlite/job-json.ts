@@ -14,9 +14,9 @@
 // A write does not make its job's text (or its commit's) in its own
 // transaction: it drops the text (list_json = NULL, which a listing builds on
 // the fly, as for an older build's row) and the texts are made once for the
-// writes of the next moment
-// (settleJobTexts, TEXT_DELAY_MS after the first), in a transaction of its
-// own. A runner writes its job 5-8 times in each burst of bookkeeping between
+// writes of the next moment (settleJobTexts, TEXT_DELAY_MS after the
+// first): read outside the write lock, then kept in a short transaction of
+// their own. A runner writes its job 5-8 times in each burst of bookkeeping between
 // agent turns and tests (stage, usage, session, commit, feedback, snapshot):
 // making the text and its verdict on each write was ~6 ms of the runner's
 // ~25 ms of CPU per iteration (bench/runner.bench.js), and only `ii job list
@@ -302,9 +302,9 @@ export interface Made {
  * on). Each is what the stored pieces make: a job's text takes a commit's
  * text where it is kept and makes it where not (commitsJson), so it is the
  * same text either way, and a mutation of a job with hundreds of iterations
- * makes only the new ones' texts. A job's verdict is its own part's, if each of its
- * commits' texts is clean, those kept (by their kept verdict) and those made
- * here (by theirs).
+ * makes only the new ones' texts. A job's verdict is its own part's, if each
+ * of its commits' texts is clean, those kept (by their kept verdict) and
+ * those made here (by theirs).
  */
 export function makeTexts(db: DatabaseSync, ids: string[]): Made[] {
   registerCodec(db);
