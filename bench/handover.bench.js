@@ -219,9 +219,16 @@ async function oneRun(tmp, root, jobs, n) {
     if (todo && !spawned.has(todo)) spawned.set(todo, logStamp(f));
   }
   const trace = readTrace(env.II_TRACE);
-  const marksOf = (pred) => {
+  // A runner that came back runs several jobs in turn: a job's marks are its
+  // process's from the hand-over of its todo to the next hand-over there.
+  const byTime = [...trace].sort((a, b) => a.t - b.t);
+  const jobMarks = (j) => {
+    const from = byTime.findIndex((e) => e.pid === j.pid && e.mark === 'handed' && e.todo === j.todo_id);
+    const to = from < 0 ? -1 : byTime.findIndex((e, i) => i > from && e.pid === j.pid && e.mark === 'handed');
+    const span = from < 0 ? byTime : byTime.slice(from, to < 0 ? undefined : to);
     const m = new Map();
-    for (const e of trace) if (pred(e) && !m.has(e.mark)) m.set(e.mark, e);
+    for (const e of span)
+      if (e.pid === j.pid && (e.job === undefined || e.job === j.id) && !m.has(e.mark)) m.set(e.mark, e);
     return m;
   };
   const info = list.map((j) => {
@@ -244,7 +251,7 @@ async function oneRun(tmp, root, jobs, n) {
       baselineMs,
       agentStart,
       prompt,
-      marks: marksOf((e) => e.pid === j.pid && (e.job === undefined || e.job === j.id)),
+      marks: jobMarks(j),
       handedBy: trace.find((e) => e.mark === 'handover' && e.todo === j.todo_id),
     };
   });
