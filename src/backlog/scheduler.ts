@@ -168,7 +168,12 @@ export interface BacklogRunResult {
 interface Child extends RunningJob {
   spawnedAt: string;
   child: ChildProcess;
+  /** Its process's exit, or (`back`) its return for another todo: either way its job is over. */
   exit: { code: number | null; signal: NodeJS.Signals | null } | null;
+  /** The standby this job was handed to: it may come back for another todo once the job is over. */
+  standby: Standby | null;
+  /** Set when it came back (its job's wrap-up done): it waits for a todo again. */
+  back: boolean;
 }
 
 /** The least time between two looks at the store, however often it is written. */
@@ -234,6 +239,8 @@ export class BacklogRunner {
   private waiting: Standby[] = [];
   /** Standbys that ended before they were handed a todo: after a few, jobs start cold. */
   private standbyFailures = 0;
+  /** Whether a runner came back for another todo in this run (runners do, here): one ending its job will be a standby again. */
+  private comesBack = false;
   /** The runner last handed a todo by a standby, and until when at most: no new standby starts before its claim. */
   private hold: { pid: number; until: number } | null = null;
   private holdTimer: NodeJS.Timeout | null = null;
@@ -603,10 +610,19 @@ export class BacklogRunner {
   private keepStandby(want: number, held = false): void {
     while (this.waiting.length > want) this.waiting.pop()!.dismiss();
     if (held) return;
-    while (this.waiting.length < want && this.o.standby && this.standbyFailures < STANDBY_FAILURES) {
+    // Runners whose job ended and that will wait again once its wrap-up is done count as waiting.
+    const returning = this.comesBack
+      ? [...this.children.values()].filter((c) => this.returning(c)).length
+      : 0;
+    while (
+      this.waiting.length + returning < want &&
+      this.o.standby &&
+      this.standbyFailures < STANDBY_FAILURES
+    ) {
       const s = this.o.standby();
       mark('standby_spawn', { child: s.pid });
       this.waiting.push(s);
+      s.onBack((code) => this.cameBack(s, code));
       s.child.once('exit', () => {
         if (!this.waiting.includes(s)) return; // handed a todo (a child now) or dismissed
         this.waiting = this.waiting.filter((w) => w !== s);
@@ -614,6 +630,22 @@ export class BacklogRunner {
         this.poke();
       });
     }
+  }
+
+  /** A runner handed a todo by a standby whose job has ended: it comes back unless it exits. */
+  private returning(c: Child): boolean {
+    return c.standby !== null && !c.exit && c.job !== null && c.job.status !== 'active';
+  }
+
+  /** Standby `s`'s job ended, its wrap-up done, and it waits for another todo: that job is over as if it had exited. */
+  private cameBack(s: Standby, code: number): void {
+    const c = this.children.get(s.pid);
+    if (!c || c.standby !== s || c.exit) return;
+    mark('standby_back', { child: s.pid, code });
+    this.comesBack = true;
+    c.exit = { code, signal: null };
+    c.back = true;
+    this.poke();
   }
 
   private dismissStandby(): void {
@@ -639,7 +671,17 @@ export class BacklogRunner {
         )(todo);
     this.startedCount++;
     mark('handover', { todo: todo.id, child: d.pid, standby: standby ? 1 : 0 });
-    const c: Child = { todo, pid: d.pid, log: d.log, job: null, spawnedAt, child: d.child, exit: null };
+    const c: Child = {
+      todo,
+      pid: d.pid,
+      log: d.log,
+      job: null,
+      spawnedAt,
+      child: d.child,
+      exit: null,
+      standby,
+      back: false,
+    };
     this.children.set(d.pid, c);
     if (standby) {
       const ms = this.o.standbyHoldMs ?? STANDBY_HOLD_MS;
@@ -669,9 +711,14 @@ export class BacklogRunner {
     };
   }
 
-  /** A child that exited: what its job came to. */
+  /** A child that exited or came back: what its job came to. */
   private async finish(c: Child): Promise<void> {
     this.children.delete(c.pid);
+    // Come back: the next todo goes to it first (loaded, and ready now), unless the run is ending.
+    if (c.back && c.standby) {
+      if (this.stopping) c.standby.dismiss();
+      else this.waiting.unshift(c.standby);
+    }
     if (!c.job) {
       if (c.exit?.code === CLAIM_LOST_EXIT) {
         // Another runner took the todo first (or it stopped being ready): not ours.

@@ -4,7 +4,7 @@
 // the backlog runner (`ii run`) start their job runners this way, so each
 // job is its own runner and outlives its starter.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { iiBin } from '../package-root.js';
@@ -43,6 +43,7 @@ export function spawnDetachedIi(
   stdin: 'ignore' | 'pipe' = 'ignore',
   nice = 0,
   sessionNice?: number,
+  back = false,
 ): Detached {
   mkdirSync(dirname(log), { recursive: true, mode: 0o700 });
   const fd = openSync(log, 'a', 0o600);
@@ -52,7 +53,12 @@ export function spawnDetachedIi(
     if (basename(stateDir) === 'incrementum') env.XDG_STATE_HOME = dirname(stateDir);
     const argv = [process.execPath, ...RUNNER_NODE_ARGS, iiBin(), ...args];
     const start = (cmd: string[]) =>
-      spawn(cmd[0]!, cmd.slice(1), { cwd: repoRoot, env, detached: true, stdio: [stdin, fd, fd] });
+      spawn(cmd[0]!, cmd.slice(1), {
+        cwd: repoRoot,
+        env,
+        detached: true,
+        stdio: back ? [stdin, fd, fd, 'pipe'] : [stdin, fd, fd],
+      });
     let child = start(startNiced(argv, nice));
     if (child.pid === undefined && nice > 0) {
       // No nice(1) on this PATH: the job runs at its starter's priority rather than not at all.
@@ -69,6 +75,11 @@ export function spawnDetachedIi(
     if (child.stdin) {
       child.stdin.on('error', () => {}); // a standby gone: its exit says so
       (child.stdin as unknown as { unref?: () => void }).unref?.();
+    }
+    const backPipe = child.stdio[3] as (NodeJS.ReadableStream & { unref?: () => void }) | null | undefined;
+    if (backPipe) {
+      backPipe.on('error', () => {});
+      backPipe.unref?.();
     }
     if (child.pid === undefined) throw new Error(`could not start ii ${args.join(' ')}`);
     return { pid: child.pid, log, child };
@@ -147,12 +158,20 @@ export function spawnBacklogJob(
  * other (it claims the todo, and outlives its starter). It exits at once,
  * having done nothing, when its stdin ends without a todo: dismissed, or its
  * starter gone (even by SIGKILL, the pipe closes), so none is left idle.
+ *
+ * Its job ended, it may come back (`onBack`) rather than exit: it then waits
+ * for another todo as it did for the first, already loaded (a new standby's
+ * load was about half of all the CPU a runner used in bench/handover.bench.js,
+ * 500 of 1,000 ms a job). It says so on its fd 3, one line `back <code>`
+ * (the code it would have exited with), once its job's wrap-up is done.
  */
 export interface Standby extends Detached {
-  /** Gives it its todo (and closes its stdin); its log is renamed after the todo. */
+  /** Gives it a todo; its log is named after the todo (a runner come back keeps its log, linked under the new name). */
   handOver(todoId: string): Detached;
-  /** No todo for it: it exits. */
+  /** No todo for it (or none more): it exits, after its job if it runs one. */
   dismiss(): void;
+  /** `cb` is called each time its job ended and it waits for another todo, with its job's exit code. */
+  onBack(cb: (code: number) => void): void;
 }
 
 /**
@@ -163,6 +182,9 @@ export interface Standby extends Detached {
  */
 export const STANDBY_LOW_MS = 400;
 
+/** The fd a standby runner says on that its job ended and it waits for another todo (spawnStandbyJob). */
+export const BACK_FD = 3;
+
 export function spawnStandbyJob(
   repo: { root: string; slug: string },
   stateDir: string,
@@ -170,7 +192,7 @@ export function spawnStandbyJob(
 ): Standby {
   const dir = join(stateDir, 'runs', repo.slug);
   const log = join(dir, `${stamp()}-standby-${process.pid}.log`);
-  const args = ['job', 'do', '--backlog', '--standby', '--no-edit', ...jobArgs(o)];
+  const args = ['job', 'do', '--backlog', '--standby', '--back', '--no-edit', ...jobArgs(o)];
   // Its load (a Node start, the job's modules, the store, the sandbox's
   // probe: about 220 ms of CPU) came as the job handed the standby before it
   // started its agent, on the same cores (bench/handover.bench.js): its
@@ -185,42 +207,66 @@ export function spawnStandbyJob(
   // jobs' level: it reads its todo only once loaded); none comes after the
   // hand-over, so none undoes a later change. The standby raises it too
   // (cli/job/do.ts), retrying while Linux refuses, even when ii run is gone.
+  // A runner come back lowered its session itself for its job's wrap-up,
+  // and raises it again as it is handed its next todo.
   const level = getPriority() + (o.nice ?? 0); // setSessionNice caps it at 19
-  const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe', o.nice, MAX_NICE);
+  const d = spawnDetachedIi(args, repo.root, stateDir, log, 'pipe', o.nice, MAX_NICE, true);
   const raise = setTimeout(() => setSessionNice(d.pid, level, false), STANDBY_LOW_MS);
   raise.unref();
-  let done = false;
-  let handed = false;
+  let dismissed = false;
+  /** Its log as last named (null before a todo): a runner come back keeps writing there. */
+  let named: string | null = null;
+  let backs = 0;
   // A standby that ends without a todo leaves no empty log behind.
   d.child.once('exit', () => {
     clearTimeout(raise);
     try {
-      if (!handed && statSync(log).size === 0) rmSync(log);
+      if (named === null && statSync(log).size === 0) rmSync(log);
     } catch {}
   });
+  const backPipe = d.child.stdio[BACK_FD] as NodeJS.ReadableStream | null | undefined;
+  const listeners: ((code: number) => void)[] = [];
+  let buf = '';
+  backPipe?.on('data', (chunk: Buffer | string) => {
+    buf += chunk.toString();
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const m = /^back (\d+)$/.exec(line);
+      if (!m) continue; // only ours writes here; anything else is not a return
+      backs++;
+      for (const cb of listeners) cb(Number(m[1]));
+    }
+  });
+  let handedCount = 0;
   return {
     ...d,
     handOver(todoId) {
-      if (done) throw new Error('this standby was already handed a todo or dismissed');
-      done = true;
-      handed = true;
+      if (dismissed) throw new Error('this standby was dismissed');
+      if (handedCount > backs) throw new Error('this standby runs a job: it takes another once back');
+      handedCount++;
       // Named as a cold runner's log is: the hand-over time and the todo.
-      let named = join(dir, `${stamp()}-${todoId}.log`);
+      const name = join(dir, `${stamp()}-${todoId}.log`);
       try {
-        renameSync(log, named);
+        if (named === null) renameSync(log, name);
+        else linkSync(named, name); // the same file, under each todo's name
+        named = name;
       } catch {
-        named = log;
+        named ??= log;
       }
       clearTimeout(raise);
-      setSessionNice(d.pid, level, false);
-      d.child.stdin?.end(`${todoId}\n`);
+      if (handedCount === 1) setSessionNice(d.pid, level, false);
+      d.child.stdin?.write(`${todoId}\n`);
       return { pid: d.pid, log: named, child: d.child };
     },
     dismiss() {
-      if (done) return;
-      done = true;
+      if (dismissed) return;
+      dismissed = true;
       clearTimeout(raise);
       d.child.stdin?.end();
+    },
+    onBack(cb) {
+      listeners.push(cb);
     },
   };
 }

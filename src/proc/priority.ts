@@ -36,14 +36,19 @@ let booting: { level: number; sessions: Map<number, number>; timer: NodeJS.Timeo
 /** How much the nice value is raised: below the jobs that run (at most 19, the floor, from [run] nice 10). */
 export const STEP_ASIDE_NICE = 10;
 
-/** Raises this process's nice value by STEP_ASIDE_NICE (at most 19); the git it starts from now inherits it. False if refused. */
-export function stepAside(): boolean {
+/**
+ * Raises this process's nice value by STEP_ASIDE_NICE (at most 19); the git it
+ * starts from now inherits it. False if refused. With `own` false only its
+ * session's value (autogroup) is raised, which it may lower again: a runner
+ * that comes back for another job (cli/job/do.ts standby).
+ */
+export function stepAside(own = true): boolean {
   // A start at the floor not ended yet (no prompt came) is not raised again.
   if (booting) clearTimeout(booting.timer);
   booting = null;
   try {
     const nice = Math.min(19, getPriority() + STEP_ASIDE_NICE);
-    setPriority(nice);
+    if (own) setPriority(nice);
     // Only a session of its own (ii run's runner): run by hand, the session
     // is the person's terminal, which must not be lowered with it.
     setOwnSessionNice(nice);

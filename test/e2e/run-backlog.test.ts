@@ -3,7 +3,7 @@
 // comes from the job records: which todo ran when, and how many at once.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { II, ii, type RunResult } from '../helpers/cli.js';
@@ -528,6 +528,112 @@ describe('ii run', () => {
     expect(jobs()).toEqual([]);
     expect(JSON.parse(run(['todo', 'list', '--status', 'closed', '--json']).stdout)).toHaveLength(1);
   }, 60_000);
+
+  it.skipIf(!existsSync('/proc/self/autogroup'))(
+    'a standby runner given fd 3 says "back <code>" when its job is over and takes the next todo; that fd reaches nothing it starts; ended stdin and fd 3 (ii run gone) end it after its job',
+    async () => {
+      setup(CONFIG);
+      const [a, b, c] = ['A', 'B', 'C'].map((t) => create(t));
+      // Each implement turn takes a while: the checks below run while B's agent lives.
+      const scenario = join(tmp.path, 'slow.json');
+      writeFileSync(
+        scenario,
+        JSON.stringify({ implement: Array(6).fill({ actions: [{ type: 'delay', ms: 1500 }] }) }),
+      );
+      const r = spawn(process.execPath, [II, 'job', 'do', '--backlog', '--standby', '--back', '--no-edit'], {
+        cwd: repo,
+        env: { ...process.env, NO_COLOR: '1', ...env, II_SCRIPTED_SCENARIO: scenario },
+        stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      r.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      let said = '';
+      const back = r.stdio[3] as NodeJS.ReadableStream;
+      back.on('data', (d: Buffer) => (said += d.toString()));
+      const exited = new Promise<number | null>((res) => r.on('exit', res));
+      r.stdin!.write(`${a}\n`);
+      await waitFor(() => said === 'back 0\n' || null, 'A done and the runner back', 120_000, 100);
+      expect(jobs().map((j) => [j.todo_id, j.status, j.pid])).toEqual([[a, 'completed', r.pid]]);
+      expect(isRunning(r.pid!)).toBe(true);
+      // A todo taken first: said as its exit would have said it (75), and it stays.
+      run(['todo', 'close', c!]);
+      r.stdin!.write(`${c}\n`);
+      await waitFor(() => said === 'back 0\nback 75\n' || null, 'C refused', 60_000, 100);
+      expect(stderr).toContain('ii: ');
+      expect(jobs()).toHaveLength(1);
+      // B: its agent runs; nothing but the runner (and this test) holds the socket.
+      r.stdin!.write(`${b}\n`);
+      await waitFor(
+        () => jobs().find((j) => j.todo_id === b && j.status === 'active') ?? null,
+        'B running',
+        60_000,
+        100,
+      );
+      const socket = readlinkSync(`/proc/${r.pid}/fd/3`);
+      expect(socket).toMatch(/^socket:/);
+      const agents = await waitFor(
+        () => {
+          const agents = readdirSync('/proc').filter((d) => {
+            try {
+              return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('scripted');
+            } catch {
+              return false;
+            }
+          });
+          return agents.length > 0 ? agents : null;
+        },
+        "B's agent",
+        60_000,
+        50,
+      );
+      const holding = readdirSync('/proc').filter((d) => {
+        if (!/^\d+$/.test(d) || Number(d) === r.pid) return false;
+        try {
+          return readdirSync(`/proc/${d}/fd`).some((fd) => {
+            try {
+              return readlinkSync(`/proc/${d}/fd/${fd}`) === socket;
+            } catch {
+              return false;
+            }
+          });
+        } catch {
+          return false;
+        }
+      });
+      expect(agents.length).toBeGreaterThan(0);
+      expect(holding.map(Number).filter((p) => p !== process.pid)).toEqual([]);
+      // ii run gone (both its pipes closed) while B runs: B ends completed, then so does the runner.
+      back.removeAllListeners('data');
+      (back as unknown as { destroy(): void }).destroy();
+      r.stdin!.end();
+      expect(await exited, stderr).toBe(0);
+      expect(jobs().find((j) => j.todo_id === b)?.status).toBe('completed');
+      await waitFor(() => runningIn(repo).length === 0, 'no process left', 30_000, 200);
+    },
+    180_000,
+  );
+
+  it.skipIf(!existsSync('/proc/self/autogroup'))(
+    '--jobs 1: a runner whose job ended comes back for a later todo, each todo has its log, and none is left waiting',
+    async () => {
+      setup(CONFIG);
+      for (const t of ['A', 'B', 'C', 'D']) create(t);
+      const r = await iiAsync(['run', '--jobs', '1']);
+      expect(r.code, r.stderr).toBe(0);
+      const list = jobs();
+      expect(list.map((j) => j.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+      // Four jobs, fewer processes: a runner ran two of them or more.
+      const pids = new Set(list.map((j) => j.pid));
+      expect(pids.size).toBeLessThan(4);
+      // Each todo's output under its own name (a runner come back: the same file, linked).
+      const logs = readdirSync(runLogs());
+      for (const j of list) expect(logs.filter((f) => f.endsWith(`-${j.todo_id}.log`))).toHaveLength(1);
+      expect(logs.filter((f) => f.includes('standby'))).toEqual([]);
+      expect(standbys()).toEqual([]);
+      await waitFor(() => runningIn(repo).length === 0, 'no process left', 30_000, 200);
+    },
+    240_000,
+  );
 
   it('SIGKILL of ii run strands no job: its runners finish them, and a new ii run carries on', async () => {
     setup(CONFIG);

@@ -132,6 +132,7 @@ it.each([
             m.state = 'dismissed';
             c.stdin!.end();
           },
+          onBack: () => {}, // these runners never come back: each job's end is its exit
         };
       },
       onTick: (snap) => {
@@ -194,6 +195,7 @@ it("a standby's replacement is not started in the look that hands its todo over:
           return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
         },
         dismiss: () => c.stdin!.end(),
+        onBack: () => {},
       };
     },
     onEvent: (e) => {

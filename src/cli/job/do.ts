@@ -3,7 +3,8 @@
 // src/job, print progress and the outcome.
 import { getPriority } from 'node:os';
 import { ClaimRefused, UserError } from '../../errors.js';
-import { CLAIM_LOST_EXIT, STANDBY_LOW_MS } from '../../job/detached.js';
+import { Socket } from 'node:net';
+import { BACK_FD, CLAIM_LOST_EXIT, STANDBY_LOW_MS } from '../../job/detached.js';
 import { describeCleanup } from '../../job/dead-runner.js';
 import { checkIdentity } from '../../doctor/repo-checks.js';
 import { loadConfig } from '../../job/config.js';
@@ -12,7 +13,7 @@ import { sandboxState, sandboxWarning } from '../../proc/sandbox/sandbox.js';
 import { loadExeca } from '../../proc/exec-in-group.js';
 import { runTests } from '../../job/test-runner.js';
 import { mark } from '../../proc/trace.js';
-import { bootLow, setOwnSessionNice, stepAside } from '../../proc/priority.js';
+import { bootLow, sessionNice, setOwnSessionNice, stepAside } from '../../proc/priority.js';
 import { Prompts } from '../../job/prompts.js';
 import type { Job } from '../../model/job.js';
 import { changesMade, latestCommit } from '../../model/derive.js';
@@ -25,6 +26,7 @@ import { shownText } from '../../text/shown.js';
 import { parseTodoTemplate, todoTemplate } from '../../todo/edit-template.js';
 import { currentRepo, withStore, type RepoContext } from '../context.js';
 import { editText } from '../../todo/editor.js';
+import { reportError } from '../exit.js';
 import { style } from '../format.js';
 import { keepRunningWithoutOutput } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -109,9 +111,18 @@ const STANDBY_REHEARSE_MS = 100;
  * without one (dismissed, or ii run gone, even killed) ends it at once, having
  * touched nothing. From the hand-over on it is `ii job do <todo> --backlog`:
  * the config read then, the checks, the claim in one transaction, the job.
+ *
+ * With --back (ii run gives it fd 3, detached.ts spawnStandbyJob) its job's
+ * end is not its own: once the job's wrap-up is done it says `back <code>`
+ * there and waits for the next todo on stdin, as it did for the first. Only
+ * where its stepping aside for the wrap-up can be undone (its session's
+ * autogroup value, not its own nice value: priority.ts): a runner at the
+ * floor for good would run every later job there.
  */
 async function standby(id: string | undefined, o: DoOptions): Promise<void> {
   if (id || !o.backlog) throw new UserError('--standby is for ii run: it goes with --backlog and no todo.');
+  // Before anything is started: fd 3 would be inherited by all it starts.
+  const back = o.back ? openBackChannel() : null;
   // ii run started it with its session at the floor (spawnStandbyJob): back
   // at its own nice value, the jobs' level, after a while or once handed a todo.
   const raise = () => setOwnSessionNice(getPriority());
@@ -121,6 +132,7 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
   const deps = await realDeps();
   await import('../../journal/index.js'); // what runJob loads at the end
   await warmUp(deps, repo.root, o);
+  const todos = lines(process.stdin);
   try {
     const code = await withStore(async (store) => {
       // Each store the job uses prepares its statements when first used.
@@ -133,30 +145,129 @@ async function standby(id: string | undefined, o: DoOptions): Promise<void> {
           () => {}, // the job's own commands say what is wrong
         );
       }, STANDBY_REHEARSE_MS);
-      const handed = await firstLine(process.stdin);
-      clearTimeout(rehearsal);
-      if (handed === null) {
-        await rehearsing; // dismissed: its command is gone before it is (a job's goes on beside it)
-        return 0;
+      // Decided once: whether this process may come back depends on how it was started and where.
+      const reusable = back !== null && sessionNice() !== null;
+      let jobs = 0;
+      for (let code = 0; ;) {
+        const handed = await todos.next();
+        clearTimeout(rehearsal);
+        if (handed === null) {
+          await rehearsing; // dismissed: its command is gone before it is (a job's goes on beside it)
+          return code;
+        }
+        clearTimeout(low);
+        raise();
+        mark('handed', { todo: handed });
+        // Come back: this job's output follows the last one's in the same log.
+        if (jobs++ > 0) process.stderr.write(`\n-- todo ${shownText(handed)}: this runner's next job --\n`);
+        code = await standbyJob(deps, store, repo, handed, o, reusable);
+        // Not back: exits with its job's code (ii run reads it, or its store).
+        if (!reusable || !(await back!.tell(code))) return code;
+        mark('back', { code });
       }
-      clearTimeout(low);
-      raise();
-      mark('handed', { todo: handed });
-      const config = loadConfig(repo.root);
-      const run = runOptions(o);
-      const todo = await store.todos.resolve(repo.slug, handed);
-      mark('todo_read');
-      return runJob(deps, store, repo, config, todo, {
-        ...run,
-        claim: 'ready',
-        ...(o.toLand ? { toLand: true } : {}),
-      });
     }, RUN_CHECK);
     process.exitCode = code;
-  } catch (err) {
-    if (err instanceof ClaimRefused) throw new UserError(err.message, CLAIM_LOST_EXIT);
-    throw err;
+  } finally {
+    todos.close();
+    back?.close();
   }
+}
+
+/** One job of a standby, from its todo id: its exit code (CLAIM_LOST_EXIT when its claim was refused). */
+async function standbyJob(
+  deps: JobDeps,
+  store: AsyncStateStore,
+  repo: RepoContext,
+  handed: string,
+  o: DoOptions,
+  reusable: boolean,
+): Promise<number> {
+  const config = loadConfig(repo.root);
+  const run = runOptions(o);
+  try {
+    const todo = await store.todos.resolve(repo.slug, handed);
+    mark('todo_read');
+    return await runJob(deps, store, repo, config, todo, {
+      ...run,
+      claim: 'ready',
+      ...(o.toLand ? { toLand: true } : {}),
+      ...(reusable ? { reusable: true } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof ClaimRefused)) throw err;
+    // ii run reads this code as "someone else took it": no job was made.
+    const refused = new UserError(err.message, CLAIM_LOST_EXIT);
+    if (!reusable) throw refused;
+    return reportError(refused); // said as its exit would have said it; it stays for the next
+  }
+}
+
+/**
+ * The standby's side of fd 3 (BACK_FD): ii run's socket, which the agents,
+ * tests and git it starts do not inherit (libuv starts them with only the
+ * stdio they are given). Null where there is none (the runner then exits
+ * after its job, as one started by hand does).
+ */
+function openBackChannel(): { tell(code: number): Promise<boolean>; close(): void } | null {
+  let socket: Socket;
+  try {
+    socket = new Socket({ fd: BACK_FD, readable: false, writable: true });
+  } catch {
+    return null;
+  }
+  socket.on('error', () => {}); // ii run gone: the write below says so
+  socket.unref();
+  return {
+    tell: (code) =>
+      new Promise((resolve) => {
+        if (socket.destroyed) return resolve(false);
+        // Not written (EPIPE: ii run gone): this runner ends with its job.
+        socket.write(`back ${code}\n`, (err) => resolve(!err));
+      }),
+    close: () => socket.destroy(),
+  };
+}
+
+/**
+ * The lines of `input`, one by one (null once it has ended), read on from one
+ * job to the next: ii run writes the next todo only once this runner said it
+ * is back, and its end (dismissed, or ii run gone) is kept until asked.
+ */
+function lines(input: NodeJS.ReadStream): { next(): Promise<string | null>; close(): void } {
+  const queue: string[] = [];
+  let ended = false;
+  let buf = '';
+  let wake: (() => void) | null = null;
+  const onData = (d: Buffer | string) => {
+    buf += d.toString();
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) queue.push(line);
+    }
+    wake?.();
+  };
+  const onEnd = () => {
+    ended = true;
+    wake?.();
+  };
+  input.on('data', onData);
+  input.on('end', onEnd);
+  input.on('error', onEnd);
+  return {
+    async next() {
+      while (queue.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
+      wake = null;
+      return queue.shift() ?? null;
+    },
+    close() {
+      input.off('data', onData);
+      input.off('end', onEnd);
+      input.off('error', onEnd);
+      input.pause();
+      input.destroy();
+    },
+  };
 }
 
 /**
@@ -205,30 +316,6 @@ async function warmUp(deps: JobDeps, root: string, o: DoOptions): Promise<void> 
   ]);
 }
 
-/** The first line of `input` (then it is let go), or null when it ends before one. */
-function firstLine(input: NodeJS.ReadStream): Promise<string | null> {
-  return new Promise((resolve) => {
-    let buf = '';
-    const done = (v: string | null) => {
-      input.off('data', onData);
-      input.off('end', onEnd);
-      input.off('error', onEnd);
-      input.pause();
-      input.destroy();
-      resolve(v);
-    };
-    const onData = (d: Buffer | string) => {
-      buf += d.toString();
-      const nl = buf.indexOf('\n');
-      if (nl >= 0) done(buf.slice(0, nl).trim() || null);
-    };
-    const onEnd = () => done(null);
-    input.on('data', onData);
-    input.on('end', onEnd);
-    input.on('error', onEnd);
-  });
-}
-
 async function resolveOrCreateTodo(
   store: AsyncStateStore,
   repo: RepoContext,
@@ -274,6 +361,8 @@ export async function runJob(
     allowFailingBaseline?: boolean;
     claim?: 'manual' | 'ready';
     toLand?: boolean;
+    /** A standby that may come back for another job: it steps aside only as far as it can come back from. */
+    reusable?: boolean;
   },
 ): Promise<number> {
   tuneHeapForRunner();
@@ -335,7 +424,7 @@ export async function runJob(
     // ii run hands this job's slot to the next one as its end is recorded:
     // what is left here (snapshot, release, journal) must not slow its start
     // (below the jobs' priority, unless they are at the floor: priority.ts).
-    ...(o.claim === 'ready' ? { onEndRecorded: stepAside } : {}),
+    ...(o.claim === 'ready' ? { onEndRecorded: () => stepAside(!o.reusable) } : {}),
     onRunner: (r) => (stoppable = r),
   }).catch(async (err: unknown) => {
     // launchJob ended the agent it started, if any.

@@ -120,6 +120,8 @@ export function registerJobRunCommands(program: Command): void {
     .addOption(new Option('--backlog').hideHelp())
     // ii run's standby runner: loaded and waiting for its todo id on stdin.
     .addOption(new Option('--standby').hideHelp())
+    // …which says on fd 3 that its job ended and it waits for another.
+    .addOption(new Option('--back').hideHelp())
     // ii run --land's runners: the job is recorded as to land, with its claim.
     .addOption(new Option('--to-land').hideHelp())
     // ii run's runners started together: the job's start at the lowest priority (bootLow).

@@ -50,6 +50,8 @@ export interface DoOptions {
    * waits for its todo id, one line on stdin; exits at once on EOF (ii run gone).
    */
   standby?: boolean;
+  /** With --standby: fd 3 is ii run's, to say the job ended and it waits for another todo (do.ts standby). */
+  back?: boolean;
   /** Started by ii run --land: the job is to land once completed (with --backlog). */
   toLand?: boolean;
   /** Started by ii run with other jobs at once: its start at the floor (proc/priority.ts bootLow). */
