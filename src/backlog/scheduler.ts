@@ -623,8 +623,15 @@ export class BacklogRunner {
       mark('standby_spawn', { child: s.pid });
       this.waiting.push(s);
       s.onBack((code) => this.cameBack(s, code));
-      s.child.once('exit', () => {
-        if (!this.waiting.includes(s)) return; // handed a todo (a child now) or dismissed
+      // One listener for the process's life, however many jobs it runs (one per job piled up past Node's warning).
+      s.child.once('exit', (code, signal) => {
+        const c = this.children.get(s.pid);
+        if (c?.standby === s && !c.exit) {
+          c.exit = { code, signal }; // its job's runner, gone
+          this.poke();
+          return;
+        }
+        if (!this.waiting.includes(s)) return; // dismissed, or gone after its job
         this.waiting = this.waiting.filter((w) => w !== s);
         this.standbyFailures++;
         this.poke();
@@ -694,11 +701,11 @@ export class BacklogRunner {
     const exited = d.child.exitCode !== null || d.child.signalCode !== null;
     if (exited)
       c.exit = { code: d.child.exitCode, signal: d.child.signalCode }; // a standby that just died
-    else
+    else if (!standby)
       d.child.once('exit', (code, signal) => {
         c.exit = { code, signal };
         this.poke();
-      });
+      }); // a standby's exit is heard where it was started (keepStandby)
     this.emit({ kind: 'started', todo, pid: d.pid, log: d.log, standby: standby !== null });
   }
 
@@ -716,8 +723,9 @@ export class BacklogRunner {
     this.children.delete(c.pid);
     // Come back: the next todo goes to it first (loaded, and ready now), unless the run is ending.
     if (c.back && c.standby) {
+      const gone = c.child.exitCode !== null || c.child.signalCode !== null;
       if (this.stopping) c.standby.dismiss();
-      else this.waiting.unshift(c.standby);
+      else if (!gone) this.waiting.unshift(c.standby);
     }
     if (!c.job) {
       if (c.exit?.code === CLAIM_LOST_EXIT) {

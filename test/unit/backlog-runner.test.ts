@@ -221,6 +221,90 @@ it("a standby's replacement is not started in the look that hands its todo over:
   expect(startedBeforeClaim.every((early) => !early)).toBe(true);
 });
 
+it.each([
+  [1, 12],
+  [2, 12],
+])(
+  'slots %i, %i todos: a standby whose job ended comes back and is handed a later todo first; no replacement is started for it, its exit is listened to once, none is left at the end',
+  async (slots, todos) => {
+    for (let i = 0; i < todos; i++) store.todos.create('r', { title: `T${i}` });
+    const made: { child: ChildProcess; back: ((code: number) => void) | null; jobs: number }[] = [];
+    /** The process each handed todo went to, in hand-over order. */
+    const handedTo: number[] = [];
+    /** The processes that came back, in turn; and per hand-over, whether it went to one that ran a job before. */
+    const cameBack: number[] = [];
+    const reusedAt: boolean[] = [];
+    const wrappingUp: number[] = [];
+    const claim = (todoId: string, pid: number) => {
+      const job = store.jobs.claim('r', { todo_id: todoId, pid, host: hostname() }, () => null);
+      store.jobs.setStage(job.id, 'reviewing');
+    };
+    const runner = new BacklogRunner({
+      ...base(),
+      slots,
+      standbyHoldMs: 0,
+      start: (t) => {
+        const c = stdinBound();
+        claim(t.id, c.pid!);
+        return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
+      },
+      standby: () => {
+        const c = stdinBound();
+        const m = { child: c, back: null as ((code: number) => void) | null, jobs: 0 };
+        const index = made.push(m) - 1;
+        return {
+          pid: c.pid!,
+          log: join(tmp.path, 'standby.log'),
+          child: c,
+          handOver: (todoId) => {
+            reusedAt.push(m.jobs > 0);
+            m.jobs++;
+            handedTo.push(index);
+            claim(todoId, c.pid!);
+            return { pid: c.pid!, log: join(tmp.path, `${todoId}.log`), child: c };
+          },
+          dismiss: () => c.stdin!.end(),
+          onBack: (cb) => (m.back = cb),
+        };
+      },
+      onTick: (snap) => {
+        // A runner comes back a look after its job ended (its wrap-up takes a while).
+        for (const i of wrappingUp.splice(0)) {
+          cameBack.push(i);
+          made[i]!.back!(0);
+        }
+        // A job reviewing ends; its runner comes back if it was a standby, else exits.
+        for (const j of snap.mine) {
+          if (j.job?.stage !== 'reviewing' || j.job.status !== 'active') continue;
+          store.jobs.finish(j.job.id, 'completed');
+          store.todos.setStatus('r', j.todo.id, 'done');
+          const i = made.findIndex((m) => m.child.pid === j.pid);
+          if (i < 0) children.find((c) => c.pid === j.pid)?.stdin!.end();
+          else wrappingUp.push(i);
+        }
+        for (const m of made) expect(m.child.listenerCount('exit')).toBeLessThanOrEqual(2);
+      },
+    });
+    const r = await runner.run();
+    expect(r.completed).toHaveLength(todos);
+    expect(r.failed).toEqual([]);
+    // Far fewer processes than jobs: after the first ones come back, none is started for them.
+    expect(made.length).toBeLessThanOrEqual(2 * slots + 2);
+    expect(made.some((m) => m.jobs >= 3)).toBe(true);
+    // Come back and waiting, a runner is handed the next todo before any newer standby: from the
+    // first come-back on, every todo went to a runner that had run one.
+    expect(cameBack.length).toBeGreaterThan(0);
+    const first = reusedAt.indexOf(true);
+    expect(first).toBeGreaterThan(0);
+    expect(reusedAt.slice(first).every(Boolean)).toBe(true);
+    expect(new Set(handedTo).size).toBe(made.filter((m) => m.jobs > 0).length);
+    // None is left: all dismissed at the end (their stdin ended) and exited.
+    await Promise.all(
+      made.map((m) => (m.child.exitCode !== null ? null : new Promise((res) => m.child.once('exit', res)))),
+    );
+  },
+);
+
 it('a todo another run claims while this run looks at the store is not started again: the starts are read before the jobs and the todos', async () => {
   const todo = store.todos.create('r', { title: 'B' });
   // Another ii run is starting B: in the registry until it has seen its runner's claim.
