@@ -124,6 +124,8 @@ export class JobRunner {
   private current: AgentSession | null = null;
   /** The first implement agent, starting while the baseline tests run, until its turn takes it. */
   private early: EarlyAgent | null = null;
+  /** Whether this job said why its [workspace] reuse clones instead of overlaying. */
+  private saidFallback = false;
   /** The leftovers check startAgentEarly ran before the agent's start, when no baseline tests run first (prepare takes it). */
   private leftovers: Promise<string[]> | null = null;
   private stage: RunnerStage | null = null;
@@ -442,7 +444,12 @@ export class JobRunner {
       onReuse: (u) => this.event({ type: 'setup_reused', ...u }),
       onNoReuse: (command, reason) =>
         this.event({ type: 'info', message: `setup: running \`${command}\` (no reuse: ${reason})` }),
-      onOverlayFallback: (message) => this.event({ type: 'info', message }),
+      // Said once a job (a runner may run several: cli/job/do.ts standby).
+      onOverlayFallback: (message) => {
+        if (this.saidFallback) return;
+        this.saidFallback = true;
+        this.event({ type: 'info', message });
+      },
     });
     this.checkStopped();
     if (r.kind === 'aborted') throw this.stopRequest ?? new JobFailure('the workspace setup was interrupted');

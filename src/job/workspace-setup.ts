@@ -37,11 +37,9 @@ export interface SetupOptions {
   onReuse?: (r: { command: string; dir: string; method: string; duration_ms: number }) => void;
   /** Why a command could not be replaced by a clone (said once, then it runs). */
   onNoReuse?: (command: string, reason: string) => void;
-  /** Why reuse = "overlay" clones instead (no sandbox, or the mount failed): said once per process. */
+  /** Why reuse = "overlay" clones instead (no sandbox, or the mount failed), at each command it clones for. */
   onOverlayFallback?: (reason: string) => void;
 }
-
-let saidFallback = false;
 
 export type SetupOutcome =
   /** No [workspace] setup, or the workspace's setup is current. */
@@ -147,10 +145,7 @@ export async function setupWorkspace(o: SetupOptions): Promise<SetupOutcome> {
       let r = await reuse(o.reuse);
       if (!r.ok && r.overlay) {
         // The previous default, so a job without the sandbox is no slower than before.
-        if (!saidFallback) {
-          saidFallback = true;
-          o.onOverlayFallback?.(`[workspace] reuse = "overlay" clones instead: ${r.reason}`);
-        }
+        o.onOverlayFallback?.(`[workspace] reuse = "overlay" clones instead: ${r.reason}`);
         r = await reuse('clone');
       }
       if (r.ok) {

@@ -69,6 +69,9 @@ export function probeSandbox(env: NodeJS.ProcessEnv = process.env): SandboxProbe
           fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or the AppArmor bwrap profile on Ubuntu)',
         };
   }
-  cache.set(bwrap, result);
+  // Only a sandbox that works is kept: a runner that comes back for job
+  // after job (cli/job/do.ts standby) lives as long as ii run, and a person
+  // who fixes what failed must not need to restart it.
+  if (result.ok) cache.set(bwrap, result);
   return result;
 }
