@@ -14,7 +14,7 @@ export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description(
-      'run the backlog: a job for each ready todo (ii todo list --ready), in run order, at most N at once; each job is its own background runner, so stopping ii run never stops a job',
+      'run the backlog: a job for each ready todo (ii todo list --ready), in run order, at most N at once; each job runs in a background runner of its own (one that has finished a job may take the next), so stopping ii run never stops a job',
     )
     .option(
       '--jobs <N>',
