@@ -410,7 +410,8 @@ describe('ii run', () => {
     const h = run(['run', '--help']).stdout;
     for (const flag of ['--jobs <N>', '--agent', '--watch', '--max-jobs <M>']) expect(h).toContain(flag);
     expect(h).toContain('a second Ctrl-C abandons them');
-    expect(run(['job', 'do', '--help']).stdout).not.toContain('--backlog');
+    const doHelp = run(['job', 'do', '--help']).stdout;
+    for (const flag of ['--backlog', '--standby', '--back']) expect(doHelp).not.toContain(flag);
     expect(run(['--help']).stdout).toMatch(/\n\s+run \[options\]/);
   });
 
