@@ -213,6 +213,9 @@ const MAX_STANDBYS = 2;
  */
 export const STANDBY_HOLD_MS = 1500;
 
+/** How long the run's end waits for its dismissed standbys to exit (each takes a few ms once told). */
+const DISMISSED_WAIT_MS = 5000;
+
 /**
  * How long after its job ended a live runner is waited for to end the
  * job's session (it marks the todo done or open, moments later) before the
@@ -237,6 +240,8 @@ export class BacklogRunner {
   private last: BacklogSnapshot;
   /** The standby runners waiting for a todo, oldest (the next one handed a todo) first. */
   private waiting: Standby[] = [];
+  /** The standbys this run started that have not exited (waited for at its end: standbysGone). */
+  private readonly made: Standby[] = [];
   /** Standbys that ended before they were handed a todo: after a few, jobs start cold. */
   private standbyFailures = 0;
   /** Whether a runner came back for another todo in this run (runners do, here): one ending its job will be a standby again. */
@@ -333,7 +338,25 @@ export class BacklogRunner {
     } finally {
       await watcher?.close();
       this.dismissStandby();
+      await this.standbysGone();
     }
+  }
+
+  /**
+   * Waits, for DISMISSED_WAIT_MS at most, for every standby this run started
+   * to have exited: each is dismissed by now and ends as it reads so, but a
+   * runner that came back for the last job was dismissed only as the run
+   * ended, and ii run returned with it still closing its store.
+   */
+  private async standbysGone(): Promise<void> {
+    const live = [...this.made];
+    if (live.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(live.map((s) => new Promise((res) => s.child.once('exit', res)))),
+      new Promise((res) => (timer = setTimeout(res, DISMISSED_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   /**
@@ -621,10 +644,12 @@ export class BacklogRunner {
     ) {
       const s = this.o.standby();
       mark('standby_spawn', { child: s.pid });
+      this.made.push(s);
       this.waiting.push(s);
       s.onBack((code) => this.cameBack(s, code));
       // One listener for the process's life, however many jobs it runs (one per job piled up past Node's warning).
       s.child.once('exit', (code, signal) => {
+        this.made.splice(this.made.indexOf(s), 1);
         const c = this.children.get(s.pid);
         if (c?.standby === s && !c.exit) {
           c.exit = { code, signal }; // its job's runner, gone
