@@ -81,7 +81,8 @@ export interface BacklogRunnerOptions {
    * Starts a standby runner (spawnStandbyJob): one is kept waiting while more
    * todos may start (two while two or more wait for a slot, see
    * MAX_STANDBYS), and the next job goes to the oldest, so a freed slot
-   * costs no process start. None when not given.
+   * costs no process start; a standby whose job is over may come back
+   * (Standby.onBack), and is handed the next todo first. None when not given.
    */
   standby?: () => Standby;
   /**

@@ -1,8 +1,8 @@
 // Starting `ii` as a detached background process: its own process group (a
 // Ctrl-C or SIGKILL of whoever started it never reaches it), the same state
 // dir, stdout and stderr appended to a log file. The dashboard's retry and
-// the backlog runner (`ii run`) start their job runners this way, so each
-// job is its own runner and outlives its starter.
+// the backlog runner (`ii run`) start their job runners this way, so a
+// job's runner outlives its starter.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, linkSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { getPriority } from 'node:os';
@@ -57,6 +57,7 @@ export function spawnDetachedIi(
         cwd: repoRoot,
         env,
         detached: true,
+        // With `back`: BACK_FD, on which a standby says it came back (spawnStandbyJob).
         stdio: back ? [stdin, fd, fd, 'pipe'] : [stdin, fd, fd],
       });
     let child = start(startNiced(argv, nice));
@@ -76,7 +77,8 @@ export function spawnDetachedIi(
       child.stdin.on('error', () => {}); // a standby gone: its exit says so
       (child.stdin as unknown as { unref?: () => void }).unref?.();
     }
-    const backPipe = child.stdio[3] as (NodeJS.ReadableStream & { unref?: () => void }) | null | undefined;
+    const backPipe = child.stdio[BACK_FD] as
+      (NodeJS.ReadableStream & { unref?: () => void }) | null | undefined;
     if (backPipe) {
       backPipe.on('error', () => {});
       backPipe.unref?.();
