@@ -74,6 +74,12 @@ it('a job that ended is out of the view, and counted done, when its end is told'
   expect(seenAtEnd[0]!.completed).toBe(1);
 });
 
+/** A job claimed by `pid` for `todoId`, reviewing (so the view can see it), as a runner would. */
+function claimReviewing(todoId: string, pid: number): void {
+  const job = store.jobs.claim('r', { todo_id: todoId, pid, host: hostname() }, () => null);
+  store.jobs.setStage(job.id, 'reviewing');
+}
+
 /** A process standing in for a runner: it lives until its stdin ends (and `lingerMs` more). */
 function stdinBound(lingerMs = 0): ChildProcess {
   const c = spawn(
@@ -103,17 +109,12 @@ it.each([
     const handedOrder: number[] = [];
     let mostWaiting = 0;
     const waitingNow = () => made.filter((m) => m.state === 'waiting').length;
-    /** A job claimed by `pid` for `todoId`, reviewing (so the view can see it), as a runner would. */
-    const claim = (todoId: string, pid: number) => {
-      const job = store.jobs.claim('r', { todo_id: todoId, pid, host: hostname() }, () => null);
-      store.jobs.setStage(job.id, 'reviewing');
-    };
     const runner = new BacklogRunner({
       ...base(),
       slots,
       start: (t) => {
         const c = stdinBound();
-        claim(t.id, c.pid!);
+        claimReviewing(t.id, c.pid!);
         return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
       },
       standby: () => {
@@ -128,7 +129,7 @@ it.each([
           handOver: (todoId) => {
             m.state = 'handed';
             handedOrder.push(index);
-            claim(todoId, c.pid!);
+            claimReviewing(todoId, c.pid!);
             return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
           },
           dismiss: () => {
@@ -238,17 +239,13 @@ it.each([
     const cameBack: number[] = [];
     const reusedAt: boolean[] = [];
     const wrappingUp: number[] = [];
-    const claim = (todoId: string, pid: number) => {
-      const job = store.jobs.claim('r', { todo_id: todoId, pid, host: hostname() }, () => null);
-      store.jobs.setStage(job.id, 'reviewing');
-    };
     const runner = new BacklogRunner({
       ...base(),
       slots,
       standbyHoldMs: 0,
       start: (t) => {
         const c = stdinBound();
-        claim(t.id, c.pid!);
+        claimReviewing(t.id, c.pid!);
         return { pid: c.pid!, log: join(tmp.path, 'run.log'), child: c };
       },
       standby: () => {
@@ -264,7 +261,7 @@ it.each([
             reusedAt.push(m.jobs > 0);
             m.jobs++;
             handedTo.push(index);
-            claim(todoId, c.pid!);
+            claimReviewing(todoId, c.pid!);
             return { pid: c.pid!, log: join(tmp.path, `${todoId}.log`), child: c };
           },
           dismiss: () => c.stdin!.end(),
