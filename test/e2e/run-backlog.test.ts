@@ -541,19 +541,35 @@ describe('ii run', () => {
         scenario,
         JSON.stringify({ implement: Array(6).fill({ actions: [{ type: 'delay', ms: 1500 }] }) }),
       );
+      // Started as ii run starts it (detached.ts): a session of its own, so an
+      // autogroup of its own, whose value it can lower again. Not so, in the
+      // session of a process that never left the machine's first one (its
+      // autogroup file empty), it rightly exits after its job.
       const r = spawn(process.execPath, [II, 'job', 'do', '--backlog', '--standby', '--back', '--no-edit'], {
         cwd: repo,
         env: { ...process.env, NO_COLOR: '1', ...env, II_SCRIPTED_SCENARIO: scenario },
         stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
+        detached: true,
       });
       let stderr = '';
       r.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
       let said = '';
       const back = r.stdio[3] as NodeJS.ReadableStream;
       back.on('data', (d: Buffer) => (said += d.toString()));
-      const exited = new Promise<number | null>((res) => r.on('exit', res));
+      let gone: number | null | undefined;
+      const exited = new Promise<number | null>((res) =>
+        r.on('exit', (code) => {
+          gone = code;
+          res(code);
+        }),
+      );
       r.stdin!.write(`${a}\n`);
-      await waitFor(() => said === 'back 0\n' || null, 'A done and the runner back', 120_000, 100);
+      // Its word, or its exit (then said below, with its stderr): not a wait to the timeout.
+      await waitFor(() => said.includes('\n') || gone !== undefined || null, 'A done', 120_000, 100);
+      expect({ said, gone }, stderr).toEqual({ said: 'back 0\n', gone: undefined });
+      expect(readFileSync(`/proc/${r.pid}/autogroup`, 'utf8')).not.toBe(
+        readFileSync('/proc/self/autogroup', 'utf8'),
+      );
       expect(jobs().map((j) => [j.todo_id, j.status, j.pid])).toEqual([[a, 'completed', r.pid]]);
       expect(isRunning(r.pid!)).toBe(true);
       // A todo taken first: said as its exit would have said it (75), and it stays.
@@ -587,22 +603,27 @@ describe('ii run', () => {
         60_000,
         50,
       );
-      const holding = readdirSync('/proc').filter((d) => {
-        if (!/^\d+$/.test(d) || Number(d) === r.pid) return false;
-        try {
-          return readdirSync(`/proc/${d}/fd`).some((fd) => {
-            try {
-              return readlinkSync(`/proc/${d}/fd/${fd}`) === socket;
-            } catch {
-              return false;
-            }
-          });
-        } catch {
-          return false;
-        }
-      });
+      // Its holders but the runner and this test. A child the runner has
+      // forked and not yet exec'd holds every fd of the runner's for that
+      // moment (exec closes them): one seen here is looked at again.
+      const holding = () =>
+        readdirSync('/proc').filter((d) => {
+          if (!/^\d+$/.test(d) || Number(d) === r.pid || Number(d) === process.pid) return false;
+          try {
+            return readdirSync(`/proc/${d}/fd`).some((fd) => {
+              try {
+                return readlinkSync(`/proc/${d}/fd/${fd}`) === socket;
+              } catch {
+                return false;
+              }
+            });
+          } catch {
+            return false;
+          }
+        });
       expect(agents.length).toBeGreaterThan(0);
-      expect(holding.map(Number).filter((p) => p !== process.pid)).toEqual([]);
+      expect(holding().filter((p) => agents.includes(p))).toEqual([]);
+      await waitFor(() => holding().length === 0, 'no other holder of the socket', 10_000, 20);
       // ii run gone (both its pipes closed) while B runs: B ends completed, then so does the runner.
       back.removeAllListeners('data');
       (back as unknown as { destroy(): void }).destroy();
