@@ -109,24 +109,58 @@ describe.skipIf(!server)(`the CLI on PostgreSQL${server ? '' : ` (skipped: ${pgW
       'commit-message': [{ actions: [{ type: 'commit_message', text: 'Add a' }] }],
     });
     const job = f.spawn(['job', 'do', '--title', 'slow work', '--no-edit'], s);
+    // Each step is bounded within the test's own timeout, and one that runs out
+    // says what the runner printed, what the database holds and what its
+    // sessions wait on: a hang here is otherwise only "test timed out".
+    const told = async (what: string) => {
+      const state = await query<Record<string, unknown>>(
+        'SELECT id, status, stage, failure_reason FROM jobs',
+      ).catch((e: unknown) => String(e));
+      const sessions = await query<Record<string, unknown>>(
+        `SELECT pid, application_name, state, wait_event_type, wait_event, left(query, 120) AS query
+           FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      ).catch((e: unknown) => String(e));
+      return new Error(
+        `${what}\njobs: ${JSON.stringify(state)}\nsessions: ${JSON.stringify(sessions)}\nrunner's stderr:\n${job.stderr()}`,
+      );
+    };
+    const within = async <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
+      let timer: NodeJS.Timeout | undefined;
+      const out = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => void told(`timed out waiting for ${what}`).then(reject), ms);
+      });
+      try {
+        return await Promise.race([p, out]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
     // Once the job is active in the database: every session of the runner ends (as a restart or an administrator would), twice.
-    await waitFor(
-      async () => ((await query("SELECT id FROM jobs WHERE status = 'active'")).length ? true : null),
+    await within(
+      waitFor(
+        async () => ((await query("SELECT id FROM jobs WHERE status = 'active'")).length ? true : null),
+        'the job to be active in PostgreSQL',
+        60_000,
+      ),
+      20_000,
       'the job to be active in PostgreSQL',
-      60_000,
     );
     expect(db.terminate()).toBeGreaterThan(0);
-    await waitFor(
-      async () =>
-        (await query("SELECT stage FROM jobs WHERE status = 'active' AND stage <> 'implementing'")).length ||
-        (await query("SELECT id FROM jobs WHERE status <> 'active'")).length
-          ? true
-          : null,
+    await within(
+      waitFor(
+        async () =>
+          (await query("SELECT stage FROM jobs WHERE status = 'active' AND stage <> 'implementing'"))
+            .length || (await query("SELECT id FROM jobs WHERE status <> 'active'")).length
+            ? true
+            : null,
+        'the job to go past implementing',
+        60_000,
+      ),
+      15_000,
       'the job to go past implementing',
-      60_000,
     );
     db.terminate();
-    const code = await job.exit;
+    const code = await within(job.exit, 15_000, 'the runner to exit');
     const [row] = await query<{ status: string; failure_reason: string | null }>(
       'SELECT status, failure_reason FROM jobs',
     );

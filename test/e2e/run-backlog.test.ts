@@ -590,13 +590,7 @@ describe('ii run', () => {
       expect(socket).toMatch(/^socket:/);
       const agents = await waitFor(
         () => {
-          const agents = readdirSync('/proc').filter((d) => {
-            try {
-              return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('scripted');
-            } catch {
-              return false;
-            }
-          });
+          const agents = runningWith('scripted');
           return agents.length > 0 ? agents : null;
         },
         "B's agent",
@@ -606,21 +600,23 @@ describe('ii run', () => {
       // Its holders but the runner and this test. A child the runner has
       // forked and not yet exec'd holds every fd of the runner's for that
       // moment (exec closes them): one seen here is looked at again.
-      const holding = () =>
-        readdirSync('/proc').filter((d) => {
-          if (!/^\d+$/.test(d) || Number(d) === r.pid || Number(d) === process.pid) return false;
-          try {
-            return readdirSync(`/proc/${d}/fd`).some((fd) => {
-              try {
-                return readlinkSync(`/proc/${d}/fd/${fd}`) === socket;
-              } catch {
-                return false;
-              }
-            });
-          } catch {
-            return false;
-          }
-        });
+      const holding = (): number[] =>
+        readdirSync('/proc')
+          .map(Number)
+          .filter((pid) => {
+            if (!Number.isInteger(pid) || pid === r.pid || pid === process.pid) return false;
+            try {
+              return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+                try {
+                  return readlinkSync(`/proc/${pid}/fd/${fd}`) === socket;
+                } catch {
+                  return false;
+                }
+              });
+            } catch {
+              return false;
+            }
+          });
       expect(agents.length).toBeGreaterThan(0);
       expect(holding().filter((p) => agents.includes(p))).toEqual([]);
       await waitFor(() => holding().length === 0, 'no other holder of the socket', 10_000, 20);
