@@ -472,41 +472,70 @@ export class PgDb {
    * reading it without the lock is enough.
    */
   async migrate(): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw this.explain(err);
-    }
-    try {
-      if (this.checkedVersion(await schemaVersion(client)) === PG_SCHEMA_VERSION) return;
-      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    // Each step is its own transaction and the lock goes with its session:
+    // one cut by a lost connection wrote nothing, and is read again whole.
+    for (let attempt = 1; ; attempt++) {
       try {
-        // Read again under the lock: another process may have migrated meanwhile.
-        let version = this.checkedVersion(await schemaVersion(client));
-        while (version < PG_SCHEMA_VERSION) {
-          const next = version === 0 ? PG_BASELINE : version + 1;
-          await client.query('BEGIN');
-          try {
-            await client.query(PG_MIGRATIONS[next - PG_BASELINE] as string);
-            await client.query(
-              "INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-              [next],
-            );
-            await client.query('COMMIT');
-          } catch (err) {
-            await client.query('ROLLBACK');
-            throw err;
-          }
-          version = next;
-        }
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+        return await this.withClient((client) => this.migrateOn(client));
+      } catch (err) {
+        if (connectionLost(err) && attempt < 3) continue;
+        throw this.explain(err);
       }
-    } catch (err) {
-      throw this.explain(err);
+    }
+  }
+
+  private async migrateOn(client: pg.PoolClient): Promise<void> {
+    if (this.checkedVersion(await schemaVersion(client)) === PG_SCHEMA_VERSION) return;
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      // Read again under the lock: another process may have migrated meanwhile.
+      let version = this.checkedVersion(await schemaVersion(client));
+      while (version < PG_SCHEMA_VERSION) {
+        const next = version === 0 ? PG_BASELINE : version + 1;
+        await client.query('BEGIN');
+        try {
+          await client.query(PG_MIGRATIONS[next - PG_BASELINE] as string);
+          await client.query(
+            "INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [next],
+          );
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        }
+        version = next;
+      }
     } finally {
-      client.release();
+      // Not caught: a connection that could not say it is either lost (its
+      // lock went with it) or must not go back to the pool still holding it.
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  }
+
+  /**
+   * Runs `fn` on a connection of the pool, given back after. Its errors are
+   * heard while it is out: the pool listens only to idle ones, and the
+   * server ending the session between two of `fn`'s queries (a restart,
+   * pg_terminate_backend) emits one that, unheard, ended the process (a
+   * runner's log shipper opening its store mid-job: the job was left active,
+   * its runner gone). After an error it is dropped, not given back: lost,
+   * or in a state `fn` did not finish with (a transaction, a lock). Errors
+   * come as they are (not explained).
+   */
+  async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let failed: Error | undefined;
+    const heard = (err: Error) => void (failed ??= err);
+    client.on('error', heard);
+    try {
+      return await fn(client);
+    } catch (err) {
+      failed ??= err instanceof Error ? err : new Error(String(err));
+      throw err;
+    } finally {
+      client.off('error', heard);
+      client.release(failed);
     }
   }
 
