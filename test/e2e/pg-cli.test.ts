@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pgServer, pgWhyNot } from '../helpers/pg.js';
 import { usePgDatabase } from '../helpers/pg-database.js';
-import { JobFixture, jobIdFrom, write } from '../helpers/job.js';
+import { JobFixture, jobIdFrom, write, type RunningJob } from '../helpers/job.js';
 import { waitFor } from '../helpers/tmp.js';
 
 const server = pgServer();
@@ -20,6 +20,73 @@ const query = db.query;
 function sqliteFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return (readdirSync(dir, { recursive: true }) as string[]).filter((n) => /state\.db/.test(n));
+}
+
+/**
+ * Each step of a test bounded within its own timeout, and one that runs out
+ * says what the runner printed, what the database holds and what its
+ * sessions wait on: a hang is otherwise only "test timed out".
+ */
+function bounded(job: RunningJob) {
+  const told = async (what: string) => {
+    const state = await query<Record<string, unknown>>(
+      'SELECT id, status, stage, failure_reason FROM jobs',
+    ).catch((e: unknown) => String(e));
+    const sessions = await query<Record<string, unknown>>(
+      `SELECT pid, application_name, state, wait_event_type, wait_event, left(query, 120) AS query
+         FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    ).catch((e: unknown) => String(e));
+    return new Error(
+      `${what}\njobs: ${JSON.stringify(state)}\nsessions: ${JSON.stringify(sessions)}\nrunner's stderr:\n${job.stderr()}`,
+    );
+  };
+  const within = async <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const out = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => void told(`timed out waiting for ${what}`).then(reject), ms);
+    });
+    try {
+      return await Promise.race([p, out]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { within };
+}
+
+/** A job whose implement pass takes `ms` (a file written, then a wait), once it is active in the database. */
+async function slowJobActive(
+  ms: number,
+): Promise<{ job: RunningJob; within: ReturnType<typeof bounded>['within'] }> {
+  f.setup();
+  const s = f.scenario('slow', {
+    implement: [{ actions: [write('a.txt', 'a\n'), { type: 'delay', ms }] }],
+    'commit-message': [{ actions: [{ type: 'commit_message', text: 'Add a' }] }],
+  });
+  const job = f.spawn(['job', 'do', '--title', 'slow work', '--no-edit'], s);
+  const { within } = bounded(job);
+  await within(
+    waitFor(
+      async () => ((await query("SELECT id FROM jobs WHERE status = 'active'")).length ? true : null),
+      'the job to be active in PostgreSQL',
+      60_000,
+    ),
+    20_000,
+    'the job to be active in PostgreSQL',
+  );
+  return { job, within };
+}
+
+/** The job ended, completed (its runner exiting 0) or failed saying why, and its todo is not left held. */
+async function expectEnded(job: RunningJob, code: number | null): Promise<void> {
+  const [row] = await query<{ status: string; failure_reason: string | null }>(
+    'SELECT status, failure_reason FROM jobs',
+  );
+  expect(row?.status, job.stderr()).not.toBe('active');
+  if (row?.status === 'completed') expect(code, job.stderr()).toBe(0);
+  else expect(row?.failure_reason, job.stderr()).toBeTruthy();
+  const [todo] = await query<{ status: string }>('SELECT status FROM todos');
+  expect(todo?.status).not.toBe('in_progress');
 }
 
 beforeEach(async () => {
@@ -103,48 +170,8 @@ describe.skipIf(!server)(`the CLI on PostgreSQL${server ? '' : ` (skipped: ${pgW
   });
 
   it('a runner whose database sessions the server ends mid-job finishes the job (or fails it saying why), never leaves it active', async () => {
-    f.setup();
-    const s = f.scenario('slow', {
-      implement: [{ actions: [write('a.txt', 'a\n'), { type: 'delay', ms: 2500 }] }],
-      'commit-message': [{ actions: [{ type: 'commit_message', text: 'Add a' }] }],
-    });
-    const job = f.spawn(['job', 'do', '--title', 'slow work', '--no-edit'], s);
-    // Each step is bounded within the test's own timeout, and one that runs out
-    // says what the runner printed, what the database holds and what its
-    // sessions wait on: a hang here is otherwise only "test timed out".
-    const told = async (what: string) => {
-      const state = await query<Record<string, unknown>>(
-        'SELECT id, status, stage, failure_reason FROM jobs',
-      ).catch((e: unknown) => String(e));
-      const sessions = await query<Record<string, unknown>>(
-        `SELECT pid, application_name, state, wait_event_type, wait_event, left(query, 120) AS query
-           FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-      ).catch((e: unknown) => String(e));
-      return new Error(
-        `${what}\njobs: ${JSON.stringify(state)}\nsessions: ${JSON.stringify(sessions)}\nrunner's stderr:\n${job.stderr()}`,
-      );
-    };
-    const within = async <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
-      let timer: NodeJS.Timeout | undefined;
-      const out = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => void told(`timed out waiting for ${what}`).then(reject), ms);
-      });
-      try {
-        return await Promise.race([p, out]);
-      } finally {
-        clearTimeout(timer);
-      }
-    };
-    // Once the job is active in the database: every session of the runner ends (as a restart or an administrator would), twice.
-    await within(
-      waitFor(
-        async () => ((await query("SELECT id FROM jobs WHERE status = 'active'")).length ? true : null),
-        'the job to be active in PostgreSQL',
-        60_000,
-      ),
-      20_000,
-      'the job to be active in PostgreSQL',
-    );
+    const { job, within } = await slowJobActive(2500);
+    // Once the job is active: every session of the runner ends (as a restart or an administrator would), twice.
     expect(db.terminate()).toBeGreaterThan(0);
     await within(
       waitFor(
@@ -161,14 +188,26 @@ describe.skipIf(!server)(`the CLI on PostgreSQL${server ? '' : ` (skipped: ${pgW
     );
     db.terminate();
     const code = await within(job.exit, 15_000, 'the runner to exit');
-    const [row] = await query<{ status: string; failure_reason: string | null }>(
-      'SELECT status, failure_reason FROM jobs',
-    );
-    expect(row?.status, job.stderr()).not.toBe('active');
-    if (row?.status === 'completed') expect(code, job.stderr()).toBe(0);
-    else expect(row?.failure_reason, job.stderr()).toBeTruthy();
-    // Its todo is not left held by a job that ended.
-    const [todo] = await query<{ status: string }>('SELECT status FROM todos');
-    expect(todo?.status).not.toBe('in_progress');
+    await expectEnded(job, code);
   });
+
+  it("a runner whose database sessions the server keeps ending, from its job's start to its end, ends the job (completed, or failed saying why) and exits", async () => {
+    const { job, within } = await slowJobActive(1500);
+    let exited = false;
+    const exit = job.exit.finally(() => (exited = true));
+    // Every session of the runner ended every 0.1 to 0.5 s, whatever it is
+    // doing: one ended between two queries of a connection it had checked
+    // out (its log shipper opening its store) ended the runner with an
+    // unhandled error, the job left active.
+    let ended = 0;
+    const until = Date.now() + 40_000;
+    while (!exited && Date.now() < until) {
+      await Promise.race([exit, new Promise((r) => setTimeout(r, 100 + Math.random() * 400))]);
+      if (!exited) ended += db.terminate();
+    }
+    const code = await within(exit, 20_000, 'the runner to exit');
+    expect(ended).toBeGreaterThan(0);
+    expect(job.stderr()).not.toMatch(/Unhandled|node:events/);
+    await expectEnded(job, code);
+  }, 120_000);
 });
