@@ -99,13 +99,15 @@ export const STALE_REF_LOCK_MS = 5_000;
 
 /**
  * Runs `fn` (which moves workspace branch `branch`) and, when it fails on
- * that branch's ref lock and the lock is older than STALE_REF_LOCK_MS,
- * removes the lock and runs it once more. The caller holds the workspace
- * (claimed, nothing working in it), so nothing else moves its branch: a
- * lock there is one a git killed mid-update left (a runner SIGKILLed as it
+ * that branch's ref lock, waits for the lock to go (a live git holds one for
+ * milliseconds) or to be STALE_REF_LOCK_MS old, when it is removed, and runs
+ * `fn` once more. The caller holds the workspace (claimed, nothing working
+ * in it), so nothing else moves its branch: a lock that stays is one a git
+ * killed mid-update left (a runner SIGKILLed as it made the workspace or
  * committed), and git would refuse the branch for good ("Unable to create
- * '….lock': File exists"), leaving the workspace unusable. A live git holds
- * a ref lock for milliseconds; a younger lock is left, and the error stands.
+ * '….lock': File exists"). Failing at once on a young one failed the next
+ * job on that workspace, and spent an attempt of its todo, whenever it came
+ * within STALE_REF_LOCK_MS of the kill (ii run's chaos test, seen in CI).
  */
 export async function withStaleBranchLock<T>(branch: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -114,15 +116,22 @@ export async function withStaleBranchLock<T>(branch: string, fn: () => Promise<T
     if (!isWorkspaceBranch(branch) || !(err instanceof GitError)) throw err;
     const lock = /Unable to create '([^']+\.lock)': File exists/.exec(err.result.stderr)?.[1];
     if (!lock || !lock.endsWith(`/refs/heads/${branch}.lock`)) throw err;
-    let age: number;
-    try {
-      age = Date.now() - statSync(lock).mtimeMs;
-    } catch {
-      return fn(); // gone meanwhile: the git that held it has finished
+    // Bounded: a lock made again and again (no git of ours would) leaves the error standing.
+    const until = Date.now() + 2 * STALE_REF_LOCK_MS;
+    for (;;) {
+      let age: number;
+      try {
+        age = Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        return fn(); // gone: the git that held it has finished
+      }
+      if (age >= STALE_REF_LOCK_MS) {
+        rmSync(lock, { force: true });
+        return fn();
+      }
+      if (Date.now() >= until) throw err;
+      await new Promise((r) => setTimeout(r, 50));
     }
-    if (age < STALE_REF_LOCK_MS) throw err;
-    rmSync(lock, { force: true });
-    return fn();
   }
 }
 
