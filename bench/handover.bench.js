@@ -156,6 +156,13 @@ const STEPS = [
 /** One `ii run --jobs <jobs>` over n fresh todos; the hand-overs' phases. */
 async function oneRun(tmp, root, jobs, n) {
   const II = join(root, 'bin', 'ii.js');
+  // Each build under its own pinned Node, as its bin/ii.js runs it for a
+  // user: the scripted agent's startup snapshot is named after the binary
+  // that built it (src/agent/snapshot-name.ts), so a build run under another
+  // root's Node found none and started its agents from the bundle (about
+  // 50 ms more CPU each), and only the root whose Node ran the bench had it.
+  const pinned = join(root, 'node_modules', 'node', 'bin', 'node');
+  const node = existsSync(pinned) ? pinned : process.execPath;
   const dir = join(tmp, `run-${jobs}`);
   const repo = join(dir, 'repo');
   mkdirSync(repo, { recursive: true });
@@ -191,9 +198,9 @@ async function oneRun(tmp, root, jobs, n) {
     env.II_SCRIPTED_SCENARIO = scenarios;
   }
   for (let i = 0; i < n; i++)
-    execFileSync(process.execPath, [II, 'todo', 'create', '--title', `T${i}`], { cwd: repo, env });
+    execFileSync(node, [II, 'todo', 'create', '--title', `T${i}`], { cwd: repo, env });
   const code = await new Promise((res) => {
-    const c = spawn(process.execPath, [II, 'run', '--jobs', String(jobs)], {
+    const c = spawn(node, [II, 'run', '--jobs', String(jobs)], {
       cwd: repo,
       env,
       stdio: 'ignore',
