@@ -65,6 +65,57 @@ describe.skipIf(!server)(`a lost connection${server ? '' : ` (skipped: ${pgWhyNo
     }
   });
 
+  it("any connection checked out hears its session ended, not only withClient's and tx()'s: the process goes on", async () => {
+    const other = new PgDb(db.url);
+    try {
+      // Straight from the pool, as logs.ts's pool.query and any later caller get one.
+      const c = await other.pool.connect();
+      await c.query('SELECT 1');
+      const ended = new Promise((r) => c.once('end', r));
+      expect(db.terminate('incrementum')).toBeGreaterThan(0);
+      // Unheard, the server's word was an uncaught 'error' event: vitest fails the run with it.
+      await ended;
+      const err = await c.query('SELECT 1').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(connectionLost(err), String(err)).toBe(true);
+      c.release(err as Error);
+      expect(await other.q('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a connection whose work threw inside a transaction is dropped, not given to the next caller', async () => {
+    const other = new PgDb(db.url);
+    try {
+      const pidOf = async (c: pg.PoolClient) =>
+        ((await c.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid;
+      let first = 0;
+      const err = await other
+        .withClient(async (c) => {
+          first = await pidOf(c);
+          await c.query('BEGIN');
+          throw new Error('work failed');
+        })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      expect(String(err)).toContain('work failed');
+      // Given back, this idle connection (the pool's only one) would be the next caller's, its transaction open.
+      const next = await other.withClient(async (c) => ({
+        pid: await pidOf(c),
+        inTx: ((await c.query('SELECT now() <> statement_timestamp() AS t')).rows[0] as { t: boolean }).t,
+      }));
+      expect(next.pid).not.toBe(first);
+      expect(next.inTx).toBe(false);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a migration whose session ends while it waits for the migration lock is made all the same, on a new connection', async () => {
     // A database of its own, empty: the store above has migrated this one.
     const admin = new pg.Client({ connectionString: db.url });

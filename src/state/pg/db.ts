@@ -132,6 +132,12 @@ export class PgDb {
         super(config);
         clients.add(this);
         this.once('end', () => clients.delete(this));
+        // Heard for the connection's whole life: the pool listens only while
+        // it is idle, and the server ending the session (a restart,
+        // pg_terminate_backend) while one is checked out emitted an 'error'
+        // that, unheard, ended the process. The query in flight fails with
+        // it, and the pool drops a connection it finds unqueryable.
+        this.on('error', () => {});
       }
     }
     this.pool = new pg.Pool({
@@ -225,12 +231,8 @@ export class PgDb {
         throw this.explain(err);
       }
       this.writing.add(client);
-      // A checked-out client's errors are ours to take (the pool listens only
-      // to idle ones): the server ending its session mid-transaction (a
-      // restart, pg_terminate_backend) also fails the query in flight, which
-      // is handled below; unheard, the event itself ended the process (EPIPE).
-      const ignore = () => {};
-      client.on('error', ignore);
+      // The server ending the session mid-transaction fails the query in
+      // flight, handled below (the event itself is heard by Tracked).
       const jobs = new Set<string>();
       const todos = new Map<string, [string, string]>();
       const t: Tx = {
@@ -289,7 +291,6 @@ export class PgDb {
         throw this.explain(err);
       } finally {
         // A connection that could not roll back is dropped, not reused.
-        client.off('error', ignore);
         this.writing.delete(client);
         client.release(broken ? (broken as Error) : undefined);
       }
@@ -514,14 +515,12 @@ export class PgDb {
   }
 
   /**
-   * Runs `fn` on a connection of the pool, given back after. Its errors are
-   * heard while it is out: the pool listens only to idle ones, and the
-   * server ending the session between two of `fn`'s queries (a restart,
-   * pg_terminate_backend) emits one that, unheard, ended the process (a
-   * runner's log shipper opening its store mid-job: the job was left active,
-   * its runner gone). After an error it is dropped, not given back: lost,
-   * or in a state `fn` did not finish with (a transaction, a lock). Errors
-   * come as they are (not explained).
+   * Runs `fn` on a connection of the pool, given back after. After an
+   * error, thrown by `fn` or emitted by the connection while it was out
+   * (the server ended its session), it is dropped, not given back: lost, or
+   * in a state `fn` did not finish with (a transaction, the migration lock)
+   * that the pool would hand to the next caller. Errors come as they are
+   * (not explained).
    */
   async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
