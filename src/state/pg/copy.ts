@@ -113,84 +113,72 @@ export async function copySqliteToPg(
   try {
     await db.migrate();
     const report: CopyReport = {};
-    // withClient: the server ending the session between two queries is heard, not an unhandled error.
-    return await db
-      .withClient(async (client) => {
-        try {
-          await client.query('BEGIN');
-          const tables = tablesOf(lite);
-          await refuseUnlessEmptyPg(client, `PostgreSQL state database ${db.location}`, tables);
-          // The store's version before the copy: boards and runners already on it read what changed after it.
-          const before = Number(
-            (
-              (await client.query("SELECT value FROM meta WHERE key = 'version'")).rows[0] as
-                { value: number } | undefined
-            )?.value ?? 0,
-          );
-          let copiedVersion = 0;
-          const runnersBefore = Number(
-            ((await client.query('SELECT count(*) AS n FROM runners')).rows[0] as { n: number }).n,
-          );
-          for (const t of tables) {
-            const rows = (lite.prepare(`SELECT * FROM ${t}`).all() as Record<string, SQLInputValue>[]).map(
-              (r) => rekeyed(t, r, opts),
-            );
-            report[t] = rows.length;
-            if (t === 'meta') {
-              // The store's version only: the schema's is the destination's own.
-              for (const r of rows) if (r.key === 'version') copiedVersion = Number(r.value);
-              continue;
-            }
-            if (rows.length === 0) continue;
-            const cols = Object.keys(rows[0]!).filter((c) => !(RENUMBERED.has(t) && c === 'id'));
-            const batch = batchOf(cols.length);
-            for (let i = 0; i < rows.length; i += batch) {
-              const params: unknown[] = [];
-              const values = rows.slice(i, i + batch).map(
-                (r) =>
-                  `(${cols
-                    .map((c) => {
-                      const v = r[c];
-                      params.push(typeof v === 'bigint' ? Number(v) : v);
-                      return `$${params.length}`;
-                    })
-                    .join(', ')})`,
-              );
-              await client.query(
-                `INSERT INTO ${t} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES ${values.join(', ')}`,
-                params,
-              );
-            }
-            if (IDENTITY.includes(t) && !RENUMBERED.has(t))
-              await client.query(
-                `SELECT setval(pg_get_serial_sequence('${t}', 'id'), COALESCE((SELECT MAX(id) FROM ${t}), 0) + 1, false)`,
-              );
-          }
-          for (const [t, n] of Object.entries(report)) {
-            if (t === 'meta') continue;
-            const got = (await client.query(`SELECT count(*) AS n FROM ${t}`)).rows[0] as { n: number };
-            if (got.n !== n + (t === 'runners' ? runnersBefore : 0))
-              throw new Error(`copy check: ${t} has ${got.n} rows in PostgreSQL, ${n} in SQLite`);
-          }
-          // Never back: a version at or below one a reader saw would hide the
-          // copied rows from it (and every write after them until the count
-          // passed it again). The copied todos and jobs are stamped past both,
-          // and the watchers told, as a write transaction does (db.ts).
-          const v = Math.max(before, copiedVersion) + 1;
-          await client.query("UPDATE meta SET value = $1 WHERE key = 'version'", [v]);
-          await client.query('UPDATE todos SET changed_version = $1', [v]);
-          await client.query('UPDATE jobs SET changed_version = $1', [v]);
-          await client.query('SELECT pg_notify($1, $2)', [CHANNEL, String(v)]);
-          await client.query('COMMIT');
-          return report;
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw err;
+    return await db.inTransaction('BEGIN', async (client) => {
+      const tables = tablesOf(lite);
+      await refuseUnlessEmptyPg(client, `PostgreSQL state database ${db.location}`, tables);
+      // The store's version before the copy: boards and runners already on it read what changed after it.
+      const before = Number(
+        (
+          (await client.query("SELECT value FROM meta WHERE key = 'version'")).rows[0] as
+            { value: number } | undefined
+        )?.value ?? 0,
+      );
+      let copiedVersion = 0;
+      const runnersBefore = Number(
+        ((await client.query('SELECT count(*) AS n FROM runners')).rows[0] as { n: number }).n,
+      );
+      for (const t of tables) {
+        const rows = (lite.prepare(`SELECT * FROM ${t}`).all() as Record<string, SQLInputValue>[]).map((r) =>
+          rekeyed(t, r, opts),
+        );
+        report[t] = rows.length;
+        if (t === 'meta') {
+          // The store's version only: the schema's is the destination's own.
+          for (const r of rows) if (r.key === 'version') copiedVersion = Number(r.value);
+          continue;
         }
-      })
-      .catch((err: unknown) => {
-        throw db.explain(err);
-      });
+        if (rows.length === 0) continue;
+        const cols = Object.keys(rows[0]!).filter((c) => !(RENUMBERED.has(t) && c === 'id'));
+        const batch = batchOf(cols.length);
+        for (let i = 0; i < rows.length; i += batch) {
+          const params: unknown[] = [];
+          const values = rows.slice(i, i + batch).map(
+            (r) =>
+              `(${cols
+                .map((c) => {
+                  const v = r[c];
+                  params.push(typeof v === 'bigint' ? Number(v) : v);
+                  return `$${params.length}`;
+                })
+                .join(', ')})`,
+          );
+          await client.query(
+            `INSERT INTO ${t} (${cols.map((c) => `"${c}"`).join(', ')}) VALUES ${values.join(', ')}`,
+            params,
+          );
+        }
+        if (IDENTITY.includes(t) && !RENUMBERED.has(t))
+          await client.query(
+            `SELECT setval(pg_get_serial_sequence('${t}', 'id'), COALESCE((SELECT MAX(id) FROM ${t}), 0) + 1, false)`,
+          );
+      }
+      for (const [t, n] of Object.entries(report)) {
+        if (t === 'meta') continue;
+        const got = (await client.query(`SELECT count(*) AS n FROM ${t}`)).rows[0] as { n: number };
+        if (got.n !== n + (t === 'runners' ? runnersBefore : 0))
+          throw new Error(`copy check: ${t} has ${got.n} rows in PostgreSQL, ${n} in SQLite`);
+      }
+      // Never back: a version at or below one a reader saw would hide the
+      // copied rows from it (and every write after them until the count
+      // passed it again). The copied todos and jobs are stamped past both,
+      // and the watchers told, as a write transaction does (db.ts).
+      const v = Math.max(before, copiedVersion) + 1;
+      await client.query("UPDATE meta SET value = $1 WHERE key = 'version'", [v]);
+      await client.query('UPDATE todos SET changed_version = $1', [v]);
+      await client.query('UPDATE jobs SET changed_version = $1', [v]);
+      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, String(v)]);
+      return report;
+    });
   } finally {
     lite.close();
     await db.close();
@@ -218,26 +206,15 @@ export async function copyPgToSqlite(
     const tables = tablesOf(lite);
     // Read first, outside SQLite's write lock; one repeatable snapshot of the server's store.
     const data = new Map<string, Record<string, unknown>[]>();
-    await db
-      .withClient(async (client) => {
-        try {
-          await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-          for (const t of tables)
-            data.set(
-              t,
-              ((await client.query(`SELECT * FROM ${t}`)).rows as Record<string, unknown>[]).map((r) =>
-                rekeyed(t, r, opts),
-              ),
-            );
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw err;
-        }
-      })
-      .catch((err: unknown) => {
-        throw db.explain(err);
-      });
+    await db.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      for (const t of tables)
+        data.set(
+          t,
+          ((await client.query(`SELECT * FROM ${t}`)).rows as Record<string, unknown>[]).map((r) =>
+            rekeyed(t, r, opts),
+          ),
+        );
+    });
     lite.exec('BEGIN IMMEDIATE');
     try {
       const before = Number(

@@ -539,6 +539,30 @@ export class PgDb {
   }
 
   /**
+   * Runs `fn` in one transaction, opened with `begin`, on a connection of
+   * its own (withClient): committed after it, rolled back if it throws;
+   * errors explained. For a transaction that is not a store write, which
+   * tx() is for (it bumps the version, and runs a write again): a copy's.
+   */
+  async inTransaction<T>(begin: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await this.withClient(async (client) => {
+        await client.query(begin);
+        try {
+          const out = await fn(client);
+          await client.query('COMMIT');
+          return out;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        }
+      });
+    } catch (err) {
+      throw this.explain(err);
+    }
+  }
+
+  /**
    * Ends the pool. pool.end() waits for every connection checked out to be
    * given back, and the pool sets no query timeout: a read waiting on a lock
    * another session holds, or on a server that stopped answering, held it,
