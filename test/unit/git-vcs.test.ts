@@ -516,9 +516,12 @@ describe('workspaces', () => {
       utimesSync(lock, t, t);
     };
     const ws = join(tmp.path, 'state', 'workspaces', 'repo', '1');
-    // A young lock that goes (a live git's, done): the workspace is made once it has gone.
-    leave(0);
-    const goes = setTimeout(() => rmSync(lock), 300);
+    // A young lock that goes (a live git's, done): the workspace is made once
+    // it has gone. It stays past withLockRetry's tries (about half a second),
+    // and its time is an hour ahead, so it never ages into a stale one the
+    // guard would clear: only the guard seeing it gone makes the workspace.
+    leave(-3_600_000);
+    const goes = setTimeout(() => rmSync(lock), 2_000);
     await vcs.addWorkspace(repo, ws, branch, base);
     clearTimeout(goes);
     expect(git(ws, 'symbolic-ref', '--short', 'HEAD')).toBe(branch);
