@@ -56,14 +56,14 @@ export const SMALL_BOARD_JOBS = 1000;
  * saves ~60 MB, and those boards keep it. A log once loaded (l, the commit
  * detail) stays loaded, read whole again as its job streams: sized for
  * speed, a board that had opened the log of a job streaming 400,000 updates
- * peaked at 340 to 365 MB, and at 152 to 162 MB sized for size from the
+ * peaked at 340 to 365 MB, and at 145 to 162 MB sized for size from the
  * log's load (bench/flood.bench.js, whose goal is 150). Neither count ever
  * falls (jobs and loaded logs are kept), so a board is switched back to
  * size at most once. Left over: a small board showing only that job's live
- * pane peaks at 208 to 236 MB sized V8's way (135 for size). Switching to
- * size as the young generation grows past what keypresses need came too
- * late (181 to 209 MB); the young generation's largest size is fixed as the
- * process starts (--max-semi-space-size), which this process cannot set.
+ * pane peaks at 205 to 236 MB sized V8's way (135 for size). Neither
+ * switching to size as the young generation grows (181 to 209 MB) nor
+ * bounding it from the start (--max-semi-space-size=8: 187 MB) was enough:
+ * the old generation grows too.
  */
 export function fitHeapToBoard(jobs: number, logsLoaded = 0): void {
   if (mode === 'default') return; // not a board's process
